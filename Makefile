@@ -1,0 +1,153 @@
+# Sluice: one non-recursive Makefile.
+#   make            build every binary and the Slurm-named links in build/bin/
+#   make check      unit, golden and end-to-end tests; ends "N passed, N failed"
+#   make san        the same build under ASan/UBSan in build-san/
+#   make check-san  the whole suite under the sanitizers
+#   make fuzz-smoke each libFuzzer target for a bounded time (clang)
+#   make demo       deps, build, a local four-node cluster from etc/quant-cluster.conf
+#   make format-check / make format, make install (PREFIX, DESTDIR), make clean
+
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT := -O1
+else
+BUILD ?= build
+SANFLAGS :=
+OPT := -O2
+endif
+
+CC ?= cc
+WERROR ?= -Werror
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+PKGS := libevent jansson sqlite3 openssl
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wvla $(WERROR)
+CFLAGS ?= $(OPT) -g
+ALL_CFLAGS := -std=gnu17 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
+	-Isrc $(PKG_CFLAGS) -MMD -MP
+LDLIBS := $(PKG_LIBS) -lmunge -lm
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+SLURM_NAMES := sbatch squeue scancel sinfo scontrol sacct sacctmgr sprio sshare
+
+COMMON_SRC := $(sort $(wildcard src/common/*.c))
+SCHED_SRC := $(sort $(wildcard src/sched/*.c))
+CTLD_SRC := $(sort $(wildcard src/ctld/*.c))
+NODED_SRC := $(sort $(wildcard src/noded/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+SIM_SRC := $(sort $(wildcard src/sim/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+COMMON_LIB := $(BUILD)/lib/libsluice_common.a
+SCHED_LIB := $(BUILD)/lib/libsluice_sched.a
+# Daemon modules are linked into unit tests too (without their main.c).
+CTLD_LIB := $(BUILD)/lib/libsluice_ctld.a
+NODED_LIB := $(BUILD)/lib/libsluice_noded.a
+CLI_LIB := $(BUILD)/lib/libsluice_cli.a
+
+# A binary is built once its main.c exists.
+BINS := $(patsubst src/%/main.c,$(BUILD)/bin/%,$(wildcard src/ctld/main.c src/noded/main.c src/cli/main.c))
+BINS := $(subst bin/ctld,bin/sluicectld,$(subst bin/noded,bin/sluiced,$(subst bin/cli,bin/sluice,$(BINS))))
+LINKS := $(if $(wildcard src/cli/main.c),$(addprefix $(BUILD)/bin/,$(SLURM_NAMES)))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all check check-san san fuzz fuzz-smoke demo format format-check \
+	install clean deps unit
+all: $(BINS) $(LINKS) $(UNIT_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(COMMON_LIB): $(call obj,$(COMMON_SRC))
+$(SCHED_LIB): $(call obj,$(SCHED_SRC))
+$(CTLD_LIB): $(call obj,$(filter-out src/ctld/main.c,$(CTLD_SRC)))
+$(NODED_LIB): $(call obj,$(filter-out src/noded/main.c,$(NODED_SRC)))
+$(CLI_LIB): $(call obj,$(filter-out src/cli/main.c,$(CLI_SRC)))
+$(BUILD)/lib/%.a:
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+LIBS := $(CTLD_LIB) $(NODED_LIB) $(CLI_LIB) $(SCHED_LIB) $(COMMON_LIB)
+
+$(BUILD)/bin/sluicectld: $(call obj,src/ctld/main.c) $(CTLD_LIB) $(SCHED_LIB) $(COMMON_LIB)
+$(BUILD)/bin/sluiced: $(call obj,src/noded/main.c) $(NODED_LIB) $(COMMON_LIB)
+$(BUILD)/bin/sluice: $(call obj,src/cli/main.c) $(CLI_LIB) $(SCHED_LIB) $(COMMON_LIB)
+$(BINS):
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LINKS): | $(BUILD)/bin/sluice
+	ln -sf sluice $@
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS) -lcmocka
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+check: all
+	@SLUICE_BUILD=$(BUILD) tests/run.sh
+
+san:
+	$(MAKE) SAN=1 all
+
+check-san:
+	$(MAKE) SAN=1 check
+
+# libFuzzer targets: every common/sched source rebuilt with clang.
+FUZZ_BUILD := build-fuzz
+FUZZ_CFLAGS := -std=gnu17 -g -O1 -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) \
+	-fsanitize=fuzzer,address,undefined
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
+fuzz: $(FUZZ_BINS)
+$(FUZZ_BUILD)/%: tests/fuzz/%.c $(COMMON_SRC) $(SCHED_SRC)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(COMMON_SRC) $(SCHED_SRC) $(LDLIBS)
+FUZZ_SECONDS ?= 20
+fuzz-smoke: $(FUZZ_BINS)
+	@set -e; for f in $(FUZZ_BINS); do \
+	  name=$$(basename $$f); corpus=tests/fuzz/corpus/$${name#fuzz_}; \
+	  work=$$(mktemp -d); cp -r $$corpus/. $$work/ 2>/dev/null || true; \
+	  echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	     $$work >$$work.log 2>&1 || { tail -40 $$work.log; exit 1; }; \
+	  grep -E 'stat::number_of_executed_units' $$work.log || true; \
+	  rm -rf $$work $$work.log; \
+	done
+
+deps:
+	@scripts/deps.sh
+
+demo:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+CLANG_FORMAT ?= clang-format
+FORMAT_SRC = $(shell find src tests bench -name '*.[ch]' 2>/dev/null | sort)
+format:
+	$(CLANG_FORMAT) -i $(FORMAT_SRC)
+format-check:
+	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRC) && echo "format-check: ok"
+
+install: $(BINS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin
+	install -m 755 $(BUILD)/bin/sluice $(DESTDIR)$(PREFIX)/bin/sluice
+	install -m 755 $(BUILD)/bin/sluicectld $(DESTDIR)$(PREFIX)/sbin/sluicectld
+	install -m 755 $(BUILD)/bin/sluiced $(DESTDIR)$(PREFIX)/sbin/sluiced
+	for n in $(SLURM_NAMES); do ln -sf sluice $(DESTDIR)$(PREFIX)/bin/$$n; done
+
+clean:
+	rm -rf build build-san build-fuzz

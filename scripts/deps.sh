@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install the Debian packages Sluice needs to build, test and fuzz.
+# Idempotent and quiet when everything is present already.
+set -eu
+
+PKGS="build-essential pkg-config libevent-dev libjansson-dev libsqlite3-dev
+libssl-dev libmunge-dev munge libcmocka-dev clang libclang-rt-14-dev
+clang-format sqlite3 util-linux procps curl"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+        grep -q 'install ok installed'; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# The munge package starts a system munged; Sluice's tests run their own.
+echo "deps: done"

@@ -1,0 +1,103 @@
+/*
+ * Log lines with a timestamp, the program name and the level.
+ */
+#include "common/log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+static const char *log_name = "sluice";
+static enum log_level log_level = LOG_LEVEL_INFO;
+static FILE *log_fp;
+
+void log_init(const char *name, enum log_level level, FILE *fp)
+{
+    log_name = name;
+    log_level = level;
+    log_fp = fp;
+}
+
+void log_set_level(enum log_level level)
+{
+    log_level = level;
+}
+
+enum log_level log_get_level(void)
+{
+    return log_level;
+}
+
+static void log_vwrite(const char *tag, int errnum, const char *fmt, va_list ap)
+{
+    FILE *fp = log_fp ? log_fp : stderr;
+    struct timeval tv;
+    struct tm tm;
+    char stamp[32];
+
+    gettimeofday(&tv, NULL);
+    localtime_r(&tv.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(fp, "%s.%03ld %s %s: ", stamp, (long)(tv.tv_usec / 1000), log_name,
+            tag);
+    vfprintf(fp, fmt, ap);
+    if (errnum != 0)
+        fprintf(fp, ": %s", strerror(errnum));
+    fputc('\n', fp);
+    fflush(fp);
+}
+
+#define LOG_BODY(level, tag, errnum)                                           \
+    do {                                                                       \
+        va_list ap;                                                            \
+        if (log_level < (level))                                               \
+            return;                                                            \
+        va_start(ap, fmt);                                                     \
+        log_vwrite(tag, errnum, fmt, ap);                                      \
+        va_end(ap);                                                            \
+    } while (0)
+
+void log_debug(const char *fmt, ...)
+{
+    LOG_BODY(LOG_LEVEL_DEBUG, "debug", 0);
+}
+
+void log_info(const char *fmt, ...)
+{
+    LOG_BODY(LOG_LEVEL_INFO, "info", 0);
+}
+
+void log_warn(const char *fmt, ...)
+{
+    int saved = errno;
+    LOG_BODY(LOG_LEVEL_WARN, "warn", saved);
+}
+
+void log_warnx(const char *fmt, ...)
+{
+    LOG_BODY(LOG_LEVEL_WARN, "warn", 0);
+}
+
+void fatal(const char *fmt, ...)
+{
+    int saved = errno;
+    va_list ap;
+
+    va_start(ap, fmt);
+    log_vwrite("fatal", saved, fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+void fatalx(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    log_vwrite("fatal", 0, fmt, ap);
+    va_end(ap);
+    exit(1);
+}
