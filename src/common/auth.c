@@ -218,10 +218,19 @@ int auth_peer_cred(int fd, struct auth_id *who)
 {
     struct ucred uc;
     socklen_t len = sizeof(uc);
+    int domain = 0;
+    socklen_t dlen = sizeof(domain);
 
+    /* Linux answers SO_PEERCRED on TCP too, with uid -1: refuse it. */
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
+        return -1;
+    if (domain != AF_UNIX) {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
         return -1;
-    if (len != sizeof(uc)) {
+    if (len != sizeof(uc) || uc.uid == (uid_t)-1 || uc.gid == (gid_t)-1) {
         errno = EPROTO;
         return -1;
     }

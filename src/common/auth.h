@@ -32,7 +32,7 @@ enum auth_type {
 #define AUTH_SKEW_MAX_S 60 /* how far in the future an issue time may be */
 #define AUTH_KEY_MIN 32    /* bytes of key material */
 #define AUTH_KEY_MAX 65536
-#define AUTH_REPLAY_MAX_DEFAULT (1u << 20) /* nonces (~40 MiB when full) */
+#define AUTH_REPLAY_MAX_DEFAULT (1u << 20) /* nonces (32 MiB when full) */
 
 /* Who a verified credential (or a unix-socket peer) says it is. */
 struct auth_id {
@@ -89,7 +89,8 @@ int auth_verify(struct auth *a, const char *cred, size_t cred_len,
                 uint16_t type, uint32_t seq, const void *body, size_t len,
                 struct auth_id *who, struct err *e);
 
-/* auth_peer_cred: the uid and gid of a unix-socket peer (SO_PEERCRED). */
+/* auth_peer_cred: the uid and gid of a unix-socket peer (SO_PEERCRED);
+ * -1 with EAFNOSUPPORT for any other socket (Linux would say uid -1). */
 int auth_peer_cred(int fd, struct auth_id *who);
 
 /* auth_keygen: write AUTH_KEY_MIN random bytes, hex-encoded, to path with

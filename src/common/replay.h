@@ -17,7 +17,7 @@
 struct replay;
 
 /* replay_create: a cache holding at most max_entries nonces (>= 1); memory
- * grows with use up to about 40 bytes per entry.  Free with
+ * grows with use up to 32 bytes per entry.  Free with
  * replay_destroy. */
 struct replay *replay_create(size_t max_entries);
 /* replay_destroy: accepts NULL, keeps errno. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -420,6 +421,23 @@ static void test_peer_cred(void **state)
     close(sv[0]);
     close(sv[1]);
     assert_int_equal(auth_peer_cred(-1, &who), -1);
+    /* A TCP connection has no peer credentials, whatever Linux says. */
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    socklen_t len = sizeof(sin);
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(l, (struct sockaddr *)&sin, len), 0);
+    assert_int_equal(getsockname(l, (struct sockaddr *)&sin, &len), 0);
+    assert_int_equal(listen(l, 1), 0);
+    int c = socket(AF_INET, SOCK_STREAM, 0);
+    assert_int_equal(connect(c, (struct sockaddr *)&sin, len), 0);
+    int s = accept(l, NULL, NULL);
+    assert_true(s >= 0);
+    assert_int_equal(auth_peer_cred(s, &who), -1);
+    assert_int_equal(errno, EAFNOSUPPORT);
+    close(s);
+    close(c);
+    close(l);
 }
 
 static void test_type_names(void **state)
