@@ -161,14 +161,16 @@ struct proto_conn;
 /*
  * proto_connect: addr is "host:port", "[v6addr]:port" or "unix:/path".
  * Fails with "cannot reach sluicectld at ADDR: Connection refused" and the
- * like.  Free with proto_close.
+ * like (ETIMEDOUT after timeout_ms; < 0: no limit).  Free with
+ * proto_close.
  */
 struct proto_conn *proto_connect(const char *addr, int timeout_ms,
                                  struct err *e);
 
 /*
  * proto_call: send one request (signed with a; NULL on a unix socket) and
- * wait up to timeout_ms for the reply carrying its seq.  With a != NULL
+ * wait up to timeout_ms for the reply carrying its type and seq (other
+ * frames are skipped); timeout_ms < 0 waits without limit.  With a != NULL
  * the reply's credential is verified too.  *reply is a new reference owned
  * by the caller.  An error reply is -1 with errno set to its code and the
  * server's message in e; a timeout is ETIMEDOUT.  After a transport or

@@ -77,9 +77,19 @@ static int connect_one(int family, const struct sockaddr *sa, socklen_t len,
 
     if (fd < 0)
         return -1;
-    if (connect(fd, sa, len) == 0)
-        return fd;
-    if (errno != EINPROGRESS && errno != EAGAIN)
+    for (;;) {
+        if (connect(fd, sa, len) == 0)
+            return fd;
+        /* A unix socket with a full backlog: no async connect, retry. */
+        if (errno != EAGAIN || family != AF_UNIX)
+            break;
+        if (left_ms(deadline) == 0) {
+            errno = ETIMEDOUT;
+            goto error;
+        }
+        usleep(5000);
+    }
+    if (errno != EINPROGRESS && errno != EINTR)
         goto error;
     if (wait_fd(fd, POLLOUT, deadline) < 0)
         goto error;
@@ -233,9 +243,11 @@ static int send_all(struct proto_conn *c, struct evbuffer *out,
     return 0;
 }
 
-/* Read until a reply to seq is decoded into *f. */
-static int recv_reply(struct proto_conn *c, struct auth *a, uint32_t seq,
-                      struct proto_frame *f, int64_t deadline, struct err *e)
+/* Read until the reply to (type, seq) is decoded into *f.  Flags are not
+ * covered by credentials, so a reply is known by its type and seq too. */
+static int recv_reply(struct proto_conn *c, struct auth *a, uint16_t type,
+                      uint32_t seq, struct proto_frame *f, int64_t deadline,
+                      struct err *e)
 {
     for (;;) {
         int rc = proto_decode(c->in, a, f, e);
@@ -243,7 +255,7 @@ static int recv_reply(struct proto_conn *c, struct auth *a, uint32_t seq,
             return err_prefix(e, "bad reply from " PROTO_PEER " at %s",
                               c->addr);
         if (rc > 0) {
-            if ((f->flags & PROTO_F_REPLY) && f->seq == seq)
+            if ((f->flags & PROTO_F_REPLY) && f->seq == seq && f->type == type)
                 return 0;
             log_debug("proto: skipping frame type=%u seq=%u from %s", f->type,
                       f->seq, c->addr);
@@ -280,7 +292,7 @@ int proto_call(struct proto_conn *c, struct auth *a, uint16_t type, json_t *req,
         c->next_seq = 1;
     if (proto_encode_signed(a, type, 0, seq, req, out, e) < 0 ||
         send_all(c, out, deadline, e) < 0 ||
-        recv_reply(c, a, seq, &f, deadline, e) < 0)
+        recv_reply(c, a, type, seq, &f, deadline, e) < 0)
         goto error;
     if (f.flags & PROTO_F_ERROR) {
         if (proto_error_parse(f.body, &code, &msg) < 0) {

@@ -4,6 +4,7 @@
  * blocking client against a forked server.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -613,8 +614,12 @@ static void serve(int lfd, struct auth *a)
     struct proto_frame f;
     struct err e;
 
-    if (fd < 0 || auth_peer_cred(fd, &peer) < 0)
+    if (fd < 0)
         _exit(2);
+    /* SO_PEERCRED on a unix socket; over TCP the credential says who. */
+    bool on_unix = auth_peer_cred(fd, &peer) == 0;
+    if (on_unix == (a != NULL))
+        _exit(4);
     for (;;) {
         int rc = proto_decode(in, a, &f, &e);
         if (rc < 0)
@@ -627,16 +632,20 @@ static void serve(int lfd, struct auth *a)
         json_t *reply = NULL;
         uint8_t flags = PROTO_F_REPLY;
         if (f.type == PROTO_MSG_PING) {
-            reply = json_pack("{s:i,s:O}", "peer_uid", (int)peer.uid, "echo",
-                              f.body);
+            uid_t uid = on_unix ? peer.uid : f.who.uid;
+            reply =
+                json_pack("{s:i,s:O}", "peer_uid", (int)uid, "echo", f.body);
         } else if (f.type == 99) {
             reply = proto_error_body(EPERM, "user %u may not cancel job 7",
                                      (unsigned)f.who.uid);
             flags |= PROTO_F_ERROR;
         }
         if (reply != NULL) {
-            /* An unrelated frame first: the client must skip it. */
+            /* Unrelated frames first: a request, and a reply with the
+             * right seq but another type.  The client skips both. */
             proto_encode_signed(a, PROTO_MSG_PING, 0, 1000, NULL, out, &e);
+            proto_encode_signed(a, PROTO_MSG_JOB_END, PROTO_F_REPLY, f.seq,
+                                NULL, out, &e);
             proto_encode_signed(a, f.type, flags, f.seq, reply, out, &e);
             evbuffer_write(out, fd);
             json_decref(reply);
@@ -645,16 +654,27 @@ static void serve(int lfd, struct auth *a)
     }
 }
 
-static pid_t start_server(const char *path, struct auth *a)
+/* Listen on a unix socket (tcp false) or 127.0.0.1:any; addr gets the
+ * address to give proto_connect. */
+static pid_t start_server(bool tcp, struct auth *a, char *addr, size_t size)
 {
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
-    int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    socklen_t len = sizeof(sin);
+    int lfd = socket(tcp ? AF_INET : AF_UNIX, SOCK_STREAM, 0);
     pid_t pid;
 
-    assert_true(strlen(path) < sizeof(sun.sun_path));
-    memcpy(sun.sun_path, path, strlen(path) + 1);
-    unlink(path);
-    assert_int_equal(bind(lfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+    if (tcp) {
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        assert_int_equal(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+        assert_int_equal(getsockname(lfd, (struct sockaddr *)&sin, &len), 0);
+        snprintf(addr, size, "127.0.0.1:%d", ntohs(sin.sin_port));
+    } else {
+        snprintf(sun.sun_path, sizeof(sun.sun_path), "%.80s/ctld.sock", tmpdir);
+        unlink(sun.sun_path);
+        assert_int_equal(bind(lfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+        snprintf(addr, size, "unix:%s", sun.sun_path);
+    }
     assert_int_equal(listen(lfd, 4), 0);
     pid = fork();
     assert_true(pid >= 0);
@@ -664,17 +684,15 @@ static pid_t start_server(const char *path, struct auth *a)
     return pid;
 }
 
-static void client_calls(struct auth *a)
+static void client_calls(bool tcp, struct auth *a)
 {
-    char path[300], addr[310];
+    char addr[128];
     struct proto_conn *c;
     json_t *req = json_pack("{s:s}", "hello", "world"), *reply = NULL;
     struct err e;
     pid_t pid;
 
-    snprintf(path, sizeof(path), "%s/ctld-%d.sock", tmpdir, a != NULL);
-    snprintf(addr, sizeof(addr), "unix:%s", path);
-    pid = start_server(path, a);
+    pid = start_server(tcp, a, addr, sizeof(addr));
     c = proto_connect(addr, 2000, &e);
     if (c == NULL)
         fail_msg("proto_connect: %s", e.text);
@@ -696,7 +714,8 @@ static void client_calls(struct auth *a)
     assert_null(reply);
     assert_int_equal(proto_call(c, a, 98, req, &reply, 200, &e), -1);
     assert_int_equal(errno, ETIMEDOUT);
-    assert_non_null(strstr(e.text, "no reply from sluicectld at unix:"));
+    assert_non_null(strstr(e.text, "no reply from sluicectld at "));
+    assert_non_null(strstr(e.text, addr));
     proto_close(c);
     proto_close(NULL);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
@@ -706,15 +725,16 @@ static void client_calls(struct auth *a)
 static void test_client_unix(void **state)
 {
     (void)state;
-    client_calls(NULL);
+    client_calls(false, NULL);
 }
 
-static void test_client_signed(void **state)
+/* Over TCP, as a remote client: signed both ways. */
+static void test_client_tcp_signed(void **state)
 {
     struct auth *a = key_auth();
 
     (void)state;
-    client_calls(a);
+    client_calls(true, a);
     auth_destroy(a);
 }
 
@@ -737,7 +757,7 @@ int main(void)
         cmocka_unit_test(test_error_body),
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_client_unix),
-        cmocka_unit_test(test_client_signed),
+        cmocka_unit_test(test_client_tcp_signed),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
