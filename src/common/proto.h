@@ -1,0 +1,188 @@
+/*
+ * Frames on the wire (docs/protocol.md, docs/protocol-framing.md): a fixed
+ * 20-byte header in network byte order, a credential (ASCII) and a JSON
+ * object.  Encoders, an incremental decoder over a libevent buffer, a
+ * zero-copy decoder over bytes, the message type registry, error bodies and
+ * a small blocking client for CLIs and tests.
+ */
+#ifndef SLUICE_PROTO_H
+#define SLUICE_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/buffer.h>
+#include <jansson.h>
+
+#include "common/auth.h"
+#include "common/err.h"
+
+#define PROTO_MAGIC 0x534C4345u /* "SLCE" */
+#define PROTO_VERSION 1
+#define PROTO_HEADER_LEN 20
+#define PROTO_MAX_BODY (16u << 20)  /* bytes; job scripts ride in bodies */
+#define PROTO_MAX_CRED 4096         /* bytes */
+#define PROTO_MAX_DEPTH 32          /* nesting of JSON arrays and objects */
+#define PROTO_MAX_VALUES (1u << 20) /* JSON values in one body */
+
+/* flags */
+#define PROTO_F_REPLY 0x01
+#define PROTO_F_ERROR 0x02
+#define PROTO_F_KNOWN (PROTO_F_REPLY | PROTO_F_ERROR)
+
+/* Message types; bodies are described in docs/protocol.md. */
+enum proto_type {
+    PROTO_MSG_ERROR = 1,
+    PROTO_MSG_PING = 2,
+    PROTO_MSG_SUBMIT = 10,
+    PROTO_MSG_JOB_QUERY = 11,
+    PROTO_MSG_JOB_CANCEL = 12,
+    PROTO_MSG_JOB_HOLD = 13,
+    PROTO_MSG_JOB_RELEASE = 14,
+    PROTO_MSG_JOB_UPDATE = 15,
+    PROTO_MSG_NODE_QUERY = 20,
+    PROTO_MSG_PART_QUERY = 21,
+    PROTO_MSG_NODE_UPDATE = 22,
+    PROTO_MSG_NODE_REGISTER = 30,
+    PROTO_MSG_NODE_HEARTBEAT = 31,
+    PROTO_MSG_JOB_LAUNCH = 32,
+    PROTO_MSG_JOB_SIGNAL = 33,
+    PROTO_MSG_JOB_KILL = 34,
+    PROTO_MSG_JOB_END = 35,
+};
+
+/* proto_type_name: "SUBMIT" etc. (static), or NULL for an unknown type. */
+const char *proto_type_name(uint16_t type);
+
+/* A decoded frame, or one to encode.  The frame owns cred and one
+ * reference to body; proto_frame_clear releases both. */
+struct proto_frame {
+    uint16_t type;
+    uint8_t version;
+    uint8_t flags;
+    uint32_t seq;
+    char *cred; /* NUL-terminated, cred_len bytes; NULL when none */
+    size_t cred_len;
+    json_t *body;       /* a JSON object */
+    bool verified;      /* decoded with an auth context that accepted it */
+    struct auth_id who; /* when verified */
+};
+
+/* proto_frame_clear: free cred and body, zero the frame. */
+void proto_frame_clear(struct proto_frame *f);
+
+/*
+ * proto_encode: append f (body NULL encodes "{}") to out, compact JSON.
+ * Fails with EINVAL (body not an object, cred not printable ASCII) or
+ * EMSGSIZE (over the limits); out is unchanged then.
+ */
+int proto_encode(const struct proto_frame *f, struct evbuffer *out,
+                 struct err *e);
+
+/*
+ * proto_encode_signed: as proto_encode, with a credential from a over the
+ * exact body bytes (a NULL: no credential, for unix sockets).  body is
+ * borrowed (NULL: "{}").
+ */
+int proto_encode_signed(struct auth *a, uint16_t type, uint8_t flags,
+                        uint32_t seq, json_t *body, struct evbuffer *out,
+                        struct err *e);
+
+/* A frame seen in place: pointers into the decoded bytes, nothing owned. */
+struct proto_view {
+    uint16_t type;
+    uint8_t version;
+    uint8_t flags;
+    uint32_t seq;
+    const char *cred;
+    size_t cred_len;
+    const uint8_t *body;
+    size_t body_len;
+};
+
+/*
+ * proto_decode_buf: check the frame at p[0..len) without parsing its body
+ * or allocating.  Returns 1 with *v set and *consumed the frame's length;
+ * 0 when more bytes are needed (*consumed is the frame's full length once
+ * the header is complete, else 0); -1 with errno EBADMSG (bad magic,
+ * reserved or flags, a credential that is not printable ASCII), EMSGSIZE
+ * (over PROTO_MAX_BODY or PROTO_MAX_CRED) or EPROTONOSUPPORT (another
+ * version).  Header faults are reported as soon as the bytes that show
+ * them are there, so an oversize frame is refused before it is buffered.
+ * Once the header passed its checks, v's header fields are set even on
+ * failure, and after EPROTONOSUPPORT *consumed says how much to skip.
+ */
+int proto_decode_buf(const uint8_t *p, size_t len, size_t *consumed,
+                     struct proto_view *v, struct err *e);
+
+/*
+ * proto_view_parse: parse v's body into out (which must be clear), after
+ * checking it against PROTO_MAX_DEPTH and PROTO_MAX_VALUES; the body must
+ * be one JSON object without duplicate keys.  -1 with EBADMSG.
+ */
+int proto_view_parse(const struct proto_view *v, struct proto_frame *out,
+                     struct err *e);
+
+/*
+ * proto_decode: take the next frame out of in.  Returns 1 with *out filled
+ * (owned by the caller: proto_frame_clear), 0 when in holds only part of
+ * a frame, -1 on a bad frame.  With a != NULL the credential is verified
+ * over the raw body before the body is parsed (out->verified, out->who);
+ * pass NULL on a unix socket and use auth_peer_cred.
+ *
+ * After -1, out->type, out->seq and out->version are the header's when it
+ * could be read (else 0), for the error reply.  errno:
+ *   EPROTONOSUPPORT  other version; the frame was skipped, the connection
+ *                    may go on
+ *   EACCES           the credential was refused (e says why); skipped,
+ *                    the connection may go on
+ *   EBADMSG, EMSGSIZE  the stream cannot be trusted: reply, then close
+ */
+int proto_decode(struct evbuffer *in, struct auth *a, struct proto_frame *out,
+                 struct err *e);
+
+/*
+ * proto_error_body: {"error": {"code": code, "message": "..."}} where code
+ * is an errno value.  New reference, owned by the caller.
+ */
+json_t *proto_error_body(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * proto_error_parse: read an error body; code and message (borrowed from
+ * body) are set.  -1 with EBADMSG if body is not an error body.
+ */
+int proto_error_parse(json_t *body, int *code, const char **message);
+
+/* Blocking client for CLIs and tests. */
+struct proto_conn;
+
+/*
+ * proto_connect: addr is "host:port", "[v6addr]:port" or "unix:/path".
+ * Fails with "cannot reach sluicectld at ADDR: Connection refused" and the
+ * like (ETIMEDOUT after timeout_ms; < 0: no limit).  Free with
+ * proto_close.
+ */
+struct proto_conn *proto_connect(const char *addr, int timeout_ms,
+                                 struct err *e);
+
+/*
+ * proto_call: send one request (signed with a; NULL on a unix socket) and
+ * wait up to timeout_ms for the reply carrying its type and seq (other
+ * frames are skipped); timeout_ms < 0 waits without limit.  With a != NULL
+ * the reply's credential is verified too.  *reply is a new reference owned
+ * by the caller.  An error reply is -1 with errno set to its code and the
+ * server's message in e; a timeout is ETIMEDOUT.  After a transport or
+ * framing failure the connection is unusable: close it.
+ */
+int proto_call(struct proto_conn *c, struct auth *a, uint16_t type, json_t *req,
+               json_t **reply, int timeout_ms, struct err *e);
+
+/* proto_conn_fd: the socket, e.g. for auth_peer_cred in tests. */
+int proto_conn_fd(const struct proto_conn *c);
+
+/* proto_close: accepts NULL, keeps errno. */
+void proto_close(struct proto_conn *c);
+
+#endif
