@@ -1,0 +1,75 @@
+/*
+ * Daemon plumbing for sluiced: the pid file, locked for as long as the
+ * daemon lives so that a second one on the same spool refuses to start,
+ * and the double fork into the background.
+ */
+#include "noded/daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+int daemon_pidfile_lock(const char *path, struct err *e)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    char buf[32] = "";
+    ssize_t n;
+
+    if (fd < 0)
+        return err_set(e, "cannot open %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    if (errno != EWOULDBLOCK) {
+        err_set(e, "cannot lock %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    n = pread(fd, buf, sizeof(buf) - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    close(fd);
+    errno = EEXIST;
+    return err_set(e, "another sluiced (pid %s) is running with %s",
+                   buf[0] ? buf : "?", path);
+}
+
+int daemon_pidfile_write(int fd, struct err *e)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
+        return err_set(e, "cannot write the pid file: %s", strerror(errno));
+    return 0;
+}
+
+int daemon_detach(struct err *e)
+{
+    pid_t pid = fork();
+    int null;
+
+    if (pid < 0)
+        return err_set(e, "fork: %s", strerror(errno));
+    if (pid > 0)
+        _exit(0);
+    setsid();
+    pid = fork();
+    if (pid < 0)
+        return err_set(e, "fork: %s", strerror(errno));
+    if (pid > 0)
+        _exit(0);
+    if (chdir("/") < 0)
+        return err_set(e, "chdir /: %s", strerror(errno));
+    if ((null = open("/dev/null", O_RDWR)) < 0)
+        return err_set(e, "/dev/null: %s", strerror(errno));
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    if (null > 2)
+        close(null);
+    return 0;
+}

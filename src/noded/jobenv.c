@@ -1,0 +1,243 @@
+/*
+ * A job's environment and output file names, built from its LAUNCH: the
+ * variables a Slurm batch job sees (with SLUICE_* twins) and Slurm's
+ * filename patterns (%j %x %u %N %A %a ...).
+ */
+#include "noded/jobenv.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hostlist.h"
+#include "common/xalloc.h"
+
+struct envb {
+    char **v;
+    size_t n, cap;
+};
+
+static size_t key_len(const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+
+    return eq ? (size_t)(eq - kv) : strlen(kv);
+}
+
+/* Set kv ("KEY=VALUE", taken over) replacing an earlier KEY. */
+static void env_put(struct envb *b, char *kv)
+{
+    size_t kl = key_len(kv);
+
+    for (size_t i = 0; i < b->n; i++)
+        if (key_len(b->v[i]) == kl && strncmp(b->v[i], kv, kl) == 0) {
+            free(b->v[i]);
+            b->v[i] = kv;
+            return;
+        }
+    if (b->n + 2 > b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 64;
+        b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
+    }
+    b->v[b->n++] = kv;
+    b->v[b->n] = NULL;
+}
+
+/* SLURM_X=value and SLUICE_X=value (SLURMD_NODENAME: SLUICED_NODENAME). */
+static void env_twin(struct envb *b, const char *key, const char *value)
+{
+    const char *rest = strncmp(key, "SLURMD_", 7) == 0 ? key + 7 : key + 6;
+    const char *pre = strncmp(key, "SLURMD_", 7) == 0 ? "SLUICED_" : "SLUICE_";
+
+    env_put(b, xasprintf("%s=%s", key, value));
+    env_put(b, xasprintf("%s%s=%s", pre, rest, value));
+}
+
+static void env_twin_u64(struct envb *b, const char *key, uint64_t v)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "%" PRIu64, v);
+    env_twin(b, key, buf);
+}
+
+static size_t count_nodes(const char *list)
+{
+    struct hostlist *hl = hostlist_expand(list, NULL);
+    size_t n = hl ? hostlist_count(hl) : 1;
+
+    hostlist_destroy(hl);
+    return n > 0 ? n : 1;
+}
+
+char **jobenv_build(const struct launch *l, const char *user, const char *node)
+{
+    struct envb b = {0};
+    const char *nodes = l->node_list[0] ? l->node_list : node;
+
+    for (size_t i = 0; i < l->n_env; i++)
+        env_put(&b, xstrdup(l->env[i]));
+    env_twin_u64(&b, "SLURM_JOB_ID", l->job_id);
+    env_twin_u64(&b, "SLURM_JOBID", l->job_id);
+    env_twin(&b, "SLURM_JOB_NAME", l->name);
+    env_twin(&b, "SLURM_JOB_PARTITION", l->partition);
+    env_twin(&b, "SLURM_JOB_NODELIST", nodes);
+    env_twin(&b, "SLURM_NODELIST", nodes);
+    env_twin_u64(&b, "SLURM_JOB_NUM_NODES", count_nodes(nodes));
+    env_twin_u64(&b, "SLURM_NNODES", count_nodes(nodes));
+    env_twin(&b, "SLURM_SUBMIT_DIR", l->work_dir);
+    env_twin_u64(&b, "SLURM_CPUS_ON_NODE", l->cpus);
+    env_twin_u64(&b, "SLURM_JOB_CPUS_PER_NODE", l->cpus);
+    env_twin(&b, "SLURM_JOB_USER", user);
+    env_twin_u64(&b, "SLURM_JOB_UID", l->uid);
+    env_twin_u64(&b, "SLURM_JOB_GID", l->gid);
+    env_twin(&b, "SLURM_NODEID", "0");
+    env_twin(&b, "SLURMD_NODENAME", node);
+    if (l->mem_mib > 0)
+        env_twin_u64(&b, "SLURM_MEM_PER_NODE", l->mem_mib);
+    if (l->restart_count > 0)
+        env_twin_u64(&b, "SLURM_RESTART_COUNT", l->restart_count);
+    if (l->is_array) {
+        env_twin_u64(&b, "SLURM_ARRAY_JOB_ID", l->array_job_id);
+        env_twin_u64(&b, "SLURM_ARRAY_TASK_ID", l->array_task_id);
+    }
+    if (l->gpus[0] != '\0') {
+        env_twin(&b, "SLURM_JOB_GPUS", l->gpus);
+        env_put(&b, xasprintf("CUDA_VISIBLE_DEVICES=%s", l->gpus));
+        env_put(&b, xasprintf("GPU_DEVICE_ORDINAL=%s", l->gpus));
+    }
+    return b.v;
+}
+
+void jobenv_free(char **env)
+{
+    if (env == NULL)
+        return;
+    for (char **p = env; *p != NULL; p++)
+        free(*p);
+    free(env);
+}
+
+const char *jobenv_get(char *const *env, const char *key)
+{
+    size_t kl = strlen(key);
+
+    for (char *const *p = env; *p != NULL; p++)
+        if (strncmp(*p, key, kl) == 0 && (*p)[kl] == '=')
+            return *p + kl + 1;
+    return NULL;
+}
+
+struct sbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = 2 * (b->len + n + 1);
+        b->s = xrealloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_num(struct sbuf *b, uint64_t v, int width)
+{
+    char buf[48];
+    int n = snprintf(buf, sizeof(buf), "%0*" PRIu64, width, v);
+
+    sb_add(b, buf, (size_t)n);
+}
+
+/* One %-letter; 0 when the letter is unknown. */
+static int expand_one(struct sbuf *b, char c, int width, const struct launch *l,
+                      const char *user, const char *node)
+{
+    switch (c) {
+    case 'j':
+        sb_num(b, l->job_id, width);
+        return 1;
+    case 'A':
+        sb_num(b, l->is_array ? l->array_job_id : l->job_id, width);
+        return 1;
+    case 'a':
+        sb_num(b, l->is_array ? l->array_task_id : LAUNCH_NO_ARRAY_TASK, width);
+        return 1;
+    case 'n':
+    case 't':
+        sb_num(b, 0, width);
+        return 1;
+    case 'x':
+        sb_add(b, l->name, strlen(l->name));
+        return 1;
+    case 'u':
+        sb_add(b, user, strlen(user));
+        return 1;
+    case 'N':
+        sb_add(b, node, strcspn(node, "."));
+        return 1;
+    case 's':
+        sb_add(b, "batch", 5);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+char *jobenv_expand(const char *pattern, const struct launch *l,
+                    const char *user, const char *node)
+{
+    struct sbuf b = {0};
+
+    sb_add(&b, "", 0);
+    if (strchr(pattern, '\\') != NULL) {
+        for (const char *p = pattern; *p != '\0'; p++)
+            if (*p != '\\')
+                sb_add(&b, p, 1);
+        return b.s;
+    }
+    for (const char *p = pattern; *p != '\0'; p++) {
+        const char *q = p + 1;
+        int width = 0;
+        if (*p != '%') {
+            sb_add(&b, p, 1);
+            continue;
+        }
+        if (*q == '%') {
+            sb_add(&b, "%", 1);
+            p = q;
+            continue;
+        }
+        while (isdigit((unsigned char)*q) && width < 100)
+            width = width * 10 + (*q++ - '0');
+        if (width > 10)
+            width = 10;
+        if (*q != '\0' && expand_one(&b, *q, width, l, user, node)) {
+            p = q;
+            continue;
+        }
+        sb_add(&b, p, 1); /* unknown: keep the '%' and go on */
+    }
+    return b.s;
+}
+
+char *jobenv_output_path(const struct launch *l, int err, const char *user,
+                         const char *node, const char *work_dir)
+{
+    const char *pattern = l->std_out[0] ? l->std_out : "slurm-%j.out";
+    char *name, *path;
+
+    if (err && l->std_err[0] != '\0')
+        pattern = l->std_err;
+    name = jobenv_expand(pattern, l, user, node);
+    if (name[0] == '/')
+        return name;
+    path = xasprintf("%s/%s", work_dir, name);
+    free(name);
+    return path;
+}

@@ -1,0 +1,55 @@
+/*
+ * What a batch job sees: its environment (the submitted one plus the
+ * SLURM_* variables and their SLUICE_* twins) and its output file names
+ * (--output/--error patterns with Slurm's %-letters).  Pure functions.
+ */
+#ifndef SLUICE_NODED_JOBENV_H
+#define SLUICE_NODED_JOBENV_H
+
+#include <stddef.h>
+
+#include "noded/launch.h"
+
+/*
+ * jobenv_build: a NULL-terminated "KEY=VALUE" array: the submitted
+ * environment (l->env, in order, later duplicates win), then SLURM_JOB_ID,
+ * SLURM_JOBID, SLURM_JOB_NAME, SLURM_JOB_PARTITION, SLURM_JOB_NODELIST,
+ * SLURM_NODELIST, SLURM_JOB_NUM_NODES, SLURM_NNODES, SLURM_SUBMIT_DIR,
+ * SLURM_CPUS_ON_NODE, SLURM_JOB_CPUS_PER_NODE, SLURM_JOB_USER,
+ * SLURM_JOB_UID, SLURM_JOB_GID, SLURM_NODEID (0), SLURMD_NODENAME,
+ * SLURM_MEM_PER_NODE (when mem_mib > 0), SLURM_RESTART_COUNT (when > 0),
+ * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID (array jobs), SLURM_JOB_GPUS,
+ * CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL (when GPUs are allocated),
+ * each SLURM_* also as SLUICE_* (SLURMD_NODENAME as SLUICED_NODENAME).
+ * These replace submitted variables of the same name.  user is the job's
+ * user name; node this NodeName.  Caller frees with jobenv_free.
+ */
+char **jobenv_build(const struct launch *l, const char *user, const char *node);
+void jobenv_free(char **env);
+
+/* jobenv_get: the value of key in env, or NULL. */
+const char *jobenv_get(char *const *env, const char *key);
+
+/*
+ * jobenv_expand: pattern with %j (job id), %x (job name), %u (user),
+ * %N (short node name), %n (node index, 0), %t (task, 0), %s ("batch"),
+ * %A (array job id; the job id for other jobs), %a (array task id;
+ * 4294967294 for other jobs, as Slurm prints), %% ('%').  A number
+ * between '%' and the letter pads numbers with zeros to that width
+ * (%4j -> 0042).  Unknown letters stay as written.  A pattern containing
+ * '\' is taken literally, backslashes removed (Slurm's rule).  New
+ * string, caller frees.
+ */
+char *jobenv_expand(const char *pattern, const struct launch *l,
+                    const char *user, const char *node);
+
+/*
+ * jobenv_output_path: where stdout (err 0) or stderr (err 1) goes: the
+ * expanded --output (default "slurm-%j.out") or --error (default: the
+ * same as stdout), relative to work_dir unless absolute.  New string,
+ * caller frees.
+ */
+char *jobenv_output_path(const struct launch *l, int err, const char *user,
+                         const char *node, const char *work_dir);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * The controller's requests about jobs: JOB_LAUNCH (answered once the
+ * supervisor reports that the job runs, or why it does not), JOB_SIGNAL
+ * and JOB_KILL (SIGCONT and SIGTERM now, SIGKILL after kill_wait_s).
+ */
+#include "noded/jobs_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/conn.h"
+#include "noded/launch.h"
+
+static void reply_ok(struct jobs *j, const struct proto_frame *f, uint64_t gen)
+{
+    conn_reply(j->nd->conn, gen, f->type, f->seq, NULL);
+}
+
+static void reply_err(struct jobs *j, const struct proto_frame *f, uint64_t gen,
+                      int code, const char *text)
+{
+    log_warnx("%s seq=%" PRIu32 " refused: %s", proto_type_name(f->type),
+              f->seq, text);
+    conn_reply_error(j->nd->conn, gen, f->type, f->seq, code ? code : EIO,
+                     text);
+}
+
+/* --- SIGKILL timers -------------------------------------------------- */
+
+static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
+{
+    struct njob *job = arg;
+
+    (void)fd;
+    (void)what;
+    if (job->state != NJOB_RUNNING || job->pgid <= 0)
+        return;
+    log_info("job=%" PRIu32 " kill_wait over: SIGKILL to pgid=%d", job->id,
+             (int)job->pgid);
+    if (kill(-job->pgid, SIGKILL) < 0 && errno != ESRCH)
+        log_warn("job=%" PRIu32 " kill(-%d, SIGKILL)", job->id, (int)job->pgid);
+}
+
+void jobs_kill_arm(struct jobs *j, struct njob *job)
+{
+    int64_t left = job->kill_deadline - (int64_t)time(NULL);
+    struct timeval tv = {left > 0 ? left : 0, 0};
+
+    if (job->kill_ev == NULL)
+        job->kill_ev = evtimer_new(j->nd->base, on_kill_timer, job);
+    evtimer_add(job->kill_ev, &tv);
+}
+
+void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
+               const char *reason)
+{
+    int64_t deadline = (int64_t)time(NULL) + wait_s;
+    struct err e;
+
+    if (job->state == NJOB_LAUNCHING) {
+        job->kill_pending = true;
+        job->kill_wait_s = wait_s;
+        return;
+    }
+    if (job->state != NJOB_RUNNING)
+        return;
+    log_info("job=%" PRIu32 " kill reason=\"%s\" pgid=%d kill_wait_s=%" PRIu32,
+             job->id, reason, (int)job->pgid, wait_s);
+    if (job->pgid > 0) {
+        kill(-job->pgid, SIGCONT);
+        if (kill(-job->pgid, SIGTERM) < 0 && errno != ESRCH)
+            log_warn("job=%" PRIu32 " kill(-%d, SIGTERM)", job->id,
+                     (int)job->pgid);
+    }
+    if (job->kill_deadline != 0 && job->kill_deadline <= deadline)
+        return; /* an earlier deadline stands */
+    job->kill_deadline = deadline;
+    if (spool_int_write(job->dir, "kill", deadline, &e) < 0)
+        log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+    jobs_kill_arm(j, job);
+}
+
+/* --- JOB_SIGNAL and JOB_KILL ----------------------------------------- */
+
+static int get_id(json_t *body, const char *key, uint32_t *id)
+{
+    json_t *v = json_object_get(body, key);
+
+    if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+        json_integer_value(v) > UINT32_MAX)
+        return -1;
+    *id = (uint32_t)json_integer_value(v);
+    return 0;
+}
+
+static struct njob *target(struct jobs *j, const struct proto_frame *f,
+                           uint64_t gen)
+{
+    char text[160];
+    struct njob *job;
+    uint32_t id;
+
+    if (get_id(f->body, "job_id", &id) < 0) {
+        reply_err(j, f, gen, EINVAL,
+                  "job_id: expected an integer 1..4294967295");
+        return NULL;
+    }
+    if ((job = jobs_find(j, id)) == NULL) {
+        snprintf(text, sizeof(text), "job %" PRIu32 " is not on node %s", id,
+                 j->nd->name);
+        reply_err(j, f, gen, ESRCH, text);
+    }
+    return job;
+}
+
+static void job_signal(struct jobs *j, const struct proto_frame *f,
+                       uint64_t gen)
+{
+    json_t *v = json_object_get(f->body, "signal");
+    struct njob *job;
+    char text[160];
+    int sig;
+
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        json_integer_value(v) >= NSIG) {
+        snprintf(text, sizeof(text), "signal: expected an integer 0..%d",
+                 NSIG - 1);
+        reply_err(j, f, gen, EINVAL, text);
+        return;
+    }
+    sig = (int)json_integer_value(v);
+    if ((job = target(j, f, gen)) == NULL)
+        return;
+    if (job->state != NJOB_RUNNING || job->pgid <= 0) {
+        snprintf(text, sizeof(text), "job %" PRIu32 " is not running on %s",
+                 job->id, j->nd->name);
+        reply_err(j, f, gen, ESRCH, text);
+        return;
+    }
+    log_info("job=%" PRIu32 " signal=%d pgid=%d", job->id, sig, (int)job->pgid);
+    if (kill(-job->pgid, sig) < 0 && errno != ESRCH) {
+        snprintf(text, sizeof(text), "kill(-%d, %d): %s", (int)job->pgid, sig,
+                 strerror(errno));
+        reply_err(j, f, gen, errno, text);
+        return;
+    }
+    reply_ok(j, f, gen);
+}
+
+static void job_kill(struct jobs *j, const struct proto_frame *f, uint64_t gen)
+{
+    json_t *w = json_object_get(f->body, "kill_wait_s");
+    uint32_t wait_s = j->nd->conf->kill_wait_s;
+    const char *reason = "cancelled";
+    struct njob *job;
+
+    if (w != NULL && !json_is_null(w)) {
+        if (!json_is_integer(w) || json_integer_value(w) < 0 ||
+            json_integer_value(w) > 86400) {
+            reply_err(j, f, gen, EINVAL,
+                      "kill_wait_s: expected an integer 0..86400");
+            return;
+        }
+        wait_s = (uint32_t)json_integer_value(w);
+    }
+    json_unpack(f->body, "{s?s}", "reason", &reason);
+    if ((job = target(j, f, gen)) == NULL)
+        return;
+    jobs_kill(j, job, wait_s, reason);
+    reply_ok(j, f, gen);
+}
+
+/* --- JOB_LAUNCH ------------------------------------------------------ */
+
+static void launch_done(struct jobs *j, struct njob *job, int code,
+                        const char *text)
+{
+    struct noded *nd = j->nd;
+    struct err e;
+
+    event_free(job->report_ev);
+    job->report_ev = NULL;
+    close(job->report_fd);
+    job->report_fd = -1;
+    if (code != 0) {
+        log_warnx("job=%" PRIu32 " launch failed: %s", job->id, text);
+        conn_reply_error(nd->conn, job->gen, PROTO_MSG_JOB_LAUNCH, job->seq,
+                         code, text);
+        spool_remove(job->dir);
+        jobs_forget(j, job);
+        return;
+    }
+    if (spool_pid_read(job->dir, &job->sup, &e) < 0)
+        log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+    job->state = NJOB_RUNNING;
+    log_info("job=%" PRIu32 " state=running supervisor=%d pgid=%d", job->id,
+             (int)job->sup.pid, (int)job->pgid);
+    conn_reply(nd->conn, job->gen, PROTO_MSG_JOB_LAUNCH, job->seq, NULL);
+    if (job->kill_pending)
+        jobs_kill(j, job, job->kill_wait_s, "killed while launching");
+    jobs_check(j, job); /* a short job may have ended already */
+}
+
+/* A launch that timed out: stop its supervisor and whatever it started. */
+static void launch_abandon(struct njob *job)
+{
+    struct spool_pid sup;
+    int64_t pgid;
+    struct err e;
+
+    if (spool_int_read(job->dir, "pgid", &pgid, &e) == 0 && pgid > 1)
+        kill(-(pid_t)pgid, SIGKILL);
+    if (spool_pid_read(job->dir, &sup, &e) == 0 && spool_pid_alive(&sup))
+        kill(sup.pid, SIGKILL);
+}
+
+/* The supervisor's report: "ok PID PGID START" or "error CODE TEXT". */
+static void report_parse(struct jobs *j, struct njob *job)
+{
+    int pid, pgid, code, off = 0;
+    long long start;
+    char text[900];
+
+    job->rbuf[strcspn(job->rbuf, "\n")] = '\0';
+    if (sscanf(job->rbuf, "ok %d %d %lld", &pid, &pgid, &start) == 3 &&
+        pgid > 1) {
+        job->pgid = pgid;
+        launch_done(j, job, 0, NULL);
+        return;
+    }
+    if (sscanf(job->rbuf, "error %d %n", &code, &off) == 1 && off > 0 &&
+        code > 0) {
+        launch_done(j, job, code, job->rbuf + off);
+        return;
+    }
+    snprintf(text, sizeof(text),
+             "the supervisor of job %" PRIu32 " ended without starting it%s%s",
+             job->id, job->rlen ? ": " : "", job->rbuf);
+    launch_done(j, job, EIO, text);
+}
+
+static void on_report(evutil_socket_t fd, short what, void *arg)
+{
+    struct njob *job = arg;
+    struct jobs *j = job->jobs;
+    char text[160];
+    ssize_t n;
+
+    if (!(what & EV_READ)) {
+        snprintf(text, sizeof(text),
+                 "job %" PRIu32 " did not start within %d s on %s", job->id,
+                 JOBS_LAUNCH_TIMEOUT_S, j->nd->name);
+        launch_abandon(job);
+        launch_done(j, job, ETIMEDOUT, text);
+        return;
+    }
+    n = read(fd, job->rbuf + job->rlen, sizeof(job->rbuf) - 1 - job->rlen);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n > 0)
+        job->rlen += (size_t)n;
+    job->rbuf[job->rlen] = '\0';
+    if (n > 0 && strchr(job->rbuf, '\n') == NULL &&
+        job->rlen + 1 < sizeof(job->rbuf))
+        return;
+    report_parse(j, job);
+}
+
+static void job_launch(struct jobs *j, const struct proto_frame *f,
+                       uint64_t gen)
+{
+    struct noded *nd = j->nd;
+    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path};
+    struct timeval tv = {JOBS_LAUNCH_TIMEOUT_S, 0};
+    struct launch l;
+    struct njob *job;
+    struct err e;
+    int fd;
+
+    if (launch_parse(json_object_get(f->body, "job"), &l, &e) < 0) {
+        reply_err(j, f, gen, EINVAL, e.text);
+        return;
+    }
+    if ((job = jobs_find(j, l.job_id)) != NULL) {
+        if (job->state == NJOB_LAUNCHING) {
+            reply_err(j, f, gen, EALREADY, "job is being launched already");
+        } else {
+            log_info("job=%" PRIu32 " launched again: it is here already",
+                     l.job_id);
+            reply_ok(j, f, gen);
+        }
+        goto out;
+    }
+    if (launch_check_user(&l, nd->name, NULL, &e) < 0 ||
+        (fd = launch_start(&ctx, &l, &e)) < 0) {
+        reply_err(j, f, gen, errno, e.text);
+        goto out;
+    }
+    job = jobs_add(j, l.job_id);
+    job->report_fd = fd;
+    job->gen = gen;
+    job->seq = f->seq;
+    job->report_ev =
+        event_new(nd->base, fd, EV_READ | EV_PERSIST, on_report, job);
+    event_add(job->report_ev, &tv);
+    log_info("job=%" PRIu32 " state=launching user=%s uid=%u", l.job_id,
+             l.user_name, (unsigned)l.uid);
+out:
+    launch_clear(&l);
+}
+
+void jobs_request(struct jobs *j, const struct proto_frame *f, uint64_t gen)
+{
+    switch (f->type) {
+    case PROTO_MSG_JOB_LAUNCH:
+        job_launch(j, f, gen);
+        break;
+    case PROTO_MSG_JOB_SIGNAL:
+        job_signal(j, f, gen);
+        break;
+    case PROTO_MSG_JOB_KILL:
+        job_kill(j, f, gen);
+        break;
+    default:
+        reply_err(j, f, gen, EOPNOTSUPP, "not a job request");
+    }
+}

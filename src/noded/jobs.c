@@ -1,0 +1,426 @@
+/*
+ * The node's job table: adopted from the spool at start and rescanned
+ * every second (supervisors outlive sluiced, so the spool, not memory, is
+ * the truth), woken early by supervisors through <spool>/sluiced.sock,
+ * and the end reports: JOB_END until the controller acknowledges, then
+ * the job's spool directory goes.
+ */
+#include "noded/jobs_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/conn.h"
+
+struct njob *jobs_find(struct jobs *j, uint32_t id)
+{
+    for (size_t i = 0; i < j->n; i++)
+        if (j->v[i]->id == id)
+            return j->v[i];
+    return NULL;
+}
+
+struct njob *jobs_add(struct jobs *j, uint32_t id)
+{
+    struct njob *job = xcalloc(1, sizeof(*job));
+
+    job->jobs = j;
+    job->id = id;
+    job->state = NJOB_LAUNCHING;
+    job->dir = spool_job_dir(j->nd->spool, id);
+    job->report_fd = -1;
+    job->mark = true;
+    if (j->n == j->cap) {
+        j->cap = j->cap ? 2 * j->cap : 32;
+        j->v = xreallocarray(j->v, j->cap, sizeof(*j->v));
+    }
+    j->v[j->n++] = job;
+    return job;
+}
+
+static void njob_free(struct njob *job)
+{
+    if (job->report_ev != NULL)
+        event_free(job->report_ev);
+    if (job->report_fd >= 0)
+        close(job->report_fd);
+    if (job->kill_ev != NULL)
+        event_free(job->kill_ev);
+    free(job->dir);
+    free(job);
+}
+
+void jobs_forget(struct jobs *j, struct njob *job)
+{
+    for (size_t i = 0; i < j->n; i++)
+        if (j->v[i] == job) {
+            j->v[i] = j->v[--j->n];
+            break;
+        }
+    njob_free(job);
+}
+
+static void ended(struct jobs *j, struct njob *job)
+{
+    job->state = NJOB_ENDED;
+    if (job->kill_ev != NULL)
+        evtimer_del(job->kill_ev);
+    log_info("job=%" PRIu32 " state=ended exit_code=%d signal=%d", job->id,
+             job->st.exit_code, job->st.signal);
+    jobs_send_end(j, job);
+}
+
+/* The supervisor is gone and left no status: kill what may remain and
+ * record the job as killed, so that its end is reported all the same. */
+static void lost(struct jobs *j, struct njob *job)
+{
+    struct err e;
+    struct stat sb;
+
+    log_warnx("job=%" PRIu32 " supervisor pid=%d is gone without a status; "
+              "reporting the job killed",
+              job->id, (int)job->sup.pid);
+    if (job->pgid > 0)
+        kill(-job->pgid, SIGKILL);
+    job->st = (struct spool_status){0, SIGKILL, 0, time(NULL)};
+    if (stat(job->dir, &sb) == 0)
+        job->st.start_time = sb.st_mtime;
+    if (spool_status_write(job->dir, &job->st, &e) < 0)
+        log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+    ended(j, job);
+}
+
+void jobs_check(struct jobs *j, struct njob *job)
+{
+    struct err e;
+
+    if (job->state != NJOB_RUNNING)
+        return;
+    if (spool_status_read(job->dir, &job->st, &e) == 0) {
+        ended(j, job);
+        return;
+    }
+    if (errno != ENOENT)
+        log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+    if (spool_pid_alive(&job->sup))
+        return;
+    /* it may have written its status just before it exited */
+    if (spool_status_read(job->dir, &job->st, &e) == 0)
+        ended(j, job);
+    else
+        lost(j, job);
+}
+
+/* A job directory found in the spool that the table does not hold. */
+static void adopt(struct jobs *j, uint32_t id)
+{
+    char *dir = spool_job_dir(j->nd->spool, id);
+    struct spool_status st;
+    struct spool_pid sup;
+    struct njob *job;
+    struct stat sb;
+    int64_t v;
+    struct err e;
+
+    if (spool_status_read(dir, &st, &e) == 0) {
+        job = jobs_add(j, id);
+        job->st = st;
+        job->state = NJOB_ENDED;
+        log_info("job=%" PRIu32 " adopted state=ended", id);
+        goto out;
+    }
+    if (spool_pid_read(dir, &sup, &e) < 0) {
+        /* never started; or a launch in progress of another sluiced */
+        if (stat(dir, &sb) == 0 &&
+            time(NULL) - sb.st_mtime > JOBS_DEBRIS_AGE_S) {
+            log_warnx("job=%" PRIu32 " %s: removing a job directory that "
+                      "was never started",
+                      id, dir);
+            spool_remove(dir);
+        }
+        goto out;
+    }
+    job = jobs_add(j, id);
+    job->sup = sup;
+    job->state = NJOB_RUNNING;
+    if (spool_int_read(dir, "pgid", &v, &e) == 0 && v > 1)
+        job->pgid = (pid_t)v;
+    if (spool_int_read(dir, "kill", &v, &e) == 0 && v > 0) {
+        job->kill_deadline = v;
+        jobs_kill_arm(j, job);
+    }
+    log_info("job=%" PRIu32 " adopted state=running supervisor=%d pgid=%d", id,
+             (int)sup.pid, (int)job->pgid);
+    jobs_check(j, job);
+out:
+    free(dir);
+}
+
+static void scan(struct jobs *j)
+{
+    uint32_t *ids;
+    size_t n;
+    struct err e;
+
+    if (spool_list(j->nd->spool, &ids, &n, &e) < 0) {
+        log_warnx("%s", e.text);
+        return;
+    }
+    for (size_t i = 0; i < j->n; i++)
+        j->v[i]->mark = false;
+    for (size_t i = 0; i < n; i++) {
+        struct njob *job = jobs_find(j, ids[i]);
+        if (job == NULL)
+            adopt(j, ids[i]);
+        else
+            job->mark = true;
+    }
+    free(ids);
+    for (size_t i = 0; i < j->n;) {
+        struct njob *job = j->v[i];
+        if (!job->mark && job->state != NJOB_LAUNCHING && !job->end_sent) {
+            log_warnx("job=%" PRIu32 " %s vanished from the spool", job->id,
+                      job->dir);
+            jobs_forget(j, job);
+            continue;
+        }
+        i++;
+        if (job->state == NJOB_RUNNING)
+            jobs_check(j, job);
+        else if (job->state == NJOB_ENDED && !job->end_sent)
+            jobs_send_end(j, job);
+    }
+}
+
+static void on_scan(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    scan(arg);
+}
+
+static void on_end_reply(struct noded *nd, void *arg, int code,
+                         const char *message, json_t *body)
+{
+    struct jobs *j = nd->jobs;
+    uint32_t id = (uint32_t)(uintptr_t)arg;
+    struct njob *job = jobs_find(j, id);
+
+    (void)body;
+    if (job == NULL)
+        return;
+    job->end_sent = false;
+    if (code == ECONNRESET)
+        return; /* resent after the next registration */
+    if (code != 0 && code != ENOENT && code != ESRCH && code != EINVAL) {
+        if (!job->end_failed_logged)
+            log_warnx("job=%" PRIu32 " JOB_END refused, will retry: %s", id,
+                      message);
+        job->end_failed_logged = true;
+        return;
+    }
+    if (code != 0)
+        log_warnx("job=%" PRIu32 " JOB_END refused for good: %s", id, message);
+    else
+        log_debug("job=%" PRIu32 " end acknowledged", id);
+    if (spool_remove(job->dir) < 0)
+        log_warn("job=%" PRIu32 " cannot remove %s", id, job->dir);
+    jobs_forget(j, job);
+}
+
+void jobs_send_end(struct jobs *j, struct njob *job)
+{
+    struct noded *nd = j->nd;
+    json_t *body;
+
+    if (job->state != NJOB_ENDED || job->end_sent || !conn_ready(nd->conn))
+        return;
+    body = json_pack("{s:I, s:s, s:i, s:i, s:I, s:I}", "job_id",
+                     (json_int_t)job->id, "node", nd->name, "exit_code",
+                     job->st.exit_code, "signal", job->st.signal, "start_time",
+                     (json_int_t)job->st.start_time, "end_time",
+                     (json_int_t)job->st.end_time);
+    if (conn_request(nd->conn, PROTO_MSG_JOB_END, body, on_end_reply,
+                     (void *)(uintptr_t)job->id) == 0)
+        job->end_sent = true;
+}
+
+json_t *jobs_register_list(struct jobs *j, uint32_t **ended_ids,
+                           size_t *n_ended)
+{
+    json_t *a = json_array();
+
+    scan(j);
+    *ended_ids = xcalloc(j->n + 1, sizeof(**ended_ids));
+    *n_ended = 0;
+    for (size_t i = 0; i < j->n; i++) {
+        struct njob *job = j->v[i];
+        if (job->state != NJOB_ENDED) {
+            json_array_append_new(a, json_pack("{s:I, s:s}", "job_id",
+                                               (json_int_t)job->id, "state",
+                                               "running"));
+            continue;
+        }
+        json_array_append_new(
+            a, json_pack("{s:I, s:s, s:i, s:i, s:I, s:I}", "job_id",
+                         (json_int_t)job->id, "state", "ended", "exit_code",
+                         job->st.exit_code, "signal", job->st.signal,
+                         "start_time", (json_int_t)job->st.start_time,
+                         "end_time", (json_int_t)job->st.end_time));
+        (*ended_ids)[(*n_ended)++] = job->id;
+    }
+    return a;
+}
+
+json_t *jobs_running_ids(struct jobs *j)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < j->n; i++)
+        if (j->v[i]->state != NJOB_ENDED)
+            json_array_append_new(a, json_integer(j->v[i]->id));
+    return a;
+}
+
+static void kill_listed(struct jobs *j, json_t *kill_jobs)
+{
+    json_t *v;
+    size_t i;
+
+    if (!json_is_array(kill_jobs))
+        return;
+    json_array_foreach(kill_jobs, i, v)
+    {
+        struct njob *job;
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > UINT32_MAX)
+            continue;
+        job = jobs_find(j, (uint32_t)json_integer_value(v));
+        if (job != NULL && job->state != NJOB_ENDED)
+            jobs_kill(j, job, j->nd->conf->kill_wait_s,
+                      "unknown to the "
+                      "controller");
+    }
+}
+
+void jobs_registered(struct jobs *j, const uint32_t *acked, size_t n_acked,
+                     json_t *kill_jobs)
+{
+    for (size_t i = 0; i < n_acked; i++) {
+        struct njob *job = jobs_find(j, acked[i]);
+        if (job == NULL || job->state != NJOB_ENDED || job->end_sent)
+            continue;
+        log_debug("job=%" PRIu32 " end acknowledged by registration", job->id);
+        if (spool_remove(job->dir) < 0)
+            log_warn("job=%" PRIu32 " cannot remove %s", job->id, job->dir);
+        jobs_forget(j, job);
+    }
+    kill_listed(j, kill_jobs);
+    for (size_t i = 0; i < j->n; i++)
+        jobs_send_end(j, j->v[i]);
+}
+
+/* A supervisor's note: the id of a job that ended. */
+static void on_note(evutil_socket_t fd, short what, void *arg)
+{
+    struct jobs *j = arg;
+    char buf[32];
+    ssize_t n = (what & EV_READ) ? read(fd, buf, sizeof(buf) - 1) : -1;
+    unsigned long id;
+    struct njob *job;
+
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    id = strtoul(buf, NULL, 10);
+    if (id > 0 && id <= UINT32_MAX &&
+        (job = jobs_find(j, (uint32_t)id)) != NULL)
+        jobs_check(j, job);
+    else
+        scan(j);
+}
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
+                      struct sockaddr *sa, int len, void *arg)
+{
+    struct jobs *j = arg;
+    struct timeval tv = {1, 0};
+
+    (void)l;
+    (void)sa;
+    (void)len;
+    if (event_base_once(j->nd->base, fd, EV_READ, on_note, j, &tv) < 0)
+        close(fd);
+}
+
+static int notify_listen(struct jobs *j, struct err *e)
+{
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+
+    j->notify_path = xasprintf("%s/sluiced.sock", j->nd->spool);
+    if (strlen(j->notify_path) >= sizeof(sun.sun_path)) {
+        errno = ENAMETOOLONG;
+        return err_set(e, "%s: path too long for a unix socket (spool dir %s)",
+                       j->notify_path, j->nd->spool);
+    }
+    strcpy(sun.sun_path, j->notify_path);
+    unlink(j->notify_path); /* the pid file lock says it is ours */
+    j->notify =
+        evconnlistener_new_bind(j->nd->base, on_accept, j,
+                                LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
+                                64, (struct sockaddr *)&sun, sizeof(sun));
+    if (j->notify == NULL)
+        return err_set(e, "cannot listen on %s: %s", j->notify_path,
+                       strerror(errno));
+    chmod(j->notify_path, 0600);
+    return 0;
+}
+
+struct jobs *jobs_create(struct noded *nd, struct err *e)
+{
+    struct jobs *j = xcalloc(1, sizeof(*j));
+    struct timeval tv = {1, 0};
+
+    j->nd = nd;
+    nd->jobs = j;
+    if (notify_listen(j, e) < 0) {
+        jobs_destroy(j);
+        nd->jobs = NULL;
+        return NULL;
+    }
+    j->scan_ev = event_new(nd->base, -1, EV_PERSIST, on_scan, j);
+    event_add(j->scan_ev, &tv);
+    scan(j);
+    return j;
+}
+
+void jobs_destroy(struct jobs *j)
+{
+    int saved = errno;
+
+    if (j == NULL)
+        return;
+    for (size_t i = 0; i < j->n; i++)
+        njob_free(j->v[i]);
+    free(j->v);
+    if (j->scan_ev != NULL)
+        event_free(j->scan_ev);
+    if (j->notify != NULL) {
+        evconnlistener_free(j->notify);
+        unlink(j->notify_path);
+    }
+    free(j->notify_path);
+    free(j);
+    errno = saved;
+}

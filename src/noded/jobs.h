@@ -1,0 +1,57 @@
+/*
+ * The jobs of this node as sluiced knows them: rebuilt from the spool at
+ * start and every second (a supervisor outlives sluiced), changed by
+ * JOB_LAUNCH, JOB_SIGNAL and JOB_KILL from the controller, and reported
+ * with JOB_END until the controller acknowledges each end.
+ */
+#ifndef SLUICE_NODED_JOBS_H
+#define SLUICE_NODED_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/err.h"
+#include "common/proto.h"
+#include "noded/noded.h"
+
+/* How long a supervisor may take to start a job before the launch fails. */
+#define JOBS_LAUNCH_TIMEOUT_S 60
+/* A job directory without supervisor.pid younger than this is a launch in
+ * progress (perhaps of a previous sluiced), not debris. */
+#define JOBS_DEBRIS_AGE_S 30
+
+/*
+ * jobs_create: listen on <spool>/sluiced.sock for supervisors' notes,
+ * adopt every job of the spool, and rescan it every second.  Free with
+ * jobs_destroy (accepts NULL): supervisors and jobs keep running.
+ */
+struct jobs *jobs_create(struct noded *nd, struct err *e);
+void jobs_destroy(struct jobs *j);
+
+/*
+ * jobs_register_list: the "jobs" array of NODE_REGISTER: every job in
+ * the spool, {"job_id", "state": "running"} or {"job_id", "state":
+ * "ended", "exit_code", "signal", "start_time", "end_time"}.  *ended (new
+ * array, caller frees) gets the ids of the ended ones.
+ */
+json_t *jobs_register_list(struct jobs *j, uint32_t **ended, size_t *n_ended);
+
+/* jobs_running_ids: [id, ...] of running jobs, for NODE_HEARTBEAT. */
+json_t *jobs_running_ids(struct jobs *j);
+
+/*
+ * jobs_registered: the controller accepted a registration that listed the
+ * ended jobs acked (their reports are delivered: the spool forgets them)
+ * and asked to kill kill_jobs (an array of ids; may be NULL).  Ends not
+ * yet reported go out as JOB_END.
+ */
+void jobs_registered(struct jobs *j, const uint32_t *acked, size_t n_acked,
+                     json_t *kill_jobs);
+
+/* jobs_request: serve JOB_LAUNCH, JOB_SIGNAL or JOB_KILL f of connection
+ * gen; the reply goes out through nd->conn (later, for a launch). */
+void jobs_request(struct jobs *j, const struct proto_frame *f, uint64_t gen);
+
+#endif

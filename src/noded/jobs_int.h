@@ -1,0 +1,82 @@
+/*
+ * Internals shared by jobs.c (the table, the spool scan, end reports) and
+ * jobreq.c (the controller's launch, signal and kill requests).  Not for
+ * other modules.
+ */
+#ifndef SLUICE_NODED_JOBS_INT_H
+#define SLUICE_NODED_JOBS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "noded/jobs.h"
+#include "noded/spool.h"
+
+enum njob_state {
+    NJOB_LAUNCHING, /* supervisor forked, no report yet */
+    NJOB_RUNNING,
+    NJOB_ENDED, /* status written, end not yet acknowledged */
+};
+
+struct njob {
+    struct jobs *jobs; /* the table it is in */
+    uint32_t id;
+    enum njob_state state;
+    char *dir; /* spool/job.<id> */
+    struct spool_pid sup;
+    pid_t pgid;             /* 0 when not known */
+    struct spool_status st; /* when ENDED */
+    bool end_sent;          /* a JOB_END is waiting for its reply */
+    bool end_failed_logged;
+    bool mark; /* seen by the current scan */
+
+    /* while LAUNCHING: the supervisor's report and the request to answer */
+    int report_fd;
+    struct event *report_ev;
+    char rbuf[800];
+    size_t rlen;
+    uint64_t gen;
+    uint32_t seq;
+
+    /* kill: SIGKILL at kill_deadline (0: none) */
+    struct event *kill_ev;
+    int64_t kill_deadline;
+    bool kill_pending; /* asked while LAUNCHING */
+    uint32_t kill_wait_s;
+};
+
+struct jobs {
+    struct noded *nd;
+    struct njob **v;
+    size_t n, cap;
+    struct event *scan_ev;
+    struct evconnlistener *notify;
+    char *notify_path;
+};
+
+struct njob *jobs_find(struct jobs *j, uint32_t id);
+/* jobs_add: a new entry (state LAUNCHING, no events); owned by j. */
+struct njob *jobs_add(struct jobs *j, uint32_t id);
+/* jobs_forget: drop the entry and its events; the spool is untouched. */
+void jobs_forget(struct jobs *j, struct njob *job);
+
+/* jobs_check: look at a running job's spool again: ended (status),
+ * lost (supervisor gone without one), or still running; reports ends. */
+void jobs_check(struct jobs *j, struct njob *job);
+/* jobs_send_end: JOB_END for an ended job, when registered. */
+void jobs_send_end(struct jobs *j, struct njob *job);
+
+/* jobs_kill: SIGCONT and SIGTERM to the job's process group now, SIGKILL
+ * after wait_s (recorded in the spool, so a restarted sluiced keeps the
+ * deadline). */
+void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
+               const char *reason);
+/* jobs_kill_arm: (re)schedule the SIGKILL of job->kill_deadline. */
+void jobs_kill_arm(struct jobs *j, struct njob *job);
+
+#endif

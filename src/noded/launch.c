@@ -1,0 +1,354 @@
+/*
+ * JOB_LAUNCH on the node: read and check the LAUNCH object, write the
+ * job's spool directory, fork the supervisor (supervisor.c) in its own
+ * session so that it outlives sluiced.
+ */
+#include "noded/launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/xalloc.h"
+#include "noded/spool.h"
+#include "noded/supervisor.h"
+
+static int bad(struct err *e, const char *key, const char *what)
+{
+    errno = EINVAL;
+    return err_set(e, "LAUNCH: %s: expected %s", key, what);
+}
+
+/* An optional string member (null or absent: def). */
+static int get_str(json_t *o, const char *key, const char *def, char **out,
+                   struct err *e)
+{
+    json_t *v = json_object_get(o, key);
+
+    if (v == NULL || json_is_null(v)) {
+        *out = def ? xstrdup(def) : NULL;
+        return 0;
+    }
+    if (!json_is_string(v))
+        return bad(e, key, "a string");
+    *out = xstrdup(json_string_value(v));
+    return 0;
+}
+
+/* An integer member in [min, max]; def when absent or null (def < 0:
+ * required). */
+static int get_int(json_t *o, const char *key, int64_t min, int64_t max,
+                   int64_t def, int64_t *out, struct err *e)
+{
+    json_t *v = json_object_get(o, key);
+    char what[96];
+
+    snprintf(what, sizeof(what), "an integer %" PRId64 "..%" PRId64, min, max);
+    if (v == NULL || json_is_null(v)) {
+        if (def < 0)
+            return bad(e, key, what);
+        *out = def;
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < min ||
+        json_integer_value(v) > max)
+        return bad(e, key, what);
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static int get_argv(json_t *o, struct launch *l, struct err *e)
+{
+    json_t *a = json_object_get(o, "argv"), *v;
+    size_t i;
+
+    if (a == NULL || json_is_null(a))
+        return 0;
+    if (!json_is_array(a))
+        return bad(e, "argv", "an array of strings");
+    l->argv = xcalloc(json_array_size(a) + 1, sizeof(*l->argv));
+    json_array_foreach(a, i, v)
+    {
+        if (!json_is_string(v))
+            return bad(e, "argv", "an array of strings");
+        l->argv[l->argc++] = xstrdup(json_string_value(v));
+    }
+    return 0;
+}
+
+static int get_env(json_t *o, struct launch *l, struct err *e)
+{
+    json_t *env = json_object_get(o, "environment"), *v;
+    const char *k;
+
+    if (env == NULL || json_is_null(env))
+        return 0;
+    if (!json_is_object(env))
+        return bad(e, "environment", "an object of strings");
+    l->env = xcalloc(json_object_size(env) + 1, sizeof(*l->env));
+    json_object_foreach(env, k, v)
+    {
+        if (!json_is_string(v))
+            return bad(e, "environment", "an object of strings");
+        if (k[0] == '\0' || strchr(k, '=') != NULL) {
+            errno = EINVAL;
+            return err_set(
+                e, "LAUNCH: environment: bad variable name \"%.64s\"", k);
+        }
+        l->env[l->n_env++] = xasprintf("%s=%s", k, json_string_value(v));
+    }
+    return 0;
+}
+
+/* "gpus": [0, 1] (or a string "0,1") into "0,1". */
+static int get_gpus(json_t *o, struct launch *l, struct err *e)
+{
+    json_t *a = json_object_get(o, "gpus"), *v;
+    char buf[1024] = "";
+    size_t i, used = 0;
+
+    if (a == NULL || json_is_null(a)) {
+        l->gpus = xstrdup("");
+        return 0;
+    }
+    if (json_is_string(a))
+        return get_str(o, "gpus", "", &l->gpus, e);
+    if (!json_is_array(a))
+        return bad(e, "gpus", "an array of GPU indices");
+    json_array_foreach(a, i, v)
+    {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > 65535 || used + 8 > sizeof(buf))
+            return bad(e, "gpus", "an array of GPU indices");
+        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%d",
+                                 i ? "," : "", (int)json_integer_value(v));
+    }
+    l->gpus = xstrdup(buf);
+    return 0;
+}
+
+static int get_ids(json_t *job, struct launch *l, struct err *e)
+{
+    int64_t v, w;
+
+    if (get_int(job, "job_id", 1, UINT32_MAX, -1, &v, e) < 0)
+        return -1;
+    l->job_id = (uint32_t)v;
+    if (get_int(job, "user_id", 0, UINT32_MAX - 1, -1, &v, e) < 0)
+        return -1;
+    l->uid = (uid_t)v;
+    if (get_int(job, "group_id", 0, UINT32_MAX - 1, -1, &v, e) < 0)
+        return -1;
+    l->gid = (gid_t)v;
+    if (json_object_get(job, "array_job_id") != NULL &&
+        !json_is_null(json_object_get(job, "array_job_id"))) {
+        if (get_int(job, "array_job_id", 1, UINT32_MAX, 0, &v, e) < 0 ||
+            get_int(job, "array_task_id", 0, UINT32_MAX - 1, -1, &w, e) < 0)
+            return -1;
+        l->is_array = true;
+        l->array_job_id = (uint32_t)v;
+        l->array_task_id = (uint32_t)w;
+    }
+    return 0;
+}
+
+static int get_sizes(json_t *job, struct launch *l, struct err *e)
+{
+    int64_t v;
+
+    if (get_int(job, "cpus", 1, UINT32_MAX, 1, &v, e) < 0)
+        return -1;
+    l->cpus = (uint32_t)v;
+    if (get_int(job, "mem_mib", 0, INT64_MAX, 0, &v, e) < 0)
+        return -1;
+    l->mem_mib = (uint64_t)v;
+    if (get_int(job, "restart_count", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->restart_count = (uint32_t)v;
+    l->time_limit_s = -1;
+    if (json_is_integer(json_object_get(job, "time_limit_s")) &&
+        get_int(job, "time_limit_s", 0, INT64_MAX, 0, &l->time_limit_s, e) < 0)
+        return -1;
+    return 0;
+}
+
+int launch_parse(json_t *job, struct launch *l, struct err *e)
+{
+    memset(l, 0, sizeof(*l));
+    if (!json_is_object(job)) {
+        bad(e, "job", "an object");
+        goto error;
+    }
+    if (get_ids(job, l, e) < 0 || get_sizes(job, l, e) < 0)
+        goto error;
+    if (get_str(job, "script", NULL, &l->script, e) < 0)
+        goto error;
+    if (l->script == NULL) {
+        bad(e, "script", "a string");
+        goto error;
+    }
+    if (strncmp(l->script, "#!", 2) != 0) {
+        errno = EINVAL;
+        err_set(e, "script has no interpreter line (#!...)");
+        goto error;
+    }
+    if (get_str(job, "name", "", &l->name, e) < 0 ||
+        get_str(job, "user_name", "", &l->user_name, e) < 0 ||
+        get_str(job, "partition", "", &l->partition, e) < 0 ||
+        get_str(job, "work_dir", "", &l->work_dir, e) < 0 ||
+        get_str(job, "std_out", "", &l->std_out, e) < 0 ||
+        get_str(job, "std_err", "", &l->std_err, e) < 0 ||
+        get_str(job, "node_list", "", &l->node_list, e) < 0 ||
+        get_gpus(job, l, e) < 0 || get_argv(job, l, e) < 0 ||
+        get_env(job, l, e) < 0)
+        goto error;
+    l->json = json_incref(job);
+    return 0;
+error:
+    launch_clear(l);
+    errno = EINVAL;
+    return -1;
+}
+
+void launch_clear(struct launch *l)
+{
+    int saved = errno;
+
+    free(l->name);
+    free(l->user_name);
+    free(l->partition);
+    free(l->script);
+    for (size_t i = 0; i < l->argc; i++)
+        free(l->argv[i]);
+    free(l->argv);
+    free(l->work_dir);
+    free(l->std_out);
+    free(l->std_err);
+    for (size_t i = 0; i < l->n_env; i++)
+        free(l->env[i]);
+    free(l->env);
+    free(l->node_list);
+    free(l->gpus);
+    json_decref(l->json);
+    memset(l, 0, sizeof(*l));
+    errno = saved;
+}
+
+int launch_check_user(const struct launch *l, const char *node, char **home,
+                      struct err *e)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int rc = getpwuid_r(l->uid, &pw, buf, sizeof(buf), &res);
+    uid_t self = geteuid();
+
+    if (res == NULL) {
+        errno = rc ? rc : ENOENT;
+        return err_set(e, "user %s (uid %u) is unknown on %s",
+                       l->user_name[0] ? l->user_name : "?", (unsigned)l->uid,
+                       node);
+    }
+    if (self != 0 && self != l->uid) {
+        errno = EPERM;
+        return err_set(e,
+                       "sluiced on %s runs as uid %u, not root, and cannot "
+                       "run jobs of uid %u",
+                       node, (unsigned)self, (unsigned)l->uid);
+    }
+    if (home != NULL)
+        *home = xstrdup(pw.pw_dir);
+    return 0;
+}
+
+static int write_spool(const char *jobdir, const struct launch *l,
+                       struct err *e)
+{
+    char *text;
+    int rc;
+
+    if (mkdir(jobdir, 0711) < 0)
+        return err_set(e, "cannot create %s: %s", jobdir, strerror(errno));
+    if (spool_write(jobdir, "script", l->script, strlen(l->script), 0700,
+                    geteuid() == 0 ? l->uid : (uid_t)-1, l->gid, e) < 0)
+        return -1;
+    text = json_dumps(l->json, JSON_COMPACT);
+    if (text == NULL) {
+        errno = ENOMEM;
+        return err_set(e, "cannot encode launch.json");
+    }
+    rc = spool_write(jobdir, "launch.json", text, strlen(text), 0600, (uid_t)-1,
+                     (gid_t)-1, e);
+    free(text);
+    return rc;
+}
+
+/* Fork twice: the supervisor ends up in a session of its own, a child of
+ * init, and this process reaps only the short-lived middle child. */
+static int fork_supervisor(const struct supervisor_args *sa, int wfd,
+                           struct err *e)
+{
+    pid_t mid = fork(), pid;
+    int status;
+
+    if (mid < 0)
+        return err_set(e, "cannot fork a supervisor: %s", strerror(errno));
+    if (mid == 0) {
+        setsid();
+        pid = fork();
+        if (pid != 0)
+            _exit(pid < 0 ? 1 : 0);
+        supervisor_main(sa, wfd);
+    }
+    while (waitpid(mid, &status, 0) < 0)
+        if (errno != EINTR)
+            return err_set(e, "waitpid: %s", strerror(errno));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        errno = EAGAIN;
+        return err_set(e, "cannot fork a supervisor");
+    }
+    return 0;
+}
+
+int launch_start(const struct launch_ctx *ctx, const struct launch *l,
+                 struct err *e)
+{
+    char *jobdir = spool_job_dir(ctx->spool, l->job_id);
+    struct supervisor_args sa = {
+        .launch = l,
+        .jobdir = jobdir,
+        .node = ctx->node,
+        .notify = ctx->notify,
+    };
+    int fds[2] = {-1, -1}, saved;
+
+    if (write_spool(jobdir, l, e) < 0)
+        goto error;
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        err_set(e, "pipe: %s", strerror(errno));
+        goto error;
+    }
+    if (fork_supervisor(&sa, fds[1], e) < 0)
+        goto error;
+    close(fds[1]);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    free(jobdir);
+    return fds[0];
+error:
+    saved = errno;
+    if (fds[0] >= 0) {
+        close(fds[0]);
+        close(fds[1]);
+    }
+    if (saved != EEXIST)
+        spool_remove(jobdir);
+    free(jobdir);
+    errno = saved;
+    return -1;
+}

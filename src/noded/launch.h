@@ -1,0 +1,90 @@
+/*
+ * A JOB_LAUNCH on the node: the LAUNCH object of docs/protocol.md read
+ * into a struct, checked (user known here, uid allowed), written to the
+ * spool, and handed to a per-job supervisor forked off (launch_start);
+ * the supervisor reports on a pipe once the job runs or failed to start.
+ */
+#ifndef SLUICE_NODED_LAUNCH_H
+#define SLUICE_NODED_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "common/err.h"
+
+/* Slurm prints this for %a of a job that is not part of an array
+ * (NO_VAL - 1). */
+#define LAUNCH_NO_ARRAY_TASK 4294967294u
+
+/* The LAUNCH object; every string is owned and never NULL unless said. */
+struct launch {
+    uint32_t job_id;
+    char *name; /* "" when unnamed */
+    uid_t uid;
+    gid_t gid;
+    char *user_name; /* as the controller knows it; may be "" */
+    char *partition;
+    char *script;
+    char **argv; /* argv[0] is the script's name as submitted */
+    size_t argc;
+    char *work_dir; /* "" when not given: the user's home */
+    char *std_out;  /* pattern; "" for the default slurm-%j.out */
+    char *std_err;  /* pattern; "" for "same as std_out" */
+    char **env;     /* "KEY=VALUE", n_env of them, submitted order */
+    size_t n_env;
+    uint32_t cpus;        /* 1 when absent */
+    uint64_t mem_mib;     /* 0 when absent */
+    char *node_list;      /* "" when absent: this node */
+    int64_t time_limit_s; /* -1 when absent or unlimited */
+    uint32_t restart_count;
+    char *gpus;    /* "0,1" from "gpus": [0,1]; "" when none */
+    bool is_array; /* "array_job_id" and "array_task_id" present */
+    uint32_t array_job_id;
+    uint32_t array_task_id;
+    json_t *json; /* the object as received (a reference) */
+};
+
+/*
+ * launch_parse: read job (the LAUNCH object) into l (cleared first).  -1
+ * with EINVAL and e naming the field ("LAUNCH: job_id: expected an
+ * integer 1..4294967295") when a required field (job_id, user_id,
+ * group_id, script) is missing or any field has the wrong type.  Free
+ * with launch_clear.
+ */
+int launch_parse(json_t *job, struct launch *l, struct err *e);
+void launch_clear(struct launch *l);
+
+/* What launch_start needs besides the job. */
+struct launch_ctx {
+    const char *spool;  /* absolute spool directory */
+    const char *node;   /* NodeName */
+    const char *notify; /* sluiced's unix socket, for the supervisor */
+};
+
+/*
+ * launch_check_user: the job's user is known on this machine (by uid) and
+ * this process may run as it (root, or the same uid).  Fills *home with
+ * the user's home directory (new string) when home is not NULL.  -1 with
+ * errno and e: "user zhangsan (uid 1001) is unknown on node01".
+ */
+int launch_check_user(const struct launch *l, const char *node, char **home,
+                      struct err *e);
+
+/*
+ * launch_start: create the job's spool directory (it must not exist),
+ * write script (0700, owned by the user) and launch.json (0600), fsync,
+ * and fork the supervisor in a session of its own.  Returns the read end
+ * of the supervisor's report pipe (O_NONBLOCK, O_CLOEXEC; the caller
+ * closes it); the report is one line, "ok PID PGID START_TIME" once the
+ * job runs or "error ERRNO TEXT" when it did not start (the supervisor
+ * then removed the directory), and EOF without a line means it died.
+ * -1 with e on failure, nothing left behind.
+ */
+int launch_start(const struct launch_ctx *ctx, const struct launch *l,
+                 struct err *e);
+
+#endif

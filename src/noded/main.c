@@ -1,0 +1,215 @@
+/*
+ * sluiced: the node daemon.  Reads the configuration, finds which node it
+ * is, checks what it can report and where it spools, then (in the
+ * background unless -D) connects to the controller and runs jobs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/daemon.h"
+#include "noded/name.h"
+#include "noded/noded.h"
+
+struct opts {
+    const char *conf_path;
+    const char *node;
+    const char *log_path;
+    bool foreground;
+    int verbose;
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sluiced [-f CONFIG] [-N NODENAME] [-D] [-L LOGFILE] "
+            "[-v]\n"
+            "  -f CONFIG    configuration (default $SLUICE_CONF, else %s)\n"
+            "  -N NODENAME  the NodeName to serve (default: this host's "
+            "name)\n"
+            "  -D           stay in the foreground\n"
+            "  -L LOGFILE   log here (default: stderr with -D, else "
+            "SPOOL/sluiced.log)\n"
+            "  -v           more verbose (debug)\n",
+            CONF_DEFAULT_PATH);
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    o->conf_path = getenv("SLUICE_CONF");
+    if (o->conf_path == NULL || o->conf_path[0] == '\0')
+        o->conf_path = CONF_DEFAULT_PATH;
+    while ((c = getopt_long(argc, argv, "f:N:DL:vhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            o->conf_path = optarg;
+            break;
+        case 'N':
+            o->node = optarg;
+            break;
+        case 'D':
+            o->foreground = true;
+            break;
+        case 'L':
+            o->log_path = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case 'V':
+            printf("sluiced %s\n", NODED_VERSION);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sluiced: unexpected argument \"%s\"\n", argv[optind]);
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+static struct conf *load_conf(const char *path)
+{
+    struct conf_diag diag;
+    struct conf *c;
+    struct err e;
+
+    conf_diag_init(&diag);
+    c = conf_load(path, &diag, &e);
+    if (c == NULL) {
+        if (diag.n_errors > 0)
+            conf_diag_print(&diag, stderr);
+        else
+            fprintf(stderr, "sluiced: %s\n", e.text);
+    } else if (diag.n_warnings > 0) {
+        conf_diag_print(&diag, stderr);
+    }
+    conf_diag_free(&diag);
+    return c;
+}
+
+static char *host_name(void)
+{
+    char buf[HOST_NAME_MAX + 1];
+
+    if (gethostname(buf, sizeof(buf)) < 0)
+        return xstrdup("localhost");
+    buf[sizeof(buf) - 1] = '\0';
+    return xstrdup(buf);
+}
+
+static FILE *open_log(const char *path)
+{
+    FILE *fp = fopen(path, "a");
+
+    if (fp == NULL) {
+        fprintf(stderr, "sluiced: cannot open log file %s: %s\n", path,
+                strerror(errno));
+        return NULL;
+    }
+    setvbuf(fp, NULL, _IOLBF, 0);
+    return fp;
+}
+
+/* Log file, pid file, background: what comes after the checks. */
+static int become_daemon(struct noded *nd, const struct opts *o, int *pidfd,
+                         FILE **logfp)
+{
+    char *pidpath = xasprintf("%s/sluiced.pid", nd->spool);
+    char *deflog = xasprintf("%s/sluiced.log", nd->spool);
+    const char *log_path =
+        o->log_path ? o->log_path : (o->foreground ? NULL : deflog);
+    struct err e;
+    int rc = -1;
+
+    *pidfd = daemon_pidfile_lock(pidpath, &e);
+    if (*pidfd < 0) {
+        fprintf(stderr, "sluiced: %s\n", e.text);
+        goto out;
+    }
+    if (log_path != NULL && (*logfp = open_log(log_path)) == NULL)
+        goto out;
+    if (!o->foreground && daemon_detach(&e) < 0) {
+        fprintf(stderr, "sluiced: %s\n", e.text);
+        goto out;
+    }
+    if (daemon_pidfile_write(*pidfd, &e) < 0) {
+        fprintf(stderr, "sluiced: %s\n", e.text);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(pidpath);
+    free(deflog);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct noded nd = {0};
+    FILE *logfp = NULL;
+    struct err e;
+    int pidfd = -1, rc = 1;
+
+    log_init("sluiced", LOG_LEVEL_INFO, NULL);
+    if (parse_opts(argc, argv, &o) < 0)
+        return 2;
+    if ((nd.conf = load_conf(o.conf_path)) == NULL)
+        return 1;
+    nd.conf_path = o.conf_path;
+    nd.hostname = host_name();
+    if (name_resolve(nd.conf, o.conf_path, o.node, nd.hostname, &nd.node, &e) <
+        0) {
+        fprintf(stderr, "sluiced: %s\n", e.text);
+        goto out;
+    }
+    nd.name = nd.node->name;
+    if (noded_setup(&nd, &e) < 0) {
+        fprintf(stderr, "sluiced: %s\n", e.text);
+        goto out;
+    }
+    if (become_daemon(&nd, &o, &pidfd, &logfp) < 0)
+        goto out;
+    log_init("sluiced", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, logfp);
+    log_info("sluiced %s starting node=%s pid=%d config=%s", NODED_VERSION,
+             nd.name, (int)getpid(), o.conf_path);
+    if (noded_run(&nd, &e) < 0) {
+        log_warnx("cannot start: %s", e.text);
+        goto out;
+    }
+    log_info("stopped");
+    rc = 0;
+out:
+    if (pidfd >= 0) {
+        char *pidpath = xasprintf("%s/sluiced.pid", nd.spool);
+        unlink(pidpath);
+        free(pidpath);
+        close(pidfd);
+    }
+    noded_fini(&nd);
+    if (logfp != NULL)
+        fclose(logfp);
+    return rc;
+}

@@ -1,0 +1,174 @@
+/*
+ * sluiced's root context: the auth context from AuthType/AuthInfo, the
+ * spool and resources at start, and the event loop with its subsystems
+ * (the controller connection, the job table, signal events).
+ */
+#include "noded/noded.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/conn.h"
+#include "noded/jobs.h"
+#include "noded/spool.h"
+
+/* The value of key=VALUE in a comma-separated AuthInfo, or NULL. */
+static char *auth_info_get(const char *info, const char *key)
+{
+    size_t kl = strlen(key);
+
+    for (const char *p = info; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=')
+            return xstrndup(p + kl + 1, n - kl - 1);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return NULL;
+}
+
+struct auth *noded_auth_create(const struct conf *c, struct err *e)
+{
+    const char *info = c->auth_info;
+    char *path;
+    struct auth *a;
+
+    if (c->auth_type == CONF_AUTH_KEY) {
+        path = auth_info_get(info, "key");
+        if (path == NULL)
+            path = xstrdup(info[0] && !strchr(info, '=') ? info
+                                                         : NODED_KEY_DEFAULT);
+        a = auth_create(AUTH_KEY, path, e);
+    } else {
+        path = auth_info_get(info, "socket");
+        if (path == NULL && info[0] == '/')
+            path = xstrdup(info);
+        a = auth_create(AUTH_MUNGE, path, e);
+    }
+    free(path);
+    return a;
+}
+
+/* Boot time of the machine (btime of /proc/stat); 0 when unknown. */
+static int64_t boot_time(void)
+{
+    FILE *fp = fopen("/proc/stat", "r");
+    char line[256];
+    long long t = 0;
+
+    if (fp == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), fp) != NULL)
+        if (sscanf(line, "btime %lld", &t) == 1)
+            break;
+    fclose(fp);
+    return t;
+}
+
+static int setup_spool(struct noded *nd, struct err *e)
+{
+    char *dir =
+        spool_expand(nd->conf->slurmd_spool_dir, nd->name, nd->hostname);
+    char real[PATH_MAX];
+
+    if (spool_mkdirs(dir, e) < 0) {
+        err_prefix(e, "SlurmdSpoolDir");
+        free(dir);
+        return -1;
+    }
+    if (realpath(dir, real) == NULL) {
+        err_set(e, "SlurmdSpoolDir %s: %s", dir, strerror(errno));
+        free(dir);
+        return -1;
+    }
+    free(dir);
+    nd->spool = xstrdup(real);
+    return 0;
+}
+
+int noded_setup(struct noded *nd, struct err *e)
+{
+    if (resources_detect(nd->conf, nd->node, &nd->res, e) < 0)
+        return -1;
+    if (setup_spool(nd, e) < 0)
+        return -1;
+    if ((nd->auth = noded_auth_create(nd->conf, e)) == NULL)
+        return -1;
+    nd->boot_time = boot_time();
+    return 0;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct noded *nd = arg;
+
+    (void)what;
+    log_info("signal=%s: stopping; running jobs stay with their supervisors",
+             strsignal((int)sig));
+    event_base_loopexit(nd->base, NULL);
+}
+
+static void log_resources(const struct noded *nd)
+{
+    const struct resources *r = &nd->res;
+
+    if (r->overrides)
+        log_info("node=%s config_overrides: reporting the configured "
+                 "cpus=%u mem_mib=%llu (found cpus=%u mem_mib=%llu)",
+                 nd->name, r->cpus, (unsigned long long)r->mem_mib,
+                 r->cpus_found, (unsigned long long)r->mem_mib_found);
+    else
+        log_info("node=%s cpus=%u mem_mib=%llu", nd->name, r->cpus,
+                 (unsigned long long)r->mem_mib);
+    log_info("node=%s gres=\"%s\" gres_conf=%s spool=%s", nd->name, r->gres,
+             r->gres_conf ? r->gres_conf : "(none)", nd->spool);
+}
+
+int noded_run(struct noded *nd, struct err *e)
+{
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    nd->base = event_base_new();
+    if (nd->base == NULL)
+        return err_set(e, "cannot create an event loop");
+    log_resources(nd);
+    if ((nd->conn = conn_create(nd, e)) == NULL)
+        return -1;
+    if ((nd->jobs = jobs_create(nd, e)) == NULL)
+        return -1;
+    nd->sig_term = evsignal_new(nd->base, SIGTERM, on_signal, nd);
+    nd->sig_int = evsignal_new(nd->base, SIGINT, on_signal, nd);
+    event_add(nd->sig_term, NULL);
+    event_add(nd->sig_int, NULL);
+    conn_start(nd->conn);
+    event_base_dispatch(nd->base);
+    return 0;
+}
+
+void noded_fini(struct noded *nd)
+{
+    conn_destroy(nd->conn); /* fails pending requests: jobs still there */
+    nd->conn = NULL;
+    jobs_destroy(nd->jobs);
+    nd->jobs = NULL;
+    if (nd->sig_term != NULL)
+        event_free(nd->sig_term);
+    if (nd->sig_int != NULL)
+        event_free(nd->sig_int);
+    if (nd->base != NULL)
+        event_base_free(nd->base);
+    nd->base = NULL;
+    auth_destroy(nd->auth);
+    resources_fini(&nd->res);
+    free(nd->spool);
+    free(nd->hostname);
+    conf_destroy(nd->conf);
+}

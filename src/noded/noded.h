@@ -1,0 +1,68 @@
+/*
+ * sluiced's root context: the configuration, the node it serves, its spool,
+ * the event loop and the subsystems hung off it (the connection to the
+ * controller, the table of jobs).  One per process.
+ */
+#ifndef SLUICE_NODED_H
+#define SLUICE_NODED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/err.h"
+#include "noded/resources.h"
+
+#define NODED_VERSION "0.1.0"
+/* The key file auth/key uses when AuthInfo names none. */
+#define NODED_KEY_DEFAULT "/etc/sluice/sluice.key"
+
+struct conn;
+struct jobs;
+
+struct noded {
+    struct conf *conf;     /* owned */
+    const char *conf_path; /* as named on the command line (borrowed) */
+    const struct conf_node *node;
+    const char *name;  /* node->name */
+    char *hostname;    /* gethostname(), owned */
+    char *spool;       /* absolute spool directory, owned */
+    struct auth *auth; /* owned */
+    struct resources res;
+    int64_t boot_time;
+
+    struct event_base *base;
+    struct conn *conn;
+    struct jobs *jobs;
+    struct event *sig_term, *sig_int;
+};
+
+/*
+ * noded_auth_create: the auth context for conf's AuthType and AuthInfo:
+ * auth/key reads the key file AuthInfo names ("PATH" or "key=PATH";
+ * NODED_KEY_DEFAULT when empty); auth/munge uses the munged socket
+ * "socket=PATH" (or a bare PATH; munge's default when empty).  Free with
+ * auth_destroy.
+ */
+struct auth *noded_auth_create(const struct conf *c, struct err *e);
+
+/*
+ * noded_setup: everything after option parsing and name resolution that
+ * can fail with a message for the person starting the daemon: resources,
+ * spool, auth.  nd->conf, conf_path, node, name and hostname are set by
+ * the caller.  No event loop yet (that is noded_run's, after a fork).
+ */
+int noded_setup(struct noded *nd, struct err *e);
+
+/* noded_run: create the loop and the subsystems, run until SIGTERM or
+ * SIGINT.  Returns 0 on a clean stop, -1 with e on failure to start. */
+int noded_run(struct noded *nd, struct err *e);
+
+/* noded_fini: free what nd holds (not nd itself). */
+void noded_fini(struct noded *nd);
+
+#endif

@@ -1,0 +1,419 @@
+/*
+ * Spool files of sluiced and its supervisors: atomic writes (temporary
+ * name, fsync, rename, fsync of the directory), the status file, the
+ * supervisor's pid with its process start time, listing and removal.
+ */
+#include "noded/spool.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/xalloc.h"
+
+char *spool_expand(const char *pattern, const char *node, const char *host)
+{
+    size_t cap = strlen(pattern) + 1, len = 0;
+    char *out = xmalloc(cap);
+
+    for (const char *p = pattern; *p != '\0'; p++) {
+        const char *add = NULL;
+        char one[2] = {*p, '\0'};
+        if (p[0] == '%' && (p[1] == 'n' || p[1] == 'h' || p[1] == '%')) {
+            add = p[1] == 'n' ? node : p[1] == 'h' ? host : "%";
+            p++;
+        } else {
+            add = one;
+        }
+        size_t n = strlen(add);
+        if (len + n + 1 > cap) {
+            cap = 2 * cap + n;
+            out = xrealloc(out, cap);
+        }
+        memcpy(out + len, add, n);
+        len += n;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+int spool_mkdirs(const char *path, struct err *e)
+{
+    char *p = xstrdup(path);
+    int rc = 0;
+
+    for (char *s = p + 1;; s++) {
+        char c = *s;
+        if (c != '/' && c != '\0')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+            rc = err_set(e, "cannot create %s: %s", p, strerror(errno));
+            break;
+        }
+        *s = c;
+        if (c == '\0')
+            break;
+    }
+    free(p);
+    return rc;
+}
+
+char *spool_job_dir(const char *spool, uint32_t job_id)
+{
+    return xasprintf("%s/job.%" PRIu32, spool, job_id);
+}
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc;
+
+    if (fd < 0)
+        return -1;
+    rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int spool_write(const char *dir, const char *name, const void *data, size_t len,
+                mode_t mode, uid_t uid, gid_t gid, struct err *e)
+{
+    char *tmp = xasprintf("%s/.%s.tmp", dir, name);
+    char *path = xasprintf("%s/%s", dir, name);
+    int fd = -1, saved;
+
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0)
+        goto error;
+    if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0)
+        goto error;
+    if (uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
+        goto error;
+    if (fsync(fd) < 0 || close(fd) < 0) {
+        fd = -1;
+        goto error;
+    }
+    fd = -1;
+    if (rename(tmp, path) < 0 || fsync_dir(dir) < 0)
+        goto error;
+    free(tmp);
+    free(path);
+    return 0;
+error:
+    saved = errno;
+    err_set(e, "cannot write %s: %s", path, strerror(saved));
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    free(tmp);
+    free(path);
+    errno = saved;
+    return -1;
+}
+
+char *spool_read(const char *dir, const char *name, size_t max, struct err *e)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    char *buf = xmalloc(max + 1);
+    size_t len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), saved;
+
+    if (fd < 0)
+        goto error;
+    for (;;) {
+        ssize_t n = read(fd, buf + len, max + 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto error;
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (len > max) {
+            errno = EFBIG;
+            goto error;
+        }
+    }
+    close(fd);
+    buf[len] = '\0';
+    free(path);
+    return buf;
+error:
+    saved = errno;
+    err_set(e, "cannot read %s: %s", path, strerror(saved));
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    free(path);
+    errno = saved;
+    return NULL;
+}
+
+int spool_status_write(const char *jobdir, const struct spool_status *st,
+                       struct err *e)
+{
+    json_t *o =
+        json_pack("{s:i, s:i, s:I, s:I}", "exit_code", st->exit_code, "signal",
+                  st->signal, "start_time", (json_int_t)st->start_time,
+                  "end_time", (json_int_t)st->end_time);
+    char *text = json_dumps(o, JSON_COMPACT);
+    int rc;
+
+    json_decref(o);
+    rc = spool_write(jobdir, "status", text, strlen(text), 0644, (uid_t)-1,
+                     (gid_t)-1, e);
+    free(text);
+    return rc;
+}
+
+int spool_status_read(const char *jobdir, struct spool_status *st,
+                      struct err *e)
+{
+    char *text = spool_read(jobdir, "status", 4096, e);
+    json_t *o;
+    json_int_t code, sig, start, end;
+    json_error_t je;
+
+    if (text == NULL)
+        return -1;
+    o = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (o == NULL ||
+        json_unpack(o, "{s:I, s:I, s:I, s:I}", "exit_code", &code, "signal",
+                    &sig, "start_time", &start, "end_time", &end) < 0 ||
+        code < 0 || code > 255 || sig < 0 || sig > 128) {
+        json_decref(o);
+        errno = EBADMSG;
+        return err_set(e, "%s/status: not a job status", jobdir);
+    }
+    json_decref(o);
+    st->exit_code = (int)code;
+    st->signal = (int)sig;
+    st->start_time = start;
+    st->end_time = end;
+    return 0;
+}
+
+/* The start time of process pid in clock ticks since boot. */
+static int proc_start_ticks(pid_t pid, unsigned long long *ticks)
+{
+    char path[64], buf[1024];
+    const char *p;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* after "pid (comm) ", the state is field 3; starttime is field 22 */
+    if ((p = strrchr(buf, ')')) == NULL)
+        return -1;
+    p++;
+    for (int field = 2; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (p == NULL)
+            return -1;
+    }
+    if (sscanf(p, " %llu", ticks) != 1)
+        return -1;
+    return 0;
+}
+
+int spool_pid_self(struct spool_pid *p)
+{
+    p->pid = getpid();
+    return proc_start_ticks(p->pid, &p->start_ticks);
+}
+
+bool spool_pid_alive(const struct spool_pid *p)
+{
+    unsigned long long t;
+    char path[64], state = '?', buf[512];
+    const char *s;
+    ssize_t n;
+    int fd;
+
+    if (p->pid <= 0 || (kill(p->pid, 0) < 0 && errno == ESRCH))
+        return false;
+    if (proc_start_ticks(p->pid, &t) < 0 || t != p->start_ticks)
+        return false;
+    /* an exited supervisor that nobody reaped is not alive */
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return false;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n > 0) {
+        buf[n] = '\0';
+        if ((s = strrchr(buf, ')')) != NULL && s[1] == ' ')
+            state = s[2];
+    }
+    return state != 'Z' && state != 'X';
+}
+
+int spool_pid_write(const char *jobdir, const struct spool_pid *p,
+                    struct err *e)
+{
+    char buf[64];
+    int n =
+        snprintf(buf, sizeof(buf), "%d %llu\n", (int)p->pid, p->start_ticks);
+
+    return spool_write(jobdir, "supervisor.pid", buf, (size_t)n, 0644,
+                       (uid_t)-1, (gid_t)-1, e);
+}
+
+int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e)
+{
+    char *text = spool_read(jobdir, "supervisor.pid", 64, e);
+    int pid;
+    unsigned long long t;
+
+    if (text == NULL)
+        return -1;
+    if (sscanf(text, "%d %llu", &pid, &t) != 2 || pid <= 0) {
+        free(text);
+        errno = EBADMSG;
+        return err_set(e, "%s/supervisor.pid: not \"PID START\"", jobdir);
+    }
+    free(text);
+    p->pid = pid;
+    p->start_ticks = t;
+    return 0;
+}
+
+int spool_int_write(const char *jobdir, const char *name, int64_t v,
+                    struct err *e)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", v);
+
+    return spool_write(jobdir, name, buf, (size_t)n, 0644, (uid_t)-1, (gid_t)-1,
+                       e);
+}
+
+int spool_int_read(const char *jobdir, const char *name, int64_t *v,
+                   struct err *e)
+{
+    char *text = spool_read(jobdir, name, 32, e), *end;
+    long long x;
+
+    if (text == NULL)
+        return -1;
+    errno = 0;
+    x = strtoll(text, &end, 10);
+    if (errno != 0 || end == text || (*end != '\n' && *end != '\0')) {
+        free(text);
+        errno = EBADMSG;
+        return err_set(e, "%s/%s: not a number", jobdir, name);
+    }
+    free(text);
+    *v = x;
+    return 0;
+}
+
+int spool_remove(const char *jobdir)
+{
+    DIR *d = opendir(jobdir);
+    struct dirent *de;
+
+    if (d == NULL)
+        return errno == ENOENT ? 0 : -1;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT) {
+            int saved = errno;
+            closedir(d);
+            errno = saved;
+            return -1;
+        }
+    }
+    closedir(d);
+    if (rmdir(jobdir) < 0 && errno != ENOENT)
+        return -1;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* "job.<id>" with id a decimal in 1..UINT32_MAX: 0 and *id set. */
+static int parse_job_name(const char *name, uint32_t *id)
+{
+    unsigned long long v = 0;
+    const char *p;
+
+    if (strncmp(name, "job.", 4) != 0 || name[4] == '\0' || name[4] == '0')
+        return -1;
+    for (p = name + 4; *p != '\0'; p++) {
+        if (!isdigit((unsigned char)*p) || v > UINT32_MAX / 10)
+            return -1;
+        v = v * 10 + (unsigned)(*p - '0');
+    }
+    if (v == 0 || v > UINT32_MAX)
+        return -1;
+    *id = (uint32_t)v;
+    return 0;
+}
+
+int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)
+{
+    DIR *d = opendir(spool);
+    struct dirent *de;
+    size_t cap = 0;
+    uint32_t id;
+
+    *ids = NULL;
+    *n = 0;
+    if (d == NULL)
+        return err_set(e, "cannot list %s: %s", spool, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        if (parse_job_name(de->d_name, &id) < 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *ids = xreallocarray(*ids, cap, sizeof(**ids));
+        }
+        (*ids)[(*n)++] = id;
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(*ids, *n, sizeof(**ids), cmp_u32);
+    return 0;
+}

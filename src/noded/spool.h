@@ -1,0 +1,92 @@
+/*
+ * The node's spool (SlurmdSpoolDir): one directory job.<id>/ per job with
+ * its script, launch.json, supervisor.pid, pgid, an optional kill
+ * deadline and, once the job ended, status.  Files are written to a
+ * temporary name, fsynced and renamed, so a reader sees all or nothing.
+ * Used by sluiced and by the supervisors it forks.
+ */
+#ifndef SLUICE_NODED_SPOOL_H
+#define SLUICE_NODED_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+
+/* How a job ended, as the supervisor saw it (the status file). */
+struct spool_status {
+    int exit_code; /* the exit status when it exited, else 0 */
+    int signal;    /* the terminating signal, else 0 */
+    int64_t start_time;
+    int64_t end_time;
+};
+
+/* The supervisor of a running job: its pid and the start time of that
+ * process (field 22 of /proc/PID/stat), so that a reused pid is told
+ * apart. */
+struct spool_pid {
+    pid_t pid;
+    unsigned long long start_ticks;
+};
+
+/* spool_expand: pattern with %n -> node and %h -> host (%% -> %).  New
+ * string, caller frees. */
+char *spool_expand(const char *pattern, const char *node, const char *host);
+
+/* spool_mkdirs: create path and its parents (mode 0755 for new ones). */
+int spool_mkdirs(const char *path, struct err *e);
+
+/* spool_job_dir: "<spool>/job.<id>"; caller frees. */
+char *spool_job_dir(const char *spool, uint32_t job_id);
+
+/*
+ * spool_write: write data to dir/name atomically (dir/.name.tmp, fsync,
+ * rename, fsync dir) with mode; chown to uid:gid unless uid is -1.
+ */
+int spool_write(const char *dir, const char *name, const void *data, size_t len,
+                mode_t mode, uid_t uid, gid_t gid, struct err *e);
+
+/*
+ * spool_read: the contents of dir/name, NUL-terminated, at most max bytes
+ * (EFBIG beyond).  New string, caller frees; NULL with errno (ENOENT when
+ * absent) and e.
+ */
+char *spool_read(const char *dir, const char *name, size_t max, struct err *e);
+
+/* spool_status_write / spool_status_read: the status file as JSON
+ * {"exit_code", "signal", "start_time", "end_time"}.  Reading fails with
+ * ENOENT when the job has not ended, EBADMSG when the file is damaged. */
+int spool_status_write(const char *jobdir, const struct spool_status *st,
+                       struct err *e);
+int spool_status_read(const char *jobdir, struct spool_status *st,
+                      struct err *e);
+
+/* spool_pid_self: this process as a struct spool_pid. */
+int spool_pid_self(struct spool_pid *p);
+/* spool_pid_alive: p names a live process that is the one recorded. */
+bool spool_pid_alive(const struct spool_pid *p);
+/* spool_pid_write / spool_pid_read: "PID START_TICKS\n" in
+ * jobdir/supervisor.pid. */
+int spool_pid_write(const char *jobdir, const struct spool_pid *p,
+                    struct err *e);
+int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e);
+
+/* spool_int_write / spool_int_read: one decimal integer in jobdir/name
+ * (pgid, kill). */
+int spool_int_write(const char *jobdir, const char *name, int64_t v,
+                    struct err *e);
+int spool_int_read(const char *jobdir, const char *name, int64_t *v,
+                   struct err *e);
+
+/* spool_remove: remove jobdir and the files in it; 0 when it is gone. */
+int spool_remove(const char *jobdir);
+
+/*
+ * spool_list: the ids of the job.<id> directories in spool, ascending.
+ * *ids is a new array (caller frees), *n its length.
+ */
+int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * The per-job supervisor and the job's own start: the supervisor forks
+ * the job into a process group of its own, learns through a close-on-exec
+ * pipe whether the script was executed (or why not), reports that to
+ * sluiced, waits, writes the status file and notifies sluiced.
+ */
+#include "noded/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/close_range.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/xalloc.h"
+#include "noded/jobenv.h"
+#include "noded/spool.h"
+
+#define REPORT_FD 3
+
+/* Write "CODE text" to fd: how the job's process tells a failed start. */
+static void tell(int fd, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void tell(int fd, int code, const char *fmt, ...)
+{
+    char buf[600];
+    va_list ap;
+    int n = snprintf(buf, sizeof(buf), "%d ", code);
+
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+    va_end(ap);
+    (void)!write(fd, buf, strlen(buf));
+}
+
+/* Write one line to sluiced on the report pipe. */
+static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void report(const char *fmt, ...)
+{
+    char buf[700];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+    va_end(ap);
+    buf[strcspn(buf, "\n")] = '\0';
+    strcat(buf, "\n");
+    (void)!write(REPORT_FD, buf, strlen(buf));
+}
+
+static void reset_signals(void)
+{
+    sigset_t none;
+
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_DFL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static int become_user(const struct launch *l, const struct passwd *pw, int fd)
+{
+    if (geteuid() != 0) {
+        if (geteuid() == l->uid)
+            return 0;
+        tell(fd, EPERM, "cannot run a job of uid %u as uid %u",
+             (unsigned)l->uid, (unsigned)geteuid());
+        return -1;
+    }
+    if (initgroups(pw->pw_name, l->gid) < 0 || setgid(l->gid) < 0 ||
+        setuid(l->uid) < 0) {
+        tell(fd, errno, "cannot become user %s (uid %u, gid %u): %s",
+             pw->pw_name, (unsigned)l->uid, (unsigned)l->gid, strerror(errno));
+        return -1;
+    }
+    if (l->uid != 0 && setuid(0) == 0) {
+        tell(fd, EPERM, "dropping privileges to uid %u did not hold",
+             (unsigned)l->uid);
+        return -1;
+    }
+    return 0;
+}
+
+/* Open path for the job's output as the user: created 0644, truncated. */
+static int open_output(const char *path, int fd)
+{
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+
+    if (out < 0)
+        tell(fd, errno, "cannot open output file %s: %s", path,
+             strerror(errno));
+    return out;
+}
+
+static int redirect(const struct launch *l, const char *user, const char *node,
+                    const char *work_dir, int fd)
+{
+    char *out = jobenv_output_path(l, 0, user, node, work_dir);
+    char *err = jobenv_output_path(l, 1, user, node, work_dir);
+    int in = open("/dev/null", O_RDONLY), ofd, efd, rc = -1;
+
+    if ((ofd = open_output(out, fd)) < 0)
+        goto done;
+    efd = strcmp(out, err) == 0 ? ofd : open_output(err, fd);
+    if (efd < 0)
+        goto done;
+    if (in < 0 || dup2(in, 0) < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0) {
+        tell(fd, errno, "cannot redirect the job's output: %s",
+             strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    free(out);
+    free(err);
+    return rc;
+}
+
+/* The interpreter line of the script, for messages: "#!/bin/bash". */
+static void interp_of(const char *script, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.*s", (int)strcspn(script, "\n"), script);
+}
+
+/* In the job's process: become the job, or tell fd why not and exit. */
+static void job_exec(const struct supervisor_args *a, int fd)
+{
+    const struct launch *l = a->launch;
+    struct passwd pw, *res = NULL;
+    char pwbuf[4096], interp[128];
+    const char *user, *work_dir;
+    char *script = xasprintf("%s/script", a->jobdir), **argv, **env;
+
+    setpgid(0, 0);
+    reset_signals();
+    umask(022);
+    getpwuid_r(l->uid, &pw, pwbuf, sizeof(pwbuf), &res);
+    if (res == NULL) {
+        tell(fd, ENOENT, "user %s (uid %u) is unknown on %s", l->user_name,
+             (unsigned)l->uid, a->node);
+        _exit(127);
+    }
+    user = l->user_name[0] ? l->user_name : pw.pw_name;
+    work_dir = l->work_dir[0] ? l->work_dir : pw.pw_dir;
+    if (become_user(l, &pw, fd) < 0)
+        _exit(127);
+    if (chdir(work_dir) < 0) {
+        tell(fd, errno, "cannot chdir to %s: %s", work_dir, strerror(errno));
+        _exit(127);
+    }
+    if (redirect(l, user, a->node, work_dir, fd) < 0)
+        _exit(127);
+    env = jobenv_build(l, user, a->node);
+    argv = xcalloc(l->argc + 2, sizeof(*argv));
+    argv[0] = script;
+    for (size_t i = 1; i < l->argc; i++)
+        argv[i] = l->argv[i];
+    execve(script, argv, env);
+    interp_of(l->script, interp, sizeof(interp));
+    tell(fd, errno, "cannot execute the job script (%s): %s", interp,
+         strerror(errno));
+    _exit(127);
+}
+
+/* Read what the job's process told before exec; "" when it exec'd. */
+static void read_all(int fd, char *buf, size_t len)
+{
+    size_t used = 0;
+    ssize_t n;
+
+    while (used + 1 < len) {
+        n = read(fd, buf + used, len - 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+    }
+    buf[used] = '\0';
+}
+
+static void notify_sluiced(const char *path, uint32_t job_id)
+{
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    char buf[32];
+    int fd;
+
+    if (path == NULL || strlen(path) >= sizeof(sun.sun_path))
+        return;
+    strcpy(sun.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+        snprintf(buf, sizeof(buf), "%u\n", (unsigned)job_id);
+        (void)!write(fd, buf, strlen(buf));
+    }
+    close(fd);
+}
+
+/* Descriptors: the report pipe on REPORT_FD, /dev/null on 0-2, nothing
+ * else. */
+static void setup_fds(int report_fd)
+{
+    int null;
+
+    if (report_fd != REPORT_FD) {
+        dup2(report_fd, REPORT_FD);
+        close(report_fd);
+    }
+    fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
+    null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        for (int fd = 0; fd < 3; fd++)
+            if (fd != null)
+                dup2(null, fd);
+    }
+    close_range(REPORT_FD + 1, ~0U, 0);
+}
+
+/* Start the job; its pid, or -1 after reporting why not. */
+static pid_t start_job(const struct supervisor_args *a)
+{
+    int p[2];
+    char msg[600];
+    pid_t pid;
+    int code;
+
+    if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+        report("error %d cannot start the job: %s", EAGAIN, strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        close(REPORT_FD);
+        job_exec(a, p[1]);
+    }
+    setpgid(pid, pid);
+    close(p[1]);
+    read_all(p[0], msg, sizeof(msg));
+    close(p[0]);
+    if (msg[0] == '\0')
+        return pid;
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    code = atoi(msg);
+    report("error %d %s", code > 0 ? code : EIO,
+           strchr(msg, ' ') ? strchr(msg, ' ') + 1 : msg);
+    return -1;
+}
+
+void supervisor_main(const struct supervisor_args *a, int report_fd)
+{
+    struct spool_status st = {0};
+    struct spool_pid self;
+    struct err e = {"cannot read /proc/self/stat"};
+    pid_t pid;
+    int wstatus;
+
+    setup_fds(report_fd);
+    reset_signals();
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    if (spool_pid_self(&self) < 0 ||
+        spool_pid_write(a->jobdir, &self, &e) < 0) {
+        spool_remove(a->jobdir);
+        report("error %d cannot record the supervisor: %s", EIO, e.text);
+        _exit(1);
+    }
+    if ((pid = start_job(a)) < 0) {
+        spool_remove(a->jobdir);
+        _exit(1);
+    }
+    st.start_time = time(NULL);
+    spool_int_write(a->jobdir, "pgid", pid, &e);
+    report("ok %d %d %lld", (int)self.pid, (int)pid, (long long)st.start_time);
+    close(REPORT_FD);
+    while (waitpid(pid, &wstatus, 0) < 0)
+        if (errno != EINTR)
+            _exit(1);
+    st.end_time = time(NULL);
+    if (WIFEXITED(wstatus))
+        st.exit_code = WEXITSTATUS(wstatus);
+    else if (WIFSIGNALED(wstatus))
+        st.signal = WTERMSIG(wstatus);
+    kill(-pid, SIGKILL); /* what the script left behind ends with it */
+    spool_status_write(a->jobdir, &st, &e);
+    notify_sluiced(a->notify, a->launch->job_id);
+    _exit(0);
+}

@@ -1,0 +1,30 @@
+/*
+ * The per-job supervisor: a process of its own session that starts the
+ * job (own process group, the user's ids, its working directory, its
+ * output files, its environment, the script executed by its #! line),
+ * waits for it, writes the job's status to the spool and tells sluiced.
+ * It outlives sluiced, so a restart of the node daemon loses no job.
+ */
+#ifndef SLUICE_NODED_SUPERVISOR_H
+#define SLUICE_NODED_SUPERVISOR_H
+
+#include "noded/launch.h"
+
+struct supervisor_args {
+    const struct launch *launch;
+    const char *jobdir; /* the job's spool directory, already written */
+    const char *node;   /* NodeName */
+    const char *notify; /* sluiced's unix socket (best effort) */
+};
+
+/*
+ * supervisor_main: run as the supervisor in a freshly forked process;
+ * never returns.  report_fd gets one line: "ok PID PGID START_TIME" once
+ * the script was executed, or "error ERRNO TEXT" (the job's spool
+ * directory is then removed).  Every other inherited descriptor is
+ * closed first.
+ */
+void supervisor_main(const struct supervisor_args *a, int report_fd)
+    __attribute__((noreturn));
+
+#endif
