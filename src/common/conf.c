@@ -336,8 +336,8 @@ static void conf_cluster_key(struct conf *c, const char *file,
                      p->key);
         return;
     }
-    if (k->name == conf_cluster_keys[2].name)
-        k = &conf_cluster_keys[1]; /* ControlMachine: SlurmctldHost */
+    if (k->parse == parse_ctld_host) /* ControlMachine is an alias */
+        k = conf_key_find(conf_cluster_keys, "SlurmctldHost");
     if (conf_key_set(k, c, c, p->value, &e) < 0) {
         conf_diag_at(c, CONF_ERROR, &loc, "%s", e.text);
         return;

@@ -186,7 +186,9 @@ static int lex_value(const char *s, size_t n, size_t *i, size_t *v0,
     if (s[*i] != '"') {
         *v0 = *i;
         while (*i < n && !LEX_BLANK(s[*i]))
-            (*i)++;
+            if (s[(*i)++] == '"')
+                return err_set(e, "stray quote inside a value (quote the "
+                                  "whole value: Key=\"...\")");
         *vlen = *i - *v0;
         return 0;
     }
