@@ -77,19 +77,47 @@ size_t name_score(const char *host, const char *name)
     return score;
 }
 
+/* The value of the last number in s, or -1 when it has none. */
+static long long last_number(const char *s)
+{
+    const char *p = s + strlen(s), *end;
+
+    while (p > s && !isdigit((unsigned char)p[-1]))
+        p--;
+    end = p;
+    while (p > s && isdigit((unsigned char)p[-1]))
+        p--;
+    if (p == end || end - p > 15)
+        return -1;
+    return strtoll(p, NULL, 10);
+}
+
+/* Between names equally near, the one whose last number is closest. */
+static unsigned long long number_gap(const char *host, const char *name)
+{
+    long long a = last_number(host), b = last_number(name);
+
+    if (a < 0 || b < 0)
+        return (unsigned long long)-1;
+    return (unsigned long long)(a > b ? a - b : b - a);
+}
+
 const char *name_nearest(const struct conf *c, const char *host)
 {
     const char *best = NULL;
     size_t best_score = (size_t)-1;
+    unsigned long long best_gap = (unsigned long long)-1;
 
     for (size_t i = 0; i < c->n_nodes; i++) {
         const struct conf_node *n = &c->nodes[i];
         size_t s = name_score(host, n->name);
         size_t sh = name_score(host, n->hostname);
+        unsigned long long gap = number_gap(host, n->name);
         if (sh < s)
             s = sh;
-        if (s < best_score) {
+        if (s < best_score || (s == best_score && gap < best_gap)) {
             best_score = s;
+            best_gap = gap;
             best = n->name;
         }
     }
@@ -104,13 +132,12 @@ static bool same_line(const struct conf_node *a, const struct conf_node *b)
              strcmp(a->loc.file, b->loc.file) == 0));
 }
 
-/* Append "NodeName=EXPR is a,b,c" for nodes [first, end) to buf. */
-static void describe_line(const struct conf *c, size_t first, size_t end,
-                          size_t max_names, char *buf, size_t len)
+/* "NodeName=EXPR is a,b,c" for nodes [first, end); caller frees. */
+static char *describe_line(const struct conf *c, size_t first, size_t end,
+                           size_t max_names)
 {
     struct hostlist *hl = hostlist_create();
-    char *expr, *list;
-    size_t used = strlen(buf);
+    char *expr, *list, *out;
 
     for (size_t i = first; i < end; i++)
         hostlist_push_host(hl, c->nodes[i].name);
@@ -121,33 +148,40 @@ static void describe_line(const struct conf *c, size_t first, size_t end,
         hostlist_push_host(hl, c->nodes[i].name);
     list = hostlist_join(hl, ",");
     hostlist_destroy(hl);
-    snprintf(buf + used, len - used, "%sNodeName=%s is %s%s",
-             used > 0 ? "; " : "", expr, list,
-             end - first > max_names ? ",..." : "");
+    out = xasprintf("NodeName=%s is %s%s", expr, list,
+                    end - first > max_names ? ",..." : "");
     free(expr);
     free(list);
+    return out;
 }
 
 char *name_describe(const struct conf *c, size_t max_names)
 {
-    char buf[NAME_DESCRIBE_MAX * 4] = "";
-    size_t first = 0;
+    char buf[NAME_DESCRIBE_MAX + 8] = "";
+    size_t first = 0, used = 0;
 
     if (c->n_nodes == 0)
         return xstrdup("it defines no nodes");
     while (first < c->n_nodes) {
         size_t end = first + 1;
+        char *line;
         while (end < c->n_nodes && same_line(&c->nodes[first], &c->nodes[end]))
             end++;
-        if (strlen(buf) > NAME_DESCRIBE_MAX) {
-            strcat(buf, "; ...");
+        line = describe_line(c, first, end, max_names);
+        if (used > 0 && used + 2 + strlen(line) > NAME_DESCRIBE_MAX) {
+            free(line);
+            strcpy(buf + used, "; ...");
             break;
         }
-        describe_line(c, first, end, max_names, buf, sizeof(buf));
+        if (used + 2 + strlen(line) > NAME_DESCRIBE_MAX) /* the first line */
+            snprintf(buf, sizeof(buf), "%.*s...", NAME_DESCRIBE_MAX - 3, line);
+        else
+            snprintf(buf + used, sizeof(buf) - used, "%s%s",
+                     used > 0 ? "; " : "", line);
+        used = strlen(buf);
+        free(line);
         first = end;
     }
-    if (strlen(buf) > NAME_DESCRIBE_MAX + 40)
-        strcpy(buf + NAME_DESCRIBE_MAX, "...");
     return xstrdup(buf);
 }
 
