@@ -1,0 +1,267 @@
+/*
+ * Unit tests for what a job sees: the LAUNCH object parsed and refused,
+ * output file patterns (%j %x %u %N %A %a %% and widths), output paths,
+ * and the environment with its SLURM_* and SLUICE_* variables.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "noded/jobenv.h"
+#include "noded/launch.h"
+
+static void parse_ok(const char *json, struct launch *l)
+{
+    json_error_t je;
+    json_t *o = json_loads(json, 0, &je);
+    struct err e;
+
+    if (o == NULL)
+        fail_msg("json: %s", je.text);
+    if (launch_parse(o, l, &e) < 0)
+        fail_msg("launch_parse: %s", e.text);
+    json_decref(o);
+}
+
+static const char *base_job =
+    "{\"job_id\": 42, \"name\": \"train\", \"user_id\": 1000, "
+    "\"group_id\": 1000, \"user_name\": \"zhangsan\", \"partition\": \"dev\","
+    " \"script\": \"#!/bin/bash\\necho hi\\n\", \"argv\": [\"train.sh\", "
+    "\"a b\"], \"work_dir\": \"/home/zhangsan\", \"std_out\": null, "
+    "\"std_err\": null, \"environment\": {\"PATH\": \"/usr/bin:/bin\", "
+    "\"SLURM_JOB_ID\": \"7\", \"HOME\": \"/home/zhangsan\"}, \"cpus\": 4, "
+    "\"mem_mib\": 2048, \"node_list\": \"node[01-02]\", "
+    "\"time_limit_s\": 3600}";
+
+static void test_parse(void **state)
+{
+    struct launch l;
+
+    (void)state;
+    parse_ok(base_job, &l);
+    assert_int_equal(l.job_id, 42);
+    assert_string_equal(l.name, "train");
+    assert_int_equal(l.uid, 1000);
+    assert_int_equal(l.argc, 2);
+    assert_string_equal(l.argv[1], "a b");
+    assert_int_equal(l.n_env, 3);
+    assert_string_equal(l.std_out, "");
+    assert_int_equal(l.cpus, 4);
+    assert_int_equal(l.mem_mib, 2048);
+    assert_int_equal(l.time_limit_s, 3600);
+    assert_string_equal(l.gpus, "");
+    assert_false(l.is_array);
+    launch_clear(&l);
+}
+
+static void test_parse_refused(void **state)
+{
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        {"[]", "job: expected an object"},
+        {"{\"user_id\": 0, \"group_id\": 0, \"script\": \"#!/bin/sh\"}",
+         "job_id: expected an integer 1..4294967295"},
+        {"{\"job_id\": 0, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\"}",
+         "job_id: expected"},
+        {"{\"job_id\": 1, \"group_id\": 0, \"script\": \"#!/bin/sh\"}",
+         "user_id: expected"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0}",
+         "script: expected a string"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"echo hi\"}",
+         "script has no interpreter line (#!...)"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"environment\": {\"A=B\": \"x\"}}",
+         "bad variable name \"A=B\""},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"environment\": {\"A\": 1}}",
+         "environment: expected an object of strings"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"argv\": [1]}",
+         "argv: expected an array of strings"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"cpus\": -1}",
+         "cpus: expected an integer"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"work_dir\": 5}",
+         "work_dir: expected a string"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"gpus\": [\"x\"]}",
+         "gpus: expected an array of GPU indices"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *o = json_loads(cases[i].json, 0, NULL);
+        struct launch l;
+        struct err e;
+        assert_non_null(o);
+        if (launch_parse(o, &l, &e) == 0)
+            fail_msg("accepted %s", cases[i].json);
+        assert_int_equal(errno, EINVAL);
+        if (strstr(e.text, cases[i].want) == NULL)
+            fail_msg("%s: got \"%s\", want \"%s\"", cases[i].json, e.text,
+                     cases[i].want);
+        json_decref(o);
+    }
+}
+
+static void test_expand(void **state)
+{
+    static const struct {
+        const char *pattern, *want;
+    } cases[] = {
+        {"slurm-%j.out", "slurm-42.out"},
+        {"%x-%u-%N.log", "train-zhangsan-node01.log"},
+        {"%A_%a.out", "42_4294967294.out"},
+        {"%5j", "00042"},
+        {"100%%", "100%"},
+        {"%q%", "%q%"},
+        {"job\\%j", "job%j"},
+        {"%n.%t.%s", "0.0.batch"},
+        {"", ""},
+    };
+    struct launch l;
+
+    (void)state;
+    parse_ok(base_job, &l);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got =
+            jobenv_expand(cases[i].pattern, &l, "zhangsan", "node01.cluster");
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("expand(%s) = \"%s\", want \"%s\"", cases[i].pattern, got,
+                     cases[i].want);
+        free(got);
+    }
+    launch_clear(&l);
+}
+
+static void test_expand_array(void **state)
+{
+    struct launch l;
+    json_t *o = json_loads(base_job, 0, NULL);
+    struct err e;
+    char *got;
+
+    (void)state;
+    json_object_set_new(o, "array_job_id", json_integer(40));
+    json_object_set_new(o, "array_task_id", json_integer(2));
+    assert_int_equal(launch_parse(o, &l, &e), 0);
+    got = jobenv_expand("%A_%a-%j", &l, "u", "n");
+    assert_string_equal(got, "40_2-42");
+    free(got);
+    launch_clear(&l);
+    json_decref(o);
+}
+
+static void test_output_paths(void **state)
+{
+    struct launch l;
+    char *p;
+
+    (void)state;
+    parse_ok(base_job, &l);
+    p = jobenv_output_path(&l, 0, "zhangsan", "node01", "/w");
+    assert_string_equal(p, "/w/slurm-42.out");
+    free(p);
+    p = jobenv_output_path(&l, 1, "zhangsan", "node01", "/w");
+    assert_string_equal(p, "/w/slurm-42.out"); /* stderr with stdout */
+    free(p);
+    free(l.std_out);
+    l.std_out = strdup("/abs/%x.out");
+    free(l.std_err);
+    l.std_err = strdup("logs/%j.err");
+    p = jobenv_output_path(&l, 0, "zhangsan", "node01", "/w");
+    assert_string_equal(p, "/abs/train.out");
+    free(p);
+    p = jobenv_output_path(&l, 1, "zhangsan", "node01", "/w");
+    assert_string_equal(p, "/w/logs/42.err");
+    free(p);
+    launch_clear(&l);
+}
+
+static void test_environment(void **state)
+{
+    struct launch l;
+    char **env;
+    size_t n = 0;
+
+    (void)state;
+    parse_ok(base_job, &l);
+    env = jobenv_build(&l, "zhangsan", "node01");
+    for (char **p = env; *p; p++)
+        n++;
+    assert_string_equal(jobenv_get(env, "PATH"), "/usr/bin:/bin");
+    assert_string_equal(jobenv_get(env, "HOME"), "/home/zhangsan");
+    /* the submitted SLURM_JOB_ID is replaced, not duplicated */
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_ID"), "42");
+    assert_string_equal(jobenv_get(env, "SLUICE_JOB_ID"), "42");
+    assert_string_equal(jobenv_get(env, "SLURM_JOBID"), "42");
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_NAME"), "train");
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_PARTITION"), "dev");
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_NODELIST"), "node[01-02]");
+    assert_string_equal(jobenv_get(env, "SLURM_NODELIST"), "node[01-02]");
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_NUM_NODES"), "2");
+    assert_string_equal(jobenv_get(env, "SLURM_SUBMIT_DIR"), "/home/zhangsan");
+    assert_string_equal(jobenv_get(env, "SLURM_CPUS_ON_NODE"), "4");
+    assert_string_equal(jobenv_get(env, "SLUICE_CPUS_ON_NODE"), "4");
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_USER"), "zhangsan");
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_UID"), "1000");
+    assert_string_equal(jobenv_get(env, "SLURM_NODEID"), "0");
+    assert_string_equal(jobenv_get(env, "SLURMD_NODENAME"), "node01");
+    assert_string_equal(jobenv_get(env, "SLUICED_NODENAME"), "node01");
+    assert_string_equal(jobenv_get(env, "SLURM_MEM_PER_NODE"), "2048");
+    assert_null(jobenv_get(env, "SLURM_RESTART_COUNT"));
+    assert_null(jobenv_get(env, "CUDA_VISIBLE_DEVICES"));
+    for (char **p = env; *p; p++)
+        for (char **q = p + 1; *q; q++)
+            if (strncmp(*p, *q, strcspn(*p, "=") + 1) == 0)
+                fail_msg("%s twice", *p);
+    jobenv_free(env);
+    launch_clear(&l);
+}
+
+static void test_environment_extras(void **state)
+{
+    json_t *o = json_loads(base_job, 0, NULL);
+    struct launch l;
+    struct err e;
+    char **env;
+
+    (void)state;
+    json_object_set_new(o, "restart_count", json_integer(2));
+    json_object_set_new(o, "gpus", json_pack("[i, i]", 0, 3));
+    json_object_del(o, "environment");
+    assert_int_equal(launch_parse(o, &l, &e), 0);
+    env = jobenv_build(&l, "zhangsan", "node01");
+    assert_string_equal(jobenv_get(env, "SLURM_RESTART_COUNT"), "2");
+    assert_string_equal(jobenv_get(env, "SLUICE_RESTART_COUNT"), "2");
+    assert_string_equal(jobenv_get(env, "CUDA_VISIBLE_DEVICES"), "0,3");
+    assert_string_equal(jobenv_get(env, "SLURM_JOB_GPUS"), "0,3");
+    assert_null(jobenv_get(env, "PATH"));
+    jobenv_free(env);
+    launch_clear(&l);
+    json_decref(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_parse_refused),
+        cmocka_unit_test(test_expand),
+        cmocka_unit_test(test_expand_array),
+        cmocka_unit_test(test_output_paths),
+        cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_environment_extras),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,231 @@
+/*
+ * Unit tests for the node's spool and resource helpers: %n/%h expansion,
+ * the status file round trip (and damaged ones), supervisor pids told
+ * apart from reused ones, listing and removal, /proc/meminfo parsing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "noded/resources.h"
+#include "noded/spool.h"
+
+static char tmpdir[] = "/tmp/sluice-test-spool.XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[128];
+
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_expand(void **state)
+{
+    char *s;
+
+    (void)state;
+    s = spool_expand("/var/spool/sluice/%n", "node01", "host1");
+    assert_string_equal(s, "/var/spool/sluice/node01");
+    free(s);
+    s = spool_expand("/d/%h/%n/100%%/%x", "n", "h");
+    assert_string_equal(s, "/d/h/n/100%/%x");
+    free(s);
+}
+
+static void test_status_round_trip(void **state)
+{
+    char *dir = spool_job_dir(tmpdir, 7);
+    struct spool_status in = {137, 9, 1700000000, 1700000100}, out;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(spool_mkdirs(dir, &e), 0);
+    assert_int_equal(spool_status_read(dir, &out, &e), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(spool_status_write(dir, &in, &e), 0);
+    memset(&out, 0, sizeof(out));
+    assert_int_equal(spool_status_read(dir, &out, &e), 0);
+    assert_int_equal(out.exit_code, 137);
+    assert_int_equal(out.signal, 9);
+    assert_int_equal(out.start_time, 1700000000);
+    assert_int_equal(out.end_time, 1700000100);
+    /* no temporary left behind */
+    {
+        char tmp[512];
+        snprintf(tmp, sizeof(tmp), "%s/.status.tmp", dir);
+        assert_int_equal(access(tmp, F_OK), -1);
+    }
+    free(dir);
+}
+
+static void test_status_damaged(void **state)
+{
+    static const char *bad[] = {
+        "",
+        "{",
+        "[]",
+        "{\"exit_code\": 0}",
+        "{\"exit_code\": 300, \"signal\": 0, \"start_time\": 1, "
+        "\"end_time\": 2}",
+        "{\"exit_code\": \"0\", \"signal\": 0, \"start_time\": 1, "
+        "\"end_time\": 2}",
+    };
+    char *dir = spool_job_dir(tmpdir, 8);
+    struct spool_status st;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(spool_mkdirs(dir, &e), 0);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(spool_write(dir, "status", bad[i], strlen(bad[i]),
+                                     0644, (uid_t)-1, (gid_t)-1, &e),
+                         0);
+        assert_int_equal(spool_status_read(dir, &st, &e), -1);
+        assert_int_equal(errno, EBADMSG);
+        assert_non_null(strstr(e.text, "not a job status"));
+    }
+    free(dir);
+}
+
+static void test_pid(void **state)
+{
+    char *dir = spool_job_dir(tmpdir, 9);
+    struct spool_pid self, back, gone;
+    struct err e;
+    pid_t child;
+
+    (void)state;
+    assert_int_equal(spool_mkdirs(dir, &e), 0);
+    assert_int_equal(spool_pid_self(&self), 0);
+    assert_true(spool_pid_alive(&self));
+    assert_int_equal(spool_pid_write(dir, &self, &e), 0);
+    assert_int_equal(spool_pid_read(dir, &back, &e), 0);
+    assert_int_equal(back.pid, self.pid);
+    assert_true(back.start_ticks == self.start_ticks);
+    /* the same pid with another start time is somebody else */
+    back.start_ticks++;
+    assert_false(spool_pid_alive(&back));
+    /* an exited process */
+    child = fork();
+    if (child == 0)
+        _exit(0);
+    waitpid(child, NULL, 0);
+    gone = (struct spool_pid){child, self.start_ticks};
+    assert_false(spool_pid_alive(&gone));
+    free(dir);
+}
+
+static void test_int_list_remove(void **state)
+{
+    char dir[256], *j;
+    uint32_t *ids;
+    size_t n;
+    int64_t v;
+    struct err e;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/list", tmpdir);
+    assert_int_equal(spool_mkdirs(dir, &e), 0);
+    for (uint32_t id = 30; id > 0; id -= 10) {
+        j = spool_job_dir(dir, id);
+        assert_int_equal(mkdir(j, 0711), 0);
+        free(j);
+    }
+    /* not job directories */
+    for (const char *const *p =
+             (const char *const[]){"job.0", "job.x", "job.007", "job.",
+                                   "sluiced.sock", NULL};
+         *p; p++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, *p);
+        assert_int_equal(mkdir(path, 0700), 0);
+    }
+    assert_int_equal(spool_list(dir, &ids, &n, &e), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(ids[0], 10);
+    assert_int_equal(ids[1], 20);
+    assert_int_equal(ids[2], 30);
+    free(ids);
+
+    j = spool_job_dir(dir, 20);
+    assert_int_equal(spool_int_write(j, "pgid", 12345, &e), 0);
+    assert_int_equal(spool_int_read(j, "pgid", &v, &e), 0);
+    assert_int_equal(v, 12345);
+    assert_int_equal(
+        spool_write(j, "kill", "x1\n", 3, 0644, (uid_t)-1, (gid_t)-1, &e), 0);
+    assert_int_equal(spool_int_read(j, "kill", &v, &e), -1);
+    assert_int_equal(errno, EBADMSG);
+    assert_int_equal(spool_remove(j), 0);
+    assert_int_equal(access(j, F_OK), -1);
+    assert_int_equal(spool_remove(j), 0); /* gone already: fine */
+    free(j);
+}
+
+static void test_meminfo(void **state)
+{
+    uint64_t mib = 0;
+
+    (void)state;
+    assert_int_equal(resources_parse_meminfo("MemTotal:       24683496 kB\n"
+                                             "MemFree:         1000 kB\n",
+                                             &mib),
+                     0);
+    assert_int_equal(mib, 24104);
+    assert_int_equal(resources_parse_meminfo("MemFree: 1 kB\n"
+                                             "MemTotal: 2048 kB\n",
+                                             &mib),
+                     0);
+    assert_int_equal(mib, 2);
+    assert_int_equal(resources_parse_meminfo("MemFree: 1 kB\n", &mib), -1);
+    assert_int_equal(resources_parse_meminfo("MemTotal: lots\n", &mib), -1);
+    assert_true(resources_cpus() >= 1);
+}
+
+static void test_dir_join(void **state)
+{
+    char *p;
+
+    (void)state;
+    p = resources_dir_join("/etc/sluice/sluice.conf", "gres.conf");
+    assert_string_equal(p, "/etc/sluice/gres.conf");
+    free(p);
+    p = resources_dir_join("sluice.conf", "gres.conf");
+    assert_string_equal(p, "gres.conf");
+    free(p);
+    p = resources_dir_join("a/b.conf", "/abs/gres.conf");
+    assert_string_equal(p, "/abs/gres.conf");
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_expand),
+        cmocka_unit_test(test_status_round_trip),
+        cmocka_unit_test(test_status_damaged),
+        cmocka_unit_test(test_pid),
+        cmocka_unit_test(test_int_list_remove),
+        cmocka_unit_test(test_meminfo),
+        cmocka_unit_test(test_dir_join),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
