@@ -338,6 +338,25 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
     conn_connect(arg);
 }
 
+/* The controller answers a heartbeat on a connection it does not know as
+ * registered (it restarted, or declared us gone) with EAGAIN: register
+ * again on a fresh connection. */
+static void on_heartbeat_reply(struct noded *nd, void *arg, int code,
+                               const char *message, json_t *body)
+{
+    char why[300];
+
+    (void)arg;
+    (void)body;
+    if (code == 0 || code == ECONNRESET)
+        return;
+    snprintf(why, sizeof(why), "heartbeat refused: %s", message);
+    if (code == EAGAIN)
+        conn_drop(nd->conn, why);
+    else
+        log_warnx("controller=%s:%s %s", nd->conn->host, nd->conn->port, why);
+}
+
 static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
@@ -355,7 +374,7 @@ static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
     conn_request(c, PROTO_MSG_NODE_HEARTBEAT,
                  json_pack("{s:s, s:o}", "node", c->nd->name, "jobs",
                            jobs_running_ids(c->nd->jobs)),
-                 NULL, NULL);
+                 on_heartbeat_reply, NULL);
 }
 
 struct reg_arg {

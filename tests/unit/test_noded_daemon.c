@@ -597,6 +597,28 @@ static void test_running_job_after_restart(void **state)
     expect_end(11, 0, SIGTERM);
 }
 
+static void test_reregister_when_asked(void **state)
+{
+    struct proto_frame f;
+    json_t *reg;
+
+    (void)state;
+    expect(PROTO_MSG_NODE_HEARTBEAT, false, &f);
+    send_frame(f.type, PROTO_F_REPLY | PROTO_F_ERROR, f.seq,
+               proto_error_body(EAGAIN, "register again"));
+    proto_frame_clear(&f);
+    /* sluiced drops the connection and registers on a new one */
+    while (read_frame(&f, WAIT_MS))
+        proto_frame_clear(&f);
+    close(T.cfd);
+    evbuffer_drain(T.in, evbuffer_get_length(T.in));
+    accept_sluiced();
+    reg = register_node(NULL);
+    assert_string_equal(json_string_value(json_object_get(reg, "node")),
+                        "node01");
+    json_decref(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -606,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_signal_and_kill),
         cmocka_unit_test(test_restart_survival),
         cmocka_unit_test(test_running_job_after_restart),
+        cmocka_unit_test(test_reregister_when_asked),
     };
 
     signal(SIGPIPE, SIG_IGN);
