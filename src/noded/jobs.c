@@ -390,14 +390,17 @@ static int notify_listen(struct jobs *j, struct err *e)
 struct jobs *jobs_create(struct noded *nd, struct err *e)
 {
     struct jobs *j = xcalloc(1, sizeof(*j));
+    struct err ne;
     struct timeval tv = {1, 0};
 
+    (void)e; /* nothing here is fatal */
     j->nd = nd;
     nd->jobs = j;
-    if (notify_listen(j, e) < 0) {
-        jobs_destroy(j);
-        nd->jobs = NULL;
-        return NULL;
+    if (notify_listen(j, &ne) < 0) {
+        /* the rescan every second still sees every end */
+        log_warnx("%s; job ends are seen by the rescan only", ne.text);
+        free(j->notify_path);
+        j->notify_path = NULL;
     }
     j->scan_ev = event_new(nd->base, -1, EV_PERSIST, on_scan, j);
     event_add(j->scan_ev, &tv);
@@ -418,7 +421,8 @@ void jobs_destroy(struct jobs *j)
         event_free(j->scan_ev);
     if (j->notify != NULL) {
         evconnlistener_free(j->notify);
-        unlink(j->notify_path);
+        if (j->notify_path != NULL)
+            unlink(j->notify_path);
     }
     free(j->notify_path);
     free(j);

@@ -133,8 +133,7 @@ static FILE *open_log(const char *path)
 }
 
 /* Log file, pid file, background: what comes after the checks. */
-static int become_daemon(struct noded *nd, const struct opts *o, int *pidfd,
-                         FILE **logfp)
+static int become_daemon(struct noded *nd, const struct opts *o, int *pidfd)
 {
     char *pidpath = xasprintf("%s/sluiced.pid", nd->spool);
     char *deflog = xasprintf("%s/sluiced.log", nd->spool);
@@ -148,8 +147,12 @@ static int become_daemon(struct noded *nd, const struct opts *o, int *pidfd,
         fprintf(stderr, "sluiced: %s\n", e.text);
         goto out;
     }
-    if (log_path != NULL && (*logfp = open_log(log_path)) == NULL)
+    if (log_path != NULL && (nd->logfp = open_log(log_path)) == NULL)
         goto out;
+    if (log_path != NULL) /* absolute: the daemon runs in / */
+        nd->log_path = realpath(log_path, NULL);
+    if (log_path != NULL && nd->log_path == NULL)
+        nd->log_path = xstrdup(log_path);
     if (!o->foreground && daemon_detach(&e) < 0) {
         fprintf(stderr, "sluiced: %s\n", e.text);
         goto out;
@@ -169,7 +172,6 @@ int main(int argc, char **argv)
 {
     struct opts o = {0};
     struct noded nd = {0};
-    FILE *logfp = NULL;
     struct err e;
     int pidfd = -1, rc = 1;
 
@@ -190,9 +192,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "sluiced: %s\n", e.text);
         goto out;
     }
-    if (become_daemon(&nd, &o, &pidfd, &logfp) < 0)
+    if (become_daemon(&nd, &o, &pidfd) < 0)
         goto out;
-    log_init("sluiced", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, logfp);
+    log_init("sluiced", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, nd.logfp);
     log_info("sluiced %s starting node=%s pid=%d config=%s", NODED_VERSION,
              nd.name, (int)getpid(), o.conf_path);
     if (noded_run(&nd, &e) < 0) {
@@ -209,7 +211,9 @@ out:
         close(pidfd);
     }
     noded_fini(&nd);
-    if (logfp != NULL)
-        fclose(logfp);
+    log_init("sluiced", LOG_LEVEL_INFO, NULL);
+    if (nd.logfp != NULL)
+        fclose(nd.logfp);
+    free(nd.log_path);
     return rc;
 }

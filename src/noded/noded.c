@@ -116,6 +116,28 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     event_base_loopexit(nd->base, NULL);
 }
 
+/* SIGHUP: reopen the log file (after logrotate moved it). */
+static void on_hup(evutil_socket_t sig, short what, void *arg)
+{
+    struct noded *nd = arg;
+    FILE *fp;
+
+    (void)sig;
+    (void)what;
+    if (nd->log_path == NULL)
+        return;
+    if ((fp = fopen(nd->log_path, "a")) == NULL) {
+        log_warn("SIGHUP: cannot reopen %s", nd->log_path);
+        return;
+    }
+    setvbuf(fp, NULL, _IOLBF, 0);
+    log_init("sluiced", log_get_level(), fp);
+    if (nd->logfp != NULL)
+        fclose(nd->logfp);
+    nd->logfp = fp;
+    log_info("SIGHUP: log reopened");
+}
+
 static void log_resources(const struct noded *nd)
 {
     const struct resources *r = &nd->res;
@@ -135,7 +157,6 @@ static void log_resources(const struct noded *nd)
 int noded_run(struct noded *nd, struct err *e)
 {
     signal(SIGPIPE, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
     nd->base = event_base_new();
     if (nd->base == NULL)
         return err_set(e, "cannot create an event loop");
@@ -146,8 +167,10 @@ int noded_run(struct noded *nd, struct err *e)
         return -1;
     nd->sig_term = evsignal_new(nd->base, SIGTERM, on_signal, nd);
     nd->sig_int = evsignal_new(nd->base, SIGINT, on_signal, nd);
+    nd->sig_hup = evsignal_new(nd->base, SIGHUP, on_hup, nd);
     event_add(nd->sig_term, NULL);
     event_add(nd->sig_int, NULL);
+    event_add(nd->sig_hup, NULL);
     conn_start(nd->conn);
     event_base_dispatch(nd->base);
     return 0;
@@ -163,6 +186,8 @@ void noded_fini(struct noded *nd)
         event_free(nd->sig_term);
     if (nd->sig_int != NULL)
         event_free(nd->sig_int);
+    if (nd->sig_hup != NULL)
+        event_free(nd->sig_hup);
     if (nd->base != NULL)
         event_base_free(nd->base);
     nd->base = NULL;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -35,10 +36,13 @@ struct noded {
     struct resources res;
     int64_t boot_time;
 
+    char *log_path; /* reopened on SIGHUP; NULL: stderr (main's) */
+    FILE *logfp;    /* main's */
+
     struct event_base *base;
     struct conn *conn;
     struct jobs *jobs;
-    struct event *sig_term, *sig_int;
+    struct event *sig_term, *sig_int, *sig_hup;
 };
 
 /*

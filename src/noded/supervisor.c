@@ -266,6 +266,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     struct spool_status st = {0};
     struct spool_pid self;
     struct err e = {"cannot read /proc/self/stat"};
+    siginfo_t info;
     pid_t pid;
     int wstatus;
 
@@ -287,6 +288,12 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     spool_int_write(a->jobdir, "pgid", pid, &e);
     report("ok %d %d %lld", (int)self.pid, (int)pid, (long long)st.start_time);
     close(REPORT_FD);
+    /* wait without reaping, so that the group's id cannot be reused
+     * before what the script left behind is killed with it */
+    while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
+        if (errno != EINTR)
+            break;
+    kill(-pid, SIGKILL);
     while (waitpid(pid, &wstatus, 0) < 0)
         if (errno != EINTR)
             _exit(1);
@@ -295,7 +302,6 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         st.exit_code = WEXITSTATUS(wstatus);
     else if (WIFSIGNALED(wstatus))
         st.signal = WTERMSIG(wstatus);
-    kill(-pid, SIGKILL); /* what the script left behind ends with it */
     spool_status_write(a->jobdir, &st, &e);
     notify_sluiced(a->notify, a->launch->job_id);
     _exit(0);

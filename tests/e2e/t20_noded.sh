@@ -107,6 +107,10 @@ for _ in $(seq 50); do [ -s "$TMP/spool/node02/sluiced.pid" ] && break; sleep 0.
 pid=$(cat "$TMP/spool/node02/sluiced.pid" 2>/dev/null)
 check "daemonized (rc=$rc) with a live pid in its pid file" kill -0 "${pid:-0}"
 check "logs to SPOOL/sluiced.log by default" grep -q "starting node=node02" "$TMP/spool/node02/sluiced.log"
+mv "$TMP/spool/node02/sluiced.log" "$TMP/rotated.log"
+kill -HUP "$pid"
+for _ in $(seq 50); do [ -s "$TMP/spool/node02/sluiced.log" ] && break; sleep 0.1; done
+check "SIGHUP reopens the log file" grep -q "log reopened" "$TMP/spool/node02/sluiced.log"
 kill "$pid" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "the daemon stops on SIGTERM" test ! -e "$TMP/spool/node02/sluiced.pid"
