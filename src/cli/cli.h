@@ -30,5 +30,9 @@ void cli_usage(FILE *fp);
 int cmd_check_config(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+/* The job and cluster verbs (cmd_VERB.c); each also serves its Slurm
+ * name (sbatch, squeue, ...) and prints in that face. */
+int cmd_submit(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
 
 #endif

@@ -11,11 +11,15 @@ const struct cli_cmd cli_cmds[] = {
     {"check-config", cmd_check_config, "check-config [-f FILE] [--json]"},
     {"help", cmd_help, "help [VERB]"},
     {"version", cmd_version, "version"},
+    {"submit", cmd_submit, "submit [SBATCH OPTIONS] [SCRIPT [ARGS]]"},
+    {"queue", cmd_queue, "queue [SQUEUE OPTIONS]"},
     {NULL, NULL, NULL},
 };
 
-/* sbatch, squeue, ... arrive with the job and query verbs. */
+/* The Slurm names, each with the verb that speaks its syntax. */
 const struct cli_cmd cli_slurm_cmds[] = {
+    {"sbatch", cmd_submit, "sbatch [OPTIONS] [SCRIPT [ARGS]]"},
+    {"squeue", cmd_queue, "squeue [OPTIONS]"},
     {NULL, NULL, NULL},
 };
 
