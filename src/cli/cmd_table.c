@@ -13,6 +13,13 @@ const struct cli_cmd cli_cmds[] = {
     {"version", cmd_version, "version"},
     {"submit", cmd_submit, "submit [SBATCH OPTIONS] [SCRIPT [ARGS]]"},
     {"queue", cmd_queue, "queue [SQUEUE OPTIONS]"},
+    {"cancel", cmd_cancel, "cancel [SCANCEL OPTIONS] [JOBID...]"},
+    {"info", cmd_info, "info [SINFO OPTIONS]"},
+    {"show", cmd_show, "show [--json] [-o] job|node|partition [ID]"},
+    {"hold", cmd_hold, "hold JOBID..."},
+    {"release", cmd_release, "release JOBID..."},
+    {"update", cmd_update,
+     "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R]"},
     {NULL, NULL, NULL},
 };
 
@@ -20,6 +27,9 @@ const struct cli_cmd cli_cmds[] = {
 const struct cli_cmd cli_slurm_cmds[] = {
     {"sbatch", cmd_submit, "sbatch [OPTIONS] [SCRIPT [ARGS]]"},
     {"squeue", cmd_queue, "squeue [OPTIONS]"},
+    {"scancel", cmd_cancel, "scancel [OPTIONS] [JOBID...]"},
+    {"sinfo", cmd_info, "sinfo [OPTIONS]"},
+    {"scontrol", cmd_scontrol, "scontrol [OPTIONS] COMMAND ..."},
     {NULL, NULL, NULL},
 };
 
