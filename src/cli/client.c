@@ -274,6 +274,34 @@ int cli_call(uint16_t type, json_t *req, json_t **reply, struct err *e)
     return -1;
 }
 
+int cli_job_query(json_t *req, json_t **jobs, struct err *e)
+{
+    json_t *page = json_copy(req), *all = json_array();
+    json_int_t after = 0;
+
+    for (;;) {
+        json_t *reply = NULL, *next;
+        if (cli_call(PROTO_MSG_JOB_QUERY, page, &reply, e) < 0) {
+            json_decref(page);
+            json_decref(all);
+            return -1;
+        }
+        json_array_extend(all, json_object_get(reply, "jobs"));
+        next = json_object_get(reply, "next_after_job_id");
+        /* Pages must move forward; anything else ends the listing. */
+        if (!json_is_integer(next) || json_integer_value(next) <= after) {
+            json_decref(reply);
+            break;
+        }
+        after = json_integer_value(next);
+        json_object_set_new(page, "after_job_id", json_integer(after));
+        json_decref(reply);
+    }
+    json_decref(page);
+    *jobs = all;
+    return 0;
+}
+
 void cli_close(void)
 {
     cli_client_close(cli_default);

@@ -65,6 +65,12 @@ void cli_client_close(struct cli_client *c);
  * put in its own words.
  */
 int cli_call(uint16_t type, json_t *req, json_t **reply, struct err *e);
+/*
+ * cli_job_query: JOB_QUERY with the filters of req (borrowed), following
+ * the controller's pages (next_after_job_id) to the end.  *jobs is a new
+ * array.  An error reply is -1 with e, as cli_call.
+ */
+int cli_job_query(json_t *req, json_t **jobs, struct err *e);
 /* cli_close: close the process's connection (atexit-safe). */
 void cli_close(void);
 

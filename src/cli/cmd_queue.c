@@ -56,7 +56,7 @@ static const struct opt_def queue_opts[] = {
 struct queue {
     struct jobfilter f;
     const char *format;
-    bool noheader, json;
+    bool noheader, json, lng;
 };
 
 static void queue_help(void)
@@ -112,6 +112,7 @@ static int queue_parse(struct queue *q, int argc, char **argv)
             break;
         case Q_LONG:
             q->format = JOBVIEW_FORMAT_LONG;
+            q->lng = true;
             break;
         case Q_JSON:
             q->json = true;
@@ -144,7 +145,7 @@ static int queue_parse(struct queue *q, int argc, char **argv)
 /* The jobs to show, filtered and sorted; new reference. */
 static json_t *queue_fetch(struct queue *q)
 {
-    json_t *req = jobfilter_request(&q->f), *reply = NULL, *jobs, *out;
+    json_t *req = jobfilter_request(&q->f), *jobs = NULL, *out;
     bool by_default = q->f.states == NULL && !q->f.all_states &&
                       q->f.job_ids == NULL;
     struct err e;
@@ -153,15 +154,14 @@ static json_t *queue_fetch(struct queue *q)
 
     if (by_default)
         json_object_set_new(req, "states",
-                            json_pack("[ssss]", "PENDING", "RUNNING",
-                                      "COMPLETING", "SUSPENDED"));
-    if (cli_call(PROTO_MSG_JOB_QUERY, req, &reply, &e) < 0) {
+                            json_pack("[sss]", "PENDING", "RUNNING",
+                                      "COMPLETING"));
+    if (cli_job_query(req, &jobs, &e) < 0) {
         cli_error("cannot load jobs: %s", e.text);
         json_decref(req);
         return NULL;
     }
     json_decref(req);
-    jobs = json_object_get(reply, "jobs");
     out = json_array();
     json_array_foreach(jobs, i, job)
     {
@@ -172,7 +172,7 @@ static json_t *queue_fetch(struct queue *q)
             continue;
         json_array_append(out, job);
     }
-    json_decref(reply);
+    json_decref(jobs);
     return out;
 }
 
@@ -205,6 +205,14 @@ static int queue_print(struct queue *q, json_t *jobs)
         return 1;
     }
     jobview_sort(jobs);
+    if (q->lng) {
+        char buf[64];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
+        printf("%s\n", buf);
+    }
     if (!q->noheader)
         fmt_spec_print(stdout, &sp, queue_header, NULL);
     json_array_foreach(jobs, i, job)

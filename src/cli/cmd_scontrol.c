@@ -69,15 +69,15 @@ int cmd_scontrol(int argc, char **argv)
     int id, rc;
 
     cli_set_prog(argv[0]);
-    /* Options end at the command word: "update Reason=-x" is data. */
-    opt_init(&st, argc, argv, 1, false);
+    /* Options may come anywhere, as with getopt: "show job 5 -o". */
+    opt_init(&st, argc, argv, 1, true);
     while ((rc = opt_next(&st, scontrol_opts, &id, &arg, &e)) > 0) {
-        if (id == SC_HELP) {
-            scontrol_help();
-            return 0;
-        }
-        if (id == SC_VERSION) {
-            printf("sluice %s\n", SLUICE_VERSION);
+        if (id == SC_HELP || id == SC_VERSION) {
+            if (id == SC_HELP)
+                scontrol_help();
+            else
+                printf("sluice %s\n", SLUICE_VERSION);
+            opt_free(&st);
             return 0;
         }
         json |= id == SC_JSON;
@@ -85,14 +85,11 @@ int cmd_scontrol(int argc, char **argv)
     }
     if (rc < 0) {
         cli_error("%s", e.text);
+        opt_free(&st);
         return 2;
     }
-    /* "scontrol show job 5 --json" as well as "scontrol --json show". */
-    if (argc - st.ind >= 1 && strcmp(argv[argc - 1], "--json") == 0) {
-        json = true;
-        argc--;
-    }
-    rc = scontrol_dispatch(argc - st.ind, argv + st.ind, json, oneliner);
+    rc = scontrol_dispatch(st.n_operands, st.operands, json, oneliner);
+    opt_free(&st);
     cli_close();
     return rc;
 }

@@ -111,11 +111,15 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
         }
         json_object_set_new(req, show_kinds[k].req_key, list);
     }
-    if (cli_call(show_kinds[k].msg, req, &reply, &e) < 0) {
+    if ((show_kinds[k].kind == SHOW_JOB
+             ? cli_job_query(req, &reply, &e)
+             : cli_call(show_kinds[k].msg, req, &reply, &e)) < 0) {
         cli_error("cannot load %ss: %s", show_kinds[k].what, e.text);
         goto out;
     }
-    items = json_object_get(reply, show_kinds[k].reply_key);
+    items = json_is_array(reply)
+                ? reply
+                : json_object_get(reply, show_kinds[k].reply_key);
     if (json) {
         json_t *o = json_pack("{s:O}", show_kinds[k].reply_key,
                               items ? items : json_array());

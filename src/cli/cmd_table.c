@@ -20,6 +20,8 @@ const struct cli_cmd cli_cmds[] = {
     {"release", cmd_release, "release JOBID..."},
     {"update", cmd_update,
      "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R]"},
+    {"up", cmd_up, "up [-f CONFIG] [--dir DIR]"},
+    {"down", cmd_down, "down [--dir DIR] [--cancel]"},
     {NULL, NULL, NULL},
 };
 

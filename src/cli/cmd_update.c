@@ -39,8 +39,9 @@ static int upd_job_key(json_t *set, const char *w, struct err *e)
         if (timefmt_parse(v, &secs, e) < 0)
             return err_prefix(e, "TimeLimit=%s", v);
         json_object_set_new(set, "time_limit_s",
-                            json_integer(secs == TIMEFMT_INFINITE ? -1
-                                                                  : secs));
+                            secs == TIMEFMT_INFINITE
+                                ? json_string("INFINITE")
+                                : json_integer(secs));
     } else if ((v = upd_value(w, "Partition")) != NULL && v[0] != '\0') {
         json_object_set_new(set, "partition", json_string(v));
     } else if (((v = upd_value(w, "JobName")) != NULL ||

@@ -87,10 +87,11 @@ static int js_time(struct jobspec *js, const char *arg, struct err *e)
 
     if (timefmt_parse(arg, &secs, e) < 0)
         return -1;
-    /* As in Slurm, a limit of 0 asks for none; -1 is INFINITE. */
+    /* As in Slurm, a limit of 0 asks for none. */
     if (secs == TIMEFMT_INFINITE || secs == 0)
-        secs = -1;
-    json_object_set_new(js->job, "time_limit_s", json_integer(secs));
+        json_object_set_new(js->job, "time_limit_s", json_string("INFINITE"));
+    else
+        json_object_set_new(js->job, "time_limit_s", json_integer(secs));
     return 0;
 }
 
@@ -147,27 +148,34 @@ static int js_hosts(struct jobspec *js, const char *key, const char *arg,
     return 0;
 }
 
-/* --gres=gpu:2 or --gpus=[type:]N, stored in canonical form. */
+/* --gres=gpu:2 in canonical form; --gpus=[type:]N as "N" or "TYPE:N". */
 static int js_gres(struct jobspec *js, const char *key, const char *arg,
                    bool gpus, struct err *e)
 {
     struct gres_list l;
     char buf[1024];
-    char *text = gpus && strncmp(arg, "gpu:", 4) != 0
-                     ? xasprintf("gpu:%s", arg)
-                     : xstrdup(arg);
+    const char *v = gpus && strncmp(arg, "gpu:", 4) == 0 ? arg + 4 : arg;
+    char *text = gpus ? xasprintf("gpu:%s", v) : xstrdup(arg);
     int rc = gres_parse(text, &l, e);
 
     free(text);
     if (rc < 0)
         return -1;
-    if (gpus && (l.n != 1 || strcmp(l.items[0].name, "gpu") != 0)) {
+    if (gpus && (l.n != 1 || strcmp(l.items[0].name, "gpu") != 0 ||
+                 l.items[0].sockets[0] != '\0')) {
         errno = EINVAL;
         return err_set(e, "expected a GPU count, optionally with a type "
                           "(2, h200:2)");
     }
-    json_object_set_new(js->job, key, json_string(gres_format(&l, buf,
-                                                              sizeof(buf))));
+    if (gpus && l.items[0].type[0] != '\0')
+        snprintf(buf, sizeof(buf), "%s:%llu", l.items[0].type,
+                 (unsigned long long)l.items[0].count);
+    else if (gpus)
+        snprintf(buf, sizeof(buf), "%llu",
+                 (unsigned long long)l.items[0].count);
+    else
+        gres_format(&l, buf, sizeof(buf));
+    json_object_set_new(js->job, key, json_string(buf));
     return 0;
 }
 

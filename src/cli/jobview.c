@@ -16,16 +16,17 @@
 
 static const struct {
     const char *name, *code;
-    int rank; /* squeue's order of states */
+    int rank;   /* squeue's order of states */
+    bool query; /* a job_state of docs/protocol.md, for -t */
 } jv_states[] = {
-    {"PENDING", "PD", 0},       {"RUNNING", "R", 1},
-    {"COMPLETING", "CG", 1},    {"SUSPENDED", "S", 2},
-    {"COMPLETED", "CD", 3},     {"CANCELLED", "CA", 4},
-    {"FAILED", "F", 5},         {"TIMEOUT", "TO", 6},
-    {"NODE_FAIL", "NF", 7},     {"PREEMPTED", "PR", 8},
-    {"BOOT_FAIL", "BF", 9},     {"DEADLINE", "DL", 10},
-    {"OUT_OF_MEMORY", "OOM", 11}, {"REQUEUED", "RQ", 12},
-    {"CONFIGURING", "CF", 13},
+    {"PENDING", "PD", 0, true},        {"RUNNING", "R", 1, true},
+    {"COMPLETING", "CG", 1, true},     {"SUSPENDED", "S", 2, false},
+    {"COMPLETED", "CD", 3, true},      {"CANCELLED", "CA", 4, true},
+    {"FAILED", "F", 5, true},          {"TIMEOUT", "TO", 6, true},
+    {"NODE_FAIL", "NF", 7, true},      {"PREEMPTED", "PR", 8, true},
+    {"BOOT_FAIL", "BF", 9, true},      {"DEADLINE", "DL", 10, false},
+    {"OUT_OF_MEMORY", "OOM", 11, true}, {"REQUEUED", "RQ", 12, false},
+    {"CONFIGURING", "CF", 13, false},
 };
 #define JV_NSTATES (sizeof(jv_states) / sizeof(jv_states[0]))
 
@@ -48,14 +49,14 @@ static int jv_state_rank(const char *state)
 const char *jobview_state_parse(const char *s, struct err *e)
 {
     for (size_t i = 0; i < JV_NSTATES; i++)
-        if (strcasecmp(s, jv_states[i].name) == 0 ||
-            strcasecmp(s, jv_states[i].code) == 0)
+        if (jv_states[i].query && (strcasecmp(s, jv_states[i].name) == 0 ||
+                                   strcasecmp(s, jv_states[i].code) == 0))
             return jv_states[i].name;
     if (strcasecmp(s, "COMPLETE") == 0)
         return "COMPLETED";
     errno = EINVAL;
-    err_set(e, "invalid job state \"%s\" (expected PD, R, CG, S, CD, CA, F, "
-               "TO, NF, PR, BF, DL, OOM, their long names, or all)",
+    err_set(e, "invalid job state \"%s\" (expected PD, R, CG, CD, CA, F, TO, "
+               "NF, PR, BF, OOM, their long names, or all)",
             s);
     return NULL;
 }
