@@ -100,7 +100,7 @@ static char *client_tcp_addr(const struct conf *c)
 
     if (c->n_ctld_hosts > 0)
         h = c->ctld_hosts[0].addr[0] != '\0' ? c->ctld_hosts[0].addr
-                                               : c->ctld_hosts[0].host;
+                                             : c->ctld_hosts[0].host;
     if (strchr(h, ':') != NULL)
         return xasprintf("[%s]:%u", h, (unsigned)c->slurmctld_port);
     return xasprintf("%s:%u", h, (unsigned)c->slurmctld_port);

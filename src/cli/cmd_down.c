@@ -86,9 +86,8 @@ static void down_cancel(const struct local_dir *d)
     else
         fprintf(stderr, "down: cancelled %zu job%s\n",
                 json_array_size(json_object_get(reply, "results")),
-                json_array_size(json_object_get(reply, "results")) == 1
-                    ? ""
-                    : "s");
+                json_array_size(json_object_get(reply, "results")) == 1 ? ""
+                                                                        : "s");
     json_decref(req);
     json_decref(reply);
     /* Let the nodes deliver SIGTERM and report the ends. */
@@ -108,13 +107,12 @@ static void down_cancel(const struct local_dir *d)
 }
 
 /* SIGTERM all, wait, SIGKILL what is left; remove the pid files. */
-static void down_stop(const struct local_dir *d, struct down_proc *v,
-                      size_t n)
+static void down_stop(const struct local_dir *d, struct down_proc *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (kill(v[i].pid, SIGTERM) < 0 && errno != ESRCH)
-            fprintf(stderr, "down: cannot signal %s (pid %ld): %s\n",
-                    v[i].name, (long)v[i].pid, strerror(errno));
+            fprintf(stderr, "down: cannot signal %s (pid %ld): %s\n", v[i].name,
+                    (long)v[i].pid, strerror(errno));
     for (int waited = 0; waited < DOWN_WAIT_MS; waited += 50) {
         size_t alive = 0;
         for (size_t i = 0; i < n; i++)
@@ -127,8 +125,9 @@ static void down_stop(const struct local_dir *d, struct down_proc *v,
         char *path = local_pid_file(d, v[i].name);
         if (local_running(d, v[i].name) != 0) {
             kill(v[i].pid, SIGKILL);
-            fprintf(stderr, "down: %s (pid %ld) ignored SIGTERM for %d s; "
-                            "killed\n",
+            fprintf(stderr,
+                    "down: %s (pid %ld) ignored SIGTERM for %d s; "
+                    "killed\n",
                     v[i].name, (long)v[i].pid, DOWN_WAIT_MS / 1000);
         } else {
             fprintf(stderr, "down: stopped %s (pid %ld)\n", v[i].name,

@@ -56,8 +56,8 @@ static int hold_cmd(bool release, int argc, char **argv)
     int rc;
 
     cli_set_prog(argv[0]);
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
-                     strcmp(argv[1], "--help") == 0)) {
+    if (argc > 1 &&
+        (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         printf("usage: sluice %s JOBID[,JOBID...] ...\n",
                release ? "release" : "hold");
         return 0;

@@ -97,8 +97,7 @@ static void info_list(json_t **list, const char *arg)
     }
 }
 
-static int info_option(struct info *in, int id, const char *arg,
-                       struct err *e)
+static int info_option(struct info *in, int id, const char *arg, struct err *e)
 {
     size_t i;
     json_t *v;
@@ -128,9 +127,10 @@ static int info_option(struct info *in, int id, const char *arg,
         json_array_foreach(in->states, i, v)
         {
             if (!nodeview_state_valid(json_string_value(v)))
-                return err_set(e, "invalid node state \"%s\" (expected "
-                                  "idle, alloc, mix, down, drain, drng, "
-                                  "inval or unk, or their long names)",
+                return err_set(e,
+                               "invalid node state \"%s\" (expected "
+                               "idle, alloc, mix, down, drain, drng, "
+                               "inval or unk, or their long names)",
                                json_string_value(v));
         }
         return 0;
@@ -346,8 +346,7 @@ static const char *info_header(char letter, const void *ctx, char *buf,
     return nodeview_header(letter);
 }
 
-static void info_print_json(const struct info *in, json_t *parts,
-                            json_t *nodes)
+static void info_print_json(const struct info *in, json_t *parts, json_t *nodes)
 {
     json_t *o = json_object(), *po = json_array(), *no = json_array(), *v;
     size_t i;

@@ -146,16 +146,16 @@ static int queue_parse(struct queue *q, int argc, char **argv)
 static json_t *queue_fetch(struct queue *q)
 {
     json_t *req = jobfilter_request(&q->f), *jobs = NULL, *out;
-    bool by_default = q->f.states == NULL && !q->f.all_states &&
-                      q->f.job_ids == NULL;
+    bool by_default =
+        q->f.states == NULL && !q->f.all_states && q->f.job_ids == NULL;
     struct err e;
     size_t i;
     json_t *job;
 
     if (by_default)
-        json_object_set_new(req, "states",
-                            json_pack("[sss]", "PENDING", "RUNNING",
-                                      "COMPLETING"));
+        json_object_set_new(
+            req, "states",
+            json_pack("[sss]", "PENDING", "RUNNING", "COMPLETING"));
     if (cli_job_query(req, &jobs, &e) < 0) {
         cli_error("cannot load jobs: %s", e.text);
         json_decref(req);
@@ -199,8 +199,8 @@ static int queue_print(struct queue *q, json_t *jobs)
         json_decref(o);
         return 0;
     }
-    if (fmt_spec_parse(q->format ? q->format : JOBVIEW_FORMAT,
-                       JOBVIEW_LETTERS, &sp, &e) < 0) {
+    if (fmt_spec_parse(q->format ? q->format : JOBVIEW_FORMAT, JOBVIEW_LETTERS,
+                       &sp, &e) < 0) {
         cli_error("--format: %s", e.text);
         return 1;
     }

@@ -31,8 +31,8 @@ static const struct {
 } show_kinds[] = {
     {"jobs", SHOW_JOB, PROTO_MSG_JOB_QUERY, "job_ids", "jobs", "job"},
     {"nodes", SHOW_NODE, PROTO_MSG_NODE_QUERY, "nodes", "nodes", "node"},
-    {"partitions", SHOW_PART, PROTO_MSG_PART_QUERY, "partitions",
-     "partitions", "partition"},
+    {"partitions", SHOW_PART, PROTO_MSG_PART_QUERY, "partitions", "partitions",
+     "partition"},
 };
 
 /* "job", "jobs", "node", "part", "partition" ...: any prefix of at least

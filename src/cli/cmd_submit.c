@@ -42,8 +42,8 @@ static const struct {
     const char *var;
     int id;
 } submit_env_opts[] = {
-    {"SBATCH_ACCOUNT", JS_ACCOUNT},    {"SBATCH_EXPORT", JS_EXPORT},
-    {"SBATCH_GRES", JS_GRES},          {"SBATCH_JOB_NAME", JS_NAME},
+    {"SBATCH_ACCOUNT", JS_ACCOUNT},     {"SBATCH_EXPORT", JS_EXPORT},
+    {"SBATCH_GRES", JS_GRES},           {"SBATCH_JOB_NAME", JS_NAME},
     {"SBATCH_PARTITION", JS_PARTITION}, {"SBATCH_QOS", JS_QOS},
     {"SBATCH_TIMELIMIT", JS_TIME},
 };
@@ -75,8 +75,8 @@ static int submit_read(struct submit *s, FILE *fp, struct err *e)
 
     s->script = xmalloc(cap + 1);
     s->script_len = 0;
-    while ((n = fread(s->script + s->script_len, 1, cap - s->script_len,
-                      fp)) > 0) {
+    while ((n = fread(s->script + s->script_len, 1, cap - s->script_len, fp)) >
+           0) {
         s->script_len += n;
         if (s->script_len > JOBSPEC_MAX_SCRIPT)
             break;
@@ -88,8 +88,9 @@ static int submit_read(struct submit *s, FILE *fp, struct err *e)
     s->script[s->script_len] = '\0';
     if (ferror(fp)) {
         return err_set(e, "Unable to read %s: %s",
-                       s->script_name ? s->script_name : "the script from "
-                                                         "stdin",
+                       s->script_name ? s->script_name
+                                      : "the script from "
+                                        "stdin",
                        strerror(errno));
     }
     return 0;
@@ -105,8 +106,7 @@ static int submit_load_script(struct submit *s, struct err *e)
         s->script_len = strlen(s->script);
         return 0;
     }
-    if (s->script_name != NULL &&
-        (fp = fopen(s->script_name, "r")) == NULL)
+    if (s->script_name != NULL && (fp = fopen(s->script_name, "r")) == NULL)
         return err_set(e, "Unable to open file %s: %s", s->script_name,
                        strerror(errno));
     rc = submit_read(s, fp, e);
@@ -242,9 +242,8 @@ static int submit_run(struct submit *s, int argc, char **argv)
         return 1;
     }
     if (submit_load_script(s, &e) < 0 || submit_apply(s, &e) < 0 ||
-        (job = jobspec_finish(&s->js, s->script, s->script_name,
-                              s->script_args, s->n_script_args, cwd, environ,
-                              &e)) == NULL) {
+        (job = jobspec_finish(&s->js, s->script, s->script_name, s->script_args,
+                              s->n_script_args, cwd, environ, &e)) == NULL) {
         cli_error("%s", e.text);
         return 1;
     }

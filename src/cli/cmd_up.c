@@ -57,8 +57,7 @@ static void up_replace(char **dst, char *s)
 }
 
 /* Point c at this machine and at d; -1 with e when no port is free. */
-static int up_localize(struct conf *c, const struct local_dir *d,
-                       struct err *e)
+static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
 {
     int *fds = xcalloc(c->n_nodes + 1, sizeof(*fds)), port, rc = 0;
 
@@ -88,11 +87,11 @@ static int up_localize(struct conf *c, const struct local_dir *d,
     c->auth_type = CONF_AUTH_KEY;
     up_replace(&c->auth_info, xstrdup(d->key));
     if (!c->slurmd_config_overrides)
-        up_replace(&c->slurmd_parameters,
-                   c->slurmd_parameters[0] == '\0'
-                       ? xstrdup("config_overrides")
-                       : xasprintf("%s,config_overrides",
-                                   c->slurmd_parameters));
+        up_replace(
+            &c->slurmd_parameters,
+            c->slurmd_parameters[0] == '\0'
+                ? xstrdup("config_overrides")
+                : xasprintf("%s,config_overrides", c->slurmd_parameters));
     c->slurmd_config_overrides = true;
     for (size_t i = 0; i < c->n_nodes; i++)
         up_replace(&c->nodes[i].addr, xstrdup("127.0.0.1"));
@@ -109,8 +108,8 @@ static uint64_t up_gpus_here(void)
     if (dir == NULL)
         return 0;
     while ((de = readdir(dir)) != NULL)
-        if (strncmp(de->d_name, "nvidia", 6) == 0 &&
-            de->d_name[6] >= '0' && de->d_name[6] <= '9' &&
+        if (strncmp(de->d_name, "nvidia", 6) == 0 && de->d_name[6] >= '0' &&
+            de->d_name[6] <= '9' &&
             strspn(de->d_name + 6, "0123456789") == strlen(de->d_name + 6))
             n++;
     closedir(dir);
@@ -140,12 +139,14 @@ static void up_gres_node(FILE *fp, const struct conf_node *n, uint64_t here)
             declared = true;
     }
     if (declared)
-        fprintf(stderr, "up: %s: no GPUs here; declaring gpu:%llu "
-                        "count-only\n",
+        fprintf(stderr,
+                "up: %s: no GPUs here; declaring gpu:%llu "
+                "count-only\n",
                 n->name, (unsigned long long)gres_count(n->gres, "gpu", NULL));
     else if (next > 0)
-        fprintf(stderr, "up: %s: gpu:%llu on this machine's /dev/nvidia[0-%llu] "
-                        "(every local node shares them)\n",
+        fprintf(stderr,
+                "up: %s: gpu:%llu on this machine's /dev/nvidia[0-%llu] "
+                "(every local node shares them)\n",
                 n->name, (unsigned long long)next,
                 (unsigned long long)(next - 1));
 }
@@ -205,14 +206,16 @@ static int up_make_conf(const struct local_dir *d, const char *src,
         goto out;
     }
     if (diag.n_warnings > 0)
-        fprintf(stderr, "up: %s has %zu warning%s (sluice check-config -f %s "
-                        "shows them)\n",
+        fprintf(stderr,
+                "up: %s has %zu warning%s (sluice check-config -f %s "
+                "shows them)\n",
                 src, diag.n_warnings, diag.n_warnings == 1 ? "" : "s", src);
     if (c->n_nodes == 0) {
         err_set(e, "%s defines no NodeName: nothing to start", src);
         goto out;
     }
-    if (up_localize(c, d, e) < 0 || up_write(d->gres, up_print_gres, c, e) < 0 ||
+    if (up_localize(c, d, e) < 0 ||
+        up_write(d->gres, up_print_gres, c, e) < 0 ||
         up_write(d->conf, up_print_conf, c, e) < 0)
         goto out;
     fprintf(stderr, "up: wrote %s from %s\n", d->conf, src);
@@ -263,8 +266,7 @@ static int up_start(const struct local_dir *d, const char *name,
 }
 
 /* Report a daemon that died while starting, with the end of its logs. */
-static int up_died(const struct local_dir *d, const char *name,
-                   struct err *e)
+static int up_died(const struct local_dir *d, const char *name, struct err *e)
 {
     char *log = local_log_file(d, name);
     char *out = xasprintf("%s/%s.out", d->log, name);
@@ -344,7 +346,8 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
         if (local_running(d, c->nodes[i].name) == 0)
             return up_died(d, c->nodes[i].name, e);
         if (st != NULL && strcmp(st, "INVALID") == 0)
-            return err_set(e, "%s was refused by sluicectld: %s (see %s/%s.log)",
+            return err_set(e,
+                           "%s was refused by sluicectld: %s (see %s/%s.log)",
                            c->nodes[i].name, why ? why : "no reason given",
                            d->log, c->nodes[i].name);
         if (st != NULL && strcmp(st, "DOWN") != 0 && strcmp(st, "UNKNOWN") != 0)
@@ -360,8 +363,7 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
 
 /* Wait until every node of c has registered. */
 static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
-                         struct cli_client *cl, double deadline,
-                         struct err *e)
+                         struct cli_client *cl, double deadline, struct err *e)
 {
     char text[2048];
     int missing = -1;
@@ -378,8 +380,9 @@ static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
             return missing;
         usleep(100000);
     }
-    return err_set(e, "%d node%s did not register within %d s: %s; see their "
-                      "logs in %s",
+    return err_set(e,
+                   "%d node%s did not register within %d s: %s; see their "
+                   "logs in %s",
                    missing, missing == 1 ? "" : "s", UP_TIMEOUT_S, text,
                    d->log);
 }
@@ -413,8 +416,9 @@ static int up_run(const struct local_dir *d, const struct up_bins *b,
     }
     if (up_wait_nodes(d, c, cl, deadline, e) < 0)
         goto out;
-    fprintf(stderr, "up: sluicectld on 127.0.0.1:%u and %zu node%s up "
-                    "(%.1f s); logs in %s\n",
+    fprintf(stderr,
+            "up: sluicectld on 127.0.0.1:%u and %zu node%s up "
+            "(%.1f s); logs in %s\n",
             (unsigned)c->slurmctld_port, c->n_nodes, c->n_nodes == 1 ? "" : "s",
             up_now() - t0, d->log);
     rc = 0;
@@ -435,8 +439,7 @@ static const struct opt_def up_opts[] = {
 };
 
 /* Prepare DIR: its configuration (written once, then reused) and key. */
-static int up_prepare(const struct local_dir *d, const char *src,
-                      struct err *e)
+static int up_prepare(const struct local_dir *d, const char *src, struct err *e)
 {
     struct stat st;
 

@@ -39,9 +39,8 @@ static int upd_job_key(json_t *set, const char *w, struct err *e)
         if (timefmt_parse(v, &secs, e) < 0)
             return err_prefix(e, "TimeLimit=%s", v);
         json_object_set_new(set, "time_limit_s",
-                            secs == TIMEFMT_INFINITE
-                                ? json_string("INFINITE")
-                                : json_integer(secs));
+                            secs == TIMEFMT_INFINITE ? json_string("INFINITE")
+                                                     : json_integer(secs));
     } else if ((v = upd_value(w, "Partition")) != NULL && v[0] != '\0') {
         json_object_set_new(set, "partition", json_string(v));
     } else if (((v = upd_value(w, "JobName")) != NULL ||
@@ -54,8 +53,9 @@ static int upd_job_key(json_t *set, const char *w, struct err *e)
         json_object_set_new(set, "priority", json_integer((json_int_t)n));
     } else {
         errno = EINVAL;
-        return err_set(e, "Invalid input: %s (a job update takes "
-                          "TimeLimit, Partition, JobName and Priority)",
+        return err_set(e,
+                       "Invalid input: %s (a job update takes "
+                       "TimeLimit, Partition, JobName and Priority)",
                        w);
     }
     return 0;
@@ -107,15 +107,16 @@ static int upd_node_keys(json_t *req, int argc, char **argv, struct err *e)
 
     for (int k = 0; k < argc; k++) {
         if ((v = upd_value(argv[k], "State")) != NULL) {
-            const char *st = strcasecmp(v, "DRAIN") == 0    ? "DRAIN"
-                             : strcasecmp(v, "DOWN") == 0   ? "DOWN"
-                             : strcasecmp(v, "RESUME") == 0 ? "RESUME"
+            const char *st = strcasecmp(v, "DRAIN") == 0     ? "DRAIN"
+                             : strcasecmp(v, "DOWN") == 0    ? "DOWN"
+                             : strcasecmp(v, "RESUME") == 0  ? "RESUME"
                              : strcasecmp(v, "UNDRAIN") == 0 ? "RESUME"
                                                              : NULL;
             if (st == NULL) {
                 errno = EINVAL;
-                return err_set(e, "Invalid node state specified: %s "
-                                  "(expected DRAIN, DOWN, RESUME or UNDRAIN)",
+                return err_set(e,
+                               "Invalid node state specified: %s "
+                               "(expected DRAIN, DOWN, RESUME or UNDRAIN)",
                                v);
             }
             json_object_set_new(req, "state", json_string(st));
@@ -123,8 +124,9 @@ static int upd_node_keys(json_t *req, int argc, char **argv, struct err *e)
             json_object_set_new(req, "reason", json_string(v));
         } else {
             errno = EINVAL;
-            return err_set(e, "Invalid input: %s (a node update takes State "
-                              "and Reason)",
+            return err_set(e,
+                           "Invalid input: %s (a node update takes State "
+                           "and Reason)",
                            argv[k]);
         }
     }
@@ -195,8 +197,8 @@ int cmd_update(int argc, char **argv)
     int rc;
 
     cli_set_prog(argv[0]);
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
-                     strcmp(argv[1], "--help") == 0)) {
+    if (argc > 1 &&
+        (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         printf("usage: sluice update JobId=ID [TimeLimit=T] [Partition=P] "
                "[JobName=N] [Priority=N]\n"
                "       sluice update NodeName=NODES State=DRAIN|DOWN|RESUME "

@@ -47,8 +47,8 @@ char *fmt_hms(int64_t secs, char *buf, size_t len)
         snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)d,
                  (long long)h, (long long)m, (long long)s);
     else
-        snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)h,
-                 (long long)m, (long long)s);
+        snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)h, (long long)m,
+                 (long long)s);
     return buf;
 }
 

@@ -69,8 +69,8 @@ static int jf_nodes(struct jobfilter *f, const char *s, struct err *e)
 }
 
 /* One item of a list of kind. */
-static int jf_item(struct jobfilter *f, enum jobfilter_kind kind,
-                   const char *s, struct err *e)
+static int jf_item(struct jobfilter *f, enum jobfilter_kind kind, const char *s,
+                   struct err *e)
 {
     const char *state;
     uint64_t id;

@@ -155,12 +155,17 @@ static int js_gres(struct jobspec *js, const char *key, const char *arg,
     struct gres_list l;
     char buf[1024];
     const char *v = gpus && strncmp(arg, "gpu:", 4) == 0 ? arg + 4 : arg;
+    const char *count = strrchr(v, ':') ? strrchr(v, ':') + 1 : v;
     char *text = gpus ? xasprintf("gpu:%s", v) : xstrdup(arg);
     int rc = gres_parse(text, &l, e);
 
     free(text);
     if (rc < 0)
         return -1;
+    /* --gpus needs its count: "h200" alone is not one GPU. */
+    if (gpus &&
+        (count[0] == '\0' || strspn(count, "0123456789") != strlen(count)))
+        l.n = 0;
     if (gpus && (l.n != 1 || strcmp(l.items[0].name, "gpu") != 0 ||
                  l.items[0].sockets[0] != '\0')) {
         errno = EINVAL;
@@ -250,8 +255,8 @@ static int js_set_local(struct jobspec *js, int id, const char *arg,
     }
 }
 
-static int js_set_value(struct jobspec *js, int id, const char *arg,
-                        time_t now, struct err *e)
+static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
+                        struct err *e)
 {
     switch (id) {
     case JS_NAME:
@@ -329,8 +334,8 @@ static int js_directive(struct jobspec *js, const char *line, time_t now,
     return rc < 0 ? -1 : 0;
 }
 
-int jobspec_directives(struct jobspec *js, const char *script,
-                       const char *name, time_t now, struct err *e)
+int jobspec_directives(struct jobspec *js, const char *script, const char *name,
+                       time_t now, struct err *e)
 {
     const char *p = script;
     int lineno = 1;
@@ -370,8 +375,9 @@ int jobspec_check_script(const char *script, size_t len, struct err *e)
     if (len == 0)
         return err_set(e, "Batch script is empty!");
     if (len > JOBSPEC_MAX_SCRIPT)
-        return err_set(e, "Batch script is too large (%zu bytes; the limit "
-                          "is %u)",
+        return err_set(e,
+                       "Batch script is too large (%zu bytes; the limit "
+                       "is %u)",
                        len, JOBSPEC_MAX_SCRIPT);
     for (i = 0; i < len && strchr(" \t\r\n", script[i]) != NULL; i++)
         ;
@@ -382,9 +388,9 @@ int jobspec_check_script(const char *script, size_t len, struct err *e)
                           "first line must start with #! followed by the "
                           "path to an interpreter.");
     if (memchr(script, '\0', len) != NULL)
-        return err_set(e, "Batch script contains a NUL byte at offset %zu",
-                       (size_t)((const char *)memchr(script, '\0', len) -
-                                script));
+        return err_set(
+            e, "Batch script contains a NUL byte at offset %zu",
+            (size_t)((const char *)memchr(script, '\0', len) - script));
     if (memmem(script, len, "\r\n", 2) != NULL)
         return err_set(e, "Batch script contains DOS line breaks (\\r\\n) "
                           "instead of expected UNIX line breaks (\\n).");

@@ -77,8 +77,8 @@ int jobspec_set(struct jobspec *js, int id, const char *arg, time_t now,
  * comment nor blank).  name is the script's name for messages:
  * "job.sh:3: #SBATCH --time=abc: bad time ...".
  */
-int jobspec_directives(struct jobspec *js, const char *script,
-                       const char *name, time_t now, struct err *e);
+int jobspec_directives(struct jobspec *js, const char *script, const char *name,
+                       time_t now, struct err *e);
 
 /*
  * jobspec_check_script: Slurm's checks of a batch script: not empty, a
@@ -93,8 +93,7 @@ int jobspec_check_script(const char *script, size_t len, struct err *e);
  * has passed), "YYYY-MM-DD[THH:MM[:SS]]", "now", "today", "tomorrow",
  * "midnight", "noon", "teatime" (local time).  -1 with EINVAL and e.
  */
-int jobspec_begin_parse(const char *s, time_t now, time_t *out,
-                        struct err *e);
+int jobspec_begin_parse(const char *s, time_t now, time_t *out, struct err *e);
 
 /*
  * jobspec_export_env: the environment a job gets for --export=spec: "ALL"
@@ -102,8 +101,7 @@ int jobspec_begin_parse(const char *s, time_t now, time_t *out,
  * "VAR" (taken from envp) and "VAR=value".  envp entries that are not
  * UTF-8 are skipped.  New object, or NULL with EINVAL and e.
  */
-json_t *jobspec_export_env(const char *spec, char *const *envp,
-                           struct err *e);
+json_t *jobspec_export_env(const char *spec, char *const *envp, struct err *e);
 
 /*
  * jobspec_finish: the JOBSPEC to submit: script (from the file, stdin or

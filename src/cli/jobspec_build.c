@@ -46,8 +46,7 @@ static bool begin_clock(const char *p, int *h, int *m, int *s)
 
 static int days_in_month(int year, int mon)
 {
-    static const int days[] = {31, 28, 31, 30, 31, 30,
-                               31, 31, 30, 31, 30, 31};
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
 
     return mon == 2 && leap ? 29 : days[mon - 1];
@@ -60,13 +59,11 @@ static bool begin_relative(const char *p, time_t now, time_t *out)
         const char *name;
         long secs;
     } units[] = {
-        {"s", 1},          {"sec", 1},        {"secs", 1},
-        {"second", 1},     {"seconds", 1},    {"m", 60},
-        {"min", 60},       {"mins", 60},      {"minute", 60},
-        {"minutes", 60},   {"h", 3600},       {"hour", 3600},
-        {"hours", 3600},   {"d", 86400},      {"day", 86400},
-        {"days", 86400},   {"w", 604800},     {"week", 604800},
-        {"weeks", 604800}, {"", 1},
+        {"s", 1},        {"sec", 1},       {"secs", 1},       {"second", 1},
+        {"seconds", 1},  {"m", 60},        {"min", 60},       {"mins", 60},
+        {"minute", 60},  {"minutes", 60},  {"h", 3600},       {"hour", 3600},
+        {"hours", 3600}, {"d", 86400},     {"day", 86400},    {"days", 86400},
+        {"w", 604800},   {"week", 604800}, {"weeks", 604800}, {"", 1},
     };
     char *end;
     long n;
@@ -159,8 +156,7 @@ static bool begin_word(const char *s, time_t now, time_t *out)
     return false;
 }
 
-int jobspec_begin_parse(const char *s, time_t now, time_t *out,
-                        struct err *e)
+int jobspec_begin_parse(const char *s, time_t now, time_t *out, struct err *e)
 {
     int h, m, sec;
 
@@ -224,8 +220,9 @@ static int env_item(json_t *env, const char *item, size_t len,
 
     if (!env_name_ok(item, nlen)) {
         errno = EINVAL;
-        err_set(e, "bad variable name \"%s\" (letters, digits and _, not "
-                   "starting with a digit)",
+        err_set(e,
+                "bad variable name \"%s\" (letters, digits and _, not "
+                "starting with a digit)",
                 name);
         free(name);
         return -1;
@@ -247,8 +244,7 @@ static int env_item(json_t *env, const char *item, size_t len,
     return 0;
 }
 
-json_t *jobspec_export_env(const char *spec, char *const *envp,
-                           struct err *e)
+json_t *jobspec_export_env(const char *spec, char *const *envp, struct err *e)
 {
     json_t *env = json_object(), *items = json_object();
     const char *p = spec;
@@ -268,8 +264,9 @@ json_t *jobspec_export_env(const char *spec, char *const *envp,
     /* SLURM_* variables always travel, as in Slurm. */
     for (char *const *q = envp; *q != NULL; q++)
         if ((all || strncmp(*q, "SLURM_", 6) == 0) && !env_add_entry(env, *q))
-            fprintf(stderr, "sbatch: warning: not exporting %.*s: value is "
-                            "not UTF-8\n",
+            fprintf(stderr,
+                    "sbatch: warning: not exporting %.*s: value is "
+                    "not UTF-8\n",
                     (int)strcspn(*q, "="), *q);
     json_object_update(env, items);
     json_decref(items);
@@ -346,7 +343,7 @@ json_t *jobspec_finish(struct jobspec *js, const char *script,
     base = base ? base + 1 : script_name;
     if (json_object_get(job, "name") == NULL)
         json_object_set_new(job, "name",
-                            json_string(js->wrap          ? "wrap"
+                            json_string(js->wrap       ? "wrap"
                                         : base != NULL ? base
                                                        : "sbatch"));
     wd = abs_path(js->chdir ? js->chdir : ".", cwd);

@@ -19,12 +19,12 @@ static const struct {
     int rank;   /* squeue's order of states */
     bool query; /* a job_state of docs/protocol.md, for -t */
 } jv_states[] = {
-    {"PENDING", "PD", 0, true},        {"RUNNING", "R", 1, true},
-    {"COMPLETING", "CG", 1, true},     {"SUSPENDED", "S", 2, false},
-    {"COMPLETED", "CD", 3, true},      {"CANCELLED", "CA", 4, true},
-    {"FAILED", "F", 5, true},          {"TIMEOUT", "TO", 6, true},
-    {"NODE_FAIL", "NF", 7, true},      {"PREEMPTED", "PR", 8, true},
-    {"BOOT_FAIL", "BF", 9, true},      {"DEADLINE", "DL", 10, false},
+    {"PENDING", "PD", 0, true},         {"RUNNING", "R", 1, true},
+    {"COMPLETING", "CG", 1, true},      {"SUSPENDED", "S", 2, false},
+    {"COMPLETED", "CD", 3, true},       {"CANCELLED", "CA", 4, true},
+    {"FAILED", "F", 5, true},           {"TIMEOUT", "TO", 6, true},
+    {"NODE_FAIL", "NF", 7, true},       {"PREEMPTED", "PR", 8, true},
+    {"BOOT_FAIL", "BF", 9, true},       {"DEADLINE", "DL", 10, false},
     {"OUT_OF_MEMORY", "OOM", 11, true}, {"REQUEUED", "RQ", 12, false},
     {"CONFIGURING", "CF", 13, false},
 };
@@ -55,8 +55,9 @@ const char *jobview_state_parse(const char *s, struct err *e)
     if (strcasecmp(s, "COMPLETE") == 0)
         return "COMPLETED";
     errno = EINVAL;
-    err_set(e, "invalid job state \"%s\" (expected PD, R, CG, CD, CA, F, TO, "
-               "NF, PR, BF, OOM, their long names, or all)",
+    err_set(e,
+            "invalid job state \"%s\" (expected PD, R, CG, CD, CA, F, TO, "
+            "NF, PR, BF, OOM, their long names, or all)",
             s);
     return NULL;
 }
@@ -71,21 +72,36 @@ static const struct {
     char letter;
     const char *title;
 } jv_headers[] = {
-    {'a', "ACCOUNT"},     {'b', "TRES_PER_NODE"},
-    {'B', "EXEC_HOST"},   {'c', "MIN_CPUS"},
-    {'C', "CPUS"},        {'D', "NODES"},
-    {'e', "END_TIME"},    {'g', "GROUP"},
-    {'G', "GROUP"},       {'i', "JOBID"},
-    {'j', "NAME"},        {'l', "TIME_LIMIT"},
-    {'L', "TIME_LEFT"},   {'m', "MIN_MEMORY"},
-    {'M', "TIME"},        {'n', "REQ_NODES"},
-    {'N', "NODELIST"},    {'o', "COMMAND"},
-    {'P', "PARTITION"},   {'q', "QOS"},
-    {'Q', "PRIORITY"},    {'r', "REASON"},
-    {'R', "NODELIST(REASON)"}, {'S', "START_TIME"},
-    {'t', "ST"},          {'T', "STATE"},
-    {'u', "USER"},        {'U', "UID"},
-    {'V', "SUBMIT_TIME"}, {'x', "EXC_NODES"},
+    {'a', "ACCOUNT"},
+    {'b', "TRES_PER_NODE"},
+    {'B', "EXEC_HOST"},
+    {'c', "MIN_CPUS"},
+    {'C', "CPUS"},
+    {'D', "NODES"},
+    {'e', "END_TIME"},
+    {'g', "GROUP"},
+    {'G', "GROUP"},
+    {'i', "JOBID"},
+    {'j', "NAME"},
+    {'l', "TIME_LIMIT"},
+    {'L', "TIME_LEFT"},
+    {'m', "MIN_MEMORY"},
+    {'M', "TIME"},
+    {'n', "REQ_NODES"},
+    {'N', "NODELIST"},
+    {'o', "COMMAND"},
+    {'P', "PARTITION"},
+    {'q', "QOS"},
+    {'Q', "PRIORITY"},
+    {'r', "REASON"},
+    {'R', "NODELIST(REASON)"},
+    {'S', "START_TIME"},
+    {'t', "ST"},
+    {'T', "STATE"},
+    {'u', "USER"},
+    {'U', "UID"},
+    {'V', "SUBMIT_TIME"},
+    {'x', "EXC_NODES"},
     {'Z', "WORK_DIR"},
 };
 
@@ -134,8 +150,7 @@ static const char *jv_num(long long v, char *buf, size_t len)
     return buf;
 }
 
-static const char *jv_time(json_t *job, const char *key, char *buf,
-                           size_t len)
+static const char *jv_time(json_t *job, const char *key, char *buf, size_t len)
 {
     return fmt_time((time_t)jobview_int(job, key, 0), "N/A", buf, len);
 }
@@ -264,8 +279,7 @@ static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
     }
 }
 
-const char *jobview_value(char letter, const void *ctx, char *buf,
-                          size_t len)
+const char *jobview_value(char letter, const void *ctx, char *buf, size_t len)
 {
     const struct jobview_row *r = ctx;
     json_t *job = r->job;

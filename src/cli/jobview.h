@@ -44,8 +44,7 @@ struct jobview_row {
 
 /* jobview_value: the text of letter for a struct jobview_row (ctx); buf
  * holds it unless a static string is returned.  Fits fmt_value_fn. */
-const char *jobview_value(char letter, const void *ctx, char *buf,
-                          size_t len);
+const char *jobview_value(char letter, const void *ctx, char *buf, size_t len);
 
 /* jobview_sort: sort the JOB array squeue's default way: partition, state
  * (pending first), priority (highest first), then job id. */

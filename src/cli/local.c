@@ -126,8 +126,8 @@ static char *read_cmdline(pid_t pid, size_t *len)
 static bool cmdline_ours(const struct local_dir *d, const char *name,
                          const char *cl, size_t len)
 {
-    const char *want = strcmp(name, LOCAL_CTLD_NAME) == 0 ? "sluicectld"
-                                                           : "sluiced";
+    const char *want =
+        strcmp(name, LOCAL_CTLD_NAME) == 0 ? "sluicectld" : "sluiced";
     const char *base = strrchr(cl, '/');
     bool conf = false, node = strcmp(want, "sluicectld") == 0;
     const char *prev = NULL;
@@ -201,8 +201,8 @@ static int write_pid(const struct local_dir *d, const char *name, pid_t pid,
     FILE *fp = fopen(tmp, "w");
     int rc = 0;
 
-    if (fp == NULL || fprintf(fp, "%ld\n", (long)pid) < 0 ||
-        fclose(fp) != 0 || rename(tmp, path) < 0) {
+    if (fp == NULL || fprintf(fp, "%ld\n", (long)pid) < 0 || fclose(fp) != 0 ||
+        rename(tmp, path) < 0) {
         rc = err_set(e, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
     }

@@ -16,10 +16,14 @@
 static const struct {
     const char *state, *shrt, *lng;
 } nv_states[] = {
-    {"IDLE", "idle", "idle"},          {"MIXED", "mix", "mixed"},
-    {"ALLOCATED", "alloc", "allocated"}, {"DOWN", "down", "down"},
-    {"DRAIN", "drain", "drained"},     {"DRAINING", "drng", "draining"},
-    {"INVALID", "inval", "invalid"},   {"UNKNOWN", "unk", "unknown"},
+    {"IDLE", "idle", "idle"},
+    {"MIXED", "mix", "mixed"},
+    {"ALLOCATED", "alloc", "allocated"},
+    {"DOWN", "down", "down"},
+    {"DRAIN", "drain", "drained"},
+    {"DRAINING", "drng", "draining"},
+    {"INVALID", "inval", "invalid"},
+    {"UNKNOWN", "unk", "unknown"},
 };
 #define NV_NSTATES (sizeof(nv_states) / sizeof(nv_states[0]))
 
@@ -116,14 +120,12 @@ static const char *nv_part_avail(json_t *part)
     return "n/a";
 }
 
-static const char *nv_part_name(json_t *part, bool star, char *buf,
-                                size_t len)
+static const char *nv_part_name(json_t *part, bool star, char *buf, size_t len)
 {
     if (part == NULL)
         return "n/a";
     snprintf(buf, len, "%s%s", jobview_str(part, "name", ""),
-             star && json_is_true(json_object_get(part, "default")) ? "*"
-                                                                    : "");
+             star && json_is_true(json_object_get(part, "default")) ? "*" : "");
     return buf;
 }
 
@@ -194,8 +196,8 @@ static const char *nv_node_value(char letter, json_t *node, char *buf,
         s = jobview_str(node, "gres", "");
         return s[0] != '\0' ? s : "(null)";
     case 'H':
-        return fmt_time((time_t)jobview_int(node, "reason_time", 0),
-                        "Unknown", buf, len);
+        return fmt_time((time_t)jobview_int(node, "reason_time", 0), "Unknown",
+                        buf, len);
     case 'm':
         snprintf(buf, len, "%lld", jobview_int(node, "mem_mib", 0));
         return buf;
@@ -210,8 +212,7 @@ static const char *nv_node_value(char letter, json_t *node, char *buf,
     }
 }
 
-const char *nodeview_value(char letter, const void *ctx, char *buf,
-                           size_t len)
+const char *nodeview_value(char letter, const void *ctx, char *buf, size_t len)
 {
     const struct nodeview_row *r = ctx;
     json_t *first = json_array_get(r->nodes, 0);
@@ -229,8 +230,8 @@ const char *nodeview_value(char letter, const void *ctx, char *buf,
     case 'l':
         if (r->part == NULL)
             return "n/a";
-        return fmt_duration(jobview_int(r->part, "max_time_s", -1),
-                            "infinite", buf, len);
+        return fmt_duration(jobview_int(r->part, "max_time_s", -1), "infinite",
+                            buf, len);
     case 'N':
         return nv_nodelist(r->nodes, buf, len);
     case 'P':

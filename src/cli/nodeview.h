@@ -40,8 +40,7 @@ struct nodeview_row {
 
 /* nodeview_value: the text of letter for a struct nodeview_row (ctx);
  * fits fmt_value_fn. */
-const char *nodeview_value(char letter, const void *ctx, char *buf,
-                           size_t len);
+const char *nodeview_value(char letter, const void *ctx, char *buf, size_t len);
 
 /*
  * nodeview_group: append to rows (an array of rows, each a JSON object

@@ -72,8 +72,8 @@ static const struct opt_def *find_long(const struct opt_def *defs,
     return NULL;
 }
 
-static int next_long(struct opt_state *st, const struct opt_def *defs,
-                     int *id, const char **arg, struct err *e)
+static int next_long(struct opt_state *st, const struct opt_def *defs, int *id,
+                     const char **arg, struct err *e)
 {
     const char *word = st->argv[st->ind++] + 2;
     const char *eq = strchr(word, '=');
@@ -104,8 +104,8 @@ static int next_long(struct opt_state *st, const struct opt_def *defs,
     return 1;
 }
 
-static int next_short(struct opt_state *st, const struct opt_def *defs,
-                      int *id, const char **arg, struct err *e)
+static int next_short(struct opt_state *st, const struct opt_def *defs, int *id,
+                      const char **arg, struct err *e)
 {
     int c = (unsigned char)*st->short_rest++;
     const struct opt_def *d = defs;
@@ -221,8 +221,7 @@ static char *split_word(const char **pp, struct err *e)
     if (quote != 0) {
         free(buf);
         errno = EINVAL;
-        err_set(e, "unterminated %s quote",
-                quote == '"' ? "double" : "single");
+        err_set(e, "unterminated %s quote", quote == '"' ? "double" : "single");
         return NULL;
     }
     return buf;

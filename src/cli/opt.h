@@ -12,8 +12,8 @@
 #include "common/err.h"
 
 enum opt_arg {
-    OPT_NOARG,  /* --hold */
-    OPT_ARG,    /* --time=10, --time 10, -t10, -t 10 */
+    OPT_NOARG, /* --hold */
+    OPT_ARG,   /* --time=10, --time 10, -t10, -t 10 */
 };
 
 /* One option; a table ends with an entry whose id is 0. */

@@ -66,8 +66,7 @@ static const char *jlimit(long long secs, char *buf, size_t len)
     return fmt_hms(secs, buf, len);
 }
 
-char *showview_stdpath(json_t *job, const char *pattern, char *buf,
-                       size_t len)
+char *showview_stdpath(json_t *job, const char *pattern, char *buf, size_t len)
 {
     const char *wd = jobview_str(job, "work_dir", "");
     size_t n = 0;
@@ -135,8 +134,8 @@ static void job_ids(struct kv *k, json_t *job)
     kv(k, "Restarts", "%lld", jobview_int(job, "restart_count", 0));
     kv(k, "BatchFlag", "1");
     kv(k, "ExitCode", "%lld:%lld",
-       (long long)json_integer_value(json_object_get(
-           json_object_get(job, "exit_code"), "return_code")),
+       (long long)json_integer_value(
+           json_object_get(json_object_get(job, "exit_code"), "return_code")),
        (long long)json_integer_value(
            json_object_get(json_object_get(job, "exit_code"), "signal")));
 }
@@ -178,8 +177,8 @@ static void job_place(struct kv *k, json_t *job)
     }
     kv_line(k);
     kv(k, "NumNodes", "%lld", jobview_int(job, "nodes", 1));
-    kv(k, "NumCPUs", "%s", jobview_value('C', &(struct jobview_row){job, 0}, b,
-                                         sizeof(b)));
+    kv(k, "NumCPUs", "%s",
+       jobview_value('C', &(struct jobview_row){job, 0}, b, sizeof(b)));
     kv(k, "NumTasks", "%lld", jobview_int(job, "ntasks", 1));
     kv(k, "CPUs/Task", "%lld", jobview_int(job, "cpus_per_task", 1));
     kv_line(k);
@@ -292,7 +291,8 @@ void showview_node(FILE *fp, json_t *node, bool oneliner)
     kv(&k, "LastSeenTime", "%s", jtime(node, "last_seen", b, sizeof(b)));
     if (json_array_size(json_object_get(node, "jobs")) > 0) {
         kv_line(&k);
-        kv(&k, "Jobs", "%s", jlist(json_object_get(node, "jobs"), b, sizeof(b)));
+        kv(&k, "Jobs", "%s",
+           jlist(json_object_get(node, "jobs"), b, sizeof(b)));
     }
     if (reason[0] != '\0') {
         char t[FMT_BUFLEN];

@@ -25,7 +25,6 @@ void showview_part(FILE *fp, json_t *part, bool oneliner);
  * host) and %% replaced, made absolute against the work directory.
  * Writes into buf; returns buf.
  */
-char *showview_stdpath(json_t *job, const char *pattern, char *buf,
-                       size_t len);
+char *showview_stdpath(json_t *job, const char *pattern, char *buf, size_t len);
 
 #endif
