@@ -62,6 +62,29 @@ is "$(cat term.marker 2>&1)" "got SIGTERM" "the running job got SIGTERM first"
 like "$(scancel 999999 2>&1)" 'error: Kill job error on job id 999999: ' \
     "scancel of an unknown job says so"
 
+# --- stdin, --export, hold/release, update, filters, drain ---------------
+id=$(printf '#!/bin/sh\necho "FOO=$FOO BAR=$BAR"\n' |
+    FOO=bar BAR=baz submit -p dev --export=NONE,FOO -o env.out)
+wait_for 10 job_ended "$id"
+is "$(cat env.out 2>&1)" "FOO=bar BAR=" "a script from stdin; --export=NONE,FOO passes FOO only"
+h1=$(submit -H -p dev -J held-dev --wrap true)
+h2=$(submit -H -p prod -J held-prod --wrap true)
+is "$(squeue -h -p prod -t PD -o '%i %j %r')" "$h2 held-prod JobHeldUser" \
+    "squeue -p -t selects, %r shows why a job waits"
+is "$(squeue -h -n held-dev,held-prod -o %i | sort -n | tr '\n' ' ')" "$h1 $h2 " \
+    "squeue -n selects by name"
+scontrol update JobId="$h1" TimeLimit=10 JobName=renamed
+is "$(squeue -h -j "$h1" -o '%j %l')" "renamed 10:00" "scontrol update sets a time limit and name"
+scontrol release "$h1" "$h2"
+wait_for 10 job_ended "$h1" && wait_for 10 job_ended "$h2"
+is "$(job_state "$h1") $(job_state "$h2")" "COMPLETED COMPLETED" \
+    "scontrol release lets held jobs run"
+scontrol update NodeName=node04 State=DRAIN Reason="e2e maintenance"
+like "$(sinfo -R -h)" '^e2e maintenance +[^ ]+ +[0-9T:-]+ node04$' "sinfo -R lists the drained node"
+is "$(sinfo -h -p dev -o %t)" "drain" "sinfo shows it drained"
+scontrol update NodeName=node04 State=RESUME
+is "$(sinfo -h -p dev -o %t)" "idle" "State=RESUME brings it back"
+
 # --- mistakes get one clear line and a non-zero exit ---------------------
 msg=$(sbatch -p nosuch --wrap true 2>&1) && not_ok "unknown partition accepted" ||
     like "$msg" '^sbatch: error: Batch job submission failed: .*nosuch' \
