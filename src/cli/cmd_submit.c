@@ -167,25 +167,23 @@ static int submit_apply(struct submit *s, struct err *e)
     return 0;
 }
 
-/* --test-only: "sbatch: Job 0 to start at T using N processors on nodes
- * NODES in partition P". */
+/* --test-only, from {"job_id": 0, "would_start": bool, "node_list",
+ * "reason", "partition"}: "sbatch: Job 0 to start at T on nodes NODES in
+ * partition P", or why it would wait. */
 static void submit_print_test(json_t *reply)
 {
-    json_t *w = json_object_get(reply, "would_start");
-    json_t *t = json_is_object(w) ? json_object_get(w, "start_time") : w;
-    const char *nodes = json_string_value(json_object_get(w, "node_list"));
-    const char *part = json_string_value(json_object_get(w, "partition"));
-    json_int_t cpus = json_integer_value(json_object_get(w, "cpus"));
+    const char *nodes = json_string_value(json_object_get(reply, "node_list"));
+    const char *part = json_string_value(json_object_get(reply, "partition"));
+    const char *why = json_string_value(json_object_get(reply, "reason"));
     char tbuf[FMT_BUFLEN];
 
-    fmt_time((time_t)json_integer_value(t), "Unknown", tbuf, sizeof(tbuf));
-    fprintf(stderr, "%s: Job %lld to start at %s", cli_prog(),
-            (long long)json_integer_value(json_object_get(reply, "job_id")),
-            tbuf);
-    if (cpus > 0)
-        fprintf(stderr, " using %lld processors", (long long)cpus);
-    if (nodes != NULL)
-        fprintf(stderr, " on nodes %s", nodes);
+    if (json_is_true(json_object_get(reply, "would_start")))
+        fprintf(stderr, "%s: Job 0 to start at %s on nodes %s", cli_prog(),
+                fmt_time(time(NULL), "now", tbuf, sizeof(tbuf)),
+                nodes ? nodes : "(unknown)");
+    else
+        fprintf(stderr, "%s: Job 0 would not start now (%s)", cli_prog(),
+                why ? why : "no reason given");
     if (part != NULL)
         fprintf(stderr, " in partition %s", part);
     fputc('\n', stderr);
