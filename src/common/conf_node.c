@@ -394,7 +394,14 @@ static void node_instantiate(struct conf *c, const struct conf_line *ln,
         node_hosts(c, ln, "NodeAddr", t->node.addr, n, &addrs) < 0)
         goto out;
     node_index_grow(c, c->n_nodes + n);
-    c->nodes = xreallocarray(c->nodes, c->n_nodes + n, sizeof(*c->nodes));
+    if (c->n_nodes + n > c->priv->nodes_cap) {
+        /* geometric growth: a canonical print has one line per node */
+        size_t cap = c->priv->nodes_cap ? 2 * c->priv->nodes_cap : 16;
+        while (cap < c->n_nodes + n)
+            cap *= 2;
+        c->nodes = xreallocarray(c->nodes, cap, sizeof(*c->nodes));
+        c->priv->nodes_cap = cap;
+    }
     for (size_t i = 0; i < n; i++) {
         const char *name = hostlist_nth(names, i);
         if ((dup = conf_node_lookup(c, name)) >= 0) {
