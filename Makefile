@@ -35,7 +35,9 @@ ALL_CFLAGS := -std=gnu17 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
 LDLIBS := $(PKG_LIBS) -lmunge -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
-SLURM_NAMES := sbatch squeue scancel sinfo scontrol sacct sacctmgr sprio sshare
+# The Slurm commands implemented so far (sacct, sacctmgr, sprio, sshare come
+# with accounting and priority).
+SLURM_NAMES := sbatch squeue scancel sinfo scontrol
 
 COMMON_SRC := $(sort $(wildcard src/common/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
