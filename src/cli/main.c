@@ -1,0 +1,48 @@
+/*
+ * sluice: dispatch by verb (sluice check-config ...) or, when run under a
+ * Slurm command's name, by that name (argv[0]).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/log.h"
+
+/* The Slurm names the binary is installed under (see the Makefile). */
+static const char *const slurm_names[] = {
+    "sbatch", "squeue",   "scancel", "sinfo",  "scontrol",
+    "sacct",  "sacctmgr", "sprio",   "sshare", NULL,
+};
+
+int main(int argc, char **argv)
+{
+    const char *base = strrchr(argv[0], '/');
+    const struct cli_cmd *cmd;
+
+    base = base ? base + 1 : argv[0];
+    log_init("sluice", LOG_LEVEL_WARN, stderr);
+    if ((cmd = cli_find(cli_slurm_cmds, base)) != NULL)
+        return cmd->fn(argc, argv);
+    for (size_t i = 0; slurm_names[i] != NULL; i++)
+        if (strcmp(base, slurm_names[i]) == 0) {
+            fprintf(stderr,
+                    "sluice: '%s' is not implemented yet; run 'sluice "
+                    "help'\n",
+                    base);
+            return 2;
+        }
+    if (argc < 2) {
+        cli_usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+        return cmd_help(argc - 1, argv + 1);
+    if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0)
+        return cmd_version(argc - 1, argv + 1);
+    if ((cmd = cli_find(cli_cmds, argv[1])) == NULL) {
+        fprintf(stderr, "sluice: unknown verb '%s'\n", argv[1]);
+        cli_usage(stderr);
+        return 2;
+    }
+    return cmd->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,551 @@
+/*
+ * Loading a configuration: cluster-wide keys and their defaults, the
+ * dispatch of each logical line to the cluster, node or partition parser,
+ * and the load/parse/destroy entry points.  A failed load returns nothing
+ * and leaves nothing behind; the caller's current conf stays as it was.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/conf.h"
+#include "common/conf_int.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+
+static const struct conf_enum auth_names[] = {
+    {"auth/munge", CONF_AUTH_MUNGE},
+    {"auth/key", CONF_AUTH_KEY},
+    {NULL, 0},
+};
+
+static const struct conf_enum enforce_names[] = {
+    {"NO", CONF_ENFORCE_NO},
+    {"ANY", CONF_ENFORCE_ANY},
+    {"ALL", CONF_ENFORCE_ALL},
+    {"YES", CONF_ENFORCE_ANY},
+    {NULL, 0},
+};
+
+static const struct conf_enum sched_names[] = {
+    {"sched/backfill", CONF_SCHED_BACKFILL},
+    {"sched/builtin", CONF_SCHED_BUILTIN},
+    {NULL, 0},
+};
+
+static const struct conf_enum priority_names[] = {
+    {"priority/basic", CONF_PRIORITY_BASIC},
+    {"priority/multifactor", CONF_PRIORITY_MULTIFACTOR},
+    {NULL, 0},
+};
+
+static const struct conf_enum reset_names[] = {
+    {"NONE", CONF_RESET_NONE},       {"NOW", CONF_RESET_NOW},
+    {"DAILY", CONF_RESET_DAILY},     {"WEEKLY", CONF_RESET_WEEKLY},
+    {"MONTHLY", CONF_RESET_MONTHLY}, {"QUARTERLY", CONF_RESET_QUARTERLY},
+    {"YEARLY", CONF_RESET_YEARLY},   {NULL, 0},
+};
+
+/* SlurmctldHost=master or master(10.0.0.1); each line adds one host. */
+static int parse_ctld_host(void *ctx, void *obj, const char *val,
+                           struct err *e)
+{
+    struct conf *c = obj;
+    const char *open = strchr(val, '(');
+    size_t hlen = open ? (size_t)(open - val) : strlen(val);
+    size_t vlen = strlen(val);
+    struct conf_ctld_host h;
+
+    (void)ctx;
+    if (hlen == 0 || (strchr(val, ')') != NULL && open == NULL))
+        return err_set(e, "expected HOST or HOST(ADDRESS)");
+    if (open != NULL &&
+        (val[vlen - 1] != ')' || vlen - hlen < 3 ||
+         memchr(open + 1, '(', vlen - hlen - 1) != NULL ||
+         memchr(open + 1, ')', vlen - hlen - 2) != NULL))
+        return err_set(e, "expected HOST or HOST(ADDRESS)");
+    h.host = xstrndup(val, hlen);
+    h.addr = open ? xstrndup(open + 1, vlen - hlen - 2) : xstrdup("");
+    c->ctld_hosts = xreallocarray(c->ctld_hosts, c->n_ctld_hosts + 1,
+                                  sizeof(*c->ctld_hosts));
+    c->ctld_hosts[c->n_ctld_hosts++] = h;
+    return 0;
+}
+
+static void print_ctld_host(const void *obj, FILE *fp, const char *pre,
+                            const char *suf)
+{
+    const struct conf *c = obj;
+
+    for (size_t i = 0; i < c->n_ctld_hosts; i++) {
+        fprintf(fp, "%sSlurmctldHost=%s", pre, c->ctld_hosts[i].host);
+        if (c->ctld_hosts[i].addr[0] != '\0')
+            fprintf(fp, "(%s)", c->ctld_hosts[i].addr);
+        fputs(suf, fp);
+    }
+}
+
+static json_t *json_ctld_host(const void *obj)
+{
+    const struct conf *c = obj;
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < c->n_ctld_hosts; i++)
+        json_array_append_new(a, json_pack("{s:s, s:s}", "host",
+                                           c->ctld_hosts[i].host, "addr",
+                                           c->ctld_hosts[i].addr));
+    return a;
+}
+
+/* SlurmdParameters: a comma list; config_overrides is the one Sluice
+ * acts on (the node's detected CPUs and memory win over the config). */
+static int parse_slurmd_params(void *ctx, void *obj, const char *val,
+                               struct err *e)
+{
+    struct conf *c = obj;
+
+    (void)ctx;
+    (void)e;
+    free(c->slurmd_parameters);
+    c->slurmd_parameters = xstrdup(val);
+    c->slurmd_config_overrides = conf_list_has(val, "config_overrides");
+    return 0;
+}
+
+static void print_slurmd_params(const void *obj, FILE *fp, const char *pre,
+                                const char *suf)
+{
+    const struct conf *c = obj;
+
+    if (c->slurmd_parameters[0] == '\0')
+        return;
+    fprintf(fp, "%sSlurmdParameters=", pre);
+    conf_print_value(fp, c->slurmd_parameters);
+    fputs(suf, fp);
+}
+
+static json_t *json_slurmd_params(const void *obj)
+{
+    return json_string(((const struct conf *)obj)->slurmd_parameters);
+}
+
+static int parse_preempt_mode(void *ctx, void *obj, const char *val,
+                              struct err *e)
+{
+    (void)ctx;
+    return conf_preempt_parse(val, &((struct conf *)obj)->preempt_mode, e);
+}
+
+static void print_preempt_mode(const void *obj, FILE *fp, const char *pre,
+                               const char *suf)
+{
+    char buf[64];
+
+    fprintf(fp, "%sPreemptMode=%s%s", pre,
+            conf_preempt_format(&((const struct conf *)obj)->preempt_mode,
+                                buf, sizeof(buf)),
+            suf);
+}
+
+static json_t *json_preempt_mode(const void *obj)
+{
+    char buf[64];
+
+    return json_string(conf_preempt_format(
+        &((const struct conf *)obj)->preempt_mode, buf, sizeof(buf)));
+}
+
+#define OFF(f) offsetof(struct conf, f)
+#define K_STR(n, j, f, fl)                                                     \
+    {.name = n, .json = j, .kind = CK_STR, .off = OFF(f), .flags = fl}
+#define K_INT(k, n, j, f, lo, hi)                                              \
+    {.name = n, .json = j, .kind = k, .off = OFF(f), .min = lo, .max = hi}
+#define K_KIND(k, n, j, f) {.name = n, .json = j, .kind = k, .off = OFF(f)}
+#define K_ENUM(n, j, f, tab)                                                   \
+    {.name = n, .json = j, .kind = CK_ENUM, .off = OFF(f), .enums = tab}
+#define K_CUSTOM(n, j, p, pr, js, fl)                                          \
+    {.name = n,                                                                \
+     .json = j,                                                                \
+     .kind = CK_CUSTOM,                                                        \
+     .parse = p,                                                               \
+     .print = pr,                                                              \
+     .to_json = js,                                                            \
+     .flags = fl}
+
+/* The cluster-wide keys, in the order of the canonical print. */
+const struct conf_key conf_cluster_keys[] = {
+    K_STR("ClusterName", "cluster_name", cluster_name, 0),
+    K_CUSTOM("SlurmctldHost", "slurmctld_hosts", parse_ctld_host,
+             print_ctld_host, json_ctld_host, 0),
+    K_CUSTOM("ControlMachine", NULL, parse_ctld_host, NULL, NULL,
+             CKF_NOPRINT),
+    K_INT(CK_U16, "SlurmctldPort", "slurmctld_port", slurmctld_port, 1,
+          65535),
+    K_INT(CK_U16, "SlurmdPort", "slurmd_port", slurmd_port, 1, 65535),
+    K_STR("StateSaveLocation", "state_save_location", state_save_location,
+          0),
+    K_STR("SlurmdSpoolDir", "slurmd_spool_dir", slurmd_spool_dir, 0),
+    K_ENUM("AuthType", "auth_type", auth_type, auth_names),
+    K_STR("AuthInfo", "auth_info", auth_info, CKF_OMIT_EMPTY),
+    K_INT(CK_U32, "SlurmdTimeout", "slurmd_timeout_s", slurmd_timeout_s, 0,
+          31536000),
+    K_INT(CK_U32, "KillWait", "kill_wait_s", kill_wait_s, 0, 65535),
+    K_INT(CK_U32, "MessageTimeout", "message_timeout_s", message_timeout_s,
+          1, 3600),
+    K_STR("GresTypes", "gres_types", gres_types, CKF_OMIT_EMPTY),
+    K_STR("SelectType", "select_type", select_type, 0),
+    K_STR("SelectTypeParameters", "select_type_parameters",
+          select_type_parameters, CKF_OMIT_EMPTY),
+    K_STR("ProctrackType", "proctrack_type", proctrack_type, 0),
+    K_STR("TaskPlugin", "task_plugin", task_plugin, 0),
+    K_ENUM("EnforcePartLimits", "enforce_part_limits", enforce_part_limits,
+           enforce_names),
+    K_INT(CK_U32, "MaxJobCount", "max_job_count", max_job_count, 1,
+          UINT32_MAX - 1),
+    K_KIND(CK_BOOL01, "JobRequeue", "job_requeue", job_requeue),
+    K_CUSTOM("SlurmdParameters", "slurmd_parameters", parse_slurmd_params,
+             print_slurmd_params, json_slurmd_params, 0),
+    K_ENUM("SchedulerType", "scheduler_type", scheduler_type, sched_names),
+    K_STR("SchedulerParameters", "scheduler_parameters",
+          scheduler_parameters, CKF_OMIT_EMPTY),
+    K_ENUM("PriorityType", "priority_type", priority_type, priority_names),
+    K_INT(CK_U32, "PriorityWeightAge", "priority_weight_age",
+          priority_weight_age, 0, UINT32_MAX),
+    K_INT(CK_U32, "PriorityWeightFairshare", "priority_weight_fairshare",
+          priority_weight_fairshare, 0, UINT32_MAX),
+    K_INT(CK_U32, "PriorityWeightJobSize", "priority_weight_job_size",
+          priority_weight_job_size, 0, UINT32_MAX),
+    K_INT(CK_U32, "PriorityWeightPartition", "priority_weight_partition",
+          priority_weight_partition, 0, UINT32_MAX),
+    K_INT(CK_U32, "PriorityWeightQOS", "priority_weight_qos",
+          priority_weight_qos, 0, UINT32_MAX),
+    K_STR("PriorityWeightTRES", "priority_weight_tres", priority_weight_tres,
+          CKF_OMIT_EMPTY),
+    K_KIND(CK_TIME, "PriorityMaxAge", "priority_max_age_s",
+           priority_max_age_s),
+    K_KIND(CK_TIME, "PriorityDecayHalfLife", "priority_decay_half_life_s",
+           priority_decay_half_life_s),
+    K_ENUM("PriorityUsageResetPeriod", "priority_usage_reset_period",
+           priority_usage_reset_period, reset_names),
+    K_KIND(CK_BOOL, "PriorityFavorSmall", "priority_favor_small",
+           priority_favor_small),
+    K_STR("PriorityFlags", "priority_flags", priority_flags, CKF_OMIT_EMPTY),
+    K_ENUM("PreemptType", "preempt_type", preempt_type,
+           conf_preempt_type_names),
+    K_CUSTOM("PreemptMode", "preempt_mode", parse_preempt_mode,
+             print_preempt_mode, json_preempt_mode, 0),
+    K_KIND(CK_TIME, "PreemptExemptTime", "preempt_exempt_time_s",
+           preempt_exempt_time_s),
+    K_STR("PreemptParameters", "preempt_parameters", preempt_parameters,
+          CKF_OMIT_EMPTY),
+    K_STR("AccountingStorageType", "accounting_storage_type",
+          accounting_storage_type, 0),
+    K_STR("AccountingStorageEnforce", "accounting_storage_enforce",
+          accounting_storage_enforce, CKF_OMIT_EMPTY),
+    K_STR("AccountingStorageTRES", "accounting_storage_tres",
+          accounting_storage_tres, CKF_OMIT_EMPTY),
+    K_STR("JobAcctGatherType", "job_acct_gather_type", job_acct_gather_type,
+          0),
+    {.name = NULL},
+};
+
+/* Slurm keys that Sluice reads past with a gentler warning. */
+static const char *const slurm_only_keys[] = {
+    "SlurmUser",         "SlurmdUser",         "SlurmctldLogFile",
+    "SlurmdLogFile",     "SlurmctldPidFile",   "SlurmdPidFile",
+    "SlurmctldDebug",    "SlurmdDebug",        "ReturnToService",
+    "MpiDefault",        "SwitchType",         "InactiveLimit",
+    "MinJobAge",         "Waittime",           "FastSchedule",
+    "JobCompType",       "SlurmctldTimeout",   "AccountingStorageHost",
+    "AccountingStoragePort", "JobAcctGatherFrequency", "CryptoType",
+    "MailProg",          "SchedulerTimeSlice", NULL,
+};
+
+bool conf_list_has(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncasecmp(p, item, n) == 0)
+            return true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
+void conf_diag_at(const struct conf *c, enum conf_severity sev,
+                  const struct conf_loc *loc, const char *fmt, ...)
+{
+    char *text;
+    va_list ap;
+
+    va_start(ap, fmt);
+    if (vasprintf(&text, fmt, ap) < 0)
+        text = NULL;
+    va_end(ap);
+    conf_diag_add(c->priv->diag, sev, loc ? loc->file : c->path,
+                  loc ? loc->line : 0, loc ? loc->col : 0, "%s",
+                  text ? text : "(out of memory)");
+    free(text);
+}
+
+static void conf_cluster_key(struct conf *c, const char *file,
+                             const struct conf_pair *p)
+{
+    const struct conf_key *k = conf_key_find(conf_cluster_keys, p->key);
+    struct conf_loc loc = {file, p->line, p->col}, *prev;
+    struct err e;
+    bool multi;
+
+    if (k == NULL) {
+        for (size_t i = 0; slurm_only_keys[i] != NULL; i++)
+            if (strcasecmp(slurm_only_keys[i], p->key) == 0) {
+                conf_diag_at(c, CONF_WARNING, &loc,
+                             "Slurm key '%s' is not used by Sluice; ignored",
+                             slurm_only_keys[i]);
+                return;
+            }
+        conf_diag_at(c, CONF_WARNING, &loc, "unknown key '%.64s' ignored",
+                     p->key);
+        return;
+    }
+    if (k->name == conf_cluster_keys[2].name)
+        k = &conf_cluster_keys[1]; /* ControlMachine: SlurmctldHost */
+    if (conf_key_set(k, c, c, p->value, &e) < 0) {
+        conf_diag_at(c, CONF_ERROR, &loc, "%s", e.text);
+        return;
+    }
+    prev = &c->priv->cluster_loc[k - conf_cluster_keys];
+    multi = k->parse == parse_ctld_host; /* each line adds a host */
+    if (prev->line > 0 && !multi)
+        conf_diag_at(c, CONF_WARNING, &loc,
+                     "%s was already set at %s:%d; this value replaces it",
+                     k->name, prev->file, prev->line);
+    if (prev->line == 0 || !multi)
+        *prev = loc;
+}
+
+static void conf_on_line(void *arg, const struct conf_line *ln)
+{
+    struct conf *c = arg;
+    const char *first = ln->pairs[0].key;
+
+    if (strcasecmp(first, "NodeName") == 0) {
+        conf_node_line(c, ln);
+        return;
+    }
+    if (strcasecmp(first, "PartitionName") == 0) {
+        conf_part_line(c, ln);
+        return;
+    }
+    for (size_t i = 0; i < ln->n; i++) {
+        const struct conf_pair *p = &ln->pairs[i];
+        if (strcasecmp(p->key, "NodeName") == 0 ||
+            strcasecmp(p->key, "PartitionName") == 0) {
+            struct conf_loc loc = {ln->file, p->line, p->col};
+            conf_diag_at(c, CONF_ERROR, &loc,
+                         "%s= must begin its line (it starts a new "
+                         "definition)",
+                         strcasecmp(p->key, "NodeName") ? "PartitionName"
+                                                        : "NodeName");
+            continue;
+        }
+        conf_cluster_key(c, ln->file, p);
+    }
+}
+
+static struct conf *conf_new(const char *path)
+{
+    struct conf *c = xcalloc(1, sizeof(*c));
+    size_t nkeys = 0;
+
+    while (conf_cluster_keys[nkeys].name != NULL)
+        nkeys++;
+    c->priv = xcalloc(1, sizeof(*c->priv));
+    c->priv->cluster_loc = xcalloc(nkeys, sizeof(struct conf_loc));
+    c->path = xstrdup(path);
+    c->cluster_name = xstrdup("");
+    c->slurmctld_port = CONF_SLURMCTLD_PORT;
+    c->slurmd_port = CONF_SLURMD_PORT;
+    c->state_save_location = xstrdup("/var/spool/sluice/ctld");
+    c->slurmd_spool_dir = xstrdup("/var/spool/sluice/d");
+    c->auth_type = CONF_AUTH_MUNGE;
+    c->auth_info = xstrdup("");
+    c->slurmd_timeout_s = 300;
+    c->kill_wait_s = 30;
+    c->message_timeout_s = 10;
+    c->gres_types = xstrdup("");
+    c->select_type = xstrdup("select/cons_tres");
+    c->select_type_parameters = xstrdup("");
+    c->proctrack_type = xstrdup("proctrack/cgroup");
+    c->task_plugin = xstrdup("task/none");
+    c->enforce_part_limits = CONF_ENFORCE_NO;
+    c->max_job_count = 10000;
+    c->job_requeue = true;
+    c->slurmd_parameters = xstrdup("");
+    c->scheduler_type = CONF_SCHED_BACKFILL;
+    c->scheduler_parameters = xstrdup("");
+    c->priority_type = CONF_PRIORITY_BASIC;
+    c->priority_weight_tres = xstrdup("");
+    c->priority_max_age_s = 7 * 86400;
+    c->priority_decay_half_life_s = 7 * 86400;
+    c->priority_flags = xstrdup("");
+    c->preempt_type = CONF_PREEMPT_NONE;
+    c->preempt_mode.mode = CONF_PREEMPT_MODE_OFF;
+    c->preempt_parameters = xstrdup("");
+    c->accounting_storage_type = xstrdup("accounting_storage/none");
+    c->accounting_storage_enforce = xstrdup("");
+    c->accounting_storage_tres = xstrdup("");
+    c->job_acct_gather_type = xstrdup("jobacct_gather/none");
+    conf_node_tmpl_init(&c->priv->node_default);
+    conf_part_tmpl_init(&c->priv->part_default);
+    return c;
+}
+
+static void conf_free_strings(struct conf *c)
+{
+    for (const struct conf_key *k = conf_cluster_keys; k->name; k++)
+        if (k->kind == CK_STR)
+            free(*(char **)((char *)c + k->off));
+    free(c->slurmd_parameters);
+    for (size_t i = 0; i < c->n_ctld_hosts; i++) {
+        free(c->ctld_hosts[i].host);
+        free(c->ctld_hosts[i].addr);
+    }
+    free(c->ctld_hosts);
+}
+
+void conf_destroy(struct conf *c)
+{
+    int saved = errno;
+
+    if (c == NULL)
+        return;
+    conf_free_strings(c);
+    for (size_t i = 0; i < c->n_nodes; i++)
+        conf_node_free(&c->nodes[i]);
+    free(c->nodes);
+    for (size_t i = 0; i < c->n_parts; i++)
+        conf_part_free(&c->parts[i]);
+    free(c->parts);
+    conf_node_tmpl_free(&c->priv->node_default);
+    conf_part_tmpl_free(&c->priv->part_default);
+    for (size_t i = 0; i < c->priv->n_gres_pool; i++)
+        free(c->priv->gres_pool[i]);
+    free(c->priv->gres_pool);
+    free(c->priv->node_index);
+    free(c->priv->cluster_loc);
+    conf_strs_free(&c->priv->names);
+    free(c->priv);
+    free(c->path);
+    free(c);
+    errno = saved;
+}
+
+/* The first error of this parse, as one line, into e. */
+static void conf_first_error(const struct conf_diag *d, size_t from,
+                             size_t n_errors, struct err *e)
+{
+    char buf[1024];
+
+    for (size_t i = from; i < d->n; i++) {
+        const struct conf_diag_item *it = &d->items[i];
+        if (it->severity != CONF_ERROR)
+            continue;
+        if (it->line > 0 && it->col > 0)
+            snprintf(buf, sizeof(buf), "%s:%d:%d: %s", it->file, it->line,
+                     it->col, it->text);
+        else if (it->line > 0)
+            snprintf(buf, sizeof(buf), "%s:%d: %s", it->file, it->line,
+                     it->text);
+        else
+            snprintf(buf, sizeof(buf), "%s: %s", it->file, it->text);
+        if (n_errors > 1)
+            err_set(e, "%s (and %zu more errors)", buf, n_errors - 1);
+        else
+            err_set(e, "%s", buf);
+        return;
+    }
+}
+
+static struct conf *conf_run(const char *path, const char *text,
+                             struct conf_diag *diag, struct err *e)
+{
+    struct conf_diag local;
+    struct conf_diag *d = diag ? diag : &local;
+    struct conf *c = conf_new(path);
+    struct conf_lex lx = {.diag = d, .fn = conf_on_line, .arg = c};
+    size_t errs0, first;
+    int saved = EINVAL;
+
+    conf_diag_init(&local);
+    errs0 = d->n_errors;
+    first = d->n;
+    c->priv->diag = d;
+    lx.names = &c->priv->names;
+    if (text == NULL) {
+        if (conf_lex_file(&lx, path, NULL) < 0) {
+            saved = errno;
+            goto error;
+        }
+    } else {
+        conf_lex_text(&lx, text, strlen(text), path);
+    }
+    if (d->n_errors == errs0)
+        conf_check(c);
+    if (d->n_errors != errs0)
+        goto error;
+    c->priv->diag = NULL;
+    conf_diag_free(&local);
+    return c;
+error:
+    conf_first_error(d, first, d->n_errors - errs0, e);
+    conf_destroy(c);
+    conf_diag_free(&local);
+    errno = saved;
+    return NULL;
+}
+
+struct conf *conf_load(const char *path, struct conf_diag *diag,
+                       struct err *e)
+{
+    return conf_run(path, NULL, diag, e);
+}
+
+struct conf *conf_parse_string(const char *text, const char *name,
+                               struct conf_diag *diag, struct err *e)
+{
+    return conf_run(name, text, diag, e);
+}
+
+const struct conf_part *conf_part_find(const struct conf *c,
+                                       const char *name)
+{
+    for (size_t i = 0; i < c->n_parts; i++)
+        if (strcmp(c->parts[i].name, name) == 0)
+            return &c->parts[i];
+    return NULL;
+}
+
+const struct conf_part *conf_part_default(const struct conf *c)
+{
+    for (size_t i = 0; i < c->n_parts; i++)
+        if (c->parts[i].is_default)
+            return &c->parts[i];
+    return NULL;
+}
+
+const struct conf_node *conf_node_find(const struct conf *c,
+                                       const char *name)
+{
+    long i = conf_node_lookup(c, name);
+
+    return i < 0 ? NULL : &c->nodes[i];
+}
