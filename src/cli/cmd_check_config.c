@@ -28,9 +28,8 @@ static char *cc_gres_path(const char *conf_path)
 }
 
 /* A node's GRES counts against what gres.conf declares for it. */
-static void cc_gres_compare(const struct conf_node *n,
-                            const struct gresconf *g, const char *gpath,
-                            struct conf_diag *d)
+static void cc_gres_compare(const struct conf_node *n, const struct gresconf *g,
+                            const char *gpath, struct conf_diag *d)
 {
     if (g->autodetect != GRESCONF_AUTODETECT_OFF)
         return;
@@ -41,19 +40,17 @@ static void cc_gres_compare(const struct conf_node *n,
         if (k > 0 && strcmp(n->gres->items[k - 1].name, name) == 0)
             continue;
         if (want != have)
-            conf_diag_add(d, CONF_WARNING, n->loc.file, n->loc.line,
-                          n->loc.col,
+            conf_diag_add(d, CONF_WARNING, n->loc.file, n->loc.line, n->loc.col,
                           "%s has Gres=%s:%llu but %s declares %llu for "
                           "it: sluiced will report %llu",
                           n->name, name, (unsigned long long)want, gpath,
-                          (unsigned long long)have,
-                          (unsigned long long)have);
+                          (unsigned long long)have, (unsigned long long)have);
     }
 }
 
 /* Each node's gres.conf lines, checked and kept for printing. */
-static struct gresconf **cc_gres_load(const struct conf *c,
-                                      const char *gpath, struct conf_diag *d)
+static struct gresconf **cc_gres_load(const struct conf *c, const char *gpath,
+                                      struct conf_diag *d)
 {
     struct gresconf **per = xcalloc(c->n_nodes + 1, sizeof(*per));
     struct gresconf *all = gresconf_load(gpath, NULL, d, NULL);
@@ -77,9 +74,8 @@ static json_t *cc_diag_json(const struct conf_diag *d, enum conf_severity s)
         const struct conf_diag_item *it = &d->items[i];
         if (it->severity == s)
             json_array_append_new(
-                a, json_pack("{s:s, s:i, s:i, s:s}", "file", it->file,
-                             "line", it->line, "column", it->col,
-                             "message", it->text));
+                a, json_pack("{s:s, s:i, s:i, s:s}", "file", it->file, "line",
+                             it->line, "column", it->col, "message", it->text));
     }
     return a;
 }
@@ -96,8 +92,7 @@ static void cc_print_json(const struct conf *c, struct gresconf **per,
                         c && d->n_errors == 0 ? conf_to_json(c) : json_null());
     for (size_t i = 0; c && per && i < c->n_nodes; i++)
         if (per[i] != NULL && per[i]->n > 0)
-            json_object_set_new(g, c->nodes[i].name,
-                                gresconf_to_json(per[i]));
+            json_object_set_new(g, c->nodes[i].name, gresconf_to_json(per[i]));
     json_object_set_new(o, "gres_conf", g);
     json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
@@ -113,22 +108,21 @@ static void cc_print_text(const struct conf *c, struct gresconf **per,
     conf_print(c, stdout);
     for (size_t i = 0; per && i < c->n_nodes; i++) {
         if (per[i] == NULL ||
-            (per[i]->n == 0 &&
-             per[i]->autodetect == GRESCONF_AUTODETECT_OFF))
+            (per[i]->n == 0 && per[i]->autodetect == GRESCONF_AUTODETECT_OFF))
             continue;
         if (!any)
             printf("\n# %s, as sluiced on each node reads it:\n", gpath);
         any = true;
-        snprintf(prefix, sizeof(prefix), "# NodeName=%s ",
-                 c->nodes[i].name);
+        snprintf(prefix, sizeof(prefix), "# NodeName=%s ", c->nodes[i].name);
         gresconf_print(per[i], stdout, prefix);
     }
 }
 
 static int cc_usage(FILE *fp, int rc)
 {
-    fprintf(fp, "usage: sluice check-config [-f FILE] [--json]\n"
-                "  FILE defaults to $SLUICE_CONF, else %s\n",
+    fprintf(fp,
+            "usage: sluice check-config [-f FILE] [--json]\n"
+            "  FILE defaults to $SLUICE_CONF, else %s\n",
             CONF_DEFAULT_PATH);
     return rc;
 }

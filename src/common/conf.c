@@ -50,26 +50,29 @@ static const struct conf_enum reset_names[] = {
     {"YEARLY", CONF_RESET_YEARLY},   {NULL, 0},
 };
 
+#define HOST_CHARS                                                             \
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"
+
 /* SlurmctldHost=master or master(10.0.0.1); each line adds one host. */
-static int parse_ctld_host(void *ctx, void *obj, const char *val,
-                           struct err *e)
+static int parse_ctld_host(void *ctx, void *obj, const char *val, struct err *e)
 {
     struct conf *c = obj;
-    const char *open = strchr(val, '(');
-    size_t hlen = open ? (size_t)(open - val) : strlen(val);
-    size_t vlen = strlen(val);
+    size_t hlen = strspn(val, HOST_CHARS), alen = 0;
     struct conf_ctld_host h;
 
     (void)ctx;
-    if (hlen == 0 || (strchr(val, ')') != NULL && open == NULL))
-        return err_set(e, "expected HOST or HOST(ADDRESS)");
-    if (open != NULL &&
-        (val[vlen - 1] != ')' || vlen - hlen < 3 ||
-         memchr(open + 1, '(', vlen - hlen - 1) != NULL ||
-         memchr(open + 1, ')', vlen - hlen - 2) != NULL))
-        return err_set(e, "expected HOST or HOST(ADDRESS)");
+    if (val[hlen] == '(') {
+        alen = strspn(val + hlen + 1, HOST_CHARS ":");
+        if (alen == 0 || strcmp(val + hlen + 1 + alen, ")") != 0)
+            hlen = 0;
+    } else if (val[hlen] != '\0') {
+        hlen = 0;
+    }
+    if (hlen == 0)
+        return err_set(e, "expected HOST or HOST(ADDRESS), with letters, "
+                          "digits, '.', '-' or '_'");
     h.host = xstrndup(val, hlen);
-    h.addr = open ? xstrndup(open + 1, vlen - hlen - 2) : xstrdup("");
+    h.addr = alen ? xstrndup(val + hlen + 1, alen) : xstrdup("");
     c->ctld_hosts = xreallocarray(c->ctld_hosts, c->n_ctld_hosts + 1,
                                   sizeof(*c->ctld_hosts));
     c->ctld_hosts[c->n_ctld_hosts++] = h;
@@ -146,8 +149,8 @@ static void print_preempt_mode(const void *obj, FILE *fp, const char *pre,
     char buf[64];
 
     fprintf(fp, "%sPreemptMode=%s%s", pre,
-            conf_preempt_format(&((const struct conf *)obj)->preempt_mode,
-                                buf, sizeof(buf)),
+            conf_preempt_format(&((const struct conf *)obj)->preempt_mode, buf,
+                                sizeof(buf)),
             suf);
 }
 
@@ -161,41 +164,44 @@ static json_t *json_preempt_mode(const void *obj)
 
 #define OFF(f) offsetof(struct conf, f)
 #define K_STR(n, j, f, fl)                                                     \
-    {.name = n, .json = j, .kind = CK_STR, .off = OFF(f), .flags = fl}
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_STR, .off = OFF(f), .flags = fl       \
+    }
 #define K_INT(k, n, j, f, lo, hi)                                              \
-    {.name = n, .json = j, .kind = k, .off = OFF(f), .min = lo, .max = hi}
-#define K_KIND(k, n, j, f) {.name = n, .json = j, .kind = k, .off = OFF(f)}
+    {                                                                          \
+        .name = n, .json = j, .kind = k, .off = OFF(f), .min = lo, .max = hi   \
+    }
+#define K_KIND(k, n, j, f)                                                     \
+    {                                                                          \
+        .name = n, .json = j, .kind = k, .off = OFF(f)                         \
+    }
 #define K_ENUM(n, j, f, tab)                                                   \
-    {.name = n, .json = j, .kind = CK_ENUM, .off = OFF(f), .enums = tab}
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_ENUM, .off = OFF(f), .enums = tab     \
+    }
 #define K_CUSTOM(n, j, p, pr, js, fl)                                          \
-    {.name = n,                                                                \
-     .json = j,                                                                \
-     .kind = CK_CUSTOM,                                                        \
-     .parse = p,                                                               \
-     .print = pr,                                                              \
-     .to_json = js,                                                            \
-     .flags = fl}
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_CUSTOM, .parse = p, .print = pr,      \
+        .to_json = js, .flags = fl                                             \
+    }
 
 /* The cluster-wide keys, in the order of the canonical print. */
 const struct conf_key conf_cluster_keys[] = {
     K_STR("ClusterName", "cluster_name", cluster_name, 0),
     K_CUSTOM("SlurmctldHost", "slurmctld_hosts", parse_ctld_host,
              print_ctld_host, json_ctld_host, 0),
-    K_CUSTOM("ControlMachine", NULL, parse_ctld_host, NULL, NULL,
-             CKF_NOPRINT),
-    K_INT(CK_U16, "SlurmctldPort", "slurmctld_port", slurmctld_port, 1,
-          65535),
+    K_CUSTOM("ControlMachine", NULL, parse_ctld_host, NULL, NULL, CKF_NOPRINT),
+    K_INT(CK_U16, "SlurmctldPort", "slurmctld_port", slurmctld_port, 1, 65535),
     K_INT(CK_U16, "SlurmdPort", "slurmd_port", slurmd_port, 1, 65535),
-    K_STR("StateSaveLocation", "state_save_location", state_save_location,
-          0),
+    K_STR("StateSaveLocation", "state_save_location", state_save_location, 0),
     K_STR("SlurmdSpoolDir", "slurmd_spool_dir", slurmd_spool_dir, 0),
     K_ENUM("AuthType", "auth_type", auth_type, auth_names),
     K_STR("AuthInfo", "auth_info", auth_info, CKF_OMIT_EMPTY),
     K_INT(CK_U32, "SlurmdTimeout", "slurmd_timeout_s", slurmd_timeout_s, 0,
           31536000),
     K_INT(CK_U32, "KillWait", "kill_wait_s", kill_wait_s, 0, 65535),
-    K_INT(CK_U32, "MessageTimeout", "message_timeout_s", message_timeout_s,
-          1, 3600),
+    K_INT(CK_U32, "MessageTimeout", "message_timeout_s", message_timeout_s, 1,
+          3600),
     K_STR("GresTypes", "gres_types", gres_types, CKF_OMIT_EMPTY),
     K_STR("SelectType", "select_type", select_type, 0),
     K_STR("SelectTypeParameters", "select_type_parameters",
@@ -210,8 +216,8 @@ const struct conf_key conf_cluster_keys[] = {
     K_CUSTOM("SlurmdParameters", "slurmd_parameters", parse_slurmd_params,
              print_slurmd_params, json_slurmd_params, 0),
     K_ENUM("SchedulerType", "scheduler_type", scheduler_type, sched_names),
-    K_STR("SchedulerParameters", "scheduler_parameters",
-          scheduler_parameters, CKF_OMIT_EMPTY),
+    K_STR("SchedulerParameters", "scheduler_parameters", scheduler_parameters,
+          CKF_OMIT_EMPTY),
     K_ENUM("PriorityType", "priority_type", priority_type, priority_names),
     K_INT(CK_U32, "PriorityWeightAge", "priority_weight_age",
           priority_weight_age, 0, UINT32_MAX),
@@ -225,8 +231,7 @@ const struct conf_key conf_cluster_keys[] = {
           priority_weight_qos, 0, UINT32_MAX),
     K_STR("PriorityWeightTRES", "priority_weight_tres", priority_weight_tres,
           CKF_OMIT_EMPTY),
-    K_KIND(CK_TIME, "PriorityMaxAge", "priority_max_age_s",
-           priority_max_age_s),
+    K_KIND(CK_TIME, "PriorityMaxAge", "priority_max_age_s", priority_max_age_s),
     K_KIND(CK_TIME, "PriorityDecayHalfLife", "priority_decay_half_life_s",
            priority_decay_half_life_s),
     K_ENUM("PriorityUsageResetPeriod", "priority_usage_reset_period",
@@ -248,21 +253,36 @@ const struct conf_key conf_cluster_keys[] = {
           accounting_storage_enforce, CKF_OMIT_EMPTY),
     K_STR("AccountingStorageTRES", "accounting_storage_tres",
           accounting_storage_tres, CKF_OMIT_EMPTY),
-    K_STR("JobAcctGatherType", "job_acct_gather_type", job_acct_gather_type,
-          0),
+    K_STR("JobAcctGatherType", "job_acct_gather_type", job_acct_gather_type, 0),
     {.name = NULL},
 };
 
 /* Slurm keys that Sluice reads past with a gentler warning. */
 static const char *const slurm_only_keys[] = {
-    "SlurmUser",         "SlurmdUser",         "SlurmctldLogFile",
-    "SlurmdLogFile",     "SlurmctldPidFile",   "SlurmdPidFile",
-    "SlurmctldDebug",    "SlurmdDebug",        "ReturnToService",
-    "MpiDefault",        "SwitchType",         "InactiveLimit",
-    "MinJobAge",         "Waittime",           "FastSchedule",
-    "JobCompType",       "SlurmctldTimeout",   "AccountingStorageHost",
-    "AccountingStoragePort", "JobAcctGatherFrequency", "CryptoType",
-    "MailProg",          "SchedulerTimeSlice", NULL,
+    "SlurmUser",
+    "SlurmdUser",
+    "SlurmctldLogFile",
+    "SlurmdLogFile",
+    "SlurmctldPidFile",
+    "SlurmdPidFile",
+    "SlurmctldDebug",
+    "SlurmdDebug",
+    "ReturnToService",
+    "MpiDefault",
+    "SwitchType",
+    "InactiveLimit",
+    "MinJobAge",
+    "Waittime",
+    "FastSchedule",
+    "JobCompType",
+    "SlurmctldTimeout",
+    "AccountingStorageHost",
+    "AccountingStoragePort",
+    "JobAcctGatherFrequency",
+    "CryptoType",
+    "MailProg",
+    "SchedulerTimeSlice",
+    NULL,
 };
 
 bool conf_list_has(const char *list, const char *item)
@@ -316,8 +336,8 @@ static void conf_cluster_key(struct conf *c, const char *file,
                      p->key);
         return;
     }
-    if (k->name == conf_cluster_keys[2].name)
-        k = &conf_cluster_keys[1]; /* ControlMachine: SlurmctldHost */
+    if (k->parse == parse_ctld_host) /* ControlMachine is an alias */
+        k = conf_key_find(conf_cluster_keys, "SlurmctldHost");
     if (conf_key_set(k, c, c, p->value, &e) < 0) {
         conf_diag_at(c, CONF_ERROR, &loc, "%s", e.text);
         return;
@@ -345,7 +365,7 @@ static void conf_on_line(void *arg, const struct conf_line *ln)
         conf_part_line(c, ln);
         return;
     }
-    for (size_t i = 0; i < ln->n; i++) {
+    for (size_t i = 1; i < ln->n; i++) {
         const struct conf_pair *p = &ln->pairs[i];
         if (strcasecmp(p->key, "NodeName") == 0 ||
             strcasecmp(p->key, "PartitionName") == 0) {
@@ -355,10 +375,11 @@ static void conf_on_line(void *arg, const struct conf_line *ln)
                          "definition)",
                          strcasecmp(p->key, "NodeName") ? "PartitionName"
                                                         : "NodeName");
-            continue;
+            return;
         }
-        conf_cluster_key(c, ln->file, p);
     }
+    for (size_t i = 0; i < ln->n; i++)
+        conf_cluster_key(c, ln->file, &ln->pairs[i]);
 }
 
 static struct conf *conf_new(const char *path)
@@ -513,8 +534,7 @@ error:
     return NULL;
 }
 
-struct conf *conf_load(const char *path, struct conf_diag *diag,
-                       struct err *e)
+struct conf *conf_load(const char *path, struct conf_diag *diag, struct err *e)
 {
     return conf_run(path, NULL, diag, e);
 }
@@ -525,8 +545,7 @@ struct conf *conf_parse_string(const char *text, const char *name,
     return conf_run(name, text, diag, e);
 }
 
-const struct conf_part *conf_part_find(const struct conf *c,
-                                       const char *name)
+const struct conf_part *conf_part_find(const struct conf *c, const char *name)
 {
     for (size_t i = 0; i < c->n_parts; i++)
         if (strcmp(c->parts[i].name, name) == 0)
@@ -542,8 +561,7 @@ const struct conf_part *conf_part_default(const struct conf *c)
     return NULL;
 }
 
-const struct conf_node *conf_node_find(const struct conf *c,
-                                       const char *name)
+const struct conf_node *conf_node_find(const struct conf *c, const char *name)
 {
     long i = conf_node_lookup(c, name);
 

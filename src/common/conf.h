@@ -60,8 +60,7 @@ void conf_diag_add(struct conf_diag *d, enum conf_severity sev,
                    const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /* conf_diag_format: "FILE:LINE:COL: error: text" into buf; returns buf. */
-char *conf_diag_format(const struct conf_diag_item *it, char *buf,
-                       size_t len);
+char *conf_diag_format(const struct conf_diag_item *it, char *buf, size_t len);
 /* conf_diag_print: every item, one line each, to fp. */
 void conf_diag_print(const struct conf_diag *d, FILE *fp);
 
@@ -164,9 +163,9 @@ struct conf_node {
     uint32_t sockets_per_board;
     uint32_t cores_per_socket;
     uint32_t threads_per_core;
-    uint64_t mem_mib;              /* RealMemory */
-    const struct gres_list *gres;  /* never NULL; owned by the conf */
-    char *features;                /* "a100,ib" or "" */
+    uint64_t mem_mib;             /* RealMemory */
+    const struct gres_list *gres; /* never NULL; owned by the conf */
+    char *features;               /* "a100,ib" or "" */
     uint32_t weight;
     enum conf_node_state state;
     struct conf_loc loc; /* the NodeName= that defined it */
@@ -177,11 +176,11 @@ struct conf_part {
     char *nodes_expr; /* Nodes= as written: "node[01-04]", "ALL", or "" */
     size_t *node_idx; /* indices into conf.nodes, ascending, unique */
     size_t n_nodes;
-    bool is_default; /* Default=YES, or the first partition if none is */
+    bool is_default;        /* Default=YES, or the first partition if none is */
     int64_t max_time_s;     /* TIMEFMT_INFINITE when unlimited */
     int64_t default_time_s; /* DefaultTime; max_time_s when not given */
     enum conf_part_state state;
-    uint32_t priority_tier;       /* Priority= sets both, as in Slurm */
+    uint32_t priority_tier; /* Priority= sets both, as in Slurm */
     uint32_t priority_job_factor;
     char *allow_accounts; /* "ALL" by default */
     char *allow_groups;
@@ -191,7 +190,7 @@ struct conf_part {
     uint32_t max_nodes; /* CONF_UNLIMITED by default */
     uint32_t min_nodes;
     enum conf_oversubscribe oversubscribe;
-    uint32_t oversubscribe_count; /* FORCE:4 / YES:4; 0 when not given */
+    uint32_t oversubscribe_count;     /* FORCE:4 / YES:4; 0 when not given */
     struct conf_preempt preempt_mode; /* effective (global when inherited) */
     bool preempt_mode_inherited;      /* PreemptMode not given here */
     uint32_t grace_time_s;            /* GraceTime, seconds as in Slurm */
@@ -275,8 +274,7 @@ struct conf {
  * read, EINVAL when it is wrong) and the first error in e as one line
  * "FILE:LINE:COL: text".  The caller destroys the result.
  */
-struct conf *conf_load(const char *path, struct conf_diag *diag,
-                       struct err *e);
+struct conf *conf_load(const char *path, struct conf_diag *diag, struct err *e);
 
 /* conf_parse_string: the same for text in memory; name is used in messages
  * and Include paths are relative to its directory. */
@@ -287,10 +285,8 @@ struct conf *conf_parse_string(const char *text, const char *name,
 void conf_destroy(struct conf *c);
 
 /* Lookups: NULL when absent.  Pointers belong to c. */
-const struct conf_node *conf_node_find(const struct conf *c,
-                                       const char *name);
-const struct conf_part *conf_part_find(const struct conf *c,
-                                       const char *name);
+const struct conf_node *conf_node_find(const struct conf *c, const char *name);
+const struct conf_part *conf_part_find(const struct conf *c, const char *name);
 /* conf_part_default: where jobs without -p go; NULL with no partitions. */
 const struct conf_part *conf_part_default(const struct conf *c);
 
@@ -308,8 +304,7 @@ json_t *conf_to_json(const struct conf *c);
 /* Names of enum values as written in the configuration ("REQUEUE"). */
 const char *conf_preempt_type_name(enum conf_preempt_type t);
 /* conf_preempt_format: "SUSPEND,GANG" into buf; returns buf. */
-char *conf_preempt_format(const struct conf_preempt *p, char *buf,
-                          size_t len);
+char *conf_preempt_format(const struct conf_preempt *p, char *buf, size_t len);
 const char *conf_node_state_name(enum conf_node_state s);
 const char *conf_part_state_name(enum conf_part_state s);
 

@@ -58,8 +58,8 @@ static void check_unknown(struct conf *c, const struct conf_part *p,
     conf_diag_at(c, CONF_ERROR, loc,
                  "partition %s: node %s is not defined by any NodeName "
                  "line%s%s%s%s",
-                 p->name, name, near ? " (did you mean " : "",
-                 near ? near : "", near ? "?)" : "", more);
+                 p->name, name, near ? " (did you mean " : "", near ? near : "",
+                 near ? "?)" : "", more);
 }
 
 /* Nodes= into indices: ascending (definition order) and unique. */
@@ -248,7 +248,8 @@ static void check_partition_prio(struct conf *c)
         }
     for (i = 0; i < c->n_nodes && !(lo[i] < hi[i]); i++)
         ;
-    if (i == c->n_nodes && c->n_parts > 0 && (fp = open_memstream(&text, &len))) {
+    if (i == c->n_nodes && c->n_parts > 0 &&
+        (fp = open_memstream(&text, &len))) {
         fputs("PreemptType=preempt/partition_prio, but no node is in two "
               "partitions of different PriorityTier (",
               fp);
@@ -280,9 +281,8 @@ static bool check_has_gpus(const struct conf *c, const struct conf_part *p)
 
 static void check_part_preempt(struct conf *c, struct conf_part *p)
 {
-    const struct conf_loc *loc = p->preempt_mode_inherited
-                                     ? check_key_loc(c, "PreemptMode")
-                                     : &p->loc;
+    const struct conf_loc *loc =
+        p->preempt_mode_inherited ? check_key_loc(c, "PreemptMode") : &p->loc;
     char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
 
     if (p->preempt_mode.mode == CONF_PREEMPT_MODE_SUSPEND &&

@@ -61,17 +61,15 @@ void conf_diag_add(struct conf_diag *d, enum conf_severity sev,
     errno = saved;
 }
 
-char *conf_diag_format(const struct conf_diag_item *it, char *buf,
-                       size_t len)
+char *conf_diag_format(const struct conf_diag_item *it, char *buf, size_t len)
 {
     const char *sev = it->severity == CONF_ERROR ? "error" : "warning";
 
     if (it->line > 0 && it->col > 0)
-        snprintf(buf, len, "%s:%d:%d: %s: %s", it->file, it->line, it->col,
-                 sev, it->text);
-    else if (it->line > 0)
-        snprintf(buf, len, "%s:%d: %s: %s", it->file, it->line, sev,
+        snprintf(buf, len, "%s:%d:%d: %s: %s", it->file, it->line, it->col, sev,
                  it->text);
+    else if (it->line > 0)
+        snprintf(buf, len, "%s:%d: %s: %s", it->file, it->line, sev, it->text);
     else
         snprintf(buf, len, "%s: %s: %s", it->file, sev, it->text);
     return buf;

@@ -99,8 +99,7 @@ struct conf_key {
     const struct conf_enum *enums; /* ends with a NULL name */
     int (*parse)(void *ctx, void *obj, const char *val, struct err *e);
     /* print: " Key=value" or lines of them, with prefix and suffix. */
-    void (*print)(const void *obj, FILE *fp, const char *pre,
-                  const char *suf);
+    void (*print)(const void *obj, FILE *fp, const char *pre, const char *suf);
     json_t *(*to_json)(const void *obj);
     unsigned flags;
 };
@@ -146,8 +145,8 @@ struct conf_part_tmpl {
 
 struct conf_priv {
     struct conf_diag *diag;
-    struct conf_strs names;        /* file names */
-    struct gres_list **gres_pool;  /* node GRES lists, shared */
+    struct conf_strs names;       /* file names */
+    struct gres_list **gres_pool; /* node GRES lists, shared */
     size_t n_gres_pool;
     size_t *node_index; /* hash of node names: index+1, 0 empty */
     size_t node_index_cap;

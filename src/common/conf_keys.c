@@ -60,8 +60,7 @@ const char *conf_part_state_name(enum conf_part_state s)
     return conf_enum_name(conf_part_state_names, (int)s);
 }
 
-char *conf_preempt_format(const struct conf_preempt *p, char *buf,
-                          size_t len)
+char *conf_preempt_format(const struct conf_preempt *p, char *buf, size_t len)
 {
     const char *mode = conf_enum_name(preempt_mode_names, (int)p->mode);
 
@@ -74,8 +73,7 @@ char *conf_preempt_format(const struct conf_preempt *p, char *buf,
 
 /* PreemptMode: a comma list of at most one of OFF, CANCEL, REQUEUE,
  * SUSPEND, and GANG. */
-int conf_preempt_parse(const char *val, struct conf_preempt *out,
-                       struct err *e)
+int conf_preempt_parse(const char *val, struct conf_preempt *out, struct err *e)
 {
     struct conf_preempt p = {CONF_PREEMPT_MODE_OFF, false};
     char *copy = xstrdup(val), *save = NULL, *item;
@@ -137,8 +135,8 @@ int conf_enum_parse(const struct conf_enum *tab, const char *val, int *out,
     for (const struct conf_enum *en = tab; en->name != NULL; en++) {
         const char *sep = en == tab ? "" : en[1].name ? ", " : " or ";
         if (used < sizeof(list))
-            used += (size_t)snprintf(list + used, sizeof(list) - used,
-                                     "%s%s", sep, en->name);
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                                     sep, en->name);
     }
     errno = EINVAL;
     return err_set(e, "expected %s", list);

@@ -70,7 +70,7 @@ static int lex_read(const char *path, char **out, size_t *out_len)
     *out = buf;
     *out_len = len;
     return 0;
-error: {
+error : {
     int saved = errno;
     fclose(fp);
     free(buf);
@@ -186,7 +186,9 @@ static int lex_value(const char *s, size_t n, size_t *i, size_t *v0,
     if (s[*i] != '"') {
         *v0 = *i;
         while (*i < n && !LEX_BLANK(s[*i]))
-            (*i)++;
+            if (s[(*i)++] == '"')
+                return err_set(e, "stray quote inside a value (quote the "
+                                  "whole value: Key=\"...\")");
         *vlen = *i - *v0;
         return 0;
     }
@@ -219,14 +221,14 @@ static int lex_pair(struct conf_line *ln, const char *s, size_t n, size_t *i,
     } else if (*i == n || s[*i] != '=') {
         while (*i < n && !LEX_BLANK(s[*i]))
             (*i)++;
-        return err_set(e, "'%.*s' is not Key=Value", (int)(*i - k0 > 40 ? 40 : *i - k0),
-                       s + k0);
+        return err_set(e, "'%.*s' is not Key=Value",
+                       (int)(*i - k0 > 40 ? 40 : *i - k0), s + k0);
     } else if (klen == 0) {
-        return err_set(e, "value without a key ('=%.*s')",
-                       (int)strcspn(s + *i + 1, " \t") > 40
-                           ? 40
-                           : (int)strcspn(s + *i + 1, " \t"),
-                       s + *i + 1);
+        size_t v = *i + 1, vend = v;
+        while (vend < n && !LEX_BLANK(s[vend]) && vend - v < 40)
+            vend++;
+        return err_set(e, "value without a key ('=%.*s')", (int)(vend - v),
+                       s + v);
     } else {
         (*i)++;
         if (*i == n || LEX_BLANK(s[*i]))
@@ -240,8 +242,8 @@ static int lex_pair(struct conf_line *ln, const char *s, size_t n, size_t *i,
 }
 
 /* lex_tokens: the pairs of one physical line, appended to ln. */
-static int lex_tokens(struct conf_lex *lx, struct conf_line *ln,
-                      const char *s, size_t n, int lineno, bool *cont)
+static int lex_tokens(struct conf_lex *lx, struct conf_line *ln, const char *s,
+                      size_t n, int lineno, bool *cont)
 {
     struct err e;
     size_t i = 0, start;
@@ -276,8 +278,8 @@ static void lex_include(struct conf_lex *lx, const struct conf_line *ln)
     path = conf_lex_dirname_join(ln->file, p->value);
     if (lx->depth >= CONF_MAX_INCLUDE_DEPTH) {
         conf_diag_add(lx->diag, CONF_ERROR, from.file, from.line, from.col,
-                      "Include %s: includes nested deeper than %d files",
-                      path, CONF_MAX_INCLUDE_DEPTH);
+                      "Include %s: includes nested deeper than %d files", path,
+                      CONF_MAX_INCLUDE_DEPTH);
         goto out;
     }
     real = realpath(path, NULL);
@@ -384,8 +386,8 @@ int conf_lex_file(struct conf_lex *lx, const char *path,
                           from->col, "cannot read %s: %s", path,
                           strerror(errno));
         else
-            conf_diag_add(lx->diag, CONF_ERROR, name, 0, 0,
-                          "cannot read: %s", strerror(errno));
+            conf_diag_add(lx->diag, CONF_ERROR, name, 0, 0, "cannot read: %s",
+                          strerror(errno));
         errno = saved;
         return -1;
     }

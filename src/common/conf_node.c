@@ -36,8 +36,8 @@ static int parse_gres(void *ctx, void *obj, const char *val, struct err *e)
     }
     l = xmalloc(sizeof(*l));
     *l = tmp;
-    c->priv->gres_pool = xreallocarray(
-        c->priv->gres_pool, c->priv->n_gres_pool + 1, sizeof(l));
+    c->priv->gres_pool =
+        xreallocarray(c->priv->gres_pool, c->priv->n_gres_pool + 1, sizeof(l));
     c->priv->gres_pool[c->priv->n_gres_pool++] = l;
     n->gres = l;
     return 0;
@@ -65,15 +65,14 @@ static json_t *json_gres(const void *obj)
 
 #define OFF(f) offsetof(struct conf_node, f)
 #define K_STR(n, j, f, fl)                                                     \
-    {.name = n, .json = j, .kind = CK_STR, .off = OFF(f), .flags = fl}
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_STR, .off = OFF(f), .flags = fl       \
+    }
 #define K_INT(k, n, j, f, lo, hi, fl)                                          \
-    {.name = n,                                                                \
-     .json = j,                                                                \
-     .kind = k,                                                                \
-     .off = OFF(f),                                                            \
-     .min = lo,                                                                \
-     .max = hi,                                                                \
-     .flags = fl}
+    {                                                                          \
+        .name = n, .json = j, .kind = k, .off = OFF(f), .min = lo, .max = hi,  \
+        .flags = fl                                                            \
+    }
 
 /* The keys of a NodeName= line after NodeName itself, in print order. */
 const struct conf_key conf_node_keys[] = {
@@ -83,8 +82,8 @@ const struct conf_key conf_node_keys[] = {
     K_INT(CK_U32, "CPUs", "cpus", cpus, 1, NODE_MAX_CPUS, 0),
     K_INT(CK_U32, "Boards", "boards", boards, 1, NODE_MAX_CPUS, 0),
     K_INT(CK_U32, "Sockets", "sockets", sockets, 1, NODE_MAX_CPUS, 0),
-    K_INT(CK_U32, "SocketsPerBoard", "sockets_per_board", sockets_per_board,
-          1, NODE_MAX_CPUS, CKF_NOPRINT),
+    K_INT(CK_U32, "SocketsPerBoard", "sockets_per_board", sockets_per_board, 1,
+          NODE_MAX_CPUS, CKF_NOPRINT),
     K_INT(CK_U32, "CoresPerSocket", "cores_per_socket", cores_per_socket, 1,
           NODE_MAX_CPUS, 0),
     K_INT(CK_U32, "ThreadsPerCore", "threads_per_core", threads_per_core, 1,
@@ -205,8 +204,7 @@ static int node_sockets(struct conf_node_tmpl *t, struct err *e)
     uint64_t total = (uint64_t)n->boards * n->sockets_per_board;
 
     if (has_s && has_spb && n->sockets != total)
-        return err_set(e,
-                       "Sockets=%u is not Boards*SocketsPerBoard (%llu)",
+        return err_set(e, "Sockets=%u is not Boards*SocketsPerBoard (%llu)",
                        n->sockets, (unsigned long long)total);
     if (has_spb) {
         if (total > NODE_MAX_CPUS)
@@ -293,8 +291,7 @@ long conf_node_lookup(const struct conf *c, const char *name)
 
     if (pv->node_index_cap == 0)
         return -1;
-    for (i = node_hash(name) & mask; pv->node_index[i] != 0;
-         i = (i + 1) & mask)
+    for (i = node_hash(name) & mask; pv->node_index[i] != 0; i = (i + 1) & mask)
         if (strcmp(c->nodes[pv->node_index[i] - 1].name, name) == 0)
             return (long)pv->node_index[i] - 1;
     return -1;

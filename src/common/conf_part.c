@@ -48,8 +48,7 @@ static int parse_nodes(void *ctx, void *obj, const char *val, struct err *e)
     return 0;
 }
 
-static int parse_priority(void *ctx, void *obj, const char *val,
-                          struct err *e)
+static int parse_priority(void *ctx, void *obj, const char *val, struct err *e)
 {
     struct conf_part *p = obj;
     uint64_t v;
@@ -63,8 +62,7 @@ static int parse_priority(void *ctx, void *obj, const char *val,
 }
 
 /* OverSubscribe=NO|EXCLUSIVE|YES[:N]|FORCE[:N] */
-static int parse_oversub(void *ctx, void *obj, const char *val,
-                         struct err *e)
+static int parse_oversub(void *ctx, void *obj, const char *val, struct err *e)
 {
     struct conf_part *p = obj;
     const char *colon = strchr(val, ':');
@@ -145,24 +143,23 @@ static json_t *json_part_preempt(const void *obj)
 
 #define OFF(f) offsetof(struct conf_part, f)
 #define K_STR(n, j, f, fl)                                                     \
-    {.name = n, .json = j, .kind = CK_STR, .off = OFF(f), .flags = fl}
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_STR, .off = OFF(f), .flags = fl       \
+    }
 #define K_INT(n, j, f, lo, hi, fl)                                             \
-    {.name = n,                                                                \
-     .json = j,                                                                \
-     .kind = CK_U32,                                                           \
-     .off = OFF(f),                                                            \
-     .min = lo,                                                                \
-     .max = hi,                                                                \
-     .flags = fl}
-#define K_KIND(k, n, j, f) {.name = n, .json = j, .kind = k, .off = OFF(f)}
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_U32, .off = OFF(f), .min = lo,        \
+        .max = hi, .flags = fl                                                 \
+    }
+#define K_KIND(k, n, j, f)                                                     \
+    {                                                                          \
+        .name = n, .json = j, .kind = k, .off = OFF(f)                         \
+    }
 #define K_CUSTOM(n, j, p, pr, js, fl)                                          \
-    {.name = n,                                                                \
-     .json = j,                                                                \
-     .kind = CK_CUSTOM,                                                        \
-     .parse = p,                                                               \
-     .print = pr,                                                              \
-     .to_json = js,                                                            \
-     .flags = fl}
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_CUSTOM, .parse = p, .print = pr,      \
+        .to_json = js, .flags = fl                                             \
+    }
 
 /* The keys of a PartitionName= line after its name, in print order; Nodes
  * is printed by conf_print, which knows the node names. */
@@ -177,8 +174,8 @@ const struct conf_key conf_part_keys[] = {
      .off = OFF(state),
      .enums = conf_part_state_names},
     K_CUSTOM("Priority", NULL, parse_priority, NULL, NULL, CKF_NOPRINT),
-    K_INT("PriorityTier", "priority_tier", priority_tier, 0,
-          PART_MAX_PRIORITY, CKF_LATE),
+    K_INT("PriorityTier", "priority_tier", priority_tier, 0, PART_MAX_PRIORITY,
+          CKF_LATE),
     K_INT("PriorityJobFactor", "priority_job_factor", priority_job_factor, 0,
           PART_MAX_PRIORITY, CKF_LATE),
     K_STR("AllowAccounts", "allow_accounts", allow_accounts, 0),
@@ -186,8 +183,7 @@ const struct conf_key conf_part_keys[] = {
     K_STR("AllowQos", "allow_qos", allow_qos, 0),
     K_STR("DenyAccounts", "deny_accounts", deny_accounts, CKF_OMIT_EMPTY),
     K_STR("DenyQos", "deny_qos", deny_qos, CKF_OMIT_EMPTY),
-    K_INT("MaxNodes", "max_nodes", max_nodes, 0, CONF_UNLIMITED,
-          CKF_UNLIMITED),
+    K_INT("MaxNodes", "max_nodes", max_nodes, 0, CONF_UNLIMITED, CKF_UNLIMITED),
     K_INT("MinNodes", "min_nodes", min_nodes, 0, CONF_UNLIMITED - 1, 0),
     K_CUSTOM("OverSubscribe", "oversubscribe", parse_oversub, print_oversub,
              json_oversub, 0),
@@ -311,8 +307,7 @@ static int part_finish(struct conf *c, const struct conf_line *ln,
     const struct conf_part *dup;
     char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
 
-    p->loc = (struct conf_loc){ln->file, ln->pairs[0].line,
-                               ln->pairs[0].col};
+    p->loc = (struct conf_loc){ln->file, ln->pairs[0].line, ln->pairs[0].col};
     if ((dup = conf_part_find(c, ln->pairs[0].value)) != NULL) {
         conf_diag_at(c, CONF_ERROR, &p->loc,
                      "partition %s already defined at %s:%d", dup->name,

@@ -41,8 +41,8 @@ void conf_print(const struct conf *c, FILE *fp)
         conf_keys_print(conf_node_keys, &c->nodes[i], fp, " ", "");
         fputc('\n', fp);
     }
-    fprintf(fp, "\n# %zu partition%s; jobs without -p go to %s\n",
-            c->n_parts, c->n_parts == 1 ? "" : "s", def ? def->name : "none");
+    fprintf(fp, "\n# %zu partition%s; jobs without -p go to %s\n", c->n_parts,
+            c->n_parts == 1 ? "" : "s", def ? def->name : "none");
     for (size_t i = 0; i < c->n_parts; i++) {
         const struct conf_part *p = &c->parts[i];
         char *nodes = print_part_nodes(c, p);
@@ -62,9 +62,8 @@ static json_t *json_node(const struct conf_node *n)
 
     json_object_set_new(o, "name", json_string(n->name));
     conf_keys_json(conf_node_keys, n, o);
-    json_object_set_new(o, "gpus",
-                        json_integer((json_int_t)gres_count(n->gres, "gpu",
-                                                            NULL)));
+    json_object_set_new(
+        o, "gpus", json_integer((json_int_t)gres_count(n->gres, "gpu", NULL)));
     return o;
 }
 

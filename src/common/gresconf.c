@@ -43,8 +43,8 @@ static void gc_push(char ***files, size_t *n, char *s)
 }
 
 /* One "prefix[0-3,5]suffix" item into files. */
-static int gc_expand_one(const char *item, size_t len, char ***files,
-                         size_t *n, struct err *e)
+static int gc_expand_one(const char *item, size_t len, char ***files, size_t *n,
+                         struct err *e)
 {
     const char *lb = memchr(item, '[', len), *rb, *p;
     unsigned long lo, hi;
@@ -77,12 +77,10 @@ static int gc_expand_one(const char *item, size_t len, char ***files,
             return err_set(e, "more than %d files", GRESCONF_MAX_FILES);
         for (unsigned long v = lo; v <= hi; v++)
             gc_push(files, n,
-                    xasprintf("%.*s%0*lu%.*s", (int)(lb - item), item, width,
-                              v, (int)(len - (size_t)(rb + 1 - item)),
-                              rb + 1));
+                    xasprintf("%.*s%0*lu%.*s", (int)(lb - item), item, width, v,
+                              (int)(len - (size_t)(rb + 1 - item)), rb + 1));
         if (end < rb && *end != ',')
-            return err_set(e, "expected ',' or ']' in '%.*s'", (int)len,
-                           item);
+            return err_set(e, "expected ',' or ']' in '%.*s'", (int)len, item);
         p = end < rb ? end + 1 : end;
     }
     return 0;
@@ -121,16 +119,16 @@ error:
     return -1;
 }
 
-static int gc_name(const char *key, const char *val, char *out,
-                   struct err *e)
+static int gc_name(const char *key, const char *val, char *out, struct err *e)
 {
     size_t n = strlen(val);
 
     if (n == 0 || n >= GRES_NAME_MAX ||
         strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                     "0123456789_-.") != n)
-        return err_set(e, "%s=%.64s: expected a name of letters, digits, "
-                          "'_', '-' or '.', at most %d long",
+        return err_set(e,
+                       "%s=%.64s: expected a name of letters, digits, "
+                       "'_', '-' or '.', at most %d long",
                        key, val, GRES_NAME_MAX - 1);
     memcpy(out, val, n + 1);
     return 0;
@@ -146,8 +144,7 @@ struct gc_line {
 };
 
 /* gc_key: 0, -1 with e, or 1 for a key gres.conf does not have. */
-static int gc_key(struct gc_line *gl, const struct conf_pair *p,
-                  struct err *e)
+static int gc_key(struct gc_line *gl, const struct conf_pair *p, struct err *e)
 {
     struct gresconf_rec *r = &gl->r;
 
@@ -221,8 +218,8 @@ static void gc_finish(struct gc_build *b, struct gc_line *gl,
     }
     if (!gl->has_name) {
         if (gl->autodetect < 0)
-            conf_diag_add(b->diag, CONF_ERROR, loc->file, loc->line,
-                          loc->col, "Name= is missing (e.g. Name=gpu)");
+            conf_diag_add(b->diag, CONF_ERROR, loc->file, loc->line, loc->col,
+                          "Name= is missing (e.g. Name=gpu)");
         return;
     }
     r->count = gl->has_count ? gl->count : r->n_files ? r->n_files : 1;
@@ -333,8 +330,8 @@ struct gresconf *gresconf_load(const char *path, const char *node,
 }
 
 struct gresconf *gresconf_parse_string(const char *text, const char *name,
-                                       const char *node,
-                                       struct conf_diag *diag, struct err *e)
+                                       const char *node, struct conf_diag *diag,
+                                       struct err *e)
 {
     return gc_run(name, text, node, diag, e);
 }
@@ -384,8 +381,7 @@ json_t *gresconf_to_json(const struct gresconf *g)
         json_array_append_new(
             a, json_pack("{s:s, s:s, s:I, s:o, s:s, s:s}", "name", r->name,
                          "type", r->type, "count", (json_int_t)r->count,
-                         "files", files, "cores", r->cores, "links",
-                         r->links));
+                         "files", files, "cores", r->cores, "links", r->links));
     }
     return a;
 }

@@ -44,7 +44,7 @@ struct gresconf {
     enum gresconf_autodetect autodetect;
     struct gresconf_rec *recs;
     size_t n;
-    struct conf_strs *names; /* file names that locs point to */
+    struct conf_strs *names;  /* file names that locs point to */
     bool autodetect_for_node; /* AutoDetect came from a NodeName line */
 };
 
@@ -58,8 +58,8 @@ struct gresconf {
 struct gresconf *gresconf_load(const char *path, const char *node,
                                struct conf_diag *diag, struct err *e);
 struct gresconf *gresconf_parse_string(const char *text, const char *name,
-                                       const char *node,
-                                       struct conf_diag *diag, struct err *e);
+                                       const char *node, struct conf_diag *diag,
+                                       struct err *e);
 /* gresconf_destroy: accepts NULL, keeps errno. */
 void gresconf_destroy(struct gresconf *g);
 

@@ -7,6 +7,7 @@
 #define SLUICE_VALUE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -25,5 +26,21 @@ int value_parse_bool(const char *s, bool *out, struct err *e);
  * (rounded up).
  */
 int value_parse_mem_mib(const char *s, uint64_t *out, struct err *e);
+
+/*
+ * value_digits_u64: the n bytes at s, all decimal digits, as a number.
+ * -1 with EINVAL when n is 0 or a byte is not a digit, ERANGE on overflow.
+ * No message: the callers know what the digits were for.
+ */
+int value_digits_u64(const char *s, size_t n, uint64_t *out);
+
+/*
+ * value_quote: s made safe to quote in a message: bytes that are not
+ * printable ASCII, '"' and '\\' are escaped (\x07), and a long s is cut
+ * with "...".  Writes at most len bytes including the NUL; returns buf.
+ */
+char *value_quote(const char *s, char *buf, size_t len);
+
+#define VALUE_QUOTE_MAX 96
 
 #endif
