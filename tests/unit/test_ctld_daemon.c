@@ -1,0 +1,749 @@
+/*
+ * sluicectld as a process on loopback: each test starts the real binary on
+ * a private state directory, port and auth/key key, talks to it as clients
+ * (TCP with credentials, the unix socket) and as node daemons (a TCP
+ * connection that registers and answers launches), and checks what a
+ * user would see.  Daemons are stopped by pid in teardown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/proto.h"
+
+struct fx {
+    char dir[64];
+    char conf[128], key[128], sock[128], log[128];
+    char tcp[64];
+    uint16_t port;
+    pid_t pid;
+    struct auth *auth;
+};
+
+/* A peer speaking raw frames: a fake node daemon, or a rude client. */
+struct peer {
+    int fd;
+    struct evbuffer *in;
+    struct auth *a;
+    uint32_t seq;
+    json_t *requests; /* requests from the controller not yet taken */
+};
+
+static uint16_t free_port(void)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(sa);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+static void write_conf(struct fx *f)
+{
+    FILE *fp = fopen(f->conf, "w");
+
+    assert_non_null(fp);
+    fprintf(fp,
+            "ClusterName=t\nSlurmctldHost=localhost(127.0.0.1)\n"
+            "SlurmctldPort=%u\nAuthType=auth/key\nAuthInfo=%s\n"
+            "StateSaveLocation=%s/state\nSlurmdTimeout=3\nKillWait=1\n"
+            "NodeName=node[01-02] CPUs=4 RealMemory=8000\n"
+            "PartitionName=batch Nodes=node[01-02] Default=YES "
+            "MaxTime=1:00:00\n",
+            f->port, f->key, f->dir);
+    fclose(fp);
+}
+
+static void spawn(struct fx *f)
+{
+    const char *build = getenv("SLUICE_BUILD");
+    char bin[256];
+    struct proto_conn *c = NULL;
+    struct err e;
+
+    snprintf(bin, sizeof(bin), "%s/bin/sluicectld", build ? build : "build");
+    f->pid = fork();
+    assert_true(f->pid >= 0);
+    if (f->pid == 0) {
+        execl(bin, "sluicectld", "-D", "-f", f->conf, "-L", f->log,
+              (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 100 && c == NULL; i++) {
+        c = proto_connect(f->tcp, 1000, &e);
+        if (c == NULL)
+            usleep(20000);
+    }
+    if (c == NULL)
+        fail_msg("sluicectld did not start: %s", e.text);
+    proto_close(c);
+}
+
+static void stop(struct fx *f, int sig)
+{
+    int status;
+
+    if (f->pid <= 0)
+        return;
+    kill(f->pid, sig);
+    waitpid(f->pid, &status, 0);
+    f->pid = 0;
+}
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    struct err e;
+
+    strcpy(f->dir, "/tmp/sluice-test-ctld.XXXXXX");
+    if (mkdtemp(f->dir) == NULL)
+        return -1;
+    chmod(f->dir, 0755);
+    snprintf(f->conf, sizeof(f->conf), "%s/sluice.conf", f->dir);
+    snprintf(f->key, sizeof(f->key), "%s/auth.key", f->dir);
+    snprintf(f->sock, sizeof(f->sock), "unix:%s/state/sluicectld.sock",
+             f->dir);
+    snprintf(f->log, sizeof(f->log), "%s/ctld.log", f->dir);
+    f->port = free_port();
+    snprintf(f->tcp, sizeof(f->tcp), "127.0.0.1:%u", f->port);
+    if (auth_keygen(f->key, &e) < 0)
+        return -1;
+    f->auth = auth_create(AUTH_KEY, f->key, &e);
+    write_conf(f);
+    spawn(f);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[256];
+
+    stop(f, SIGTERM);
+    auth_destroy(f->auth);
+    if (getenv("SLUICE_KEEP") == NULL) {
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+        if (system(cmd) != 0)
+            return -1;
+    }
+    free(f);
+    return 0;
+}
+
+/* ---- clients ---------------------------------------------------------- */
+
+/* One request over a fresh connection (TCP signed, or the unix socket);
+ * the reply, or NULL with e set. */
+static json_t *call(struct fx *f, bool unix_sock, uint16_t type, json_t *req,
+                    struct err *e)
+{
+    struct proto_conn *c = proto_connect(unix_sock ? f->sock : f->tcp, 2000, e);
+    json_t *reply = NULL;
+
+    if (c == NULL)
+        fail_msg("connect: %s", e->text);
+    if (proto_call(c, unix_sock ? NULL : f->auth, type, req, &reply, 5000, e) <
+        0)
+        reply = NULL;
+    proto_close(c);
+    json_decref(req);
+    return reply;
+}
+
+static uint64_t submit(struct fx *f, const char *extra)
+{
+    char text[512];
+    json_t *spec, *reply;
+    struct err e;
+    uint64_t id;
+
+    snprintf(text, sizeof(text),
+             "{\"job\": {\"script\": \"#!/bin/sh\\nexit 0\\n\", "
+             "\"work_dir\": \"/tmp\"%s}}",
+             extra ? extra : "");
+    spec = json_loads(text, 0, NULL);
+    assert_non_null(spec);
+    reply = call(f, false, PROTO_MSG_SUBMIT, spec, &e);
+    if (reply == NULL)
+        fail_msg("submit: %s", e.text);
+    id = (uint64_t)json_integer_value(json_object_get(reply, "job_id"));
+    json_decref(reply);
+    return id;
+}
+
+/* The job's field key as a string (job_state, state_reason). */
+static char *job_field(struct fx *f, uint64_t id, const char *key)
+{
+    struct err e;
+    json_t *r = call(f, false, PROTO_MSG_JOB_QUERY,
+                     json_pack("{s:[I]}", "job_ids", (json_int_t)id), &e);
+    json_t *j;
+    char *out;
+
+    if (r == NULL)
+        fail_msg("query: %s", e.text);
+    j = json_array_get(json_object_get(r, "jobs"), 0);
+    assert_non_null(j);
+    j = json_object_get(j, key);
+    out = json_is_string(j) ? strdup(json_string_value(j))
+                            : json_dumps(j, JSON_ENCODE_ANY);
+    json_decref(r);
+    return out;
+}
+
+static void assert_job(struct fx *f, uint64_t id, const char *key,
+                       const char *want)
+{
+    char *got = job_field(f, id, key);
+
+    if (strcmp(got, want) != 0)
+        fail_msg("job %llu %s: got %s, want %s", (unsigned long long)id, key,
+                 got, want);
+    free(got);
+}
+
+static char *node_field(struct fx *f, const char *node, const char *key)
+{
+    struct err e;
+    json_t *r = call(f, false, PROTO_MSG_NODE_QUERY,
+                     json_pack("{s:[s]}", "nodes", node), &e);
+    json_t *v;
+    char *out;
+
+    assert_non_null(r);
+    v = json_object_get(json_array_get(json_object_get(r, "nodes"), 0), key);
+    out = json_is_string(v) ? strdup(json_string_value(v))
+                            : json_dumps(v, JSON_ENCODE_ANY);
+    json_decref(r);
+    return out;
+}
+
+/* ---- peers ------------------------------------------------------------ */
+
+static struct peer *peer_open(struct fx *f)
+{
+    struct peer *p = calloc(1, sizeof(*p));
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons(f->port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
+    p->fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_int_equal(connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    p->in = evbuffer_new();
+    p->a = f->auth;
+    p->requests = json_array();
+    return p;
+}
+
+static void peer_close(struct peer *p)
+{
+    close(p->fd);
+    evbuffer_free(p->in);
+    json_decref(p->requests);
+    free(p);
+}
+
+static void peer_raw(struct peer *p, const void *buf, size_t len)
+{
+    assert_int_equal(write(p->fd, buf, len), (ssize_t)len);
+}
+
+static void peer_send(struct peer *p, struct auth *a, uint16_t type,
+                      uint8_t flags, uint32_t seq, json_t *body)
+{
+    struct evbuffer *out = evbuffer_new();
+    struct err e;
+    size_t len;
+
+    assert_int_equal(proto_encode_signed(a, type, flags, seq, body, out, &e),
+                     0);
+    len = evbuffer_get_length(out);
+    peer_raw(p, evbuffer_pullup(out, -1), len);
+    evbuffer_free(out);
+}
+
+/* Next frame within timeout_ms: 1, 0 on EOF, -1 on timeout. */
+static int peer_recv(struct peer *p, struct proto_frame *fr, int timeout_ms)
+{
+    struct err e;
+
+    for (;;) {
+        struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+        int rc = proto_decode(p->in, p->a, fr, &e);
+        if (rc == 1)
+            return 1;
+        if (rc < 0)
+            fail_msg("bad frame from sluicectld: %s", e.text);
+        if (poll(&pfd, 1, timeout_ms) <= 0)
+            return -1;
+        rc = evbuffer_read(p->in, p->fd, 65536);
+        if (rc <= 0)
+            return 0;
+    }
+}
+
+/* A request from the peer: the reply frame's body (new reference); *flags
+ * gets its flags.  Requests from the controller are queued meanwhile. */
+static json_t *peer_call(struct peer *p, uint16_t type, json_t *body,
+                         uint8_t *flags)
+{
+    uint32_t seq = ++p->seq;
+    struct proto_frame fr;
+
+    peer_send(p, p->a, type, 0, seq, body);
+    json_decref(body);
+    for (;;) {
+        if (peer_recv(p, &fr, 5000) != 1)
+            fail_msg("no reply to %s", proto_type_name(type));
+        if ((fr.flags & PROTO_F_REPLY) && fr.seq == seq && fr.type == type) {
+            json_t *b = json_incref(fr.body);
+            if (flags)
+                *flags = fr.flags;
+            proto_frame_clear(&fr);
+            return b;
+        }
+        json_array_append_new(p->requests,
+                              json_pack("{s:i, s:i, s:O}", "type", fr.type,
+                                        "seq", (int)fr.seq, "body", fr.body));
+        proto_frame_clear(&fr);
+    }
+}
+
+/* The next request of type from the controller, answered with {} (or the
+ * error err); its body (new reference), NULL after timeout_ms. */
+static json_t *peer_expect(struct peer *p, uint16_t type, int timeout_ms,
+                           const char *err)
+{
+    struct proto_frame fr;
+
+    for (;;) {
+        for (size_t i = 0; i < json_array_size(p->requests); i++) {
+            json_t *r = json_array_get(p->requests, i);
+            json_t *body = json_incref(json_object_get(r, "body"));
+            int seq = (int)json_integer_value(json_object_get(r, "seq"));
+            if (json_integer_value(json_object_get(r, "type")) != type) {
+                json_decref(body);
+                continue;
+            }
+            json_array_remove(p->requests, i);
+            if (err != NULL) {
+                json_t *eb = proto_error_body(EINVAL, "%s", err);
+                peer_send(p, p->a, type, PROTO_F_REPLY | PROTO_F_ERROR,
+                          (uint32_t)seq, eb);
+                json_decref(eb);
+            } else {
+                peer_send(p, p->a, type, PROTO_F_REPLY, (uint32_t)seq, NULL);
+            }
+            return body;
+        }
+        if (peer_recv(p, &fr, timeout_ms) != 1)
+            return NULL;
+        json_array_append_new(p->requests,
+                              json_pack("{s:i, s:i, s:O}", "type", fr.type,
+                                        "seq", (int)fr.seq, "body", fr.body));
+        proto_frame_clear(&fr);
+    }
+}
+
+static struct peer *node_up(struct fx *f, const char *name, int cpus,
+                            json_t *jobs, json_t **reply_out)
+{
+    struct peer *p = peer_open(f);
+    json_t *reply = peer_call(
+        p, PROTO_MSG_NODE_REGISTER,
+        json_pack("{s:s, s:i, s:i, s:o}", "node", name, "cpus", cpus,
+                  "mem_mib", 8000, "jobs", jobs ? jobs : json_array()),
+        NULL);
+
+    assert_true(json_is_true(json_object_get(reply, "accepted")));
+    if (reply_out)
+        *reply_out = reply;
+    else
+        json_decref(reply);
+    return p;
+}
+
+static void job_end(struct peer *p, const char *node, uint64_t id, int code,
+                    int sig)
+{
+    uint8_t flags;
+    json_t *r = peer_call(p, PROTO_MSG_JOB_END,
+                          json_pack("{s:I, s:s, s:i, s:i, s:I}", "job_id",
+                                    (json_int_t)id, "node", node, "exit_code",
+                                    code, "signal", sig, "end_time",
+                                    (json_int_t)time(NULL)),
+                          &flags);
+
+    assert_false(flags & PROTO_F_ERROR);
+    json_decref(r);
+}
+
+static uint64_t launched_id(json_t *launch)
+{
+    json_t *job = json_object_get(launch, "job");
+
+    assert_non_null(job);
+    return (uint64_t)json_integer_value(json_object_get(job, "job_id"));
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_submit_run_end_query(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t id = submit(f, ", \"name\": \"hello\", \"cpus_per_task\": 4");
+    json_t *l = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL);
+    json_t *job;
+
+    assert_non_null(l);
+    job = json_object_get(l, "job");
+    assert_int_equal(launched_id(l), id);
+    assert_string_equal(json_string_value(json_object_get(job, "script")),
+                        "#!/bin/sh\nexit 0\n");
+    assert_string_equal(json_string_value(json_object_get(job, "node_list")),
+                        "node01");
+    assert_int_equal(json_integer_value(json_object_get(job, "user_id")),
+                     (json_int_t)geteuid());
+    json_decref(l);
+    assert_job(f, id, "job_state", "RUNNING");
+    assert_job(f, id, "batch_host", "node01");
+    {
+        char *st = node_field(f, "node01", "state");
+        assert_string_equal(st, "ALLOCATED");
+        free(st);
+    }
+    job_end(n1, "node01", id, 0, 0);
+    assert_job(f, id, "job_state", "COMPLETED");
+    job_end(n1, "node01", id, 0, 0); /* a resent end is acknowledged */
+    id = submit(f, NULL);
+    l = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL);
+    json_decref(l);
+    job_end(n1, "node01", id, 2, 0);
+    assert_job(f, id, "job_state", "FAILED");
+    assert_job(f, id, "exit_code", "{\"return_code\": 2, \"signal\": 0}");
+    peer_close(n1);
+}
+
+static void test_launch_error_and_unix_socket(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    json_t *spec = json_pack("{s:{s:s}}", "job", "script", "#!/bin/sh\n");
+    struct err e;
+    json_t *r = call(f, true, PROTO_MSG_SUBMIT, spec, &e);
+    uint64_t id;
+
+    assert_non_null(r);
+    id = (uint64_t)json_integer_value(json_object_get(r, "job_id"));
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, "no such user"));
+    for (int i = 0; i < 50; i++) {
+        char *st = job_field(f, id, "job_state");
+        bool done = strcmp(st, "FAILED") == 0;
+        free(st);
+        if (done)
+            break;
+        usleep(20000);
+    }
+    assert_job(f, id, "job_state", "FAILED");
+    assert_job(f, id, "state_reason", "launch failed: no such user");
+    peer_close(n1);
+}
+
+static void test_cancel_and_signal(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t run = submit(f, ", \"cpus_per_task\": 4");
+    uint64_t pend = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": "
+                              "\"node01\"");
+    json_t *l = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL), *k, *r;
+    struct err e;
+
+    json_decref(l);
+    assert_job(f, pend, "job_state", "PENDING");
+    assert_job(f, pend, "state_reason", "Resources");
+    r = call(f, false, PROTO_MSG_JOB_CANCEL,
+             json_pack("{s:[I], s:i}", "job_ids", (json_int_t)run, "signal",
+                       10),
+             &e);
+    json_decref(r);
+    k = peer_expect(n1, PROTO_MSG_JOB_SIGNAL, 5000, NULL);
+    assert_non_null(k);
+    assert_int_equal(json_integer_value(json_object_get(k, "signal")), 10);
+    json_decref(k);
+    r = call(f, false, PROTO_MSG_JOB_CANCEL,
+             json_pack("{s:[I,I,i]}", "job_ids", (json_int_t)run,
+                       (json_int_t)pend, 999),
+             &e);
+    assert_non_null(r);
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(r, "results"), 2), "error")),
+        "Invalid job id specified");
+    json_decref(r);
+    assert_job(f, pend, "job_state", "CANCELLED");
+    assert_job(f, run, "job_state", "RUNNING");
+    k = peer_expect(n1, PROTO_MSG_JOB_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "cancelled");
+    assert_int_equal(json_integer_value(json_object_get(k, "kill_wait_s")), 1);
+    json_decref(k);
+    job_end(n1, "node01", run, 0, 15);
+    assert_job(f, run, "job_state", "CANCELLED");
+    peer_close(n1);
+}
+
+static void test_bad_frames(void **state)
+{
+    struct fx *f = *state;
+    struct peer *p = peer_open(f);
+    struct proto_frame fr;
+    struct err e;
+    char other_key[160];
+    struct auth *other;
+    static const uint8_t garbage[] = "GET / HTTP/1.0\r\n\r\n";
+    uint8_t huge[20] = {0x53, 0x4C, 0x43, 0x45, 0x7f, 0, 0, 0, 0, 0,
+                        0,    2,    1,    0,    0,    0, 0, 0, 0, 9};
+    json_t *r;
+    uint8_t flags;
+
+    /* signed with another key: refused, the connection stays */
+    snprintf(other_key, sizeof(other_key), "%s/other.key", f->dir);
+    assert_int_equal(auth_keygen(other_key, &e), 0);
+    other = auth_create(AUTH_KEY, other_key, &e);
+    peer_send(p, other, PROTO_MSG_PING, 0, 1, NULL);
+    auth_destroy(other);
+    assert_int_equal(peer_recv(p, &fr, 5000), 1);
+    assert_true(fr.flags & PROTO_F_ERROR);
+    assert_int_equal(fr.seq, 1);
+    proto_frame_clear(&fr);
+    /* an unknown type: refused by name, the connection stays */
+    p->seq = 1;
+    r = peer_call(p, 77, json_object(), &flags);
+    assert_true(flags & PROTO_F_ERROR);
+    {
+        char *text = json_dumps(r, 0);
+        assert_non_null(strstr(text, "unknown message type 77"));
+        free(text);
+    }
+    json_decref(r);
+    r = peer_call(p, PROTO_MSG_PING, json_object(), &flags);
+    assert_false(flags & PROTO_F_ERROR);
+    json_decref(r);
+    /* a frame over the size limit: an error reply, then the close */
+    peer_raw(p, huge, sizeof(huge));
+    assert_int_equal(peer_recv(p, &fr, 5000), 1);
+    assert_true(fr.flags & PROTO_F_ERROR);
+    proto_frame_clear(&fr);
+    assert_int_equal(peer_recv(p, &fr, 5000), 0);
+    peer_close(p);
+    /* garbage: an error reply with seq 0, then the close; no one else
+     * notices */
+    p = peer_open(f);
+    peer_raw(p, garbage, sizeof(garbage));
+    assert_int_equal(peer_recv(p, &fr, 5000), 1);
+    assert_true(fr.flags & PROTO_F_ERROR);
+    assert_int_equal(fr.seq, 0);
+    proto_frame_clear(&fr);
+    assert_int_equal(peer_recv(p, &fr, 5000), 0);
+    peer_close(p);
+    r = call(f, false, PROTO_MSG_PING, json_object(), &e);
+    assert_non_null(r);
+    json_decref(r);
+}
+
+static void test_restart_and_reconcile(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t a = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
+    uint64_t b = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
+    json_t *reply, *jobs;
+    char *st;
+
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    peer_close(n1);
+    stop(f, SIGKILL);
+    spawn(f);
+    assert_job(f, a, "job_state", "RUNNING");
+    assert_job(f, b, "job_state", "PENDING");
+    /* the node comes back running a, plus a job we never gave it */
+    jobs = json_pack("[{s:I, s:s}, {s:i, s:s}]", "job_id", (json_int_t)a,
+                     "state", "running", "job_id", 999, "state", "running");
+    n1 = node_up(f, "node01", 4, jobs, &reply);
+    assert_int_equal(json_integer_value(
+                         json_array_get(json_object_get(reply, "kill_jobs"), 0)),
+                     999);
+    json_decref(reply);
+    assert_job(f, a, "job_state", "RUNNING");
+    peer_close(n1);
+    /* ... and again with a reported as ended */
+    jobs = json_pack("[{s:I, s:s, s:i, s:i}]", "job_id", (json_int_t)a,
+                     "state", "ended", "exit_code", 0, "signal", 0);
+    n1 = node_up(f, "node01", 4, jobs, NULL);
+    assert_job(f, a, "job_state", "COMPLETED");
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    assert_job(f, b, "job_state", "RUNNING");
+    peer_close(n1);
+    /* ... and without b: NODE_FAIL */
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    assert_job(f, b, "job_state", "NODE_FAIL");
+    st = node_field(f, "node01", "state");
+    assert_string_equal(st, "IDLE");
+    free(st);
+    peer_close(n1);
+}
+
+static void test_invalid_node_and_timeout(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n2 = node_up(f, "node02", 2, NULL, NULL);
+    struct peer *n1;
+    char *st, *reason;
+
+    st = node_field(f, "node02", "state");
+    reason = node_field(f, "node02", "reason");
+    assert_string_equal(st, "INVALID");
+    assert_string_equal(reason, "Low CPUs (2 < 4)");
+    free(st);
+    free(reason);
+    peer_close(n2);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t id = submit(f, ", \"nodelist\": \"node01\"");
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    peer_close(n1); /* silent from now on */
+    sleep(4);       /* SlurmdTimeout=3 */
+    st = node_field(f, "node01", "state");
+    reason = node_field(f, "node01", "reason");
+    assert_string_equal(st, "DOWN");
+    assert_string_equal(reason, "Not responding");
+    free(st);
+    free(reason);
+    assert_job(f, id, "job_state", "NODE_FAIL");
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    st = node_field(f, "node01", "state");
+    assert_string_equal(st, "IDLE");
+    free(st);
+    peer_close(n1);
+}
+
+static void test_time_limit(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t id = submit(f, ", \"time_limit_s\": 1");
+    json_t *k;
+
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    k = peer_expect(n1, PROTO_MSG_JOB_KILL, 4000, NULL);
+    assert_non_null(k);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "timeout");
+    json_decref(k);
+    job_end(n1, "node01", id, 0, 15);
+    assert_job(f, id, "job_state", "TIMEOUT");
+    peer_close(n1);
+}
+
+/* As root: a job submitted by nobody over the unix socket is nobody's;
+ * nobody cannot cancel root's job, root can cancel nobody's. */
+static void test_users(void **state)
+{
+    struct fx *f = *state;
+    uint64_t mine, theirs = 0;
+    int pfd[2], status;
+    pid_t pid;
+    struct err e;
+    json_t *r;
+
+    if (geteuid() != 0)
+        skip();
+    mine = submit(f, NULL);
+    assert_int_equal(pipe(pfd), 0);
+    pid = fork();
+    if (pid == 0) {
+        char buf[600];
+        json_t *x;
+        if (setgid(65534) < 0 || setuid(65534) < 0)
+            _exit(2);
+        x = call(f, true, PROTO_MSG_SUBMIT,
+                 json_pack("{s:{s:s}}", "job", "script", "#!/bin/sh\n"), &e);
+        snprintf(buf, sizeof(buf), "%lld ",
+                 x ? (long long)json_integer_value(json_object_get(x, "job_id"))
+                   : -1LL);
+        json_decref(x);
+        x = call(f, true, PROTO_MSG_JOB_CANCEL,
+                 json_pack("{s:[I]}", "job_ids", (json_int_t)mine), &e);
+        strncat(buf,
+                x ? json_string_value(json_object_get(
+                        json_array_get(json_object_get(x, "results"), 0),
+                        "error"))
+                  : e.text,
+                sizeof(buf) - strlen(buf) - 1);
+        json_decref(x);
+        if (write(pfd[1], buf, strlen(buf)) < 0)
+            _exit(3);
+        _exit(0);
+    }
+    close(pfd[1]);
+    {
+        char buf[600] = "";
+        ssize_t n = read(pfd[0], buf, sizeof(buf) - 1);
+        buf[n > 0 ? n : 0] = '\0';
+        close(pfd[0]);
+        waitpid(pid, &status, 0);
+        theirs = strtoull(buf, NULL, 10);
+        assert_non_null(strstr(buf, "Access/permission denied"));
+    }
+    assert_true(theirs > 0);
+    assert_job(f, theirs, "user_id", "65534");
+    assert_job(f, mine, "job_state", "PENDING");
+    r = call(f, false, PROTO_MSG_JOB_CANCEL,
+             json_pack("{s:[I]}", "job_ids", (json_int_t)theirs), &e);
+    json_decref(r);
+    assert_job(f, theirs, "job_state", "CANCELLED");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_submit_run_end_query, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_launch_error_and_unix_socket,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_and_signal, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_bad_frames, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_and_reconcile, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_node_and_timeout, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_time_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_users, setup, teardown),
+    };
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
