@@ -144,17 +144,17 @@ static void add_spec_fields(json_t *o, const struct job *j,
 {
     set(o, "name", json_string(j->name));
     set(o, "partition", json_string(conf->parts[j->part].name));
-    set(o, "time_limit_s", j->time_limit_s == TIMEFMT_INFINITE
-                               ? json_null()
-                               : json_integer(j->time_limit_s));
+    set(o, "time_limit_s",
+        j->time_limit_s == TIMEFMT_INFINITE ? json_null()
+                                            : json_integer(j->time_limit_s));
     set(o, "cpus_per_task", json_integer(j->cpus_per_task));
     set(o, "ntasks", json_integer(j->ntasks));
     set(o, "nodes", json_integer(j->nodes));
     set(o, "mem_mib",
         j->mem_mib ? json_integer((json_int_t)j->mem_mib) : json_null());
-    set(o, "mem_per_cpu_mib", j->mem_per_cpu_mib
-                                  ? json_integer((json_int_t)j->mem_per_cpu_mib)
-                                  : json_null());
+    set(o, "mem_per_cpu_mib",
+        j->mem_per_cpu_mib ? json_integer((json_int_t)j->mem_per_cpu_mib)
+                           : json_null());
     set(o, "std_out", str_or_null(j->std_out));
     set(o, "std_err", str_or_null(j->std_err));
     set(o, "work_dir", str_or_null(j->work_dir));
@@ -187,8 +187,9 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "node_list", str_or_null(nl));
     set(o, "batch_host",
         j->n_alloc ? json_string(conf->nodes[j->alloc[0]].name) : json_null());
-    set(o, "exit_code", json_pack("{s:i, s:i}", "return_code", j->exit_code,
-                                  "signal", j->exit_signal));
+    set(o, "exit_code",
+        json_pack("{s:i, s:i}", "return_code", j->exit_code, "signal",
+                  j->exit_signal));
     set(o, "restart_count", json_integer(j->restart_count));
     set(o, "priority", json_integer(j->priority));
     set(o, "cpus", json_integer((json_int_t)j->cpus_per_node * j->nodes));

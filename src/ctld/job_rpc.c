@@ -18,7 +18,7 @@
 #include "ctld/persist.h"
 #include "ctld/rpc.h"
 
-#define QUERY_PAGE_MAX 1000         /* jobs per JOB_QUERY reply */
+#define QUERY_PAGE_MAX 1000          /* jobs per JOB_QUERY reply */
 #define QUERY_PAGE_BYTES (12u << 20) /* estimated, below PROTO_MAX_BODY */
 
 static int einval(struct err *e, const char *fmt, ...)
@@ -191,10 +191,9 @@ int rpc_submit(struct rpc *r, json_t **reply, struct err *e)
 
 static size_t size_estimate(const struct job *j)
 {
-    const char *s[] = {j->name,     j->user_name, j->std_out,
-                       j->std_err,  j->work_dir,  j->qos,
-                       j->account,  j->nodelist,  j->exclude,
-                       j->gres,     j->gpus,      j->reason_text};
+    const char *s[] = {j->name,     j->user_name, j->std_out, j->std_err,
+                       j->work_dir, j->qos,       j->account, j->nodelist,
+                       j->exclude,  j->gres,      j->gpus,    j->reason_text};
     size_t n = 800 + 16 * j->n_alloc;
 
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
@@ -311,8 +310,7 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
     json_array_append_new(results, result(j->id, rc < 0 ? e.text : NULL));
 }
 
-static int per_job(struct rpc *r, enum job_op op, json_t **reply,
-                   struct err *e)
+static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
 {
     const struct conf *conf = r->ctld->conf;
     json_t *results, *v, *sigv = json_object_get(r->req->body, "signal");
@@ -328,8 +326,8 @@ static int per_job(struct rpc *r, enum job_op op, json_t **reply,
     }
     if (filter_parse(r->req->body, &f, e) < 0)
         return -1;
-    if (f.ids == NULL && (op != OP_CANCEL || (!f.users && !f.parts &&
-                                              !f.names && f.any_state))) {
+    if (f.ids == NULL && (op != OP_CANCEL ||
+                          (!f.users && !f.parts && !f.names && f.any_state))) {
         filter_clear(&f);
         return einval(e, "%s: no job ids or filters given",
                       proto_type_name(r->req->type));

@@ -229,9 +229,9 @@ static int save(struct jobs *js, struct job *j, const char *event,
     fill_row(js, j, &row, rec);
     rc = persist_job_update(js->c->persist, &row, e);
     free(rec);
-    if (rc < 0 || (event != NULL &&
-                   persist_job_event(js->c->persist, j->id, time(NULL), event,
-                                     detail, e) < 0))
+    if (rc < 0 ||
+        (event != NULL && persist_job_event(js->c->persist, j->id, time(NULL),
+                                            event, detail, e) < 0))
         goto error;
     return 0;
 error:
@@ -257,8 +257,8 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
     if (persist_job_insert(js->c->persist, &row, payload, e) < 0 ||
-        persist_job_event(js->c->persist, j->id, j->submit_time, "submit",
-                          "", e) < 0 ||
+        persist_job_event(js->c->persist, j->id, j->submit_time, "submit", "",
+                          e) < 0 ||
         persist_meta_set(js->c->persist, "next_job_id", j->id + 1, e) < 0)
         goto error;
     free(rec);
@@ -288,9 +288,8 @@ static int load_one(void *arg, uint64_t id, const char *record)
     }
     j = job_from_json(o, conf, &e);
     json_decref(o);
-    if (j == NULL ||
-        jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, &e) <
-            0) {
+    if (j == NULL || jobs_node_filter(conf, j->nodelist, j->exclude,
+                                      &j->node_allowed, &e) < 0) {
         log_warnx("job=%" PRIu64 " not restored: %s", id, e.text);
         job_free(j);
         return 0;
@@ -416,9 +415,8 @@ int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
     job_set_reason_text(j, "%s", reason);
     snprintf(detail, sizeof(detail), "state=%s reason=%s",
              job_state_name(state), reason);
-    return finish(js, j, state,
-                  now, state == JOB_NODE_FAIL ? "node_fail" : "fail", detail,
-                  e);
+    return finish(js, j, state, now,
+                  state == JOB_NODE_FAIL ? "node_fail" : "fail", detail, e);
 }
 
 bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)
@@ -440,9 +438,9 @@ void jobs_kill(struct jobs *js, struct job *j, const char *reason)
                  n->cf->name);
         return;
     }
-    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id,
-                     "kill_wait_s", (int)js->c->conf->kill_wait_s, "reason",
-                     reason);
+    body =
+        json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id, "kill_wait_s",
+                  (int)js->c->conf->kill_wait_s, "reason", reason);
     if (listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, j->id, &e) < 0)
         log_warnx("job=%" PRIu64 " kill not sent: %s", j->id, e.text);
     else
@@ -450,8 +448,7 @@ void jobs_kill(struct jobs *js, struct job *j, const char *reason)
     json_decref(body);
 }
 
-static int signal_job(struct jobs *js, struct job *j, int signal,
-                      struct err *e)
+static int signal_job(struct jobs *js, struct job *j, int signal, struct err *e)
 {
     struct node *n = nodes_get(js->c->nodes, j->alloc[0]);
     json_t *body;
@@ -461,8 +458,8 @@ static int signal_job(struct jobs *js, struct job *j, int signal,
         errno = EHOSTUNREACH;
         return err_set(e, "node %s is not connected", n->cf->name);
     }
-    body = json_pack("{s:I, s:i}", "job_id", (json_int_t)j->id, "signal",
-                     signal);
+    body =
+        json_pack("{s:I, s:i}", "job_id", (json_int_t)j->id, "signal", signal);
     rc = listen_request(n->conn, PROTO_MSG_JOB_SIGNAL, body, NULL, j->id, e);
     json_decref(body);
     if (rc == 0)

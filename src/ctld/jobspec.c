@@ -69,8 +69,9 @@ static int opt_int(json_t *spec, const char *key, int64_t min, int64_t max,
     if (!json_is_integer(v))
         return bad(e, "job %s: expected an integer", key);
     if (json_integer_value(v) < min || json_integer_value(v) > max)
-        return bad(e, "job %s: %" JSON_INTEGER_FORMAT " is out of range %" PRId64
-                      "-%" PRId64,
+        return bad(e,
+                   "job %s: %" JSON_INTEGER_FORMAT " is out of range %" PRId64
+                   "-%" PRId64,
                    key, json_integer_value(v), min, max);
     *out = json_integer_value(v);
     return 0;
@@ -90,8 +91,7 @@ static int opt_bool(json_t *spec, const char *key, bool *out, struct err *e)
 }
 
 /* time_limit_s: seconds >= 1, or "INFINITE"/"UNLIMITED"; null: unset. */
-static int parse_time_limit(json_t *v, int64_t *out, bool *given,
-                            struct err *e)
+static int parse_time_limit(json_t *v, int64_t *out, bool *given, struct err *e)
 {
     *given = false;
     if (v == NULL || json_is_null(v))
@@ -133,7 +133,8 @@ int jobs_node_filter(const struct conf *conf, const char *nodelist,
             return err_prefix(e, "job %s", k ? "exclude" : "nodelist");
         }
         for (size_t i = 0; i < hostlist_count(hl); i++) {
-            const struct conf_node *n = conf_node_find(conf, hostlist_nth(hl, i));
+            const struct conf_node *n =
+                conf_node_find(conf, hostlist_nth(hl, i));
             if (n == NULL) {
                 bad(e, "invalid node name \"%s\" in job %s",
                     hostlist_nth(hl, i), k ? "exclude" : "nodelist");
@@ -325,14 +326,16 @@ static int parse_payload(json_t *spec, json_t **payload, struct err *e)
         json_object_foreach(env, key, v)
         {
             if (!json_is_string(v) || key[0] == '\0' || strchr(key, '='))
-                return bad(e, "job environment \"%.64s\": expected NAME "
-                              "(no '=') with a string value",
+                return bad(e,
+                           "job environment \"%.64s\": expected NAME "
+                           "(no '=') with a string value",
                            key);
         }
     }
-    *payload = json_pack("{s:O, s:O, s:O}", "script", script, "argv",
-                         json_is_array(argv) ? argv : json_array(), "environment",
-                         json_is_object(env) ? env : json_object());
+    *payload =
+        json_pack("{s:O, s:O, s:O}", "script", script, "argv",
+                  json_is_array(argv) ? argv : json_array(), "environment",
+                  json_is_object(env) ? env : json_object());
     return 0;
 }
 
@@ -357,8 +360,8 @@ static void set_identity(struct job *j, const struct auth_id *who)
 
 static void default_name(struct job *j, json_t *payload)
 {
-    const char *a0 = json_string_value(
-        json_array_get(json_object_get(payload, "argv"), 0));
+    const char *a0 =
+        json_string_value(json_array_get(json_object_get(payload, "argv"), 0));
     const char *slash;
 
     if (j->name != NULL)
@@ -476,8 +479,8 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
     free(text);
     if (rc < 0)
         return -1;
-    log_info("job=%" PRIu64 " state=PENDING user=%s partition=%s cpus=%u", j->id,
-             j->user_name, c->conf->parts[j->part].name,
+    log_info("job=%" PRIu64 " state=PENDING user=%s partition=%s cpus=%u",
+             j->id, j->user_name, c->conf->parts[j->part].name,
              j->cpus_per_node * j->nodes);
     if (!j->held_user && !j->part_time_limit)
         ctld_schedule(c);

@@ -197,8 +197,8 @@ static int send_frame(struct conn *conn, uint16_t type, uint8_t flags,
     return proto_encode_signed(a, type, flags, seq, body, outbuf(conn), e);
 }
 
-static void send_error(struct conn *conn, uint16_t type, uint32_t seq,
-                       int code, const char *msg)
+static void send_error(struct conn *conn, uint16_t type, uint32_t seq, int code,
+                       const char *msg)
 {
     json_t *body = proto_error_body(code, "%s", msg);
     struct err e;
@@ -423,14 +423,14 @@ static void peer_name(struct conn *conn, struct sockaddr *sa)
                  (unsigned)conn->peer.uid);
         return;
     }
-    if (getnameinfo(sa, sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                                  : sizeof(struct sockaddr_in),
+    if (getnameinfo(sa,
+                    sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                              : sizeof(struct sockaddr_in),
                     host, sizeof(host), serv, sizeof(serv),
                     NI_NUMERICHOST | NI_NUMERICSERV) != 0)
         snprintf(conn->peer_name, sizeof(conn->peer_name), "tcp:?");
     else
-        snprintf(conn->peer_name, sizeof(conn->peer_name), "%s:%s", host,
-                 serv);
+        snprintf(conn->peer_name, sizeof(conn->peer_name), "%s:%s", host, serv);
 }
 
 static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
@@ -456,7 +456,8 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     peer_name(conn, sa);
     conn->held = evbuffer_new();
-    conn->bev = bufferevent_socket_new(l->ctld->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    conn->bev =
+        bufferevent_socket_new(l->ctld->base, fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_priority_set(conn->bev, CTLD_PRIO_IO);
     bufferevent_setcb(conn->bev, conn_read_cb, conn_write_cb, conn_event_cb,
                       conn);

@@ -34,14 +34,15 @@ struct opts {
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "usage: sluicectld [-f CONFIG] [-D] [-L LOGFILE] [-v]\n"
-                "  -f CONFIG   configuration (default $SLUICE_CONF, else "
-                "%s)\n"
-                "  -D          stay in the foreground\n"
-                "  -L LOGFILE  log there (default: stderr with -D, else "
-                "StateSaveLocation/sluicectld.log)\n"
-                "  -v          more detail in the log (debug)\n",
-                CONF_DEFAULT_PATH);
+    fprintf(fp,
+            "usage: sluicectld [-f CONFIG] [-D] [-L LOGFILE] [-v]\n"
+            "  -f CONFIG   configuration (default $SLUICE_CONF, else "
+            "%s)\n"
+            "  -D          stay in the foreground\n"
+            "  -L LOGFILE  log there (default: stderr with -D, else "
+            "StateSaveLocation/sluicectld.log)\n"
+            "  -v          more detail in the log (debug)\n",
+            CONF_DEFAULT_PATH);
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -233,8 +234,8 @@ struct run {
 static int prepare(struct run *r, struct err *e)
 {
     const struct conf *conf = r->conf;
-    const struct conf_ctld_host *h = conf->n_ctld_hosts ? &conf->ctld_hosts[0]
-                                                        : NULL;
+    const struct conf_ctld_host *h =
+        conf->n_ctld_hosts ? &conf->ctld_hosts[0] : NULL;
 
     if (h == NULL)
         return err_set(e, "%s: SlurmctldHost is not set", conf->path);
@@ -260,8 +261,8 @@ static int open_log(struct run *r, struct err *e)
     enum log_level lvl = r->o->verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
 
     if (path == NULL && !r->o->foreground)
-        path = dflt = xasprintf("%s/sluicectld.log",
-                                r->conf->state_save_location);
+        path = dflt =
+            xasprintf("%s/sluicectld.log", r->conf->state_save_location);
     if (path != NULL) {
         r->log_fp = fopen(path, "ae");
         if (r->log_fp == NULL) {
@@ -324,8 +325,8 @@ out:
 int main(int argc, char **argv)
 {
     struct opts o;
-    struct run r = {.o = &o, .pid_fd = -1, .tcp_fd = -1, .unix_fd = -1,
-                    .ready_fd = -1};
+    struct run r = {
+        .o = &o, .pid_fd = -1, .tcp_fd = -1, .unix_fd = -1, .ready_fd = -1};
     struct conf_diag diag;
     struct err e;
     int status = 1;
@@ -341,8 +342,8 @@ int main(int argc, char **argv)
     conf_diag_free(&diag);
     if (r.conf == NULL)
         return 1;
-    if (prepare(&r, &e) < 0 ||
-        (!o.foreground && daemonize(&r.ready_fd) < 0) || open_log(&r, &e) < 0) {
+    if (prepare(&r, &e) < 0 || (!o.foreground && daemonize(&r.ready_fd) < 0) ||
+        open_log(&r, &e) < 0) {
         if (r.ready_fd >= 0)
             report_ready(&r.ready_fd, e.text);
         else

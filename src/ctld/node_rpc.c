@@ -40,8 +40,9 @@ static int node_sender(struct rpc *r, struct err *e)
     if (ctld_is_admin(r->ctld, r->who.uid))
         return 0;
     errno = EPERM;
-    return err_set(e, "Access/permission denied: %s messages are accepted "
-                      "only from uid 0 or the controller's uid",
+    return err_set(e,
+                   "Access/permission denied: %s messages are accepted "
+                   "only from uid 0 or the controller's uid",
                    proto_type_name(r->req->type));
 }
 
@@ -112,20 +113,18 @@ static json_t *part_to_json(const struct conf *conf, const struct conf_part *p)
     hostlist_sort_uniq(hl);
     nodes = hostlist_compress(hl);
     hostlist_destroy(hl);
-    o = json_pack("{s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:i, s:i}", "name",
-                  p->name, "state", conf_part_state_name(p->state), "default",
-                  p->is_default, "nodes", nodes, "total_nodes",
-                  (json_int_t)p->n_nodes, "total_cpus", (json_int_t)cpus,
-                  "max_time_s",
-                  p->max_time_s == TIMEFMT_INFINITE
-                      ? json_null()
-                      : json_integer(p->max_time_s),
-                  "default_time_s",
-                  p->default_time_s == TIMEFMT_INFINITE
-                      ? json_null()
-                      : json_integer(p->default_time_s),
-                  "priority_tier", (int)p->priority_tier,
-                  "priority_job_factor", (int)p->priority_job_factor);
+    o = json_pack(
+        "{s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:i, s:i}", "name", p->name,
+        "state", conf_part_state_name(p->state), "default", p->is_default,
+        "nodes", nodes, "total_nodes", (json_int_t)p->n_nodes, "total_cpus",
+        (json_int_t)cpus, "max_time_s",
+        p->max_time_s == TIMEFMT_INFINITE ? json_null()
+                                          : json_integer(p->max_time_s),
+        "default_time_s",
+        p->default_time_s == TIMEFMT_INFINITE ? json_null()
+                                              : json_integer(p->default_time_s),
+        "priority_tier", (int)p->priority_tier, "priority_job_factor",
+        (int)p->priority_job_factor);
     free(nodes);
     return o;
 }
@@ -173,8 +172,9 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
     else if (strcasecmp(state, "RESUME") == 0)
         admin = NODE_ADMIN_NONE;
     else
-        return einval(e, "NODE_UPDATE: invalid state \"%.32s\" (DRAIN, RESUME "
-                         "or DOWN)",
+        return einval(e,
+                      "NODE_UPDATE: invalid state \"%.32s\" (DRAIN, RESUME "
+                      "or DOWN)",
                       state);
     if (admin != NODE_ADMIN_NONE && (reason == NULL || reason[0] == '\0'))
         return einval(e, "NODE_UPDATE: %s needs a reason", state);
@@ -255,7 +255,8 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
 
     json_array_foreach(jobs, i, v)
     {
-        uint64_t id = (uint64_t)json_integer_value(json_object_get(v, "job_id"));
+        uint64_t id =
+            (uint64_t)json_integer_value(json_object_get(v, "job_id"));
         const char *st = json_string_value(json_object_get(v, "state"));
         struct job *j = jobs_find(c->jobs, id);
         bool here = j && j->state == JOB_RUNNING && j->n_alloc > 0 &&
@@ -267,8 +268,8 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
                           e.text);
         } else if (here && j->kill != JOB_KILL_NONE) {
-            jobs_kill(c->jobs, j, j->kill == JOB_KILL_TIMEOUT ? "timeout"
-                                                              : "cancelled");
+            jobs_kill(c->jobs, j,
+                      j->kill == JOB_KILL_TIMEOUT ? "timeout" : "cancelled");
         } else if (!here && !ended) {
             log_info("node=%s job=%" PRIu64 " not ours there: killed",
                      n->cf->name, id);
@@ -295,8 +296,9 @@ static int check_job_list(json_t *jobs, struct err *e)
     {
         if (!json_is_integer(json_object_get(v, "job_id")) ||
             !json_is_string(json_object_get(v, "state")))
-            return einval(e, "NODE_REGISTER: jobs[%zu] needs job_id and "
-                             "state",
+            return einval(e,
+                          "NODE_REGISTER: jobs[%zu] needs job_id and "
+                          "state",
                           i);
     }
     return 0;
@@ -331,12 +333,12 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
             einval(e, "NODE_REGISTER: cpus and mem_mib must be integers");
         return -1;
     }
-    nodes_register(r->ctld->nodes, n, r->conn,
-                   (uint32_t)json_integer_value(cpus),
-                   (uint64_t)json_integer_value(mem),
-                   json_string_value(json_object_get(body, "gres")),
-                   (time_t)json_integer_value(json_object_get(body, "boot_time")),
-                   time(NULL));
+    nodes_register(
+        r->ctld->nodes, n, r->conn, (uint32_t)json_integer_value(cpus),
+        (uint64_t)json_integer_value(mem),
+        json_string_value(json_object_get(body, "gres")),
+        (time_t)json_integer_value(json_object_get(body, "boot_time")),
+        time(NULL));
     kill = json_array();
     reconcile(r->ctld, n, jobs, kill);
     json_decref(jobs);
@@ -356,8 +358,9 @@ int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e)
         return -1;
     if (!n->registered || n->not_responding || n->conn != r->conn) {
         errno = EAGAIN;
-        return err_set(e, "node %s is not registered on this connection: "
-                          "register again",
+        return err_set(e,
+                       "node %s is not registered on this connection: "
+                       "register again",
                        n->cf->name);
     }
     nodes_seen(r->ctld->nodes, n, time(NULL));

@@ -193,9 +193,9 @@ json_t *node_to_json(struct nodes *ns, const struct node *n)
         node_reason_time(n) ? json_integer((json_int_t)node_reason_time(n))
                             : json_null(),
         "cpus", (int)n->cf->cpus, "cpus_alloc", (int)n->cpus_alloc, "mem_mib",
-        (json_int_t)n->cf->mem_mib, "mem_alloc_mib", (json_int_t)n->mem_alloc_mib,
-        "gres", gres, "partitions", node_parts(ns, n->idx), "addr", n->cf->addr,
-        "boot_time",
+        (json_int_t)n->cf->mem_mib, "mem_alloc_mib",
+        (json_int_t)n->mem_alloc_mib, "gres", gres, "partitions",
+        node_parts(ns, n->idx), "addr", n->cf->addr, "boot_time",
         n->boot_time ? json_integer((json_int_t)n->boot_time) : json_null(),
         "last_seen",
         n->registered ? json_integer((json_int_t)n->last_seen) : json_null(),

@@ -163,8 +163,8 @@ static int migrate(struct persist *p, struct err *e)
                        p->path, version, PERSIST_SCHEMA_VERSION);
     }
     for (; version < PERSIST_SCHEMA_VERSION; version++) {
-        snprintf(sql, sizeof(sql),
-                 "INSERT INTO schema_version VALUES (%d)", version + 1);
+        snprintf(sql, sizeof(sql), "INSERT INTO schema_version VALUES (%d)",
+                 version + 1);
         if (exec_sql(p, "BEGIN IMMEDIATE", e) < 0)
             return -1;
         if (exec_sql(p, migrations[version], e) < 0 ||
@@ -194,10 +194,9 @@ struct persist *persist_open(const char *dir, struct err *e)
     int rc;
 
     p->path = xasprintf("%s/%s", dir, PERSIST_DB_NAME);
-    rc = sqlite3_open_v2(p->path, &p->db,
-                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                             SQLITE_OPEN_NOMUTEX,
-                         NULL);
+    rc = sqlite3_open_v2(
+        p->path, &p->db,
+        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         db_error(p, rc, "cannot open", e);
         goto error;
@@ -322,8 +321,8 @@ int persist_job_update(struct persist *p, const struct persist_job *j,
         return -1;
     if (sqlite3_changes(p->db) != 1) {
         errno = ENOENT;
-        return err_set(e, "%s: job %" PRIu64 " is not in the database",
-                       p->path, j->id);
+        return err_set(e, "%s: job %" PRIu64 " is not in the database", p->path,
+                       j->id);
     }
     return 0;
 }

@@ -59,7 +59,8 @@ struct sched_drv *sched_drv_create(struct ctld *c)
         s->parts[i] = (struct sched_part){
             .name = p->name,
             /* DRAIN takes no new submissions but still starts its queue */
-            .start_jobs = p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
+            .start_jobs =
+                p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
             .inactive = p->state == CONF_PART_INACTIVE,
             .nodes = p->node_idx,
             .nnodes = p->n_nodes,
@@ -137,8 +138,7 @@ static void launch_reply(struct ctld *c, struct conn *conn, uint64_t id,
     int code;
 
     if (reply == NULL || !(reply->flags & PROTO_F_ERROR) || j == NULL ||
-        j->state != JOB_RUNNING ||
-        (long)j->alloc[0] != listen_conn_node(conn))
+        j->state != JOB_RUNNING || (long)j->alloc[0] != listen_conn_node(conn))
         return; /* a lost connection is settled by registration or timeout */
     proto_error_parse(reply->body, &code, &msg);
     log_warnx("job=%" PRIu64 " launch failed on %s: %s", id,
@@ -207,8 +207,8 @@ static void launch(struct ctld *c, struct job *j)
         goto out;
     }
     body = json_pack("{s:o}", "job", launch_body(c, j, payload));
-    if (listen_request(n->conn, PROTO_MSG_JOB_LAUNCH, body, launch_reply,
-                       j->id, &e) < 0) {
+    if (listen_request(n->conn, PROTO_MSG_JOB_LAUNCH, body, launch_reply, j->id,
+                       &e) < 0) {
         char reason[ERR_TEXT_MAX + 32];
         snprintf(reason, sizeof(reason), "launch failed: %s", e.text);
         jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
@@ -255,9 +255,12 @@ static void pass(struct sched_drv *s, time_t now)
         sj[n++] = model_job(j);
     }
     if (n > 0) {
-        cl = (struct sched_cluster){model_nodes(c), nodes_count(c->nodes),
-                                    s->parts,       c->conf->n_parts,
-                                    sj,             n};
+        cl = (struct sched_cluster){model_nodes(c),
+                                    nodes_count(c->nodes),
+                                    s->parts,
+                                    c->conf->n_parts,
+                                    sj,
+                                    n};
         if (sched_pass(&cl, now, &r) == 0) {
             apply(s, pend, &r, now);
             if (r.started > 0)
@@ -297,8 +300,12 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
 {
     struct ctld *c = s->c;
     struct sched_job sj = model_job(j);
-    struct sched_cluster cl = {model_nodes(c), nodes_count(c->nodes), s->parts,
-                               c->conf->n_parts, &sj, 1};
+    struct sched_cluster cl = {model_nodes(c),
+                               nodes_count(c->nodes),
+                               s->parts,
+                               c->conf->n_parts,
+                               &sj,
+                               1};
     struct sched_result r;
     json_t *o = json_pack("{s:i, s:b, s:s}", "job_id", 0, "would_start", 0,
                           "partition", c->conf->parts[j->part].name);

@@ -120,8 +120,7 @@ static int setup(void **state)
     chmod(f->dir, 0755);
     snprintf(f->conf, sizeof(f->conf), "%s/sluice.conf", f->dir);
     snprintf(f->key, sizeof(f->key), "%s/auth.key", f->dir);
-    snprintf(f->sock, sizeof(f->sock), "unix:%s/state/sluicectld.sock",
-             f->dir);
+    snprintf(f->sock, sizeof(f->sock), "unix:%s/state/sluicectld.sock", f->dir);
     snprintf(f->log, sizeof(f->log), "%s/ctld.log", f->dir);
     f->port = free_port();
     snprintf(f->tcp, sizeof(f->tcp), "127.0.0.1:%u", f->port);
@@ -369,11 +368,11 @@ static struct peer *node_up(struct fx *f, const char *name, int cpus,
                             json_t *jobs, json_t **reply_out)
 {
     struct peer *p = peer_open(f);
-    json_t *reply = peer_call(
-        p, PROTO_MSG_NODE_REGISTER,
-        json_pack("{s:s, s:i, s:i, s:o}", "node", name, "cpus", cpus,
-                  "mem_mib", 8000, "jobs", jobs ? jobs : json_array()),
-        NULL);
+    json_t *reply = peer_call(p, PROTO_MSG_NODE_REGISTER,
+                              json_pack("{s:s, s:i, s:i, s:o}", "node", name,
+                                        "cpus", cpus, "mem_mib", 8000, "jobs",
+                                        jobs ? jobs : json_array()),
+                              NULL);
 
     assert_true(json_is_true(json_object_get(reply, "accepted")));
     if (reply_out)
@@ -387,12 +386,12 @@ static void job_end(struct peer *p, const char *node, uint64_t id, int code,
                     int sig)
 {
     uint8_t flags;
-    json_t *r = peer_call(p, PROTO_MSG_JOB_END,
-                          json_pack("{s:I, s:s, s:i, s:i, s:I}", "job_id",
-                                    (json_int_t)id, "node", node, "exit_code",
-                                    code, "signal", sig, "end_time",
-                                    (json_int_t)time(NULL)),
-                          &flags);
+    json_t *r =
+        peer_call(p, PROTO_MSG_JOB_END,
+                  json_pack("{s:I, s:s, s:i, s:i, s:I}", "job_id",
+                            (json_int_t)id, "node", node, "exit_code", code,
+                            "signal", sig, "end_time", (json_int_t)time(NULL)),
+                  &flags);
 
     assert_false(flags & PROTO_F_ERROR);
     json_decref(r);
@@ -484,10 +483,10 @@ static void test_cancel_and_signal(void **state)
     json_decref(l);
     assert_job(f, pend, "job_state", "PENDING");
     assert_job(f, pend, "state_reason", "Resources");
-    r = call(f, false, PROTO_MSG_JOB_CANCEL,
-             json_pack("{s:[I], s:i}", "job_ids", (json_int_t)run, "signal",
-                       10),
-             &e);
+    r = call(
+        f, false, PROTO_MSG_JOB_CANCEL,
+        json_pack("{s:[I], s:i}", "job_ids", (json_int_t)run, "signal", 10),
+        &e);
     json_decref(r);
     k = peer_expect(n1, PROTO_MSG_JOB_SIGNAL, 5000, NULL);
     assert_non_null(k);
@@ -594,15 +593,15 @@ static void test_restart_and_reconcile(void **state)
     jobs = json_pack("[{s:I, s:s}, {s:i, s:s}]", "job_id", (json_int_t)a,
                      "state", "running", "job_id", 999, "state", "running");
     n1 = node_up(f, "node01", 4, jobs, &reply);
-    assert_int_equal(json_integer_value(
-                         json_array_get(json_object_get(reply, "kill_jobs"), 0)),
+    assert_int_equal(json_integer_value(json_array_get(
+                         json_object_get(reply, "kill_jobs"), 0)),
                      999);
     json_decref(reply);
     assert_job(f, a, "job_state", "RUNNING");
     peer_close(n1);
     /* ... and again with a reported as ended */
-    jobs = json_pack("[{s:I, s:s, s:i, s:i}]", "job_id", (json_int_t)a,
-                     "state", "ended", "exit_code", 0, "signal", 0);
+    jobs = json_pack("[{s:I, s:s, s:i, s:i}]", "job_id", (json_int_t)a, "state",
+                     "ended", "exit_code", 0, "signal", 0);
     n1 = node_up(f, "node01", 4, jobs, NULL);
     assert_job(f, a, "job_state", "COMPLETED");
     json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
@@ -697,12 +696,12 @@ static void test_users(void **state)
         json_decref(x);
         x = call(f, true, PROTO_MSG_JOB_CANCEL,
                  json_pack("{s:[I]}", "job_ids", (json_int_t)mine), &e);
-        strncat(buf,
-                x ? json_string_value(json_object_get(
-                        json_array_get(json_object_get(x, "results"), 0),
-                        "error"))
-                  : e.text,
-                sizeof(buf) - strlen(buf) - 1);
+        strncat(
+            buf,
+            x ? json_string_value(json_object_get(
+                    json_array_get(json_object_get(x, "results"), 0), "error"))
+              : e.text,
+            sizeof(buf) - strlen(buf) - 1);
         json_decref(x);
         if (write(pfd[1], buf, strlen(buf)) < 0)
             _exit(3);

@@ -309,8 +309,8 @@ static enum job_state run_and_end(struct fx *f, uint64_t id, int cancel_uid,
     assert_int_equal(j->state, JOB_RUNNING);
     assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 1);
     if (cancel_uid >= 0) {
-        assert_int_equal(
-            jobs_cancel(f->c->jobs, j, (uid_t)cancel_uid, 0, &e), 0);
+        assert_int_equal(jobs_cancel(f->c->jobs, j, (uid_t)cancel_uid, 0, &e),
+                         0);
         assert_int_equal(j->state, JOB_RUNNING); /* until the node says */
     }
     assert_int_equal(jobs_ended(f->c->jobs, j, code, sig, time(NULL), &e), 0);
@@ -358,8 +358,8 @@ static void test_restart_restores(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t pend = submit(f, "{\"script\": \"#!/bin/sh\", \"name\": \"p\"}",
-                           &alice, &e);
+    uint64_t pend =
+        submit(f, "{\"script\": \"#!/bin/sh\", \"name\": \"p\"}", &alice, &e);
     uint64_t run = submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
     uint64_t held = submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
     const size_t node = 1;
@@ -393,8 +393,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_update_time_limit, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_final_states, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_restart_restores, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_restart_restores, setup, teardown),
     };
     log_init("test", LOG_LEVEL_WARN, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,9 +57,8 @@ static void insert(struct persist *p, uint64_t id, bool finished)
     struct err e;
 
     snprintf(rec, sizeof(rec), "{\"job_id\":%llu}", (unsigned long long)id);
-    assert_int_equal(persist_job_insert(p, &row, "{\"script\":\"#!/bin/sh\"}",
-                                        &e),
-                     0);
+    assert_int_equal(
+        persist_job_insert(p, &row, "{\"script\":\"#!/bin/sh\"}", &e), 0);
 }
 
 struct seen {
