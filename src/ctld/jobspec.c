@@ -332,10 +332,10 @@ static int parse_payload(json_t *spec, json_t **payload, struct err *e)
                            key);
         }
     }
-    *payload =
-        json_pack("{s:O, s:O, s:O}", "script", script, "argv",
-                  json_is_array(argv) ? argv : json_array(), "environment",
-                  json_is_object(env) ? env : json_object());
+    *payload = json_pack(
+        "{s:O, s:o, s:o}", "script", script, "argv",
+        json_is_array(argv) ? json_incref(argv) : json_array(), "environment",
+        json_is_object(env) ? json_incref(env) : json_object());
     return 0;
 }
 

@@ -107,6 +107,10 @@ static void stop(struct fx *f, int sig)
     kill(f->pid, sig);
     waitpid(f->pid, &status, 0);
     f->pid = 0;
+    /* a clean shutdown exits 0 (under ASan: no leak, no error) */
+    if (sig == SIGTERM && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        fail_msg("sluicectld exited with status %d after SIGTERM (see %s)",
+                 status, f->log);
 }
 
 static int setup(void **state)
