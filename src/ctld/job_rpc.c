@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -100,6 +101,23 @@ static int parse_users(json_t *body, struct filter *f, struct err *e)
     return 0;
 }
 
+/* Slurm's other state names: valid in a filter, never a Sluice state. */
+static bool other_slurm_state(const char *s)
+{
+    static const char *const names[] = {
+        "SUSPENDED",     "S",  "CONFIGURING", "CF", "REQUEUED",     "RQ",
+        "RESIZING",      "RS", "REVOKED",     "RV", "SIGNALING",    "SI",
+        "SPECIAL_EXIT",  "SE", "STAGE_OUT",   "SO", "STOPPED",      "ST",
+        "DEADLINE",      "DL", "REQUEUE_FED", "RF", "REQUEUE_HOLD", "RH",
+        "RESV_DEL_HOLD", "RD",
+    };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(s, names[i]) == 0)
+            return true;
+    return false;
+}
+
 static int parse_states(json_t *body, struct filter *f, struct err *e)
 {
     json_t *a, *v;
@@ -114,10 +132,11 @@ static int parse_states(json_t *body, struct filter *f, struct err *e)
     json_array_foreach(a, i, v)
     {
         enum job_state st;
-        if (job_state_parse(json_string_value(v), &st) < 0)
+        if (job_state_parse(json_string_value(v), &st) == 0)
+            f->states[st] = true;
+        else if (!other_slurm_state(json_string_value(v)))
             return einval(e, "Invalid job state specified: %.32s",
                           json_string_value(v));
-        f->states[st] = true;
     }
     return 0;
 }
