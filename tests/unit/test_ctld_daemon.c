@@ -33,6 +33,8 @@ struct fx {
     uint16_t port;
     pid_t pid;
     struct auth *auth;
+    char munge_sock[128]; /* "" with auth/key */
+    pid_t munged;
 };
 
 /* A peer speaking raw frames: a fake node daemon, or a rude client. */
@@ -62,14 +64,18 @@ static void write_conf(struct fx *f)
     FILE *fp = fopen(f->conf, "w");
 
     assert_non_null(fp);
+    if (f->munge_sock[0])
+        fprintf(fp, "AuthType=auth/munge\nAuthInfo=socket=%s\n", f->munge_sock);
+    else
+        fprintf(fp, "AuthType=auth/key\nAuthInfo=%s\n", f->key);
     fprintf(fp,
             "ClusterName=t\nSlurmctldHost=localhost(127.0.0.1)\n"
-            "SlurmctldPort=%u\nAuthType=auth/key\nAuthInfo=%s\n"
+            "SlurmctldPort=%u\n"
             "StateSaveLocation=%s/state\nSlurmdTimeout=3\nKillWait=1\n"
             "NodeName=node[01-02] CPUs=4 RealMemory=8000\n"
             "PartitionName=batch Nodes=node[01-02] Default=YES "
             "MaxTime=1:00:00\n",
-            f->port, f->key, f->dir);
+            f->port, f->dir);
     fclose(fp);
 }
 
@@ -113,7 +119,46 @@ static void stop(struct fx *f, int sig)
                  status, f->log);
 }
 
-static int setup(void **state)
+#define MUNGED "/usr/sbin/munged"
+
+/* A private munged with a fresh key, on a socket in f->dir. */
+static int start_munged(struct fx *f)
+{
+    char key[160], cmd[512], a[4][200];
+
+    snprintf(key, sizeof(key), "%s/munge.key", f->dir);
+    snprintf(cmd, sizeof(cmd),
+             "dd if=/dev/urandom of=%s bs=1024 count=1 status=none && "
+             "chmod 0400 %s",
+             key, key);
+    if (system(cmd) != 0)
+        return -1;
+    snprintf(f->munge_sock, sizeof(f->munge_sock), "%s/munge.sock", f->dir);
+    snprintf(a[0], sizeof(a[0]), "--key-file=%s", key);
+    snprintf(a[1], sizeof(a[1]), "--socket=%s", f->munge_sock);
+    snprintf(a[2], sizeof(a[2]), "--pid-file=%s/munged.pid", f->dir);
+    snprintf(a[3], sizeof(a[3]), "--seed-file=%s/munged.seed", f->dir);
+    f->munged = fork();
+    if (f->munged == 0) {
+        char log[200];
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 1);
+        dup2(null, 2);
+        snprintf(log, sizeof(log), "--log-file=%s/munged.log", f->dir);
+        execl(MUNGED, "munged", "-F", a[0], a[1], a[2], a[3], log,
+              (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 100; i++) {
+        struct stat st;
+        if (stat(f->munge_sock, &st) == 0)
+            return 0;
+        usleep(50000);
+    }
+    return -1;
+}
+
+static int setup_common(void **state, bool munge)
 {
     struct fx *f = calloc(1, sizeof(*f));
     struct err e;
@@ -122,6 +167,9 @@ static int setup(void **state)
     if (mkdtemp(f->dir) == NULL)
         return -1;
     chmod(f->dir, 0755);
+    *state = f;
+    if (munge && start_munged(f) < 0)
+        return -1;
     snprintf(f->conf, sizeof(f->conf), "%s/sluice.conf", f->dir);
     snprintf(f->key, sizeof(f->key), "%s/auth.key", f->dir);
     snprintf(f->sock, sizeof(f->sock), "unix:%s/state/sluicectld.sock", f->dir);
@@ -130,11 +178,25 @@ static int setup(void **state)
     snprintf(f->tcp, sizeof(f->tcp), "127.0.0.1:%u", f->port);
     if (auth_keygen(f->key, &e) < 0)
         return -1;
-    f->auth = auth_create(AUTH_KEY, f->key, &e);
+    f->auth = munge ? auth_create(AUTH_MUNGE, f->munge_sock, &e)
+                    : auth_create(AUTH_KEY, f->key, &e);
+    if (f->auth == NULL)
+        return -1;
     write_conf(f);
     spawn(f);
-    *state = f;
     return 0;
+}
+
+static int setup(void **state)
+{
+    return setup_common(state, false);
+}
+
+static int setup_munge(void **state)
+{
+    if (access(MUNGED, X_OK) != 0)
+        return setup_common(state, false); /* the test then skips */
+    return setup_common(state, true);
 }
 
 static int teardown(void **state)
@@ -144,6 +206,10 @@ static int teardown(void **state)
 
     stop(f, SIGTERM);
     auth_destroy(f->auth);
+    if (f->munged > 0) {
+        kill(f->munged, SIGTERM);
+        waitpid(f->munged, NULL, 0);
+    }
     if (getenv("SLUICE_KEEP") == NULL) {
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
         if (system(cmd) != 0)
@@ -730,6 +796,23 @@ static void test_users(void **state)
     assert_job(f, theirs, "job_state", "CANCELLED");
 }
 
+/* auth/munge end to end: AuthInfo=socket=PATH, a client and a node. */
+static void test_munge(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1;
+    uint64_t id;
+
+    if (f->munge_sock[0] == '\0')
+        skip();
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    id = submit(f, NULL);
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    job_end(n1, "node01", id, 0, 0);
+    assert_job(f, id, "job_state", "COMPLETED");
+    peer_close(n1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -746,6 +829,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_time_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_munge, setup_munge, teardown),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);
