@@ -90,22 +90,24 @@ static int opt_bool(json_t *spec, const char *key, bool *out, struct err *e)
     return 0;
 }
 
-/* time_limit_s: seconds >= 1, or "INFINITE"/"UNLIMITED"; null: unset. */
+/* time_limit_s: seconds >= 1, or -1, "INFINITE" or "UNLIMITED" for no
+ * limit; null: unset. */
 static int parse_time_limit(json_t *v, int64_t *out, bool *given, struct err *e)
 {
     *given = false;
     if (v == NULL || json_is_null(v))
         return 0;
     *given = true;
-    if (json_is_string(v) &&
-        (strcasecmp(json_string_value(v), "INFINITE") == 0 ||
-         strcasecmp(json_string_value(v), "UNLIMITED") == 0)) {
+    if ((json_is_integer(v) && json_integer_value(v) == -1) ||
+        (json_is_string(v) &&
+         (strcasecmp(json_string_value(v), "INFINITE") == 0 ||
+          strcasecmp(json_string_value(v), "UNLIMITED") == 0))) {
         *out = TIMEFMT_INFINITE;
         return 0;
     }
     if (!json_is_integer(v) || json_integer_value(v) < 1)
-        return bad(e, "job time_limit_s: expected seconds (at least 1) or "
-                      "\"INFINITE\"");
+        return bad(e, "job time_limit_s: expected seconds (at least 1), or "
+                      "-1 or \"INFINITE\" for no limit");
     *out = json_integer_value(v);
     return 0;
 }

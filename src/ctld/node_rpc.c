@@ -349,21 +349,40 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
     return 0;
 }
 
+/* A node marked DOWN for silence that still holds its connection comes
+ * back with its next heartbeat; the jobs it still runs were ended
+ * NODE_FAIL meanwhile, so they are killed. */
+static void kill_ended(struct ctld *c, struct node *n, json_t *running)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(running, i, v)
+    {
+        struct job *j = jobs_find(c->jobs, (uint64_t)json_integer_value(v));
+        if (j != NULL && j->state != JOB_RUNNING && j->n_alloc > 0 &&
+            j->alloc[0] == n->idx)
+            jobs_kill(c->jobs, j, "node_down");
+    }
+}
+
 int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e)
 {
+    json_t *running = json_object_get(r->req->body, "jobs");
     struct node *n;
 
     (void)reply;
     if (node_sender(r, e) < 0 || (n = sender_node(r, e)) == NULL)
         return -1;
-    if (!n->registered || n->not_responding || n->conn != r->conn) {
+    if (!n->registered || n->conn != r->conn) {
         errno = EAGAIN;
         return err_set(e,
                        "node %s is not registered on this connection: "
                        "register again",
                        n->cf->name);
     }
-    nodes_seen(r->ctld->nodes, n, time(NULL));
+    if (nodes_seen(r->ctld->nodes, n, time(NULL)))
+        kill_ended(r->ctld, n, json_is_array(running) ? running : NULL);
     return 0;
 }
 

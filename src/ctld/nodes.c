@@ -238,10 +238,18 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
     ctld_schedule(ns->c);
 }
 
-void nodes_seen(struct nodes *ns, struct node *n, time_t now)
+bool nodes_seen(struct nodes *ns, struct node *n, time_t now)
 {
-    (void)ns;
     n->last_seen = now;
+    if (!n->not_responding || n->conn == NULL)
+        return false;
+    n->not_responding = false;
+    if (!n->invalid)
+        set_str(&n->auto_reason, NULL);
+    log_info("node=%s responding again state=%s", n->cf->name,
+             node_state_name(n));
+    ctld_schedule(ns->c);
+    return true;
 }
 
 void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn)

@@ -82,8 +82,9 @@ json_t *node_to_json(struct nodes *ns, const struct node *n);
 void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
                     uint32_t cpus, uint64_t mem_mib, const char *gres,
                     time_t boot_time, time_t now);
-/* nodes_seen: a frame from the node: it is alive. */
-void nodes_seen(struct nodes *ns, struct node *n, time_t now);
+/* nodes_seen: a frame from the node on its connection: it is alive.
+ * Returns true when this brings it back from DOWN "Not responding". */
+bool nodes_seen(struct nodes *ns, struct node *n, time_t now);
 /* nodes_conn_closed: conn (the node's) went away; the node keeps its state
  * until SlurmdTimeout passes. */
 void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn);

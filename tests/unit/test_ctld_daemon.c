@@ -692,6 +692,7 @@ static void test_invalid_node_and_timeout(void **state)
     struct peer *n2 = node_up(f, "node02", 2, NULL, NULL);
     struct peer *n1;
     char *st, *reason;
+    json_t *k;
 
     st = node_field(f, "node02", "state");
     reason = node_field(f, "node02", "reason");
@@ -703,8 +704,7 @@ static void test_invalid_node_and_timeout(void **state)
     n1 = node_up(f, "node01", 4, NULL, NULL);
     uint64_t id = submit(f, ", \"nodelist\": \"node01\"");
     json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
-    peer_close(n1); /* silent from now on */
-    sleep(4);       /* SlurmdTimeout=3 */
+    sleep(4); /* silent for SlurmdTimeout=3, the connection kept */
     st = node_field(f, "node01", "state");
     reason = node_field(f, "node01", "reason");
     assert_string_equal(st, "DOWN");
@@ -712,10 +712,32 @@ static void test_invalid_node_and_timeout(void **state)
     free(st);
     free(reason);
     assert_job(f, id, "job_state", "NODE_FAIL");
-    n1 = node_up(f, "node01", 4, NULL, NULL);
+    /* a heartbeat brings it back; the job it still runs is killed */
+    json_decref(peer_call(
+        n1, PROTO_MSG_NODE_HEARTBEAT,
+        json_pack("{s:s, s:[I]}", "node", "node01", "jobs", (json_int_t)id),
+        NULL));
+    k = peer_expect(n1, PROTO_MSG_JOB_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "node_down");
+    json_decref(k);
     st = node_field(f, "node01", "state");
     assert_string_equal(st, "IDLE");
     free(st);
+    peer_close(n1);
+    /* a closed connection: DOWN until it registers again */
+    sleep(4);
+    st = node_field(f, "node01", "state");
+    assert_string_equal(st, "DOWN");
+    free(st);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    st = node_field(f, "node01", "state");
+    reason = node_field(f, "node01", "reason");
+    assert_string_equal(st, "IDLE");
+    assert_string_equal(reason, "null");
+    free(st);
+    free(reason);
     peer_close(n1);
 }
 

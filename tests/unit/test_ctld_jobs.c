@@ -151,6 +151,8 @@ static void test_spec_validation(void **state)
         {"{\"script\": \"#!/bin/sh\", \"time_limit_s\": 300000}",
          "time limit 3-11:20:00 exceeds the MaxTime 3-00:00:00 of partition "
          "batch"},
+        {"{\"script\": \"#!/bin/sh\", \"time_limit_s\": -1}",
+         "time limit INFINITE exceeds the MaxTime 3-00:00:00"},
         {"{\"script\": \"#!/bin/sh\", \"time_limit_s\": 0}",
          "job time_limit_s: expected seconds"},
         {"{\"script\": \"#!/bin/sh\", \"cpus_per_task\": \"4\"}",
