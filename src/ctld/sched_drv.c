@@ -20,6 +20,9 @@
 #include "ctld/persist.h"
 #include "sched/sched.h"
 
+/* Passes shorter than this never wait: the fast lane stays fast. */
+#define SCHED_DRV_CHEAP_US 5000
+
 struct sched_drv {
     struct ctld *c;
     struct sched_part *parts; /* from the configuration, built once */
@@ -283,7 +286,7 @@ void sched_drv_run(struct sched_drv *s, time_t now)
     if (!s->wanted)
         return;
     wait_us = s->last_end_us + 4 * s->last_dur_us - start;
-    if (s->last_dur_us > 1000 && wait_us > 0) {
+    if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0) {
         struct timeval tv = {wait_us / 1000000, wait_us % 1000000};
         if (!evtimer_pending(s->defer_ev, NULL))
             evtimer_add(s->defer_ev, &tv);

@@ -5,10 +5,10 @@
  * their JOB_LAUNCH goes to the batch node; waiting jobs get their reason.
  *
  * Passes are asked for by events (ctld_schedule) and run in the flush
- * event, at most one per loop iteration.  When passes get expensive (a
- * long queue), a pass waits until four times its predecessor's duration
- * has passed, so that scheduling never takes more than a fifth of the
- * controller's time.
+ * event, at most one per loop iteration.  When passes get expensive (over
+ * 5 ms, a long queue), a pass waits until four times its predecessor's
+ * duration has passed, so that scheduling never takes more than a fifth of
+ * the controller's time.
  */
 #ifndef SLUICE_CTLD_SCHED_DRV_H
 #define SLUICE_CTLD_SCHED_DRV_H

@@ -280,15 +280,23 @@ static char *job_field(struct fx *f, uint64_t id, const char *key)
     return out;
 }
 
+/* Wait up to 3 s for the job's key to read want (a pass may be
+ * deferred on a slow machine), then fail naming what it reads. */
 static void assert_job(struct fx *f, uint64_t id, const char *key,
                        const char *want)
 {
-    char *got = job_field(f, id, key);
+    char got[256] = "";
 
-    if (strcmp(got, want) != 0)
-        fail_msg("job %llu %s: got %s, want %s", (unsigned long long)id, key,
-                 got, want);
-    free(got);
+    for (int i = 0; i <= 150; i++) {
+        char *v = job_field(f, id, key);
+        snprintf(got, sizeof(got), "%s", v);
+        free(v);
+        if (strcmp(got, want) == 0)
+            return;
+        usleep(20000);
+    }
+    fail_msg("job %llu %s: got %s, want %s", (unsigned long long)id, key, got,
+             want);
 }
 
 static char *node_field(struct fx *f, const char *node, const char *key)
