@@ -267,6 +267,11 @@ static int parse_resources(json_t *spec, struct job *j, struct err *e)
         j->cpus_per_node = 1;
     j->mem_mib = (uint64_t)mem;
     j->mem_per_cpu_mib = (uint64_t)mpc;
+    if (mpc != 0 && (uint64_t)mpc > (UINT64_C(1) << 50) / j->cpus_per_node)
+        return bad(e,
+                   "job mem_per_cpu_mib: %" PRId64 " MiB for each of %u "
+                   "CPUs is more memory than any node has",
+                   mpc, j->cpus_per_node);
     return 0;
 }
 

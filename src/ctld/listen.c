@@ -31,6 +31,11 @@
 
 #define CTLD_VERSION "0.1.0"
 
+/* A peer that does not read its replies stops being read from when this
+ * much output waits for it, and is read again once it is down to LOW. */
+#define CONN_OUT_HIGH (64u << 20)
+#define CONN_OUT_LOW (16u << 20)
+
 struct pending {
     uint32_t seq;
     uint16_t type;
@@ -54,6 +59,7 @@ struct conn {
     long node;
     bool closing;
     bool dead;
+    bool throttled; /* reading paused: too much output waits */
 };
 
 struct listen {
@@ -285,6 +291,29 @@ static bool conn_maybe_free(struct conn *conn)
     return true;
 }
 
+static size_t out_len(struct conn *conn)
+{
+    return evbuffer_get_length(conn->held) +
+           evbuffer_get_length(bufferevent_get_output(conn->bev));
+}
+
+static void throttle(struct conn *conn)
+{
+    conn->throttled = true;
+    bufferevent_disable(conn->bev, EV_READ);
+    bufferevent_setwatermark(conn->bev, EV_WRITE, CONN_OUT_LOW, 0);
+    log_warnx("peer=%s not reading its replies: paused", conn->peer_name);
+}
+
+static void unthrottle(struct conn *conn)
+{
+    conn->throttled = false;
+    bufferevent_setwatermark(conn->bev, EV_WRITE, 0, 0);
+    bufferevent_enable(conn->bev, EV_READ);
+    /* frames already buffered are read from the loop, not from here */
+    bufferevent_trigger(conn->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+}
+
 static void conn_close_after_output(struct conn *conn)
 {
     conn->closing = true;
@@ -368,7 +397,7 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
     struct ctld *c = conn->l->ctld;
     struct evbuffer *in = bufferevent_get_input(bev);
 
-    while (!conn->closing) {
+    while (!conn->closing && !conn->throttled) {
         struct proto_frame f;
         struct err e;
         int rc;
@@ -390,6 +419,8 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
         else
             handle_request(conn, &f);
         proto_frame_clear(&f);
+        if (out_len(conn) > CONN_OUT_HIGH)
+            throttle(conn);
     }
     conn_maybe_free(conn);
     if (ctld_txn_old(c))
@@ -398,8 +429,12 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 
 static void conn_write_cb(struct bufferevent *bev, void *arg)
 {
+    struct conn *conn = arg;
+
     (void)bev;
-    conn_maybe_free(arg);
+    if (conn->throttled && !conn->closing && out_len(conn) <= CONN_OUT_LOW)
+        unthrottle(conn);
+    conn_maybe_free(conn);
 }
 
 static void conn_event_cb(struct bufferevent *bev, short what, void *arg)

@@ -161,7 +161,7 @@ static void write_pid(int fd)
  * Fork into the background.  The parent waits on a pipe until the child
  * says it is serving (exit 0) or why it failed (printed, exit 1).
  */
-static int daemonize(int *ready_fd)
+static int daemonize(int *ready_fd, struct err *e)
 {
     int p[2];
     pid_t pid;
@@ -169,7 +169,8 @@ static int daemonize(int *ready_fd)
     ssize_t n;
 
     if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
-        return -1;
+        return err_set(e, "cannot fork into the background: %s",
+                       strerror(errno));
     if (pid > 0) {
         close(p[1]);
         n = read(p[0], msg, sizeof(msg) - 1);
@@ -213,15 +214,6 @@ static void quiet_stdio(void)
         close(fd);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
-{
-    struct event_base *base = arg;
-
-    (void)what;
-    log_info("signal=%d shutting down", (int)sig);
-    event_base_loopbreak(base);
-}
-
 struct run {
     const struct opts *o;
     struct conf *conf;
@@ -229,7 +221,40 @@ struct run {
     int pid_fd, tcp_fd, unix_fd, ready_fd;
     char *pid_path, *sock_path;
     FILE *log_fp;
+    char *log_path; /* the file log_fp writes, for reopening */
+    struct event_base *base;
 };
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct run *r = arg;
+
+    (void)what;
+    log_info("signal=%d shutting down", (int)sig);
+    event_base_loopbreak(r->base);
+}
+
+/* SIGHUP: reopen the log file (after logrotate moved it). */
+static void on_hup(evutil_socket_t sig, short what, void *arg)
+{
+    struct run *r = arg;
+    FILE *fp;
+
+    (void)sig;
+    (void)what;
+    if (r->log_path == NULL)
+        return;
+    fp = fopen(r->log_path, "ae");
+    if (fp == NULL) {
+        log_warn("SIGHUP: cannot reopen %s", r->log_path);
+        return;
+    }
+    setvbuf(fp, NULL, _IOLBF, 0);
+    log_init("sluicectld", log_get_level(), fp);
+    fclose(r->log_fp);
+    r->log_fp = fp;
+    log_info("SIGHUP: log reopened (the configuration is read at start)");
+}
 
 static int prepare(struct run *r, struct err *e)
 {
@@ -257,22 +282,20 @@ static int prepare(struct run *r, struct err *e)
 static int open_log(struct run *r, struct err *e)
 {
     const char *path = r->o->log_path;
-    char *dflt = NULL;
     enum log_level lvl = r->o->verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
 
     if (path == NULL && !r->o->foreground)
-        path = dflt =
+        r->log_path =
             xasprintf("%s/sluicectld.log", r->conf->state_save_location);
-    if (path != NULL) {
-        r->log_fp = fopen(path, "ae");
-        if (r->log_fp == NULL) {
-            err_set(e, "cannot open log file %s: %s", path, strerror(errno));
-            free(dflt);
-            return -1;
-        }
+    else if (path != NULL)
+        r->log_path = xstrdup(path);
+    if (r->log_path != NULL) {
+        r->log_fp = fopen(r->log_path, "ae");
+        if (r->log_fp == NULL)
+            return err_set(e, "cannot open log file %s: %s", r->log_path,
+                           strerror(errno));
         setvbuf(r->log_fp, NULL, _IOLBF, 0);
     }
-    free(dflt);
     log_init("sluicectld", lvl, r->log_fp);
     return 0;
 }
@@ -281,7 +304,7 @@ static int open_log(struct run *r, struct err *e)
 static int serve(struct run *r, struct err *e)
 {
     struct event_base *base = event_base_new();
-    struct event *sigs[2];
+    struct event *sigs[3];
     struct ctld *c = NULL;
     int status = 1;
 
@@ -293,10 +316,12 @@ static int serve(struct run *r, struct err *e)
     if (c == NULL || ctld_listen(c, r->tcp_fd, r->unix_fd, e) < 0)
         goto out;
     r->tcp_fd = r->unix_fd = -1; /* the listeners own them now */
-    sigs[0] = evsignal_new(base, SIGTERM, on_signal, base);
-    sigs[1] = evsignal_new(base, SIGINT, on_signal, base);
-    event_add(sigs[0], NULL);
-    event_add(sigs[1], NULL);
+    r->base = base;
+    sigs[0] = evsignal_new(base, SIGTERM, on_signal, r);
+    sigs[1] = evsignal_new(base, SIGINT, on_signal, r);
+    sigs[2] = evsignal_new(base, SIGHUP, on_hup, r);
+    for (int i = 0; i < 3; i++)
+        event_add(sigs[i], NULL);
     write_pid(r->pid_fd);
     log_info("started pid=%ld cluster=%s port=%u nodes=%zu partitions=%zu "
              "auth=%s",
@@ -304,13 +329,13 @@ static int serve(struct run *r, struct err *e)
              r->conf->n_nodes, r->conf->n_parts,
              auth_type_name(auth_get_type(r->auth)));
     report_ready(&r->ready_fd, NULL);
-    if (!r->o->foreground && r->o->log_path == NULL)
+    if (!r->o->foreground)
         quiet_stdio();
     event_base_dispatch(base);
     ctld_destroy(c);
     c = NULL;
-    event_free(sigs[0]);
-    event_free(sigs[1]);
+    for (int i = 0; i < 3; i++)
+        event_free(sigs[i]);
     unlink(r->sock_path);
     unlink(r->pid_path);
     log_info("stopped");
@@ -342,7 +367,8 @@ int main(int argc, char **argv)
     conf_diag_free(&diag);
     if (r.conf == NULL)
         return 1;
-    if (prepare(&r, &e) < 0 || (!o.foreground && daemonize(&r.ready_fd) < 0) ||
+    if (prepare(&r, &e) < 0 ||
+        (!o.foreground && daemonize(&r.ready_fd, &e) < 0) ||
         open_log(&r, &e) < 0) {
         if (r.ready_fd >= 0)
             report_ready(&r.ready_fd, e.text);
@@ -369,6 +395,7 @@ out:
     conf_destroy(r.conf);
     free(r.pid_path);
     free(r.sock_path);
+    free(r.log_path);
     if (r.log_fp)
         fclose(r.log_fp);
     return status;
