@@ -315,6 +315,25 @@ static char *node_field(struct fx *f, const char *node, const char *key)
     return out;
 }
 
+/* Wait up to timeout_ms for the node's state to read want. */
+static void wait_node_state(struct fx *f, const char *node, const char *want,
+                            int timeout_ms)
+{
+    char got[64] = "";
+
+    for (int waited = 0;; waited += 50) {
+        char *v = node_field(f, node, "state");
+        snprintf(got, sizeof(got), "%s", v);
+        free(v);
+        if (strcmp(got, want) == 0)
+            return;
+        if (waited >= timeout_ms)
+            break;
+        usleep(50000);
+    }
+    fail_msg("node %s state: got %s, want %s", node, got, want);
+}
+
 /* ---- peers ------------------------------------------------------------ */
 
 static struct peer *peer_open(struct fx *f)
@@ -712,12 +731,11 @@ static void test_invalid_node_and_timeout(void **state)
     n1 = node_up(f, "node01", 4, NULL, NULL);
     uint64_t id = submit(f, ", \"nodelist\": \"node01\"");
     json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
-    sleep(4); /* silent for SlurmdTimeout=3, the connection kept */
-    st = node_field(f, "node01", "state");
+    /* silent for SlurmdTimeout=3, the connection kept */
+    sleep(2);
+    wait_node_state(f, "node01", "DOWN", 6000);
     reason = node_field(f, "node01", "reason");
-    assert_string_equal(st, "DOWN");
     assert_string_equal(reason, "Not responding");
-    free(st);
     free(reason);
     assert_job(f, id, "job_state", "NODE_FAIL");
     /* a heartbeat brings it back; the job it still runs is killed */
@@ -735,10 +753,8 @@ static void test_invalid_node_and_timeout(void **state)
     free(st);
     peer_close(n1);
     /* a closed connection: DOWN until it registers again */
-    sleep(4);
-    st = node_field(f, "node01", "state");
-    assert_string_equal(st, "DOWN");
-    free(st);
+    sleep(2);
+    wait_node_state(f, "node01", "DOWN", 6000);
     n1 = node_up(f, "node01", 4, NULL, NULL);
     st = node_field(f, "node01", "state");
     reason = node_field(f, "node01", "reason");
@@ -826,6 +842,56 @@ static void test_users(void **state)
     assert_job(f, theirs, "job_state", "CANCELLED");
 }
 
+/* Queries page; an admin DRAIN holds new work off a node until RESUME,
+ * and survives a restart. */
+static void test_paging_and_drain(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    json_t *r, *jobs;
+    struct err e;
+    uint64_t id;
+    char *st;
+
+    r = call(f, false, PROTO_MSG_NODE_UPDATE,
+             json_pack("{s:[s], s:s, s:s}", "nodes", "node01", "state", "DRAIN",
+                       "reason", "fan"),
+             &e);
+    assert_non_null(r);
+    json_decref(r);
+    st = node_field(f, "node01", "state");
+    assert_string_equal(st, "DRAIN");
+    free(st);
+    for (int i = 0; i < 5; i++)
+        id = submit(f, ", \"nodelist\": \"node01\"");
+    r = call(f, false, PROTO_MSG_JOB_QUERY, json_pack("{s:i}", "limit", 2), &e);
+    assert_non_null(r);
+    jobs = json_object_get(r, "jobs");
+    assert_int_equal(json_array_size(jobs), 2);
+    assert_int_equal(
+        json_integer_value(json_object_get(r, "next_after_job_id")), 2);
+    json_decref(r);
+    r = call(f, false, PROTO_MSG_JOB_QUERY,
+             json_pack("{s:i, s:i}", "limit", 2, "after_job_id", 4), &e);
+    assert_int_equal(json_array_size(json_object_get(r, "jobs")), 1);
+    assert_true(json_is_null(json_object_get(r, "next_after_job_id")));
+    json_decref(r);
+    assert_job(f, id, "job_state", "PENDING");
+    peer_close(n1);
+    stop(f, SIGTERM);
+    spawn(f);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    st = node_field(f, "node01", "reason");
+    assert_string_equal(st, "fan");
+    free(st);
+    r = call(f, false, PROTO_MSG_NODE_UPDATE,
+             json_pack("{s:[s], s:s}", "nodes", "node01", "state", "RESUME"),
+             &e);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    peer_close(n1);
+}
+
 /* auth/munge end to end: AuthInfo=socket=PATH, a client and a node. */
 static void test_munge(void **state)
 {
@@ -859,6 +925,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_time_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paging_and_drain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_munge, setup_munge, teardown),
     };
     signal(SIGPIPE, SIG_IGN);
