@@ -35,7 +35,9 @@ ALL_CFLAGS := -std=gnu17 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
 LDLIBS := $(PKG_LIBS) -lmunge -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
-SLURM_NAMES := sbatch squeue scancel sinfo scontrol sacct sacctmgr sprio sshare
+# The Slurm commands implemented so far (sacct, sacctmgr, sprio, sshare come
+# with accounting and priority).
+SLURM_NAMES := sbatch squeue scancel sinfo scontrol
 
 COMMON_SRC := $(sort $(wildcard src/common/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
@@ -44,6 +46,7 @@ NODED_SRC := $(sort $(wildcard src/noded/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 SIM_SRC := $(sort $(wildcard src/sim/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -60,10 +63,11 @@ BINS := $(patsubst src/%/main.c,$(BUILD)/bin/%,$(wildcard src/ctld/main.c src/no
 BINS := $(subst bin/ctld,bin/sluicectld,$(subst bin/noded,bin/sluiced,$(subst bin/cli,bin/sluice,$(BINS))))
 LINKS := $(if $(wildcard src/cli/main.c),$(addprefix $(BUILD)/bin/,$(SLURM_NAMES)))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 .PHONY: all check check-san san fuzz fuzz-smoke demo format format-check \
 	install clean deps unit
-all: $(BINS) $(LINKS) $(UNIT_BINS)
+all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -94,6 +98,10 @@ $(LINKS): | $(BUILD)/bin/sluice
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS) -lcmocka
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(SCHED_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

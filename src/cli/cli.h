@@ -6,6 +6,7 @@
 #ifndef SLUICE_CLI_H
 #define SLUICE_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define SLUICE_VERSION "0.1.0"
@@ -30,5 +31,24 @@ void cli_usage(FILE *fp);
 int cmd_check_config(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+/* The job and cluster verbs (cmd_VERB.c); each also serves its Slurm
+ * name (sbatch, squeue, ...) and prints in that face. */
+int cmd_submit(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_hold(int argc, char **argv);
+int cmd_release(int argc, char **argv);
+int cmd_update(int argc, char **argv);
+int cmd_scontrol(int argc, char **argv);
+int cmd_up(int argc, char **argv);
+int cmd_down(int argc, char **argv);
+
+/* The bodies of show, hold/release and update, given the words after the
+ * verb; shared by the sluice verbs and scontrol.  Return exit codes. */
+int show_run(int argc, char **argv, bool json, bool oneliner);
+int hold_run(bool release, int argc, char **argv);
+int update_run(int argc, char **argv);
 
 #endif

@@ -11,11 +11,27 @@ const struct cli_cmd cli_cmds[] = {
     {"check-config", cmd_check_config, "check-config [-f FILE] [--json]"},
     {"help", cmd_help, "help [VERB]"},
     {"version", cmd_version, "version"},
+    {"submit", cmd_submit, "submit [SBATCH OPTIONS] [SCRIPT [ARGS]]"},
+    {"queue", cmd_queue, "queue [SQUEUE OPTIONS]"},
+    {"cancel", cmd_cancel, "cancel [SCANCEL OPTIONS] [JOBID...]"},
+    {"info", cmd_info, "info [SINFO OPTIONS]"},
+    {"show", cmd_show, "show [--json] [-o] job|node|partition [ID]"},
+    {"hold", cmd_hold, "hold JOBID..."},
+    {"release", cmd_release, "release JOBID..."},
+    {"update", cmd_update,
+     "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R]"},
+    {"up", cmd_up, "up [-f CONFIG] [--dir DIR]"},
+    {"down", cmd_down, "down [--dir DIR] [--cancel]"},
     {NULL, NULL, NULL},
 };
 
-/* sbatch, squeue, ... arrive with the job and query verbs. */
+/* The Slurm names, each with the verb that speaks its syntax. */
 const struct cli_cmd cli_slurm_cmds[] = {
+    {"sbatch", cmd_submit, "sbatch [OPTIONS] [SCRIPT [ARGS]]"},
+    {"squeue", cmd_queue, "squeue [OPTIONS]"},
+    {"scancel", cmd_cancel, "scancel [OPTIONS] [JOBID...]"},
+    {"sinfo", cmd_info, "sinfo [OPTIONS]"},
+    {"scontrol", cmd_scontrol, "scontrol [OPTIONS] COMMAND ..."},
     {NULL, NULL, NULL},
 };
 

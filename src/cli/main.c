@@ -8,12 +8,6 @@
 #include "cli/cli.h"
 #include "common/log.h"
 
-/* The Slurm names the binary is installed under (see the Makefile). */
-static const char *const slurm_names[] = {
-    "sbatch", "squeue",   "scancel", "sinfo",  "scontrol",
-    "sacct",  "sacctmgr", "sprio",   "sshare", NULL,
-};
-
 int main(int argc, char **argv)
 {
     const char *base = strrchr(argv[0], '/');
@@ -23,14 +17,6 @@ int main(int argc, char **argv)
     log_init("sluice", LOG_LEVEL_WARN, stderr);
     if ((cmd = cli_find(cli_slurm_cmds, base)) != NULL)
         return cmd->fn(argc, argv);
-    for (size_t i = 0; slurm_names[i] != NULL; i++)
-        if (strcmp(base, slurm_names[i]) == 0) {
-            fprintf(stderr,
-                    "sluice: '%s' is not implemented yet; run 'sluice "
-                    "help'\n",
-                    base);
-            return 2;
-        }
     if (argc < 2) {
         cli_usage(stderr);
         return 2;

@@ -148,6 +148,7 @@ struct conf_priv {
     struct conf_strs names;       /* file names */
     struct gres_list **gres_pool; /* node GRES lists, shared */
     size_t n_gres_pool;
+    size_t nodes_cap;   /* room in conf.nodes */
     size_t *node_index; /* hash of node names: index+1, 0 empty */
     size_t node_index_cap;
     struct conf_node_tmpl node_default;

@@ -21,6 +21,21 @@
 
 static const struct gres_list conf_gres_empty;
 
+static bool gres_equal(const struct gres_list *a, const struct gres_list *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->items[i].name, b->items[i].name) != 0 ||
+            strcmp(a->items[i].type, b->items[i].type) != 0 ||
+            a->items[i].count != b->items[i].count ||
+            strcmp(a->items[i].sockets, b->items[i].sockets) != 0)
+            return false;
+    return true;
+}
+
+/* Gres=: the list is shared by every node that has the same one as the
+ * line before (a canonical print repeats it once per node). */
 static int parse_gres(void *ctx, void *obj, const char *val, struct err *e)
 {
     struct conf *c = ctx;
@@ -32,6 +47,11 @@ static int parse_gres(void *ctx, void *obj, const char *val, struct err *e)
         return -1;
     if (tmp.n == 0) {
         n->gres = &conf_gres_empty;
+        return 0;
+    }
+    if (c->priv->n_gres_pool > 0 &&
+        gres_equal(c->priv->gres_pool[c->priv->n_gres_pool - 1], &tmp)) {
+        n->gres = c->priv->gres_pool[c->priv->n_gres_pool - 1];
         return 0;
     }
     l = xmalloc(sizeof(*l));
@@ -394,7 +414,14 @@ static void node_instantiate(struct conf *c, const struct conf_line *ln,
         node_hosts(c, ln, "NodeAddr", t->node.addr, n, &addrs) < 0)
         goto out;
     node_index_grow(c, c->n_nodes + n);
-    c->nodes = xreallocarray(c->nodes, c->n_nodes + n, sizeof(*c->nodes));
+    if (c->n_nodes + n > c->priv->nodes_cap) {
+        /* geometric growth: a canonical print has one line per node */
+        size_t cap = c->priv->nodes_cap ? 2 * c->priv->nodes_cap : 16;
+        while (cap < c->n_nodes + n)
+            cap *= 2;
+        c->nodes = xreallocarray(c->nodes, cap, sizeof(*c->nodes));
+        c->priv->nodes_cap = cap;
+    }
     for (size_t i = 0; i < n; i++) {
         const char *name = hostlist_nth(names, i);
         if ((dup = conf_node_lookup(c, name)) >= 0) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden tests for `sluice check-config`: each tests/golden/cases/NAME.conf
 # is checked from its own directory (so that messages carry stable relative
-# names).  NAME.out is the expected stdout (exit 0), its absence means exit 1;
+# names), and so is each tests/golden/dirs/NAME/sluice.conf (with a gres.conf
+# beside it; expected files dirs/NAME/expected.out and .err).  NAME.out is the expected stdout (exit 0), its absence means exit 1;
 # NAME.err is the expected stderr (absent: none).  Valid cases must also
 # round-trip: their canonical print, checked again, prints the same.  Two
 # inputs too ugly to commit (a 1 MB line, binary garbage) are generated.
@@ -107,6 +108,11 @@ for conf in tests/golden/cases/*.conf; do
     name=$(basename "$conf" .conf)
     run_case tests/golden/cases "$name.conf" "$name" \
         "$ROOT/tests/golden/cases/$name"
+done
+# Directories with a gres.conf beside their sluice.conf.
+for dir in tests/golden/dirs/*/; do
+    name=$(basename "$dir")
+    run_case "$dir" sluice.conf "$name" "$ROOT/${dir}expected"
 done
 run_case tests/golden seed.conf seed "$ROOT/tests/golden/seed"
 run_case etc quant-cluster.conf quant-cluster \

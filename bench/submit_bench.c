@@ -1,0 +1,202 @@
+/*
+ * Submission throughput and latency against a running sluicectld: N client
+ * processes, each on one persistent connection, each submitting M jobs as
+ * fast as the controller acknowledges them (every acknowledgement means the
+ * job is durable: group commit).  Prints jobs/s and p50/p99 latency.
+ *
+ *   build/bench/submit_bench -c CLIENTS -n JOBS_PER_CLIENT [--tcp] [--hold]
+ *
+ * The controller is found through SLUICE_CONF, as the CLI finds it: its
+ * unix socket by default, TCP with the configured auth/key with --tcp.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/err.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+
+struct opts {
+    int clients;
+    int jobs;
+    bool tcp;
+    bool hold;
+    const char *partition;
+};
+
+static double now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static json_t *job_spec(const struct opts *o, int i)
+{
+    json_t *job =
+        json_pack("{s:s, s:s, s:s, s:b}", "name", "bench", "script",
+                  "#!/bin/sh\ntrue\n", "work_dir", "/tmp", "hold", o->hold);
+    json_object_set_new(job, "environment", json_pack("{s:s}", "I", "x"));
+    if (o->partition)
+        json_object_set_new(job, "partition", json_string(o->partition));
+    (void)i;
+    return json_pack("{s:o}", "job", job);
+}
+
+/* One client: connect, submit o->jobs jobs, write latencies (us) to fd. */
+static int run_client(const struct conf *c, const struct opts *o, int fd)
+{
+    struct err e = {{0}};
+    struct auth *a = NULL;
+    struct proto_conn *pc;
+    char addr[512];
+    double *lat = xcalloc(o->jobs, sizeof(*lat));
+
+    if (o->tcp) {
+        const struct conf_ctld_host *h = &c->ctld_hosts[0];
+        snprintf(addr, sizeof(addr), "%s:%u", h->addr[0] ? h->addr : h->host,
+                 c->slurmctld_port);
+        a = auth_create(c->auth_type == CONF_AUTH_KEY ? AUTH_KEY : AUTH_MUNGE,
+                        c->auth_info[0] ? c->auth_info : NULL, &e);
+        if (a == NULL) {
+            fprintf(stderr, "submit_bench: %s\n", e.text);
+            return 1;
+        }
+    } else {
+        snprintf(addr, sizeof(addr), "unix:%s/sluicectld.sock",
+                 c->state_save_location);
+    }
+    pc = proto_connect(addr, 5000, &e);
+    if (pc == NULL) {
+        fprintf(stderr, "submit_bench: %s\n", e.text);
+        return 1;
+    }
+    for (int i = 0; i < o->jobs; i++) {
+        json_t *req = job_spec(o, i), *reply = NULL;
+        double t0 = now_us();
+        if (proto_call(pc, a, PROTO_MSG_SUBMIT, req, &reply, 30000, &e) < 0) {
+            fprintf(stderr, "submit_bench: submit: %s\n", e.text);
+            return 1;
+        }
+        lat[i] = now_us() - t0;
+        json_decref(req);
+        json_decref(reply);
+    }
+    if (write(fd, lat, sizeof(*lat) * o->jobs) < 0)
+        return 1;
+    proto_close(pc);
+    auth_destroy(a);
+    free(lat);
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+    static const struct option lo[] = {
+        {"clients", required_argument, NULL, 'c'},
+        {"jobs", required_argument, NULL, 'n'},
+        {"partition", required_argument, NULL, 'p'},
+        {"tcp", no_argument, NULL, 't'},
+        {"hold", no_argument, NULL, 'H'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+
+    *o = (struct opts){.clients = 1, .jobs = 1000};
+    while ((ch = getopt_long(argc, argv, "c:n:p:", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            o->clients = atoi(optarg);
+            break;
+        case 'n':
+            o->jobs = atoi(optarg);
+            break;
+        case 'p':
+            o->partition = optarg;
+            break;
+        case 't':
+            o->tcp = true;
+            break;
+        case 'H':
+            o->hold = true;
+            break;
+        default:
+            return -1;
+        }
+    }
+    return o->clients > 0 && o->jobs > 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    struct err e = {{0}};
+    const char *path = getenv("SLUICE_CONF");
+    struct conf *c;
+    int pfd[2];
+    size_t total, got = 0;
+    double *lat, t0, elapsed;
+    int failed = 0;
+
+    if (parse_opts(argc, argv, &o) < 0) {
+        fprintf(stderr, "usage: submit_bench [-c CLIENTS] [-n JOBS] "
+                        "[-p PARTITION] [--tcp] [--hold]\n");
+        return 2;
+    }
+    c = conf_load(path ? path : CONF_DEFAULT_PATH, NULL, &e);
+    if (c == NULL) {
+        fprintf(stderr, "submit_bench: %s\n", e.text);
+        return 1;
+    }
+    total = (size_t)o.clients * o.jobs;
+    lat = xcalloc(total, sizeof(*lat));
+    if (pipe(pfd) < 0)
+        return 1;
+    t0 = now_us();
+    for (int i = 0; i < o.clients; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(pfd[0]);
+            _exit(run_client(c, &o, pfd[1]));
+        }
+    }
+    close(pfd[1]);
+    for (ssize_t n;
+         (n = read(pfd[0], (char *)lat + got, total * sizeof(*lat) - got)) > 0;)
+        got += n;
+    for (int i = 0; i < o.clients; i++) {
+        int st;
+        if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed++;
+    }
+    elapsed = (now_us() - t0) / 1e6;
+    if (failed || got != total * sizeof(*lat)) {
+        fprintf(stderr, "submit_bench: %d client(s) failed\n", failed);
+        return 1;
+    }
+    qsort(lat, total, sizeof(*lat), cmp_double);
+    printf("clients=%d jobs=%zu transport=%s elapsed_s=%.3f jobs_per_s=%.0f "
+           "p50_ms=%.3f p99_ms=%.3f\n",
+           o.clients, total, o.tcp ? "tcp+auth" : "unix", elapsed,
+           total / elapsed, lat[total / 2] / 1e3,
+           lat[(size_t)(total * 0.99)] / 1e3);
+    free(lat);
+    conf_destroy(c);
+    return 0;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# make demo: the seed's four-node quant cluster on this machine, driven
+# with Slurm's own commands.  Starts it with `sluice up`, submits jobs to
+# each partition, shows the queue and the nodes, waits for the jobs, shows
+# their output and history, and takes the cluster down again (also when
+# anything fails).  DEMO_DIR chooses the directory (/tmp/sluice-demo).
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BIN=$ROOT/${SLUICE_BUILD:-build}/bin
+DIR=${DEMO_DIR:-/tmp/sluice-demo}
+PATH=$BIN:$PATH
+export PATH
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# run CMD...: show the command (quoting words that need it), then run it.
+run() {
+    local a line='$'
+    for a in "$@"; do
+        case $a in
+        *[!A-Za-z0-9_./:=,%-]*) line="$line '$a'" ;;
+        *) line="$line $a" ;;
+        esac
+    done
+    printf '%s\n' "$line"
+    "$@"
+}
+
+cleanup() {
+    rc=$?
+    if [ -d "$DIR/pids" ]; then
+        [ "$rc" -ne 0 ] && echo "demo: failed (status $rc); logs in $DIR/log"
+        sluice down --cancel --dir "$DIR" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT
+
+for b in sluice sluicectld sluiced; do
+    [ -x "$BIN/$b" ] || { echo "demo: $BIN/$b is not built (run make)"; exit 1; }
+done
+if [ -e "$DIR" ] && [ ! -e "$DIR/sluice.conf" ] && [ -n "$(ls -A "$DIR")" ]; then
+    echo "demo: $DIR exists and is not a sluice directory; set DEMO_DIR"
+    exit 1
+fi
+if [ -e "$DIR/sluice.conf" ]; then
+    sluice down --cancel --dir "$DIR" >/dev/null 2>&1 || true
+    rm -rf "$DIR"
+fi
+
+say "The seed's cluster: 4 GPU nodes, partitions prod / backtest / dev"
+grep -E '^(NodeName|PartitionName)=' etc/quant-cluster.conf
+say "sluice up: a controller and four node daemons on this machine"
+printf '$ eval "$(sluice up -f etc/quant-cluster.conf --dir %s)"\n' "$DIR"
+eval "$(sluice up -f etc/quant-cluster.conf --dir "$DIR")"
+export SLUICE_CONF
+echo "SLUICE_CONF=$SLUICE_CONF"
+run sinfo
+
+mkdir -p "$DIR/work"
+cd "$DIR/work"
+cat >backtest.sh <<'EOF'
+#!/bin/bash
+#SBATCH --job-name=backtest
+#SBATCH --time=30
+#SBATCH --cpus-per-task=4
+#SBATCH --output=backtest-%j.out
+echo "backtest of $1 on $SLURM_JOB_NODELIST (job $SLURM_JOB_ID, partition $SLURM_JOB_PARTITION)"
+sleep 3
+echo "$1: sharpe 1.$((SLURM_JOB_ID % 10))"
+EOF
+
+say "Submit: live trading to prod, backtests (script with #SBATCH lines), dev work"
+run sbatch -p prod -J signal --wrap 'echo "trading signal from $(hostname) at $(date +%T)"; sleep 2'
+run sbatch -p prod -J hedge --wrap 'echo hedging; sleep 1'
+for year in 2021 2022 2023; do run sbatch backtest.sh "$year"; done
+run sbatch -p dev -J notebook --wrap 'echo "training..."; sleep 2; echo "loss diverged" >&2; exit 1'
+held=$(sbatch --parsable -H -p dev -J later --wrap 'echo "released and run"')
+echo "\$ sbatch --parsable -H -p dev -J later --wrap ...   -> $held (held)"
+
+say "What the seed's users get wrong is refused with a reason"
+run sbatch -p dev -t 48:00:00 --wrap true || true
+run sbatch -p research --wrap true || true
+run sbatch -t 90:99 --wrap true || true
+
+say "The queue and the nodes while the jobs run"
+sleep 0.5
+run squeue
+run sinfo
+run sinfo -N -l
+run scontrol release "$held"
+
+say "Waiting for the jobs to finish"
+for _ in $(seq 1 300); do
+    [ -z "$(squeue -h -o %i)" ] && break
+    sleep 0.1
+done
+run squeue -t all
+
+say "Their output files"
+for f in *.out; do
+    printf -- '--- %s\n' "$f"
+    cat "$f"
+done
+
+say "A failed job, as scontrol shows it"
+failed=$(squeue -h -t F -o %i | head -1)
+run scontrol show job "$failed"
+
+say "sluice down"
+cd "$ROOT"
+run sluice down --dir "$DIR"
+rm -rf "$DIR"
+echo
+echo "demo: done"

@@ -1,0 +1,309 @@
+/*
+ * The CLI's connection to sluicectld, found as docs/protocol.md says: the
+ * unix socket StateSaveLocation/sluicectld.sock when it is there (the peer
+ * is known by SO_PEERCRED), else TCP with a credential.  And the CLI's
+ * error lines, in the face of the command the user typed.
+ */
+#include "cli/client.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "cli/cli.h"
+#include "common/auth.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+
+#define CLIENT_SOCK_NAME "sluicectld.sock"
+
+struct cli_client {
+    struct conf *conf;
+    struct proto_conn *conn;
+    struct auth *auth; /* NULL on the unix socket */
+    int timeout_ms;
+};
+
+/* The face of this process: set once per command by cli_set_prog. */
+static char cli_prog_name[32] = "sluice";
+static bool cli_is_slurm;
+/* The connection cli_call opens on first use. */
+static struct cli_client *cli_default;
+
+static const char *const cli_slurm_names[] = {
+    "sbatch", "squeue",   "scancel", "sinfo",  "scontrol",
+    "sacct",  "sacctmgr", "sprio",   "sshare", NULL,
+};
+
+void cli_set_prog(const char *argv0)
+{
+    const char *base = strrchr(argv0, '/');
+
+    base = base ? base + 1 : argv0;
+    cli_is_slurm = false;
+    for (size_t i = 0; cli_slurm_names[i] != NULL; i++)
+        if (strcmp(base, cli_slurm_names[i]) == 0)
+            cli_is_slurm = true;
+    snprintf(cli_prog_name, sizeof(cli_prog_name), "%s",
+             cli_is_slurm ? base : "sluice");
+}
+
+const char *cli_prog(void)
+{
+    return cli_prog_name;
+}
+
+bool cli_slurm_face(void)
+{
+    return cli_is_slurm;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    fprintf(stderr, cli_is_slurm ? "%s: error: " : "%s: ", cli_prog_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    fprintf(stderr, "%s: warning: ", cli_prog_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+const char *cli_conf_path(void)
+{
+    const char *p = getenv("SLUICE_CONF");
+
+    return p != NULL && p[0] != '\0' ? p : CONF_DEFAULT_PATH;
+}
+
+/* "host:port" of the primary SlurmctldHost; caller frees. */
+static char *client_tcp_addr(const struct conf *c)
+{
+    const char *h = "localhost";
+
+    if (c->n_ctld_hosts > 0)
+        h = c->ctld_hosts[0].addr[0] != '\0' ? c->ctld_hosts[0].addr
+                                             : c->ctld_hosts[0].host;
+    if (strchr(h, ':') != NULL)
+        return xasprintf("[%s]:%u", h, (unsigned)c->slurmctld_port);
+    return xasprintf("%s:%u", h, (unsigned)c->slurmctld_port);
+}
+
+/* The munged socket of AuthInfo ("socket=/run/munge/munge.socket.2" among
+ * comma-separated items, or a bare path); NULL for munge's default.
+ * Caller frees. */
+static char *client_munge_socket(const char *info)
+{
+    const char *p = strstr(info, "socket=");
+    size_t len;
+
+    if (p != NULL && (p == info || p[-1] == ',')) {
+        p += strlen("socket=");
+        len = strcspn(p, ",");
+        return len > 0 ? xstrndup(p, len) : NULL;
+    }
+    return info[0] == '/' ? xstrdup(info) : NULL;
+}
+
+static struct auth *client_auth(const struct conf *c, struct err *e)
+{
+    struct auth *a;
+    char *sock;
+
+    if (c->auth_type == CONF_AUTH_KEY) {
+        if (c->auth_info[0] == '\0') {
+            errno = EINVAL;
+            err_set(e, "AuthType=auth/key needs AuthInfo=KEYFILE in %s",
+                    c->path);
+            return NULL;
+        }
+        return auth_create(AUTH_KEY, c->auth_info, e);
+    }
+    sock = client_munge_socket(c->auth_info);
+    a = auth_create(AUTH_MUNGE, sock, e);
+    free(sock);
+    return a;
+}
+
+/* Try the unix socket: 1 connected, 0 not there (or stale), -1 failed. */
+static int client_try_unix(struct cli_client *cl, struct err *e)
+{
+    struct sockaddr_un sun;
+    struct stat st;
+    char *path, *addr;
+
+    path = xasprintf("%s/" CLIENT_SOCK_NAME, cl->conf->state_save_location);
+    if (strlen(path) >= sizeof(sun.sun_path) || stat(path, &st) < 0 ||
+        !S_ISSOCK(st.st_mode)) {
+        free(path);
+        return 0;
+    }
+    addr = xasprintf("unix:%s", path);
+    cl->conn = proto_connect(addr, cl->timeout_ms, e);
+    free(addr);
+    free(path);
+    if (cl->conn != NULL)
+        return 1;
+    /* A socket file left by a controller that is gone: try TCP. */
+    return errno == ECONNREFUSED || errno == ENOENT ? 0 : -1;
+}
+
+static int client_connect(struct cli_client *cl, struct err *e)
+{
+    char *addr;
+    int rc;
+
+    if ((rc = client_try_unix(cl, e)) != 0)
+        return rc > 0 ? 0 : -1;
+    addr = client_tcp_addr(cl->conf);
+    cl->conn = proto_connect(addr, cl->timeout_ms, e);
+    if (cl->conn == NULL) {
+        free(addr);
+        return -1;
+    }
+    cl->auth = client_auth(cl->conf, e);
+    if (cl->auth == NULL) {
+        err_prefix(e, "cannot sign requests to sluicectld at %s", addr);
+        free(addr);
+        return -1;
+    }
+    free(addr);
+    return 0;
+}
+
+struct cli_client *cli_client_open(const char *conf_path, int timeout_ms,
+                                   struct err *e)
+{
+    struct cli_client *cl = xcalloc(1, sizeof(*cl));
+
+    cl->conf = conf_load(conf_path, NULL, e);
+    if (cl->conf == NULL) {
+        if (errno != EINVAL)
+            err_set(e, "cannot read configuration %s: %s%s", conf_path,
+                    strerror(errno),
+                    getenv("SLUICE_CONF") ? "" : " (set SLUICE_CONF)");
+        goto error;
+    }
+    cl->timeout_ms = (int)(cl->conf->message_timeout_s > 0
+                               ? cl->conf->message_timeout_s * 1000
+                               : 10000);
+    if (timeout_ms >= 0 && timeout_ms < cl->timeout_ms)
+        cl->timeout_ms = timeout_ms;
+    if (client_connect(cl, e) < 0)
+        goto error;
+    return cl;
+error:
+    cli_client_close(cl);
+    return NULL;
+}
+
+const struct conf *cli_client_conf(const struct cli_client *c)
+{
+    return c->conf;
+}
+
+int cli_client_call(struct cli_client *c, uint16_t type, json_t *req,
+                    json_t **reply, bool *transport, struct err *e)
+{
+    json_t *empty = NULL;
+    int rc;
+
+    if (transport != NULL)
+        *transport = false;
+    if (req == NULL)
+        req = empty = json_object();
+    /* A long reply (a big queue) may take longer than a connect. */
+    rc = proto_call(c->conn, c->auth, type, req, reply,
+                    c->timeout_ms < 60000 ? 60000 : c->timeout_ms, e);
+    json_decref(empty);
+    /* An error reply carries the controller's own message; every failure
+     * of the connection itself names "sluicectld at ADDR". */
+    if (rc < 0 && transport != NULL)
+        *transport = strstr(e->text, "sluicectld at ") != NULL;
+    return rc;
+}
+
+void cli_client_close(struct cli_client *c)
+{
+    int saved = errno;
+
+    if (c == NULL)
+        return;
+    proto_close(c->conn);
+    auth_destroy(c->auth);
+    conf_destroy(c->conf);
+    free(c);
+    errno = saved;
+}
+
+int cli_call(uint16_t type, json_t *req, json_t **reply, struct err *e)
+{
+    struct err local;
+    bool transport;
+
+    if (cli_default == NULL) {
+        cli_default = cli_client_open(cli_conf_path(), -1, &local);
+        if (cli_default == NULL) {
+            cli_error("%s", local.text);
+            exit(1);
+        }
+    }
+    if (cli_client_call(cli_default, type, req, reply, &transport, e) == 0)
+        return 0;
+    if (transport) {
+        cli_error("%s", e->text);
+        exit(1);
+    }
+    return -1;
+}
+
+int cli_job_query(json_t *req, json_t **jobs, struct err *e)
+{
+    json_t *page = json_copy(req), *all = json_array();
+    json_int_t after = 0;
+
+    for (;;) {
+        json_t *reply = NULL, *next;
+        if (cli_call(PROTO_MSG_JOB_QUERY, page, &reply, e) < 0) {
+            json_decref(page);
+            json_decref(all);
+            return -1;
+        }
+        json_array_extend(all, json_object_get(reply, "jobs"));
+        next = json_object_get(reply, "next_after_job_id");
+        /* Pages must move forward; anything else ends the listing. */
+        if (!json_is_integer(next) || json_integer_value(next) <= after) {
+            json_decref(reply);
+            break;
+        }
+        after = json_integer_value(next);
+        json_object_set_new(page, "after_job_id", json_integer(after));
+        json_decref(reply);
+    }
+    json_decref(page);
+    *jobs = all;
+    return 0;
+}
+
+void cli_close(void)
+{
+    cli_client_close(cli_default);
+    cli_default = NULL;
+}

@@ -1,0 +1,256 @@
+/*
+ * sluice queue / squeue: the jobs the controller knows, in squeue's
+ * columns (or -o FORMAT, --json).  Like squeue, pending, running and
+ * completing jobs only unless -t or -j says otherwise.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/fmt.h"
+#include "cli/jobfilter.h"
+#include "cli/jobview.h"
+#include "cli/opt.h"
+#include "common/proto.h"
+
+enum {
+    Q_USER = 1,
+    Q_ME,
+    Q_PARTITION,
+    Q_STATES,
+    Q_JOBS,
+    Q_NODELIST,
+    Q_NAME,
+    Q_FORMAT,
+    Q_NOHEADER,
+    Q_LONG,
+    Q_JSON,
+    Q_ALL,
+    Q_HELP,
+    Q_VERSION,
+};
+
+static const struct opt_def queue_opts[] = {
+    {"user", 'u', OPT_ARG, Q_USER},
+    {"me", 0, OPT_NOARG, Q_ME},
+    {"partition", 'p', OPT_ARG, Q_PARTITION},
+    {"states", 't', OPT_ARG, Q_STATES},
+    {"state", 0, OPT_ARG, Q_STATES},
+    {"jobs", 'j', OPT_ARG, Q_JOBS},
+    {"nodelist", 'w', OPT_ARG, Q_NODELIST},
+    {"name", 'n', OPT_ARG, Q_NAME},
+    {"format", 'o', OPT_ARG, Q_FORMAT},
+    {"noheader", 'h', OPT_NOARG, Q_NOHEADER},
+    {"long", 'l', OPT_NOARG, Q_LONG},
+    {"json", 0, OPT_NOARG, Q_JSON},
+    {"all", 'a', OPT_NOARG, Q_ALL},
+    {"help", 0, OPT_NOARG, Q_HELP},
+    {"usage", 0, OPT_NOARG, Q_HELP},
+    {"version", 'V', OPT_NOARG, Q_VERSION},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
+struct queue {
+    struct jobfilter f;
+    const char *format;
+    bool noheader, json, lng;
+};
+
+static void queue_help(void)
+{
+    printf("Usage: %s [OPTIONS]\n"
+           "  -u, --user=LIST       -p, --partition=LIST   -t, --states=LIST\n"
+           "  -j, --jobs=LIST       -w, --nodelist=HOSTS   -n, --name=LIST\n"
+           "  -o, --format=FORMAT   -l, --long             -h, --noheader\n"
+           "      --me              --json                 -a, --all\n"
+           "Format letters: %s\n",
+           cli_slurm_face() ? "squeue" : "sluice queue", JOBVIEW_LETTERS);
+}
+
+/* 1: parsed, 0: help printed, -1: error printed. */
+static int queue_parse(struct queue *q, int argc, char **argv)
+{
+    struct opt_state st;
+    const char *arg;
+    struct err e;
+    int id, rc;
+    char uid[32];
+
+    opt_init(&st, argc, argv, 1, false);
+    while ((rc = opt_next(&st, queue_opts, &id, &arg, &e)) > 0) {
+        switch (id) {
+        case Q_USER:
+            rc = jobfilter_add(&q->f, JOBFILTER_USERS, arg, &e);
+            break;
+        case Q_ME:
+            snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+            rc = jobfilter_add(&q->f, JOBFILTER_USERS, uid, &e);
+            break;
+        case Q_PARTITION:
+            rc = jobfilter_add(&q->f, JOBFILTER_PARTITIONS, arg, &e);
+            break;
+        case Q_STATES:
+            rc = jobfilter_add(&q->f, JOBFILTER_STATES, arg, &e);
+            break;
+        case Q_JOBS:
+            rc = jobfilter_add(&q->f, JOBFILTER_IDS, arg, &e);
+            break;
+        case Q_NODELIST:
+            rc = jobfilter_add(&q->f, JOBFILTER_NODES, arg, &e);
+            break;
+        case Q_NAME:
+            rc = jobfilter_add(&q->f, JOBFILTER_NAMES, arg, &e);
+            break;
+        case Q_FORMAT:
+            q->format = arg;
+            break;
+        case Q_NOHEADER:
+            q->noheader = true;
+            break;
+        case Q_LONG:
+            q->format = JOBVIEW_FORMAT_LONG;
+            q->lng = true;
+            break;
+        case Q_JSON:
+            q->json = true;
+            break;
+        case Q_ALL:
+            break;
+        case Q_HELP:
+            queue_help();
+            return 0;
+        case Q_VERSION:
+            printf("sluice %s\n", SLUICE_VERSION);
+            return 0;
+        }
+        if (rc < 0)
+            break;
+    }
+    if (rc == 0 && st.ind < argc) {
+        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
+                 argv[st.ind]);
+        rc = -1;
+    }
+    opt_free(&st);
+    if (rc < 0) {
+        cli_error("%s", e.text);
+        return -1;
+    }
+    return 1;
+}
+
+/* The jobs to show, filtered and sorted; new reference. */
+static json_t *queue_fetch(struct queue *q)
+{
+    json_t *req = jobfilter_request(&q->f), *jobs = NULL, *out;
+    bool by_default =
+        q->f.states == NULL && !q->f.all_states && q->f.job_ids == NULL;
+    struct err e;
+    size_t i;
+    json_t *job;
+
+    if (by_default)
+        json_object_set_new(
+            req, "states",
+            json_pack("[sss]", "PENDING", "RUNNING", "COMPLETING"));
+    if (cli_job_query(req, &jobs, &e) < 0) {
+        cli_error("cannot load jobs: %s", e.text);
+        json_decref(req);
+        return NULL;
+    }
+    json_decref(req);
+    out = json_array();
+    json_array_foreach(jobs, i, job)
+    {
+        if (!jobfilter_match(&q->f, job))
+            continue;
+        if (by_default &&
+            !jobview_state_active(jobview_str(job, "job_state", "")))
+            continue;
+        json_array_append(out, job);
+    }
+    json_decref(jobs);
+    return out;
+}
+
+static const char *queue_header(char letter, const void *ctx, char *buf,
+                                size_t len)
+{
+    (void)ctx;
+    (void)buf;
+    (void)len;
+    return jobview_header(letter);
+}
+
+static int queue_print(struct queue *q, json_t *jobs)
+{
+    struct fmt_spec sp;
+    struct err e;
+    size_t i;
+    json_t *job;
+
+    if (q->json) {
+        json_t *o = json_pack("{s:O}", "jobs", jobs);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(o);
+        return 0;
+    }
+    if (fmt_spec_parse(q->format ? q->format : JOBVIEW_FORMAT, JOBVIEW_LETTERS,
+                       &sp, &e) < 0) {
+        cli_error("--format: %s", e.text);
+        return 1;
+    }
+    jobview_sort(jobs);
+    if (q->lng) {
+        char buf[64];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
+        printf("%s\n", buf);
+    }
+    if (!q->noheader)
+        fmt_spec_print(stdout, &sp, queue_header, NULL);
+    json_array_foreach(jobs, i, job)
+    {
+        struct jobview_row row = {job, time(NULL)};
+        fmt_spec_print(stdout, &sp, jobview_value, &row);
+    }
+    fmt_spec_free(&sp);
+    return 0;
+}
+
+int cmd_queue(int argc, char **argv)
+{
+    struct queue q = {0};
+    json_t *jobs;
+    int rc;
+
+    cli_set_prog(argv[0]);
+    rc = queue_parse(&q, argc, argv);
+    if (rc <= 0) {
+        jobfilter_clear(&q.f);
+        return rc < 0 ? 1 : 0;
+    }
+    /* Check the format before asking the controller anything. */
+    if (q.format != NULL && !q.json) {
+        struct fmt_spec sp;
+        struct err e;
+        if (fmt_spec_parse(q.format, JOBVIEW_LETTERS, &sp, &e) < 0) {
+            cli_error("--format: %s", e.text);
+            jobfilter_clear(&q.f);
+            return 1;
+        }
+        fmt_spec_free(&sp);
+    }
+    jobs = queue_fetch(&q);
+    rc = jobs != NULL ? queue_print(&q, jobs) : 1;
+    json_decref(jobs);
+    jobfilter_clear(&q.f);
+    cli_close();
+    return rc;
+}

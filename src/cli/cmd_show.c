@@ -1,0 +1,187 @@
+/*
+ * sluice show job|node|partition [ID] / scontrol show ...: records in
+ * scontrol's Key=Value layout (-o: one line each) or as JSON.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/jobview.h"
+#include "cli/opt.h"
+#include "cli/showview.h"
+#include "common/hostlist.h"
+#include "common/proto.h"
+#include "common/value.h"
+
+enum show_kind {
+    SHOW_JOB,
+    SHOW_NODE,
+    SHOW_PART,
+};
+
+static const struct {
+    const char *word;
+    enum show_kind kind;
+    uint16_t msg;
+    const char *req_key, *reply_key, *what;
+} show_kinds[] = {
+    {"jobs", SHOW_JOB, PROTO_MSG_JOB_QUERY, "job_ids", "jobs", "job"},
+    {"nodes", SHOW_NODE, PROTO_MSG_NODE_QUERY, "nodes", "nodes", "node"},
+    {"partitions", SHOW_PART, PROTO_MSG_PART_QUERY, "partitions", "partitions",
+     "partition"},
+};
+
+/* "job", "jobs", "node", "part", "partition" ...: any prefix of at least
+ * three letters.  -1 when none. */
+static int show_kind_find(const char *w)
+{
+    size_t len = strlen(w);
+
+    for (size_t i = 0; i < sizeof(show_kinds) / sizeof(*show_kinds); i++)
+        if (len >= 3 && strncasecmp(show_kinds[i].word, w, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The request's selection list for id ("5", "node[01-02]", "prod"). */
+static int show_select(enum show_kind kind, const char *id, json_t **list,
+                       struct err *e)
+{
+    struct hostlist *hl;
+    uint64_t n;
+
+    *list = json_array();
+    if (kind == SHOW_JOB) {
+        if (value_parse_u64(id, 1, INT64_MAX, &n, NULL) < 0) {
+            errno = EINVAL;
+            return err_set(e, "Invalid job id specified: %s", id);
+        }
+        json_array_append_new(*list, json_integer((json_int_t)n));
+    } else if (kind == SHOW_NODE) {
+        if ((hl = hostlist_expand(id, e)) == NULL)
+            return -1;
+        for (size_t i = 0; i < hostlist_count(hl); i++)
+            json_array_append_new(*list, json_string(hostlist_nth(hl, i)));
+        hostlist_destroy(hl);
+    } else {
+        json_array_append_new(*list, json_string(id));
+    }
+    return 0;
+}
+
+static void show_print(enum show_kind kind, json_t *items, bool oneliner)
+{
+    time_t now = time(NULL);
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(items, i, v)
+    {
+        if (kind == SHOW_JOB)
+            showview_job(stdout, v, now, oneliner);
+        else if (kind == SHOW_NODE)
+            showview_node(stdout, v, oneliner);
+        else
+            showview_part(stdout, v, oneliner);
+        if (!oneliner)
+            putchar('\n');
+    }
+}
+
+int show_run(int argc, char **argv, bool json, bool oneliner)
+{
+    json_t *req = json_object(), *reply = NULL, *items, *list;
+    struct err e;
+    int k, rc = 1;
+
+    if (argc < 1 || argc > 2 || (k = show_kind_find(argv[0])) < 0) {
+        cli_error("usage: show job|node|partition [ID]");
+        json_decref(req);
+        return 2;
+    }
+    if (argc == 2) {
+        if (show_select(show_kinds[k].kind, argv[1], &list, &e) < 0) {
+            cli_error("%s", e.text);
+            json_decref(list);
+            goto out;
+        }
+        json_object_set_new(req, show_kinds[k].req_key, list);
+    }
+    if ((show_kinds[k].kind == SHOW_JOB
+             ? cli_job_query(req, &reply, &e)
+             : cli_call(show_kinds[k].msg, req, &reply, &e)) < 0) {
+        cli_error("cannot load %ss: %s", show_kinds[k].what, e.text);
+        goto out;
+    }
+    items = json_is_array(reply)
+                ? reply
+                : json_object_get(reply, show_kinds[k].reply_key);
+    if (json) {
+        json_t *o = json_pack("{s:O}", show_kinds[k].reply_key,
+                              items ? items : json_array());
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(o);
+    } else if (json_array_size(items) == 0 && argc == 2) {
+        if (show_kinds[k].kind == SHOW_JOB)
+            cli_error("Invalid job id specified: %s", argv[1]);
+        else
+            cli_error("%s %s not found",
+                      show_kinds[k].kind == SHOW_NODE ? "Node" : "Partition",
+                      argv[1]);
+        goto out;
+    } else if (json_array_size(items) == 0) {
+        printf("No %ss in the system\n", show_kinds[k].what);
+    } else {
+        show_print(show_kinds[k].kind, items, oneliner);
+    }
+    rc = 0;
+out:
+    json_decref(req);
+    json_decref(reply);
+    return rc;
+}
+
+enum { S_JSON = 1, S_ONELINER, S_HELP };
+
+static const struct opt_def show_opts[] = {
+    {"json", 0, OPT_NOARG, S_JSON},
+    {"oneliner", 'o', OPT_NOARG, S_ONELINER},
+    {"help", 'h', OPT_NOARG, S_HELP},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
+int cmd_show(int argc, char **argv)
+{
+    struct opt_state st;
+    bool json = false, oneliner = false;
+    const char *arg;
+    struct err e;
+    int id, rc;
+
+    cli_set_prog(argv[0]);
+    opt_init(&st, argc, argv, 1, true);
+    while ((rc = opt_next(&st, show_opts, &id, &arg, &e)) > 0) {
+        if (id == S_HELP) {
+            printf("usage: sluice show [--json] [-o] job|node|partition "
+                   "[ID]\n");
+            opt_free(&st);
+            return 0;
+        }
+        json |= id == S_JSON;
+        oneliner |= id == S_ONELINER;
+    }
+    if (rc < 0) {
+        cli_error("%s", e.text);
+        opt_free(&st);
+        return 2;
+    }
+    rc = show_run(st.n_operands, st.operands, json, oneliner);
+    opt_free(&st);
+    cli_close();
+    return rc;
+}

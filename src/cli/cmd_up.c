@@ -1,0 +1,504 @@
+/*
+ * sluice up [-f CONFIG] [--dir DIR]: a whole cluster on this machine.  The
+ * configuration is rewritten for loopback (controller on a free port,
+ * state and spools in DIR, an auth/key key, nodes reporting their
+ * configured size, count-only GPUs where the machine has none); then the
+ * controller and one node daemon per NodeName are started, or restarted
+ * where they are missing, and up waits until every node has registered.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/local.h"
+#include "cli/opt.h"
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+
+#define UP_TIMEOUT_S 30
+
+/* The commands that run the daemons, found next to this binary. */
+struct up_bins {
+    char *ctld, *noded;
+};
+
+/* One free TCP port on 127.0.0.1, kept bound (fd) until all are chosen,
+ * so that several calls never return the same port. */
+static int up_port(int *fd, struct err *e)
+{
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    socklen_t len = sizeof(sin);
+
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if ((*fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+        bind(*fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+        getsockname(*fd, (struct sockaddr *)&sin, &len) < 0)
+        return err_set(e, "cannot find a free port on 127.0.0.1: %s",
+                       strerror(errno));
+    return ntohs(sin.sin_port);
+}
+
+static void up_replace(char **dst, char *s)
+{
+    free(*dst);
+    *dst = s;
+}
+
+/* Point c at this machine and at d; -1 with e when no port is free. */
+static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
+{
+    int *fds = xcalloc(c->n_nodes + 1, sizeof(*fds)), port, rc = 0;
+
+    for (size_t i = 0; i < c->n_ctld_hosts; i++) {
+        free(c->ctld_hosts[i].host);
+        free(c->ctld_hosts[i].addr);
+    }
+    c->n_ctld_hosts = 1;
+    c->ctld_hosts = xreallocarray(c->ctld_hosts, 1, sizeof(*c->ctld_hosts));
+    c->ctld_hosts[0].host = xstrdup("localhost");
+    c->ctld_hosts[0].addr = xstrdup("127.0.0.1");
+    for (size_t i = 0; i <= c->n_nodes && rc == 0; i++) {
+        fds[i] = -1;
+        if ((port = up_port(&fds[i], e)) < 0)
+            rc = -1;
+        else if (i == 0)
+            c->slurmctld_port = (uint16_t)port;
+        else
+            c->nodes[i - 1].port = (uint16_t)port;
+    }
+    for (size_t i = 0; i <= c->n_nodes; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(fds);
+    up_replace(&c->state_save_location, xstrdup(d->state));
+    up_replace(&c->slurmd_spool_dir, xasprintf("%s/%%n", d->spool));
+    c->auth_type = CONF_AUTH_KEY;
+    up_replace(&c->auth_info, xstrdup(d->key));
+    if (!c->slurmd_config_overrides)
+        up_replace(
+            &c->slurmd_parameters,
+            c->slurmd_parameters[0] == '\0'
+                ? xstrdup("config_overrides")
+                : xasprintf("%s,config_overrides", c->slurmd_parameters));
+    c->slurmd_config_overrides = true;
+    for (size_t i = 0; i < c->n_nodes; i++)
+        up_replace(&c->nodes[i].addr, xstrdup("127.0.0.1"));
+    return rc;
+}
+
+/* How many /dev/nvidiaN devices this machine has. */
+static uint64_t up_gpus_here(void)
+{
+    DIR *dir = opendir("/dev");
+    struct dirent *de;
+    uint64_t n = 0;
+
+    if (dir == NULL)
+        return 0;
+    while ((de = readdir(dir)) != NULL)
+        if (strncmp(de->d_name, "nvidia", 6) == 0 && de->d_name[6] >= '0' &&
+            de->d_name[6] <= '9' &&
+            strspn(de->d_name + 6, "0123456789") == strlen(de->d_name + 6))
+            n++;
+    closedir(dir);
+    return n;
+}
+
+/* One node's lines of gres.conf. */
+static void up_gres_node(FILE *fp, const struct conf_node *n, uint64_t here)
+{
+    uint64_t next = 0;
+    bool declared = false;
+
+    for (size_t k = 0; k < n->gres->n; k++) {
+        const struct gres_item *it = &n->gres->items[k];
+        fprintf(fp, "NodeName=%s Name=%s", n->name, it->name);
+        if (it->type[0] != '\0')
+            fprintf(fp, " Type=%s", it->type);
+        if (strcmp(it->name, "gpu") == 0 && next + it->count <= here) {
+            fprintf(fp, " File=/dev/nvidia[%llu-%llu]\n",
+                    (unsigned long long)next,
+                    (unsigned long long)(next + it->count - 1));
+            next += it->count;
+            continue;
+        }
+        fprintf(fp, " Count=%llu\n", (unsigned long long)it->count);
+        if (strcmp(it->name, "gpu") == 0)
+            declared = true;
+    }
+    if (declared)
+        fprintf(stderr,
+                "up: %s: no GPUs here; declaring gpu:%llu "
+                "count-only\n",
+                n->name, (unsigned long long)gres_count(n->gres, "gpu", NULL));
+    else if (next > 0)
+        fprintf(stderr,
+                "up: %s: gpu:%llu on this machine's /dev/nvidia[0-%llu] "
+                "(every local node shares them)\n",
+                n->name, (unsigned long long)next,
+                (unsigned long long)(next - 1));
+}
+
+/* Write path through a temporary file: fn prints the contents. */
+static int up_write(const char *path, void (*fn)(FILE *, const void *),
+                    const void *arg, struct err *e)
+{
+    char *tmp = xasprintf("%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    int rc = 0;
+
+    if (fp == NULL) {
+        rc = err_set(e, "cannot write %s: %s", tmp, strerror(errno));
+    } else {
+        fn(fp, arg);
+        if (ferror(fp) | (fclose(fp) != 0) || rename(tmp, path) < 0) {
+            rc = err_set(e, "cannot write %s: %s", path, strerror(errno));
+            unlink(tmp);
+        }
+    }
+    free(tmp);
+    return rc;
+}
+
+static void up_print_conf(FILE *fp, const void *arg)
+{
+    fputs("# Written by `sluice up` for a local cluster on this machine.\n",
+          fp);
+    conf_print(arg, fp);
+}
+
+static void up_print_gres(FILE *fp, const void *arg)
+{
+    const struct conf *c = arg;
+    uint64_t here = up_gpus_here();
+
+    fputs("# Written by `sluice up`: each node's GRES, count-only where this\n"
+          "# machine has no GPUs to show.\n",
+          fp);
+    for (size_t i = 0; i < c->n_nodes; i++)
+        up_gres_node(fp, &c->nodes[i], here);
+}
+
+/* DIR/sluice.conf and DIR/gres.conf from the configuration at src. */
+static int up_make_conf(const struct local_dir *d, const char *src,
+                        struct err *e)
+{
+    struct conf_diag diag;
+    struct conf *c;
+    int rc = -1;
+
+    conf_diag_init(&diag);
+    if ((c = conf_load(src, &diag, e)) == NULL) {
+        if (errno != EINVAL)
+            err_set(e, "cannot read %s: %s", src, strerror(errno));
+        goto out;
+    }
+    if (diag.n_warnings > 0)
+        fprintf(stderr,
+                "up: %s has %zu warning%s (sluice check-config -f %s "
+                "shows them)\n",
+                src, diag.n_warnings, diag.n_warnings == 1 ? "" : "s", src);
+    if (c->n_nodes == 0) {
+        err_set(e, "%s defines no NodeName: nothing to start", src);
+        goto out;
+    }
+    if (up_localize(c, d, e) < 0 ||
+        up_write(d->gres, up_print_gres, c, e) < 0 ||
+        up_write(d->conf, up_print_conf, c, e) < 0)
+        goto out;
+    fprintf(stderr, "up: wrote %s from %s\n", d->conf, src);
+    rc = 0;
+out:
+    conf_destroy(c);
+    conf_diag_free(&diag);
+    return rc;
+}
+
+/* sluicectld and sluiced beside this binary. */
+static int up_find_bins(struct up_bins *b, struct err *e)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    char *dir;
+
+    if (n < 0)
+        return err_set(e, "cannot find this program: /proc/self/exe: %s",
+                       strerror(errno));
+    self[n] = '\0';
+    dir = dirname(self);
+    b->ctld = xasprintf("%s/sluicectld", dir);
+    b->noded = xasprintf("%s/sluiced", dir);
+    if (access(b->ctld, X_OK) < 0)
+        return err_set(e, "cannot run %s: %s (build it with make)", b->ctld,
+                       strerror(errno));
+    if (access(b->noded, X_OK) < 0)
+        return err_set(e, "cannot run %s: %s (build it with make)", b->noded,
+                       strerror(errno));
+    return 0;
+}
+
+/* Start one daemon unless it runs; 0 or -1 with e. */
+static int up_start(const struct local_dir *d, const char *name,
+                    char *const argv[], struct err *e)
+{
+    pid_t pid = local_running(d, name);
+
+    if (pid > 0) {
+        fprintf(stderr, "up: %s is running (pid %ld)\n", name, (long)pid);
+        return 0;
+    }
+    if ((pid = local_spawn(d, name, argv, e)) < 0)
+        return -1;
+    fprintf(stderr, "up: started %s (pid %ld)\n", name, (long)pid);
+    return 0;
+}
+
+/* Report a daemon that died while starting, with the end of its logs. */
+static int up_died(const struct local_dir *d, const char *name, struct err *e)
+{
+    char *log = local_log_file(d, name);
+    char *out = xasprintf("%s/%s.out", d->log, name);
+
+    fprintf(stderr, "up: %s exited while starting; the end of %s:\n", name,
+            log);
+    local_tail(log, 8);
+    fprintf(stderr, "up: and of %s:\n", out);
+    local_tail(out, 8);
+    err_set(e, "%s did not start (see %s)", name, log);
+    free(log);
+    free(out);
+    return -1;
+}
+
+static double up_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wait until the controller answers PING; *cl is then connected. */
+static int up_wait_ctld(const struct local_dir *d, double deadline,
+                        struct cli_client **cl, struct err *e)
+{
+    json_t *reply = NULL;
+
+    while (up_now() < deadline) {
+        if (local_running(d, LOCAL_CTLD_NAME) == 0)
+            return up_died(d, LOCAL_CTLD_NAME, e);
+        if ((*cl = cli_client_open(d->conf, 1000, e)) != NULL &&
+            cli_client_call(*cl, PROTO_MSG_PING, NULL, &reply, NULL, e) == 0) {
+            json_decref(reply);
+            return 0;
+        }
+        cli_client_close(*cl);
+        *cl = NULL;
+        usleep(100000);
+    }
+    char *log = local_log_file(d, LOCAL_CTLD_NAME);
+    err_set(e, "sluicectld did not answer within %d s: %s (see %s)",
+            UP_TIMEOUT_S, e->text, log);
+    free(log);
+    return -1;
+}
+
+/* The NODE object of name in nodes, or NULL. */
+static json_t *up_node(json_t *nodes, const char *name)
+{
+    size_t i;
+    json_t *n;
+
+    json_array_foreach(nodes, i, n)
+    {
+        const char *s = json_string_value(json_object_get(n, "name"));
+        if (s != NULL && strcmp(s, name) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+/* Nodes not registered yet, as "node03 (DOWN: Not responding)" text into
+ * buf; returns how many.  -1 with e when a node was refused (INVALID). */
+static int up_missing(const struct local_dir *d, const struct conf *c,
+                      json_t *nodes, char *buf, size_t len, struct err *e)
+{
+    size_t used = 0;
+    int missing = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < c->n_nodes; i++) {
+        json_t *n = up_node(nodes, c->nodes[i].name);
+        const char *st = json_string_value(json_object_get(n, "state"));
+        const char *why = json_string_value(json_object_get(n, "reason"));
+        if (local_running(d, c->nodes[i].name) == 0)
+            return up_died(d, c->nodes[i].name, e);
+        if (st != NULL && strcmp(st, "INVALID") == 0)
+            return err_set(e,
+                           "%s was refused by sluicectld: %s (see %s/%s.log)",
+                           c->nodes[i].name, why ? why : "no reason given",
+                           d->log, c->nodes[i].name);
+        if (st != NULL && strcmp(st, "DOWN") != 0 && strcmp(st, "UNKNOWN") != 0)
+            continue;
+        missing++;
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+                                 "%s%s (%s%s%s)", used ? ", " : "",
+                                 c->nodes[i].name, st ? st : "not known",
+                                 why && why[0] ? ": " : "", why ? why : "");
+    }
+    return missing;
+}
+
+/* Wait until every node of c has registered. */
+static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
+                         struct cli_client *cl, double deadline, struct err *e)
+{
+    char text[2048];
+    int missing = -1;
+
+    while (up_now() < deadline) {
+        json_t *reply = NULL;
+        if (cli_client_call(cl, PROTO_MSG_NODE_QUERY, NULL, &reply, NULL, e) <
+            0)
+            return err_prefix(e, "asking sluicectld for its nodes");
+        missing = up_missing(d, c, json_object_get(reply, "nodes"), text,
+                             sizeof(text), e);
+        json_decref(reply);
+        if (missing <= 0)
+            return missing;
+        usleep(100000);
+    }
+    return err_set(e,
+                   "%d node%s did not register within %d s: %s; see their "
+                   "logs in %s",
+                   missing, missing == 1 ? "" : "s", UP_TIMEOUT_S, text,
+                   d->log);
+}
+
+/* Start what is missing and wait for all of it. */
+static int up_run(const struct local_dir *d, const struct up_bins *b,
+                  struct err *e)
+{
+    double t0 = up_now(), deadline = t0 + UP_TIMEOUT_S;
+    struct cli_client *cl = NULL;
+    struct conf *c = conf_load(d->conf, NULL, e);
+    char *log = local_log_file(d, LOCAL_CTLD_NAME);
+    int rc = -1;
+
+    if (c == NULL)
+        goto out;
+    if (up_start(d, LOCAL_CTLD_NAME,
+                 (char *const[]){b->ctld, "-f", d->conf, "-D", "-L", log, NULL},
+                 e) < 0 ||
+        up_wait_ctld(d, deadline, &cl, e) < 0)
+        goto out;
+    for (size_t i = 0; i < c->n_nodes; i++) {
+        char *nlog = local_log_file(d, c->nodes[i].name);
+        int r = up_start(d, c->nodes[i].name,
+                         (char *const[]){b->noded, "-N", c->nodes[i].name, "-f",
+                                         d->conf, "-D", "-L", nlog, NULL},
+                         e);
+        free(nlog);
+        if (r < 0)
+            goto out;
+    }
+    if (up_wait_nodes(d, c, cl, deadline, e) < 0)
+        goto out;
+    fprintf(stderr,
+            "up: sluicectld on 127.0.0.1:%u and %zu node%s up "
+            "(%.1f s); logs in %s\n",
+            (unsigned)c->slurmctld_port, c->n_nodes, c->n_nodes == 1 ? "" : "s",
+            up_now() - t0, d->log);
+    rc = 0;
+out:
+    cli_client_close(cl);
+    conf_destroy(c);
+    free(log);
+    return rc;
+}
+
+enum { UP_FILE = 1, UP_DIR, UP_HELP };
+
+static const struct opt_def up_opts[] = {
+    {"file", 'f', OPT_ARG, UP_FILE},
+    {"dir", 'd', OPT_ARG, UP_DIR},
+    {"help", 'h', OPT_NOARG, UP_HELP},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
+/* Prepare DIR: its configuration (written once, then reused) and key. */
+static int up_prepare(const struct local_dir *d, const char *src, struct err *e)
+{
+    struct stat st;
+
+    if (stat(d->conf, &st) == 0) {
+        fprintf(stderr, "up: reusing %s%s\n", d->conf,
+                src ? " (-f is ignored; remove the directory to start over)"
+                    : "");
+    } else if (up_make_conf(d, src ? src : cli_conf_path(), e) < 0) {
+        return -1;
+    }
+    if (stat(d->key, &st) < 0) {
+        if (auth_keygen(d->key, e) < 0)
+            return -1;
+        fprintf(stderr, "up: generated the auth/key key %s\n", d->key);
+    }
+    return 0;
+}
+
+int cmd_up(int argc, char **argv)
+{
+    const char *src = NULL, *dir = LOCAL_DIR_DEFAULT, *arg;
+    struct up_bins b = {0};
+    struct local_dir d;
+    struct opt_state st;
+    struct err e;
+    int id, rc;
+
+    cli_set_prog("sluice");
+    opt_init(&st, argc, argv, 1, false);
+    while ((rc = opt_next(&st, up_opts, &id, &arg, &e)) > 0) {
+        if (id == UP_HELP) {
+            printf("usage: sluice up [-f CONFIG] [--dir DIR]\n"
+                   "  Start a controller and one node daemon per NodeName "
+                   "of CONFIG\n  on this machine (DIR defaults to %s); "
+                   "prints the export line.\n",
+                   LOCAL_DIR_DEFAULT);
+            return 0;
+        }
+        if (id == UP_FILE)
+            src = arg;
+        else
+            dir = arg;
+    }
+    if (rc == 0 && st.ind < argc)
+        rc = err_set(&e, "unexpected argument \"%s\"", argv[st.ind]);
+    if (rc < 0) {
+        cli_error("up: %s", e.text);
+        return 2;
+    }
+    rc = 1;
+    if (local_dir_init(&d, dir, true, &e) < 0 || up_prepare(&d, src, &e) < 0 ||
+        up_find_bins(&b, &e) < 0 || up_run(&d, &b, &e) < 0) {
+        cli_error("up: %s", e.text);
+    } else {
+        printf("export SLUICE_CONF=%s\n", d.conf);
+        rc = 0;
+    }
+    free(b.ctld);
+    free(b.noded);
+    local_dir_clear(&d);
+    return rc;
+}

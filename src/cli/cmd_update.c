@@ -1,0 +1,211 @@
+/*
+ * sluice update / scontrol update: "JobId=5 TimeLimit=1:00:00
+ * Partition=dev JobName=x Priority=10" (JOB_UPDATE, one per job) and
+ * "NodeName=node[01-02] State=DRAIN Reason=\"disk\"" (NODE_UPDATE).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/jobfilter.h"
+#include "common/hostlist.h"
+#include "common/proto.h"
+#include "common/timefmt.h"
+#include "common/value.h"
+#include "common/xalloc.h"
+
+/* The value of "Key=value" when its key is key (any case), else NULL. */
+static const char *upd_value(const char *word, const char *key)
+{
+    size_t len = strlen(key);
+
+    if (strncasecmp(word, key, len) == 0 && word[len] == '=')
+        return word + len + 1;
+    return NULL;
+}
+
+/* One job setting into set; -1 with e. */
+static int upd_job_key(json_t *set, const char *w, struct err *e)
+{
+    const char *v;
+    int64_t secs;
+    uint64_t n;
+
+    if ((v = upd_value(w, "TimeLimit")) != NULL) {
+        if (timefmt_parse(v, &secs, e) < 0)
+            return err_prefix(e, "TimeLimit=%s", v);
+        json_object_set_new(set, "time_limit_s",
+                            secs == TIMEFMT_INFINITE ? json_string("INFINITE")
+                                                     : json_integer(secs));
+    } else if ((v = upd_value(w, "Partition")) != NULL && v[0] != '\0') {
+        json_object_set_new(set, "partition", json_string(v));
+    } else if (((v = upd_value(w, "JobName")) != NULL ||
+                (v = upd_value(w, "Name")) != NULL) &&
+               v[0] != '\0') {
+        json_object_set_new(set, "name", json_string(v));
+    } else if ((v = upd_value(w, "Priority")) != NULL) {
+        if (value_parse_u64(v, 0, UINT32_MAX - 1, &n, e) < 0)
+            return err_prefix(e, "Priority=%s", v);
+        json_object_set_new(set, "priority", json_integer((json_int_t)n));
+    } else {
+        errno = EINVAL;
+        return err_set(e,
+                       "Invalid input: %s (a job update takes "
+                       "TimeLimit, Partition, JobName and Priority)",
+                       w);
+    }
+    return 0;
+}
+
+static int upd_job(const char *ids, int argc, char **argv)
+{
+    struct jobfilter f = {0};
+    json_t *set = json_object(), *id;
+    struct err e;
+    size_t i;
+    int rc = 0;
+
+    if (jobfilter_add(&f, JOBFILTER_IDS, ids, &e) < 0)
+        goto fail;
+    for (int k = 0; k < argc; k++)
+        if (upd_job_key(set, argv[k], &e) < 0)
+            goto fail;
+    if (json_object_size(set) == 0 || f.job_ids == NULL) {
+        err_set(&e, "nothing to update (give JobId=ID and Key=Value)");
+        goto fail;
+    }
+    json_array_foreach(f.job_ids, i, id)
+    {
+        json_t *req = json_pack("{s:O, s:O}", "job_id", id, "set", set);
+        json_t *reply = NULL;
+        if (cli_call(PROTO_MSG_JOB_UPDATE, req, &reply, &e) < 0) {
+            cli_error("Update of job %lld failed: %s",
+                      (long long)json_integer_value(id), e.text);
+            rc = 1;
+        }
+        json_decref(req);
+        json_decref(reply);
+    }
+    json_decref(set);
+    jobfilter_clear(&f);
+    return rc;
+fail:
+    cli_error("%s", e.text);
+    json_decref(set);
+    jobfilter_clear(&f);
+    return 1;
+}
+
+/* Node keys into req; -1 with e. */
+static int upd_node_keys(json_t *req, int argc, char **argv, struct err *e)
+{
+    const char *v;
+
+    for (int k = 0; k < argc; k++) {
+        if ((v = upd_value(argv[k], "State")) != NULL) {
+            const char *st = strcasecmp(v, "DRAIN") == 0     ? "DRAIN"
+                             : strcasecmp(v, "DOWN") == 0    ? "DOWN"
+                             : strcasecmp(v, "RESUME") == 0  ? "RESUME"
+                             : strcasecmp(v, "UNDRAIN") == 0 ? "RESUME"
+                                                             : NULL;
+            if (st == NULL) {
+                errno = EINVAL;
+                return err_set(e,
+                               "Invalid node state specified: %s "
+                               "(expected DRAIN, DOWN, RESUME or UNDRAIN)",
+                               v);
+            }
+            json_object_set_new(req, "state", json_string(st));
+        } else if ((v = upd_value(argv[k], "Reason")) != NULL) {
+            json_object_set_new(req, "reason", json_string(v));
+        } else {
+            errno = EINVAL;
+            return err_set(e,
+                           "Invalid input: %s (a node update takes State "
+                           "and Reason)",
+                           argv[k]);
+        }
+    }
+    return 0;
+}
+
+static int upd_node(const char *expr, int argc, char **argv)
+{
+    struct hostlist *hl;
+    json_t *req = json_object(), *names = json_array(), *reply = NULL;
+    const char *st;
+    struct err e;
+    int rc = 1;
+
+    if ((hl = hostlist_expand(expr, &e)) == NULL ||
+        upd_node_keys(req, argc, argv, &e) < 0) {
+        cli_error("%s", e.text);
+        goto out;
+    }
+    st = json_string_value(json_object_get(req, "state"));
+    if (st == NULL) {
+        cli_error("nothing to update (give State=DRAIN|DOWN|RESUME)");
+        goto out;
+    }
+    if (strcmp(st, "RESUME") != 0 && json_object_get(req, "reason") == NULL) {
+        cli_error("You must specify a reason when DOWNING or DRAINING a "
+                  "node. Request denied");
+        goto out;
+    }
+    for (size_t i = 0; i < hostlist_count(hl); i++)
+        json_array_append_new(names, json_string(hostlist_nth(hl, i)));
+    json_object_set(req, "nodes", names);
+    if (cli_call(PROTO_MSG_NODE_UPDATE, req, &reply, &e) < 0)
+        cli_error("Update of node %s failed: %s", expr, e.text);
+    else
+        rc = 0;
+out:
+    hostlist_destroy(hl);
+    json_decref(names);
+    json_decref(req);
+    json_decref(reply);
+    return rc;
+}
+
+int update_run(int argc, char **argv)
+{
+    const char *v;
+
+    if (argc < 1) {
+        cli_error("usage: update JobId=ID KEY=VALUE... | NodeName=NODES "
+                  "State=DRAIN|DOWN|RESUME [Reason=TEXT]");
+        return 2;
+    }
+    if ((v = upd_value(argv[0], "JobId")) != NULL ||
+        (v = upd_value(argv[0], "Job")) != NULL)
+        return upd_job(v, argc - 1, argv + 1);
+    if ((v = upd_value(argv[0], "NodeName")) != NULL ||
+        (v = upd_value(argv[0], "Node")) != NULL)
+        return upd_node(v, argc - 1, argv + 1);
+    cli_error("Invalid input: %s (update takes JobId=ID or NodeName=NODES "
+              "first)",
+              argv[0]);
+    return 1;
+}
+
+int cmd_update(int argc, char **argv)
+{
+    int rc;
+
+    cli_set_prog(argv[0]);
+    if (argc > 1 &&
+        (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        printf("usage: sluice update JobId=ID [TimeLimit=T] [Partition=P] "
+               "[JobName=N] [Priority=N]\n"
+               "       sluice update NodeName=NODES State=DRAIN|DOWN|RESUME "
+               "[Reason=TEXT]\n");
+        return 0;
+    }
+    rc = update_run(argc - 1, argv + 1);
+    cli_close();
+    return rc;
+}

@@ -1,0 +1,200 @@
+/*
+ * Slurm's output formats, kept in one place so that every verb prints
+ * times, sizes and columns the way squeue, sinfo and scontrol do.
+ */
+#include "cli/fmt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+char *fmt_duration(int64_t secs, const char *inf, char *buf, size_t len)
+{
+    int64_t d, h, m, s;
+
+    if (secs < 0) {
+        snprintf(buf, len, "%s", inf);
+        return buf;
+    }
+    d = secs / 86400;
+    h = secs / 3600 % 24;
+    m = secs / 60 % 60;
+    s = secs % 60;
+    if (d > 0)
+        snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)d,
+                 (long long)h, (long long)m, (long long)s);
+    else if (h > 0)
+        snprintf(buf, len, "%lld:%02lld:%02lld", (long long)h, (long long)m,
+                 (long long)s);
+    else
+        snprintf(buf, len, "%lld:%02lld", (long long)m, (long long)s);
+    return buf;
+}
+
+char *fmt_hms(int64_t secs, char *buf, size_t len)
+{
+    int64_t d, h, m, s;
+
+    if (secs < 0)
+        secs = 0;
+    d = secs / 86400;
+    h = secs / 3600 % 24;
+    m = secs / 60 % 60;
+    s = secs % 60;
+    if (d > 0)
+        snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)d,
+                 (long long)h, (long long)m, (long long)s);
+    else
+        snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)h, (long long)m,
+                 (long long)s);
+    return buf;
+}
+
+char *fmt_time(time_t t, const char *none, char *buf, size_t len)
+{
+    struct tm tm;
+
+    if (t <= 0 || localtime_r(&t, &tm) == NULL ||
+        strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        snprintf(buf, len, "%s", none);
+    return buf;
+}
+
+char *fmt_mem(uint64_t mib, char *buf, size_t len)
+{
+    if (mib == 0)
+        snprintf(buf, len, "0");
+    else if (mib % (1024 * 1024) == 0)
+        snprintf(buf, len, "%lluT", (unsigned long long)(mib >> 20));
+    else if (mib % 1024 == 0)
+        snprintf(buf, len, "%lluG", (unsigned long long)(mib >> 10));
+    else
+        snprintf(buf, len, "%lluM", (unsigned long long)mib);
+    return buf;
+}
+
+/* Literal text from *pp up to the next field, with "%%" as "%". */
+static char *spec_literal(const char **pp)
+{
+    const char *p = *pp;
+    char *out = xmalloc(strlen(p) + 1);
+    size_t n = 0;
+
+    while (*p != '\0') {
+        if (p[0] == '%' && p[1] == '%') {
+            out[n++] = '%';
+            p += 2;
+        } else if (p[0] == '%') {
+            break;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    *pp = p;
+    return out;
+}
+
+/* One "%[.|-][width]letter" at *pp (which points at '%'). */
+static int spec_field(const char **pp, const char *start, const char *valid,
+                      struct fmt_field *f, struct err *e)
+{
+    const char *p = *pp + 1;
+    long w = 0;
+
+    memset(f, 0, sizeof(*f));
+    if (*p == '.') {
+        f->right = true;
+        p++;
+    } else if (*p == '-') {
+        p++;
+    }
+    while (*p >= '0' && *p <= '9') {
+        w = w * 10 + (*p++ - '0');
+        if (w > 1000) {
+            errno = EINVAL;
+            return err_set(e, "field width over 1000 at column %d",
+                           (int)(*pp - start) + 1);
+        }
+    }
+    if (*p == '\0' || strchr(valid, *p) == NULL) {
+        errno = EINVAL;
+        return err_set(e, "invalid field \"%.*s\" at column %d",
+                       (int)(p - *pp) + (*p != '\0'), *pp,
+                       (int)(*pp - start) + 1);
+    }
+    f->letter = *p++;
+    f->width = (int)w;
+    *pp = p;
+    return 0;
+}
+
+int fmt_spec_parse(const char *s, const char *valid, struct fmt_spec *out,
+                   struct err *e)
+{
+    const char *p = s;
+
+    memset(out, 0, sizeof(*out));
+    out->prefix = spec_literal(&p);
+    while (*p != '\0') {
+        struct fmt_field f;
+        if (spec_field(&p, s, valid, &f, e) < 0) {
+            fmt_spec_free(out);
+            return -1;
+        }
+        f.suffix = spec_literal(&p);
+        out->fields =
+            xreallocarray(out->fields, out->n + 1, sizeof(*out->fields));
+        out->fields[out->n++] = f;
+    }
+    if (out->n == 0) {
+        fmt_spec_free(out);
+        errno = EINVAL;
+        return err_set(e, "no field in format \"%s\"", s);
+    }
+    return 0;
+}
+
+void fmt_spec_free(struct fmt_spec *sp)
+{
+    for (size_t i = 0; i < sp->n; i++)
+        free(sp->fields[i].suffix);
+    free(sp->fields);
+    free(sp->prefix);
+    memset(sp, 0, sizeof(*sp));
+}
+
+void fmt_cell(FILE *fp, const char *s, int width, bool right)
+{
+    int len = (int)strlen(s);
+
+    if (width <= 0) {
+        fputs(s, fp);
+        return;
+    }
+    if (len >= width) {
+        fwrite(s, 1, (size_t)width, fp);
+        return;
+    }
+    if (right)
+        fprintf(fp, "%*s", width, s);
+    else
+        fprintf(fp, "%-*s", width, s);
+}
+
+void fmt_spec_print(FILE *fp, const struct fmt_spec *sp, fmt_value_fn value,
+                    const void *ctx)
+{
+    char buf[1024];
+
+    fputs(sp->prefix, fp);
+    for (size_t i = 0; i < sp->n; i++) {
+        const struct fmt_field *f = &sp->fields[i];
+        fmt_cell(fp, value(f->letter, ctx, buf, sizeof(buf)), f->width,
+                 f->right);
+        fputs(f->suffix, fp);
+    }
+    fputc('\n', fp);
+}

@@ -1,0 +1,70 @@
+/*
+ * Output formats shared by the CLI verbs: Slurm's durations and
+ * timestamps, memory sizes, and format strings of the squeue/sinfo kind
+ * ("%.18i %.9P %-10j") with their column printing.
+ */
+#ifndef SLUICE_CLI_FMT_H
+#define SLUICE_CLI_FMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "common/err.h"
+
+#define FMT_BUFLEN 64
+
+/*
+ * fmt_duration: squeue's TIME: "M:SS", "H:MM:SS", "D-HH:MM:SS" ("0:00",
+ * "5:07", "1:00:00", "3-00:00:00"); secs < 0 gives inf ("UNLIMITED" or
+ * "infinite" as the caller wants).  Returns buf.
+ */
+char *fmt_duration(int64_t secs, const char *inf, char *buf, size_t len);
+/* fmt_hms: scontrol's RunTime/TimeLimit: "HH:MM:SS" or "D-HH:MM:SS". */
+char *fmt_hms(int64_t secs, char *buf, size_t len);
+/* fmt_time: local "YYYY-MM-DDTHH:MM:SS"; t <= 0 gives none ("N/A",
+ * "Unknown"). */
+char *fmt_time(time_t t, const char *none, char *buf, size_t len);
+/* fmt_mem: MiB as Slurm prints it: "64000M", "4G", "1T", "0". */
+char *fmt_mem(uint64_t mib, char *buf, size_t len);
+
+/* One %-field of a format string: "%.18i" is right, width 18, 'i'. */
+struct fmt_field {
+    char letter;
+    int width; /* 0: as wide as the value */
+    bool right;
+    char *suffix; /* literal text after the field (owned) */
+};
+
+struct fmt_spec {
+    char *prefix; /* literal text before the first field (owned) */
+    struct fmt_field *fields;
+    size_t n;
+};
+
+/*
+ * fmt_spec_parse: parse s ("%.18i %.9P %8j %-10u %R"; "%%" is a percent
+ * sign) allowing only letters in valid.  -1 with EINVAL and e naming the
+ * bad field ("invalid field \"%z\" at column 5").  Free with fmt_spec_free.
+ */
+int fmt_spec_parse(const char *s, const char *valid, struct fmt_spec *out,
+                   struct err *e);
+void fmt_spec_free(struct fmt_spec *sp);
+
+/*
+ * fmt_cell: s in a column as Slurm prints it: right-justified or
+ * left-justified to width and cut to width; width 0 prints s whole.
+ */
+void fmt_cell(FILE *fp, const char *s, int width, bool right);
+
+/*
+ * fmt_spec_print: one line: for each field, value(letter, ctx, buf, len)
+ * (returns the text, buf or a static string) in its column.
+ */
+typedef const char *(*fmt_value_fn)(char letter, const void *ctx, char *buf,
+                                    size_t len);
+void fmt_spec_print(FILE *fp, const struct fmt_spec *sp, fmt_value_fn value,
+                    const void *ctx);
+
+#endif

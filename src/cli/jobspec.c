@@ -1,0 +1,398 @@
+/*
+ * sbatch options and #SBATCH directives into a JOBSPEC.  Each value is
+ * checked with the shared parsers (timefmt, value, gres, hostlist) and a
+ * mistake is named with the option that carried it.
+ */
+#include "cli/jobspec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/gres.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+#include "common/value.h"
+#include "common/xalloc.h"
+
+#define JS_MAX_COUNT 1048576u /* CPUs or tasks one job may ask for */
+
+const struct opt_def jobspec_opts[] = {
+    {"job-name", 'J', OPT_ARG, JS_NAME},
+    {"partition", 'p', OPT_ARG, JS_PARTITION},
+    {"time", 't', OPT_ARG, JS_TIME},
+    {"cpus-per-task", 'c', OPT_ARG, JS_CPUS_PER_TASK},
+    {"ntasks", 'n', OPT_ARG, JS_NTASKS},
+    {"nodes", 'N', OPT_ARG, JS_NODES},
+    {"mem", 0, OPT_ARG, JS_MEM},
+    {"mem-per-cpu", 0, OPT_ARG, JS_MEM_PER_CPU},
+    {"output", 'o', OPT_ARG, JS_OUTPUT},
+    {"error", 'e', OPT_ARG, JS_ERROR},
+    {"chdir", 'D', OPT_ARG, JS_CHDIR},
+    {"export", 0, OPT_ARG, JS_EXPORT},
+    {"qos", 'q', OPT_ARG, JS_QOS},
+    {"account", 'A', OPT_ARG, JS_ACCOUNT},
+    {"nodelist", 'w', OPT_ARG, JS_NODELIST},
+    {"exclude", 'x', OPT_ARG, JS_EXCLUDE},
+    {"gres", 0, OPT_ARG, JS_GRES},
+    {"gpus", 'G', OPT_ARG, JS_GPUS},
+    {"hold", 'H', OPT_NOARG, JS_HOLD},
+    {"begin", 'b', OPT_ARG, JS_BEGIN},
+    {"parsable", 0, OPT_NOARG, JS_PARSABLE},
+    {"test-only", 0, OPT_NOARG, JS_TEST_ONLY},
+    {"wrap", 0, OPT_ARG, JS_WRAP},
+    {"help", 'h', OPT_NOARG, JS_HELP},
+    {"usage", 0, OPT_NOARG, JS_USAGE},
+    {"version", 'V', OPT_NOARG, JS_VERSION},
+    {"quiet", 'Q', OPT_NOARG, JS_QUIET},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
+void jobspec_init(struct jobspec *js)
+{
+    memset(js, 0, sizeof(*js));
+    js->job = json_object();
+}
+
+void jobspec_clear(struct jobspec *js)
+{
+    json_decref(js->job);
+    free(js->export);
+    free(js->wrap);
+    free(js->chdir);
+    memset(js, 0, sizeof(*js));
+}
+
+static void js_replace(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = xstrdup(s);
+}
+
+/* A count in [1, max] into key. */
+static int js_count(struct jobspec *js, const char *key, const char *arg,
+                    uint64_t max, struct err *e)
+{
+    uint64_t v;
+
+    if (value_parse_u64(arg, 1, max, &v, e) < 0)
+        return -1;
+    json_object_set_new(js->job, key, json_integer((json_int_t)v));
+    return 0;
+}
+
+static int js_time(struct jobspec *js, const char *arg, struct err *e)
+{
+    int64_t secs;
+
+    if (timefmt_parse(arg, &secs, e) < 0)
+        return -1;
+    /* As in Slurm, a limit of 0 asks for none. */
+    if (secs == TIMEFMT_INFINITE || secs == 0)
+        json_object_set_new(js->job, "time_limit_s", json_string("INFINITE"));
+    else
+        json_object_set_new(js->job, "time_limit_s", json_integer(secs));
+    return 0;
+}
+
+static int js_nodes(struct jobspec *js, const char *arg, struct err *e)
+{
+    if (strchr(arg, '-') != NULL) {
+        errno = EINVAL;
+        return err_set(e, "node count ranges (MIN-MAX) are not supported; "
+                          "give one count");
+    }
+    return js_count(js, "nodes", arg, 65536, e);
+}
+
+static int js_mem(struct jobspec *js, const char *key, const char *arg,
+                  struct err *e)
+{
+    uint64_t mib;
+
+    if (value_parse_mem_mib(arg, &mib, e) < 0)
+        return -1;
+    json_object_set_new(js->job, key, json_integer((json_int_t)mib));
+    return 0;
+}
+
+static int js_string(struct jobspec *js, const char *key, const char *arg,
+                     struct err *e)
+{
+    if (arg[0] == '\0') {
+        errno = EINVAL;
+        return err_set(e, "empty value");
+    }
+    json_object_set_new(js->job, key, json_string(arg));
+    return 0;
+}
+
+static int js_hosts(struct jobspec *js, const char *key, const char *arg,
+                    struct err *e)
+{
+    struct hostlist *hl = hostlist_expand(arg, e);
+    char *s;
+
+    if (hl == NULL)
+        return -1;
+    if (hostlist_count(hl) == 0) {
+        hostlist_destroy(hl);
+        errno = EINVAL;
+        return err_set(e, "empty node list");
+    }
+    hostlist_sort_uniq(hl);
+    s = hostlist_compress(hl);
+    json_object_set_new(js->job, key, json_string(s));
+    free(s);
+    hostlist_destroy(hl);
+    return 0;
+}
+
+/* --gres=gpu:2 in canonical form; --gpus=[type:]N as "N" or "TYPE:N". */
+static int js_gres(struct jobspec *js, const char *key, const char *arg,
+                   bool gpus, struct err *e)
+{
+    struct gres_list l;
+    char buf[1024];
+    const char *v = gpus && strncmp(arg, "gpu:", 4) == 0 ? arg + 4 : arg;
+    const char *count = strrchr(v, ':') ? strrchr(v, ':') + 1 : v;
+    char *text = gpus ? xasprintf("gpu:%s", v) : xstrdup(arg);
+    int rc = gres_parse(text, &l, e);
+
+    free(text);
+    if (rc < 0)
+        return -1;
+    /* --gpus needs its count: "h200" alone is not one GPU. */
+    if (gpus &&
+        (count[0] == '\0' || strspn(count, "0123456789") != strlen(count)))
+        l.n = 0;
+    if (gpus && (l.n != 1 || strcmp(l.items[0].name, "gpu") != 0 ||
+                 l.items[0].sockets[0] != '\0')) {
+        errno = EINVAL;
+        return err_set(e, "expected a GPU count, optionally with a type "
+                          "(2, h200:2)");
+    }
+    if (gpus && l.items[0].type[0] != '\0')
+        snprintf(buf, sizeof(buf), "%s:%llu", l.items[0].type,
+                 (unsigned long long)l.items[0].count);
+    else if (gpus)
+        snprintf(buf, sizeof(buf), "%llu",
+                 (unsigned long long)l.items[0].count);
+    else
+        gres_format(&l, buf, sizeof(buf));
+    json_object_set_new(js->job, key, json_string(buf));
+    return 0;
+}
+
+static int js_begin(struct jobspec *js, const char *arg, time_t now,
+                    struct err *e)
+{
+    time_t t;
+
+    if (jobspec_begin_parse(arg, now, &t, e) < 0)
+        return -1;
+    json_object_set_new(js->job, "begin_time", json_integer((json_int_t)t));
+    return 0;
+}
+
+static int js_export(struct jobspec *js, const char *arg, struct err *e)
+{
+    char *const none[] = {NULL};
+    json_t *env = jobspec_export_env(arg, none, e);
+
+    if (env == NULL)
+        return -1;
+    json_decref(env);
+    js_replace(&js->export, arg);
+    return 0;
+}
+
+/* Options that set a flag or keep a string for jobspec_finish. */
+static int js_set_local(struct jobspec *js, int id, const char *arg,
+                        struct err *e)
+{
+    switch (id) {
+    case JS_HOLD:
+        json_object_set_new(js->job, "hold", json_true());
+        return 0;
+    case JS_TEST_ONLY:
+        json_object_set_new(js->job, "test_only", json_true());
+        return 0;
+    case JS_PARSABLE:
+        js->parsable = true;
+        return 0;
+    case JS_QUIET:
+        js->quiet = true;
+        return 0;
+    case JS_HELP:
+        js->help = true;
+        return 0;
+    case JS_USAGE:
+        js->usage = true;
+        return 0;
+    case JS_VERSION:
+        js->version = true;
+        return 0;
+    case JS_WRAP:
+        if (arg[0] == '\0') {
+            errno = EINVAL;
+            return err_set(e, "empty command");
+        }
+        js_replace(&js->wrap, arg);
+        return 0;
+    case JS_CHDIR:
+        if (arg[0] == '\0') {
+            errno = EINVAL;
+            return err_set(e, "empty directory");
+        }
+        js_replace(&js->chdir, arg);
+        return 0;
+    case JS_EXPORT:
+        return js_export(js, arg, e);
+    default:
+        errno = EINVAL;
+        return err_set(e, "unknown option id %d", id);
+    }
+}
+
+static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
+                        struct err *e)
+{
+    switch (id) {
+    case JS_NAME:
+        return js_string(js, "name", arg, e);
+    case JS_PARTITION:
+        return js_string(js, "partition", arg, e);
+    case JS_TIME:
+        return js_time(js, arg, e);
+    case JS_CPUS_PER_TASK:
+        return js_count(js, "cpus_per_task", arg, JS_MAX_COUNT, e);
+    case JS_NTASKS:
+        return js_count(js, "ntasks", arg, JS_MAX_COUNT, e);
+    case JS_NODES:
+        return js_nodes(js, arg, e);
+    case JS_MEM:
+        return js_mem(js, "mem_mib", arg, e);
+    case JS_MEM_PER_CPU:
+        return js_mem(js, "mem_per_cpu_mib", arg, e);
+    case JS_OUTPUT:
+        return js_string(js, "std_out", arg, e);
+    case JS_ERROR:
+        return js_string(js, "std_err", arg, e);
+    case JS_QOS:
+        return js_string(js, "qos", arg, e);
+    case JS_ACCOUNT:
+        return js_string(js, "account", arg, e);
+    case JS_NODELIST:
+        return js_hosts(js, "nodelist", arg, e);
+    case JS_EXCLUDE:
+        return js_hosts(js, "exclude", arg, e);
+    case JS_GRES:
+        return js_gres(js, "gres", arg, false, e);
+    case JS_GPUS:
+        return js_gres(js, "gpus", arg, true, e);
+    case JS_BEGIN:
+        return js_begin(js, arg, now, e);
+    default:
+        return js_set_local(js, id, arg, e);
+    }
+}
+
+int jobspec_set(struct jobspec *js, int id, const char *arg, time_t now,
+                struct err *e)
+{
+    char name[64];
+
+    if (js_set_value(js, id, arg, now, e) == 0)
+        return 0;
+    opt_name(jobspec_opts, id, name, sizeof(name));
+    if (arg != NULL)
+        return err_prefix(e, "%s=%s", name, arg);
+    return err_prefix(e, "%s", name);
+}
+
+/* Apply the words of one "#SBATCH ..." line. */
+static int js_directive(struct jobspec *js, const char *line, time_t now,
+                        struct err *e)
+{
+    struct opt_state st;
+    const char *arg;
+    char **words;
+    int n, id, rc = 0;
+
+    if ((words = opt_split(line, &n, e)) == NULL)
+        return -1;
+    opt_init(&st, n, words, 0, false);
+    while (rc == 0 && (rc = opt_next(&st, jobspec_opts, &id, &arg, e)) > 0)
+        rc = jobspec_set(js, id, arg, now, e) < 0 ? -1 : 0;
+    if (rc == 0 && st.ind < n) {
+        errno = EINVAL;
+        rc = err_set(e, "unexpected argument \"%s\"", words[st.ind]);
+    }
+    opt_free(&st);
+    opt_split_free(words);
+    return rc < 0 ? -1 : 0;
+}
+
+int jobspec_directives(struct jobspec *js, const char *script, const char *name,
+                       time_t now, struct err *e)
+{
+    const char *p = script;
+    int lineno = 1;
+
+    /* The first line is the interpreter's. */
+    p = strchr(p, '\n');
+    while (p != NULL && *++p != '\0') {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *q = p;
+        lineno++;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q < p + len && *q != '#')
+            break;
+        if (len > 7 && strncmp(p, "#SBATCH", 7) == 0 &&
+            (p[7] == ' ' || p[7] == '\t')) {
+            char *line = xstrndup(p + 7, len - 7);
+            int rc = js_directive(js, line, now, e);
+            if (rc < 0) {
+                err_prefix(e, "%s:%d", name, lineno);
+                free(line);
+                return -1;
+            }
+            free(line);
+        }
+        p = end;
+    }
+    return 0;
+}
+
+int jobspec_check_script(const char *script, size_t len, struct err *e)
+{
+    size_t i;
+
+    errno = EINVAL;
+    if (len == 0)
+        return err_set(e, "Batch script is empty!");
+    if (len > JOBSPEC_MAX_SCRIPT)
+        return err_set(e,
+                       "Batch script is too large (%zu bytes; the limit "
+                       "is %u)",
+                       len, JOBSPEC_MAX_SCRIPT);
+    for (i = 0; i < len && strchr(" \t\r\n", script[i]) != NULL; i++)
+        ;
+    if (i == len)
+        return err_set(e, "Batch script contains only whitespace!");
+    if (len < 2 || script[0] != '#' || script[1] != '!')
+        return err_set(e, "This does not look like a batch script.  The "
+                          "first line must start with #! followed by the "
+                          "path to an interpreter.");
+    if (memchr(script, '\0', len) != NULL)
+        return err_set(
+            e, "Batch script contains a NUL byte at offset %zu",
+            (size_t)((const char *)memchr(script, '\0', len) - script));
+    if (memmem(script, len, "\r\n", 2) != NULL)
+        return err_set(e, "Batch script contains DOS line breaks (\\r\\n) "
+                          "instead of expected UNIX line breaks (\\n).");
+    return 0;
+}

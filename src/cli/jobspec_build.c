@@ -1,0 +1,353 @@
+/*
+ * The parts of a JOBSPEC that need more than one option's value: --begin
+ * times, the --export environment, and the final assembly with defaults
+ * (name, working directory, argv, script from --wrap).
+ */
+#include "cli/jobspec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/xalloc.h"
+
+#define BEGIN_FORMS                                                            \
+    "now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS], "                    \
+    "YYYY-MM-DD[THH:MM[:SS]], now, today, tomorrow, midnight, noon or "        \
+    "teatime"
+
+/* Exactly n digits at *pp into *v. */
+static bool begin_digits(const char **pp, int n, int *v)
+{
+    int x = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)(*pp)[i]))
+            return false;
+        x = x * 10 + ((*pp)[i] - '0');
+    }
+    *pp += n;
+    *v = x;
+    return true;
+}
+
+/* "HH:MM[:SS]" at *pp, to the end of the string. */
+static bool begin_clock(const char *p, int *h, int *m, int *s)
+{
+    *s = 0;
+    if (!begin_digits(&p, 2, h) || *p++ != ':' || !begin_digits(&p, 2, m))
+        return false;
+    if (*p == ':' && (p++, !begin_digits(&p, 2, s)))
+        return false;
+    return *p == '\0' && *h < 24 && *m < 60 && *s < 60;
+}
+
+static int days_in_month(int year, int mon)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+    return mon == 2 && leap ? 29 : days[mon - 1];
+}
+
+/* "+N[unit]" after "now". */
+static bool begin_relative(const char *p, time_t now, time_t *out)
+{
+    static const struct {
+        const char *name;
+        long secs;
+    } units[] = {
+        {"s", 1},        {"sec", 1},       {"secs", 1},       {"second", 1},
+        {"seconds", 1},  {"m", 60},        {"min", 60},       {"mins", 60},
+        {"minute", 60},  {"minutes", 60},  {"h", 3600},       {"hour", 3600},
+        {"hours", 3600}, {"d", 86400},     {"day", 86400},    {"days", 86400},
+        {"w", 604800},   {"week", 604800}, {"weeks", 604800}, {"", 1},
+    };
+    char *end;
+    long n;
+
+    if (*p == '\0') {
+        *out = now;
+        return true;
+    }
+    if (*p++ != '+' || !isdigit((unsigned char)*p))
+        return false;
+    errno = 0;
+    n = strtol(p, &end, 10);
+    if (errno != 0 || n > 100L * 365 * 86400)
+        return false;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (strcasecmp(end, units[i].name) == 0) {
+            *out = now + (time_t)(n * units[i].secs);
+            return true;
+        }
+    return false;
+}
+
+/* h:m:s local time, days after the day of now. */
+static time_t begin_at(time_t now, int days, int h, int m, int s)
+{
+    struct tm tm;
+
+    localtime_r(&now, &tm);
+    tm.tm_mday += days;
+    tm.tm_hour = h;
+    tm.tm_min = m;
+    tm.tm_sec = s;
+    tm.tm_isdst = -1;
+    return mktime(&tm);
+}
+
+/* The next time of day h:m:s from now (today, or tomorrow if passed). */
+static time_t begin_next_clock(time_t now, int h, int m, int s, bool strict)
+{
+    time_t t = begin_at(now, 0, h, m, s);
+
+    if (t < now || (strict && t == now))
+        t = begin_at(now, 1, h, m, s);
+    return t;
+}
+
+/* "YYYY-MM-DD[THH:MM[:SS]]". */
+static bool begin_date(const char *p, time_t *out)
+{
+    struct tm tm = {.tm_isdst = -1};
+    int y, mo, d, h = 0, mi = 0, s = 0;
+
+    if (!begin_digits(&p, 4, &y) || *p++ != '-' || !begin_digits(&p, 2, &mo) ||
+        *p++ != '-' || !begin_digits(&p, 2, &d))
+        return false;
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
+        return false;
+    if (*p == 'T' && !begin_clock(p + 1, &h, &mi, &s))
+        return false;
+    if (*p != 'T' && *p != '\0')
+        return false;
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = s;
+    *out = mktime(&tm);
+    return *out != (time_t)-1;
+}
+
+static bool begin_word(const char *s, time_t now, time_t *out)
+{
+    if (strcasecmp(s, "today") == 0) {
+        *out = begin_at(now, 0, 0, 0, 0);
+        return true;
+    }
+    if (strcasecmp(s, "tomorrow") == 0 || strcasecmp(s, "midnight") == 0) {
+        *out = begin_at(now, 1, 0, 0, 0);
+        return true;
+    }
+    if (strcasecmp(s, "noon") == 0) {
+        *out = begin_next_clock(now, 12, 0, 0, false);
+        return true;
+    }
+    if (strcasecmp(s, "teatime") == 0) {
+        *out = begin_next_clock(now, 16, 0, 0, false);
+        return true;
+    }
+    return false;
+}
+
+int jobspec_begin_parse(const char *s, time_t now, time_t *out, struct err *e)
+{
+    int h, m, sec;
+
+    if (strncasecmp(s, "now", 3) == 0 && begin_relative(s + 3, now, out))
+        return 0;
+    if (begin_word(s, now, out) || begin_date(s, out))
+        return 0;
+    if (begin_clock(s, &h, &m, &sec)) {
+        *out = begin_next_clock(now, h, m, sec, false);
+        return 0;
+    }
+    errno = EINVAL;
+    return err_set(e, "bad time \"%s\" (expected " BEGIN_FORMS ")", s);
+}
+
+static bool env_name_ok(const char *s, size_t len)
+{
+    if (len == 0 || isdigit((unsigned char)s[0]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+            return false;
+    return true;
+}
+
+/* Add "NAME=value" (an environ entry) to env; false if not UTF-8. */
+static bool env_add_entry(json_t *env, const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    char *name;
+    json_t *v;
+
+    if (eq == NULL || eq == entry)
+        return true;
+    if ((v = json_string(eq + 1)) == NULL)
+        return false;
+    name = xstrndup(entry, (size_t)(eq - entry));
+    json_object_set_new(env, name, v);
+    free(name);
+    return true;
+}
+
+/* envp's value of name[0..len), or NULL. */
+static const char *env_lookup(char *const *envp, const char *name, size_t len)
+{
+    for (char *const *p = envp; *p != NULL; p++)
+        if (strncmp(*p, name, len) == 0 && (*p)[len] == '=')
+            return *p + len + 1;
+    return NULL;
+}
+
+/* One item of --export other than ALL and NONE. */
+static int env_item(json_t *env, const char *item, size_t len,
+                    char *const *envp, struct err *e)
+{
+    const char *eq = memchr(item, '=', len);
+    size_t nlen = eq ? (size_t)(eq - item) : len;
+    char *name = xstrndup(item, nlen);
+    const char *val;
+    json_t *v = NULL;
+
+    if (!env_name_ok(item, nlen)) {
+        errno = EINVAL;
+        err_set(e,
+                "bad variable name \"%s\" (letters, digits and _, not "
+                "starting with a digit)",
+                name);
+        free(name);
+        return -1;
+    }
+    val = eq ? NULL : env_lookup(envp, item, nlen);
+    if (eq != NULL)
+        v = json_stringn(eq + 1, len - nlen - 1);
+    else if (val != NULL)
+        v = json_string(val);
+    if (v == NULL && (eq != NULL || val != NULL)) {
+        errno = EINVAL;
+        err_set(e, "value of %s is not UTF-8", name);
+        free(name);
+        return -1;
+    }
+    if (v != NULL)
+        json_object_set_new(env, name, v);
+    free(name);
+    return 0;
+}
+
+json_t *jobspec_export_env(const char *spec, char *const *envp, struct err *e)
+{
+    json_t *env = json_object(), *items = json_object();
+    const char *p = spec;
+    bool all = false;
+
+    while (*p != '\0') {
+        size_t len = strcspn(p, ",");
+        if (len == 3 && strncasecmp(p, "ALL", 3) == 0)
+            all = true;
+        else if (len > 0 && !(len == 4 && strncasecmp(p, "NONE", 4) == 0) &&
+                 env_item(items, p, len, envp, e) < 0)
+            goto error;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    /* SLURM_* variables always travel, as in Slurm. */
+    for (char *const *q = envp; *q != NULL; q++)
+        if ((all || strncmp(*q, "SLURM_", 6) == 0) && !env_add_entry(env, *q))
+            fprintf(stderr,
+                    "sbatch: warning: not exporting %.*s: value is "
+                    "not UTF-8\n",
+                    (int)strcspn(*q, "="), *q);
+    json_object_update(env, items);
+    json_decref(items);
+    return env;
+error:
+    json_decref(items);
+    json_decref(env);
+    return NULL;
+}
+
+/* path made absolute against cwd; caller frees. */
+static char *abs_path(const char *path, const char *cwd)
+{
+    if (path[0] == '/')
+        return xstrdup(path);
+    if (strcmp(path, ".") == 0)
+        return xstrdup(cwd);
+    return xasprintf("%s/%s", cwd, path);
+}
+
+static json_t *finish_argv(const char *script_name, char **args, int nargs,
+                           const char *cwd)
+{
+    json_t *argv = json_array();
+    char *abs = abs_path(script_name, cwd);
+
+    json_array_append_new(argv, json_string(abs));
+    for (int i = 0; i < nargs; i++) {
+        json_t *a = json_string(args[i]);
+        json_array_append_new(argv, a != NULL ? a : json_string("?"));
+    }
+    free(abs);
+    return argv;
+}
+
+static int finish_checks(const struct jobspec *js, const char *script_name,
+                         int nargs, struct err *e)
+{
+    errno = EINVAL;
+    if (js->wrap != NULL && (script_name != NULL || nargs > 0))
+        return err_set(e, "Script arguments not permitted with --wrap option");
+    if (json_object_get(js->job, "mem_mib") != NULL &&
+        json_object_get(js->job, "mem_per_cpu_mib") != NULL)
+        return err_set(e, "--mem and --mem-per-cpu are mutually exclusive.");
+    return 0;
+}
+
+json_t *jobspec_finish(struct jobspec *js, const char *script,
+                       const char *script_name, char **args, int nargs,
+                       const char *cwd, char *const *envp, struct err *e)
+{
+    json_t *job = js->job, *env, *text;
+    const char *base;
+    char *wd;
+
+    if (finish_checks(js, script_name, nargs, e) < 0)
+        return NULL;
+    env = jobspec_export_env(js->export ? js->export : "ALL", envp, e);
+    if (env == NULL)
+        return NULL;
+    if ((text = json_string(script)) == NULL) {
+        json_decref(env);
+        errno = EINVAL;
+        err_set(e, "Batch script is not valid UTF-8 text");
+        return NULL;
+    }
+    js->job = json_object();
+    json_object_set_new(job, "script", text);
+    json_object_set_new(job, "environment", env);
+    if (script_name != NULL)
+        json_object_set_new(job, "argv",
+                            finish_argv(script_name, args, nargs, cwd));
+    base = script_name ? strrchr(script_name, '/') : NULL;
+    base = base ? base + 1 : script_name;
+    if (json_object_get(job, "name") == NULL)
+        json_object_set_new(job, "name",
+                            json_string(js->wrap       ? "wrap"
+                                        : base != NULL ? base
+                                                       : "sbatch"));
+    wd = abs_path(js->chdir ? js->chdir : ".", cwd);
+    json_object_set_new(job, "work_dir", json_string(wd));
+    free(wd);
+    return job;
+}

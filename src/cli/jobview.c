@@ -1,0 +1,372 @@
+/*
+ * squeue's view of a job: state codes, format letters, default order and
+ * filters, over the JOB objects of docs/protocol.md.
+ */
+#include "cli/jobview.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/fmt.h"
+#include "common/xalloc.h"
+
+static const struct {
+    const char *name, *code;
+    int rank;   /* squeue's order of states */
+    bool query; /* a job_state of docs/protocol.md, for -t */
+} jv_states[] = {
+    {"PENDING", "PD", 0, true},         {"RUNNING", "R", 1, true},
+    {"COMPLETING", "CG", 1, true},      {"SUSPENDED", "S", 2, false},
+    {"COMPLETED", "CD", 3, true},       {"CANCELLED", "CA", 4, true},
+    {"FAILED", "F", 5, true},           {"TIMEOUT", "TO", 6, true},
+    {"NODE_FAIL", "NF", 7, true},       {"PREEMPTED", "PR", 8, true},
+    {"BOOT_FAIL", "BF", 9, true},       {"DEADLINE", "DL", 10, false},
+    {"OUT_OF_MEMORY", "OOM", 11, true}, {"REQUEUED", "RQ", 12, false},
+    {"CONFIGURING", "CF", 13, false},
+};
+#define JV_NSTATES (sizeof(jv_states) / sizeof(jv_states[0]))
+
+const char *jobview_state_code(const char *state)
+{
+    for (size_t i = 0; i < JV_NSTATES; i++)
+        if (strcmp(state, jv_states[i].name) == 0)
+            return jv_states[i].code;
+    return state;
+}
+
+static int jv_state_rank(const char *state)
+{
+    for (size_t i = 0; i < JV_NSTATES; i++)
+        if (strcmp(state, jv_states[i].name) == 0)
+            return jv_states[i].rank;
+    return 100;
+}
+
+const char *jobview_state_parse(const char *s, struct err *e)
+{
+    for (size_t i = 0; i < JV_NSTATES; i++)
+        if (jv_states[i].query && (strcasecmp(s, jv_states[i].name) == 0 ||
+                                   strcasecmp(s, jv_states[i].code) == 0))
+            return jv_states[i].name;
+    if (strcasecmp(s, "COMPLETE") == 0)
+        return "COMPLETED";
+    errno = EINVAL;
+    err_set(e,
+            "invalid job state \"%s\" (expected PD, R, CG, CD, CA, F, TO, "
+            "NF, PR, BF, OOM, their long names, or all)",
+            s);
+    return NULL;
+}
+
+bool jobview_state_active(const char *state)
+{
+    return strcmp(state, "PENDING") == 0 || strcmp(state, "RUNNING") == 0 ||
+           strcmp(state, "COMPLETING") == 0 || strcmp(state, "SUSPENDED") == 0;
+}
+
+static const struct {
+    char letter;
+    const char *title;
+} jv_headers[] = {
+    {'a', "ACCOUNT"},
+    {'b', "TRES_PER_NODE"},
+    {'B', "EXEC_HOST"},
+    {'c', "MIN_CPUS"},
+    {'C', "CPUS"},
+    {'D', "NODES"},
+    {'e', "END_TIME"},
+    {'g', "GROUP"},
+    {'G', "GROUP"},
+    {'i', "JOBID"},
+    {'j', "NAME"},
+    {'l', "TIME_LIMIT"},
+    {'L', "TIME_LEFT"},
+    {'m', "MIN_MEMORY"},
+    {'M', "TIME"},
+    {'n', "REQ_NODES"},
+    {'N', "NODELIST"},
+    {'o', "COMMAND"},
+    {'P', "PARTITION"},
+    {'q', "QOS"},
+    {'Q', "PRIORITY"},
+    {'r', "REASON"},
+    {'R', "NODELIST(REASON)"},
+    {'S', "START_TIME"},
+    {'t', "ST"},
+    {'T', "STATE"},
+    {'u', "USER"},
+    {'U', "UID"},
+    {'V', "SUBMIT_TIME"},
+    {'x', "EXC_NODES"},
+    {'Z', "WORK_DIR"},
+};
+
+const char *jobview_header(char letter)
+{
+    for (size_t i = 0; i < sizeof(jv_headers) / sizeof(jv_headers[0]); i++)
+        if (jv_headers[i].letter == letter)
+            return jv_headers[i].title;
+    return "?";
+}
+
+const char *jobview_str(json_t *job, const char *key, const char *dflt)
+{
+    const char *s = json_string_value(json_object_get(job, key));
+
+    return s != NULL ? s : dflt;
+}
+
+long long jobview_int(json_t *job, const char *key, long long dflt)
+{
+    json_t *v = json_object_get(job, key);
+
+    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+long long jobview_elapsed(json_t *job, time_t now)
+{
+    long long start = jobview_int(job, "start_time", 0);
+    long long end = jobview_int(job, "end_time", 0);
+    const char *state = jobview_str(job, "job_state", "");
+
+    if (start <= 0 || strcmp(state, "PENDING") == 0)
+        return 0;
+    if (end <= 0 || end < start)
+        end = strcmp(state, "RUNNING") == 0 ||
+                      strcmp(state, "COMPLETING") == 0 ||
+                      strcmp(state, "SUSPENDED") == 0
+                  ? (long long)now
+                  : start;
+    return end > start ? end - start : 0;
+}
+
+static const char *jv_num(long long v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%lld", v);
+    return buf;
+}
+
+static const char *jv_time(json_t *job, const char *key, char *buf, size_t len)
+{
+    return fmt_time((time_t)jobview_int(job, key, 0), "N/A", buf, len);
+}
+
+static const char *jv_limit(json_t *job, char *buf, size_t len)
+{
+    return fmt_duration(jobview_int(job, "time_limit_s", -1), "UNLIMITED", buf,
+                        len);
+}
+
+static const char *jv_left(const struct jobview_row *r, char *buf, size_t len)
+{
+    long long lim = jobview_int(r->job, "time_limit_s", -1);
+    long long left = lim - jobview_elapsed(r->job, r->now);
+
+    if (lim < 0)
+        return "UNLIMITED";
+    return fmt_duration(left > 0 ? left : 0, "UNLIMITED", buf, len);
+}
+
+static const char *jv_end(const struct jobview_row *r, char *buf, size_t len)
+{
+    long long lim = jobview_int(r->job, "time_limit_s", -1);
+    long long start = jobview_int(r->job, "start_time", 0);
+
+    if (jobview_int(r->job, "end_time", 0) > 0)
+        return jv_time(r->job, "end_time", buf, len);
+    if (start > 0 && lim >= 0 &&
+        strcmp(jobview_str(r->job, "job_state", ""), "RUNNING") == 0)
+        return fmt_time((time_t)(start + lim), "N/A", buf, len);
+    return "N/A";
+}
+
+static const char *jv_cpus(json_t *job, char *buf, size_t len)
+{
+    long long cpus = jobview_int(job, "cpus", 0);
+
+    if (cpus <= 0)
+        cpus = jobview_int(job, "ntasks", 1) *
+               jobview_int(job, "cpus_per_task", 1);
+    return jv_num(cpus, buf, len);
+}
+
+static const char *jv_mem(json_t *job, char *buf, size_t len)
+{
+    long long mib = jobview_int(job, "mem_mib", -1);
+
+    if (mib < 0)
+        mib = jobview_int(job, "mem_per_cpu_mib", 0);
+    return fmt_mem((uint64_t)(mib > 0 ? mib : 0), buf, len);
+}
+
+static const char *jv_gres(json_t *job, char *buf, size_t len)
+{
+    const char *g = jobview_str(job, "gres", NULL);
+
+    if (g == NULL || g[0] == '\0')
+        g = jobview_str(job, "gpus", NULL);
+    if (g == NULL || g[0] == '\0')
+        return "N/A";
+    snprintf(buf, len, "gres:%s", g);
+    return buf;
+}
+
+static const char *jv_reason_list(json_t *job, char *buf, size_t len)
+{
+    const char *nodes = jobview_str(job, "node_list", "");
+
+    if (strcmp(jobview_str(job, "job_state", ""), "PENDING") != 0 &&
+        nodes[0] != '\0')
+        return nodes;
+    snprintf(buf, len, "(%s)", jobview_str(job, "state_reason", "None"));
+    return buf;
+}
+
+static const char *jv_group(json_t *job, char *buf, size_t len)
+{
+    long long gid = jobview_int(job, "group_id", -1);
+    struct group *g = gid >= 0 ? getgrgid((gid_t)gid) : NULL;
+
+    if (g != NULL) {
+        snprintf(buf, len, "%s", g->gr_name);
+        return buf;
+    }
+    return jv_num(gid, buf, len);
+}
+
+static const char *jv_command(json_t *job)
+{
+    json_t *argv = json_object_get(job, "argv");
+    const char *s = json_string_value(json_array_get(argv, 0));
+
+    return s != NULL ? s : "(null)";
+}
+
+/* Letters whose text comes straight from one field. */
+static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
+{
+    switch (letter) {
+    case 'a':
+        return jobview_str(job, "account", "(null)");
+    case 'B':
+        return jobview_str(job, "batch_host", "n/a");
+    case 'i':
+        return jv_num(jobview_int(job, "job_id", 0), buf, len);
+    case 'j':
+        return jobview_str(job, "name", "");
+    case 'n':
+        return jobview_str(job, "nodelist", "");
+    case 'N':
+        return jobview_str(job, "node_list", "");
+    case 'P':
+        return jobview_str(job, "partition", "");
+    case 'q':
+        return jobview_str(job, "qos", "normal");
+    case 'r':
+        return jobview_str(job, "state_reason", "None");
+    case 'T':
+        return jobview_str(job, "job_state", "UNKNOWN");
+    case 'x':
+        return jobview_str(job, "exclude", "");
+    case 'Z':
+        return jobview_str(job, "work_dir", "");
+    default:
+        return NULL;
+    }
+}
+
+const char *jobview_value(char letter, const void *ctx, char *buf, size_t len)
+{
+    const struct jobview_row *r = ctx;
+    json_t *job = r->job;
+    const char *s = jv_plain(letter, job, buf, len);
+
+    if (s != NULL)
+        return s;
+    switch (letter) {
+    case 'b':
+        return jv_gres(job, buf, len);
+    case 'c':
+        return jv_num(jobview_int(job, "cpus_per_task", 1), buf, len);
+    case 'C':
+        return jv_cpus(job, buf, len);
+    case 'D':
+        return jv_num(jobview_int(job, "nodes", 1), buf, len);
+    case 'e':
+        return jv_end(r, buf, len);
+    case 'g':
+        return jv_group(job, buf, len);
+    case 'G':
+        return jv_num(jobview_int(job, "group_id", -1), buf, len);
+    case 'l':
+        return jv_limit(job, buf, len);
+    case 'L':
+        return jv_left(r, buf, len);
+    case 'm':
+        return jv_mem(job, buf, len);
+    case 'M':
+        return fmt_duration(jobview_elapsed(job, r->now), "", buf, len);
+    case 'o':
+        return jv_command(job);
+    case 'Q':
+        return jv_num(jobview_int(job, "priority", 0), buf, len);
+    case 'R':
+        return jv_reason_list(job, buf, len);
+    case 'S':
+        return jv_time(job, "start_time", buf, len);
+    case 't':
+        return jobview_state_code(jobview_str(job, "job_state", "UNKNOWN"));
+    case 'u':
+        s = jobview_str(job, "user_name", NULL);
+        return s ? s : jv_num(jobview_int(job, "user_id", -1), buf, len);
+    case 'U':
+        return jv_num(jobview_int(job, "user_id", -1), buf, len);
+    case 'V':
+        return jv_time(job, "submit_time", buf, len);
+    default:
+        return "?";
+    }
+}
+
+static int jv_cmp(const void *a, const void *b)
+{
+    json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    int c = strcmp(jobview_str(x, "partition", ""),
+                   jobview_str(y, "partition", ""));
+    long long px, py, ix, iy;
+
+    if (c != 0)
+        return c;
+    c = jv_state_rank(jobview_str(x, "job_state", "")) -
+        jv_state_rank(jobview_str(y, "job_state", ""));
+    if (c != 0)
+        return c;
+    px = jobview_int(x, "priority", 0);
+    py = jobview_int(y, "priority", 0);
+    if (px != py)
+        return px > py ? -1 : 1;
+    ix = jobview_int(x, "job_id", 0);
+    iy = jobview_int(y, "job_id", 0);
+    return ix < iy ? -1 : ix > iy;
+}
+
+void jobview_sort(json_t *jobs)
+{
+    size_t n = json_array_size(jobs);
+    json_t **v;
+
+    if (n < 2)
+        return;
+    v = xcalloc(n, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(jobs, i));
+    qsort(v, n, sizeof(*v), jv_cmp);
+    json_array_clear(jobs);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(jobs, v[i]);
+    free(v);
+}

@@ -1,0 +1,312 @@
+/*
+ * A local cluster's directory: paths, pid files checked against
+ * /proc/PID/cmdline, detached daemon start, log tails for messages.
+ */
+#include "cli/local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/xalloc.h"
+
+static int mkdir_one(const char *path, mode_t mode, struct err *e)
+{
+    if (mkdir(path, mode) == 0 || errno == EEXIST)
+        return 0;
+    return err_set(e, "cannot create %s: %s", path, strerror(errno));
+}
+
+/* mkdir -p */
+static int mkdir_p(const char *path, struct err *e)
+{
+    char *p = xstrdup(path);
+    int rc = 0;
+
+    for (char *s = p + 1; *s != '\0' && rc == 0; s++)
+        if (*s == '/') {
+            *s = '\0';
+            rc = mkdir_one(p, 0755, e);
+            *s = '/';
+        }
+    if (rc == 0)
+        rc = mkdir_one(p, 0755, e);
+    free(p);
+    return rc;
+}
+
+int local_dir_init(struct local_dir *d, const char *dir, bool create,
+                   struct err *e)
+{
+    char cwd[4096];
+    const char *rel = strncmp(dir, "./", 2) == 0 ? dir + 2 : dir;
+    size_t len;
+
+    memset(d, 0, sizeof(*d));
+    if (dir[0] == '/') {
+        d->dir = xstrdup(dir);
+    } else {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return err_set(e, "cannot get the current directory: %s",
+                           strerror(errno));
+        d->dir = xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "", rel);
+    }
+    len = strlen(d->dir);
+    while (len > 1 && d->dir[len - 1] == '/')
+        d->dir[--len] = '\0';
+    d->conf = xasprintf("%s/sluice.conf", d->dir);
+    d->gres = xasprintf("%s/gres.conf", d->dir);
+    d->key = xasprintf("%s/sluice.key", d->dir);
+    d->state = xasprintf("%s/state", d->dir);
+    d->spool = xasprintf("%s/spool", d->dir);
+    d->log = xasprintf("%s/log", d->dir);
+    d->pids = xasprintf("%s/pids", d->dir);
+    if (!create)
+        return 0;
+    if (mkdir_p(d->dir, e) < 0 || mkdir_one(d->state, 0755, e) < 0 ||
+        mkdir_one(d->spool, 0755, e) < 0 || mkdir_one(d->log, 0755, e) < 0 ||
+        mkdir_one(d->pids, 0755, e) < 0)
+        return -1;
+    return 0;
+}
+
+void local_dir_clear(struct local_dir *d)
+{
+    free(d->dir);
+    free(d->conf);
+    free(d->gres);
+    free(d->key);
+    free(d->state);
+    free(d->spool);
+    free(d->log);
+    free(d->pids);
+    memset(d, 0, sizeof(*d));
+}
+
+char *local_pid_file(const struct local_dir *d, const char *name)
+{
+    return xasprintf("%s/%s.pid", d->pids, name);
+}
+
+char *local_log_file(const struct local_dir *d, const char *name)
+{
+    return xasprintf("%s/%s.log", d->log, name);
+}
+
+/* The NUL-separated command line of pid; *len its length. */
+static char *read_cmdline(pid_t pid, size_t *len)
+{
+    char path[64], *buf = xmalloc(65536);
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        free(buf);
+        return NULL;
+    }
+    n = read(fd, buf, 65535);
+    close(fd);
+    if (n <= 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Whether the command line is our daemon for name on d->conf. */
+static bool cmdline_ours(const struct local_dir *d, const char *name,
+                         const char *cl, size_t len)
+{
+    const char *want =
+        strcmp(name, LOCAL_CTLD_NAME) == 0 ? "sluicectld" : "sluiced";
+    const char *base = strrchr(cl, '/');
+    bool conf = false, node = strcmp(want, "sluicectld") == 0;
+    const char *prev = NULL;
+
+    base = base ? base + 1 : cl;
+    if (strcmp(base, want) != 0)
+        return false;
+    for (const char *a = cl; a < cl + len; a += strlen(a) + 1) {
+        if (prev != NULL && strcmp(prev, "-f") == 0 && strcmp(a, d->conf) == 0)
+            conf = true;
+        if (prev != NULL && strcmp(prev, "-N") == 0 && strcmp(a, name) == 0)
+            node = true;
+        prev = a;
+    }
+    return conf && node;
+}
+
+pid_t local_running(const struct local_dir *d, const char *name)
+{
+    char *path = local_pid_file(d, name), *cl;
+    FILE *fp = fopen(path, "r");
+    long pid = 0;
+    size_t len;
+    bool ours;
+
+    free(path);
+    if (fp == NULL)
+        return 0;
+    if (fscanf(fp, "%ld", &pid) != 1 || pid <= 1) {
+        fclose(fp);
+        return 0;
+    }
+    fclose(fp);
+    if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
+        return 0;
+    if ((cl = read_cmdline((pid_t)pid, &len)) == NULL)
+        return 0;
+    ours = cmdline_ours(d, name, cl, len);
+    free(cl);
+    return ours ? (pid_t)pid : 0;
+}
+
+/* In the grandchild: set up fds and cwd, exec; report errno on failure. */
+static void spawn_exec(const struct local_dir *d, const char *name,
+                       char *const argv[], int report)
+{
+    char *out = xasprintf("%s/%s.out", d->log, name);
+    int null = open("/dev/null", O_RDONLY);
+    int fd = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int err;
+
+    if (null < 0 || fd < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 ||
+        dup2(fd, 2) < 0 || chdir(d->dir) < 0)
+        goto fail;
+    close(null);
+    close(fd);
+    execv(argv[0], argv);
+fail:
+    err = errno;
+    if (write(report, &err, sizeof(err)) < 0)
+        _exit(126);
+    _exit(127);
+}
+
+/* The pid file, written to a temporary name and renamed. */
+static int write_pid(const struct local_dir *d, const char *name, pid_t pid,
+                     struct err *e)
+{
+    char *path = local_pid_file(d, name);
+    char *tmp = xasprintf("%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    int rc = 0;
+
+    if (fp == NULL || fprintf(fp, "%ld\n", (long)pid) < 0 || fclose(fp) != 0 ||
+        rename(tmp, path) < 0) {
+        rc = err_set(e, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    free(path);
+    return rc;
+}
+
+/* Read exactly len bytes; 0 at a clean EOF before any, -1 on error. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n == 0)
+            break;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+static void close_pair(int p[2])
+{
+    close(p[0]);
+    close(p[1]);
+}
+
+pid_t local_spawn(const struct local_dir *d, const char *name,
+                  char *const argv[], struct err *e)
+{
+    /* pp carries the daemon's pid from the intermediate process, ep the
+     * errno of a failed exec from the daemon (closed by a good exec). */
+    int pp[2], ep[2], err = 0, status;
+    pid_t child, pid = -1;
+
+    if (pipe2(pp, O_CLOEXEC) < 0)
+        return err_set(e, "pipe: %s", strerror(errno));
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        close_pair(pp);
+        return err_set(e, "pipe: %s", strerror(errno));
+    }
+    if ((child = fork()) < 0) {
+        close_pair(pp);
+        close_pair(ep);
+        return err_set(e, "fork: %s", strerror(errno));
+    }
+    if (child == 0) {
+        /* Intermediate: a new session, then the daemon as its child, so
+         * that the daemon is nobody's child and has no terminal. */
+        close(pp[0]);
+        close(ep[0]);
+        setsid();
+        signal(SIGHUP, SIG_IGN);
+        pid = fork();
+        if (pid == 0)
+            spawn_exec(d, name, argv, ep[1]);
+        if (write(pp[1], &pid, sizeof(pid)) < 0)
+            _exit(1);
+        _exit(pid < 0 ? 1 : 0);
+    }
+    close(pp[1]);
+    close(ep[1]);
+    if (read_full(pp[0], &pid, sizeof(pid)) != sizeof(pid) || pid <= 0)
+        pid = -1;
+    waitpid(child, &status, 0);
+    close(pp[0]);
+    if (pid > 0 && read_full(ep[0], &err, sizeof(err)) == sizeof(err)) {
+        close(ep[0]);
+        return err_set(e, "cannot run %s: %s", argv[0], strerror(err));
+    }
+    close(ep[0]);
+    if (pid < 0)
+        return err_set(e, "cannot start %s: fork failed", argv[0]);
+    if (write_pid(d, name, pid, e) < 0)
+        return -1;
+    return pid;
+}
+
+void local_tail(const char *path, int n)
+{
+    FILE *fp = fopen(path, "r");
+    char **lines = xcalloc((size_t)n, sizeof(*lines)), buf[1024];
+    int k = 0;
+
+    if (fp == NULL) {
+        free(lines);
+        return;
+    }
+    while (fgets(buf, sizeof(buf), fp) != NULL) {
+        free(lines[k % n]);
+        lines[k % n] = xstrdup(buf);
+        k++;
+    }
+    fclose(fp);
+    for (int i = k > n ? k - n : 0; i < k; i++) {
+        const char *l = lines[i % n];
+        fprintf(stderr, "    | %s%s", l, strchr(l, '\n') ? "" : "\n");
+    }
+    for (int i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+}

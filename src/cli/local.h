@@ -1,0 +1,59 @@
+/*
+ * The directory of a local cluster (sluice up / sluice down): its files,
+ * the daemons it started (pid files, checked against /proc so that a
+ * recycled pid is never taken for ours) and how they are started.
+ */
+#ifndef SLUICE_CLI_LOCAL_H
+#define SLUICE_CLI_LOCAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+
+#define LOCAL_DIR_DEFAULT "./sluice-local"
+#define LOCAL_CTLD_NAME "sluicectld" /* pid and log name of the controller */
+
+/* Paths under the directory; all absolute and owned by the struct. */
+struct local_dir {
+    char *dir;   /* DIR */
+    char *conf;  /* DIR/sluice.conf */
+    char *gres;  /* DIR/gres.conf */
+    char *key;   /* DIR/sluice.key */
+    char *state; /* DIR/state */
+    char *spool; /* DIR/spool */
+    char *log;   /* DIR/log */
+    char *pids;  /* DIR/pids */
+};
+
+/* local_dir_init: fill d for dir (made absolute); create the directories
+ * when create is set.  -1 with e. */
+int local_dir_init(struct local_dir *d, const char *dir, bool create,
+                   struct err *e);
+void local_dir_clear(struct local_dir *d);
+
+/* local_pid_file / local_log_file: DIR/pids/NAME.pid, DIR/log/NAME.log;
+ * caller frees. */
+char *local_pid_file(const struct local_dir *d, const char *name);
+char *local_log_file(const struct local_dir *d, const char *name);
+
+/*
+ * local_running: the pid of daemon name (LOCAL_CTLD_NAME or a node name)
+ * when its pid file names a live process whose command line is that
+ * daemon started on d->conf (and with -N name for a node); else 0.
+ */
+pid_t local_running(const struct local_dir *d, const char *name);
+
+/*
+ * local_spawn: start argv (argv[0] a path) detached (double fork, setsid,
+ * stdin /dev/null, stdout and stderr appended to DIR/log/NAME.out, cwd
+ * DIR) and record its pid in DIR/pids/NAME.pid.  Returns the pid, or -1
+ * with e when it could not be started (exec failed: e says why).
+ */
+pid_t local_spawn(const struct local_dir *d, const char *name,
+                  char *const argv[], struct err *e);
+
+/* local_tail: the last n lines of path to stderr, each indented. */
+void local_tail(const char *path, int n);
+
+#endif

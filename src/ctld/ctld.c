@@ -1,0 +1,168 @@
+/*
+ * The controller's root: builds and tears down the subsystems, and runs
+ * the two loop-level duties: the flush event (schedule, commit, release
+ * held output) and the one-second tick (time limits, node timeouts).
+ */
+#include "ctld/ctld.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/jobs.h"
+#include "ctld/listen.h"
+#include "ctld/nodes.h"
+#include "ctld/persist.h"
+#include "ctld/sched_drv.h"
+
+int64_t ctld_mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool ctld_is_admin(const struct ctld *c, uid_t uid)
+{
+    return uid == 0 || uid == c->self_uid;
+}
+
+void ctld_kick(struct ctld *c)
+{
+    if (c->flush_armed || c->flush_ev == NULL)
+        return;
+    c->flush_armed = true;
+    event_active(c->flush_ev, 0, 0);
+}
+
+void ctld_schedule(struct ctld *c)
+{
+    if (c->sched == NULL)
+        return;
+    sched_drv_want(c->sched);
+    ctld_kick(c);
+}
+
+int ctld_write(struct ctld *c, struct err *e)
+{
+    if (persist_in_txn(c->persist))
+        return 0;
+    if (persist_begin(c->persist, e) < 0)
+        return -1;
+    c->txn_start_ms = ctld_mono_ms();
+    ctld_kick(c);
+    return 0;
+}
+
+bool ctld_txn_old(const struct ctld *c)
+{
+    return persist_in_txn(c->persist) &&
+           ctld_mono_ms() - c->txn_start_ms >= CTLD_TXN_MAX_MS;
+}
+
+void ctld_flush(struct ctld *c)
+{
+    struct err e;
+    bool ok = true;
+
+    c->flush_armed = false;
+    if (c->sched != NULL)
+        sched_drv_run(c->sched, time(NULL));
+    if (persist_in_txn(c->persist) && persist_commit(c->persist, &e) < 0) {
+        log_warnx("commit failed, replies that depended on it are dropped: "
+                  "%s",
+                  e.text);
+        ok = false;
+    }
+    if (c->listen != NULL)
+        listen_release(c->listen, ok);
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    ctld_flush(arg);
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct ctld *c = arg;
+    time_t now = time(NULL);
+
+    (void)fd;
+    (void)what;
+    nodes_tick(c->nodes, now);
+    jobs_tick(c->jobs, now);
+}
+
+struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
+                         struct event_base *base, struct err *e)
+{
+    struct ctld *c = xcalloc(1, sizeof(*c));
+    struct timeval sec = {1, 0};
+
+    c->conf = conf;
+    c->auth = auth;
+    c->base = base;
+    c->self_uid = geteuid();
+    c->started = time(NULL);
+    c->flush_ev = event_new(base, -1, 0, flush_cb, c);
+    event_priority_set(c->flush_ev, CTLD_PRIO_FLUSH);
+    c->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, c);
+    event_priority_set(c->tick_ev, CTLD_PRIO_DEFAULT);
+    c->persist = persist_open(conf->state_save_location, e);
+    if (c->persist == NULL)
+        goto error;
+    c->nodes = nodes_create(c, e);
+    if (c->nodes == NULL)
+        goto error;
+    c->jobs = jobs_create(c);
+    if (jobs_load(c->jobs, e) < 0)
+        goto error;
+    c->sched = sched_drv_create(c);
+    event_add(c->tick_ev, &sec);
+    ctld_schedule(c);
+    return c;
+error:
+    ctld_destroy(c);
+    return NULL;
+}
+
+int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
+{
+    c->listen = listen_create(c, tcp_fd, unix_fd, e);
+    return c->listen ? 0 : -1;
+}
+
+void ctld_destroy(struct ctld *c)
+{
+    int saved = errno;
+    struct err e;
+
+    if (c == NULL)
+        return;
+    if (c->persist != NULL && persist_in_txn(c->persist) &&
+        persist_commit(c->persist, &e) < 0)
+        log_warnx("final commit failed: %s", e.text);
+    if (c->listen != NULL)
+        listen_release(c->listen, true);
+    listen_destroy(c->listen);
+    c->listen = NULL;
+    sched_drv_destroy(c->sched);
+    c->sched = NULL;
+    jobs_destroy(c->jobs);
+    c->jobs = NULL;
+    nodes_destroy(c->nodes);
+    persist_close(c->persist);
+    if (c->tick_ev)
+        event_free(c->tick_ev);
+    if (c->flush_ev)
+        event_free(c->flush_ev);
+    free(c);
+    errno = saved;
+}

@@ -1,0 +1,94 @@
+/*
+ * sluicectld's root: one struct ctld holds the configuration, the auth
+ * context, the event base and the opaque subsystems (listen, jobs, nodes,
+ * persist, sched_drv).  Everything runs on one libevent loop.
+ *
+ * Group commit: a handler that changes state calls ctld_write() first,
+ * which opens the iteration's SQLite transaction.  Replies and requests
+ * sent while it is open are held per connection.  A lowest-priority event
+ * runs after the iteration's I/O callbacks: it runs a scheduling pass if
+ * one was asked for, commits, and then releases the held output.
+ */
+#ifndef SLUICE_CTLD_CTLD_H
+#define SLUICE_CTLD_CTLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/err.h"
+
+/* Event priorities: I/O and timers first, the commit-and-flush last. */
+#define CTLD_PRIO_IO 0
+#define CTLD_PRIO_DEFAULT 1
+#define CTLD_PRIO_FLUSH 2
+#define CTLD_NPRIO 3
+
+/* An open transaction older than this is committed from the I/O path, so
+ * that a constant stream of requests cannot starve the flush event. */
+#define CTLD_TXN_MAX_MS 50
+
+/* Finished jobs kept in memory for queries; older ones are in SQLite. */
+#define CTLD_FINISHED_KEEP 10000
+
+struct listen;
+struct jobs;
+struct nodes;
+struct persist;
+struct sched_drv;
+
+struct ctld {
+    const struct conf *conf; /* borrowed from main */
+    struct auth *auth;       /* borrowed: signs TCP frames, verifies them */
+    struct event_base *base; /* borrowed */
+    uid_t self_uid;
+
+    struct persist *persist;
+    struct nodes *nodes;
+    struct jobs *jobs;
+    struct sched_drv *sched;
+    struct listen *listen;
+
+    struct event *flush_ev;
+    struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
+    bool flush_armed;
+    int64_t txn_start_ms;
+    time_t started;
+};
+
+/*
+ * ctld_create: the subsystems on base, with state loaded from
+ * conf->state_save_location (which must exist).  Listening starts with
+ * ctld_listen.  NULL with e on failure.  ctld_destroy commits what is
+ * pending and frees everything (accepts NULL).
+ */
+struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
+                         struct event_base *base, struct err *e);
+void ctld_destroy(struct ctld *c);
+
+/* ctld_listen: serve on already bound and listening sockets (either may
+ * be -1); they are owned by the controller from now on. */
+int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e);
+
+/* ctld_write: open the iteration's transaction and arm the flush. */
+int ctld_write(struct ctld *c, struct err *e);
+/* ctld_kick: arm the flush event (idempotent). */
+void ctld_kick(struct ctld *c);
+/* ctld_schedule: ask for a scheduling pass in this iteration's flush. */
+void ctld_schedule(struct ctld *c);
+/* ctld_flush: what the flush event does: schedule, commit, send. */
+void ctld_flush(struct ctld *c);
+/* ctld_txn_old: whether the open transaction is past CTLD_TXN_MAX_MS. */
+bool ctld_txn_old(const struct ctld *c);
+
+/* ctld_is_admin: uid 0 or the controller's own uid. */
+bool ctld_is_admin(const struct ctld *c, uid_t uid);
+
+int64_t ctld_mono_ms(void);
+
+#endif

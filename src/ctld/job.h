@@ -1,0 +1,120 @@
+/*
+ * One job as the controller keeps it in memory, its states and reasons
+ * (Slurm's names) and its JSON forms: the JOB object of docs/protocol.md,
+ * which is also the record persisted for it.  The script, argv and
+ * environment are not kept here: they live in the database (the payload)
+ * and are read back to launch, which keeps a pending job small.
+ */
+#ifndef SLUICE_CTLD_JOB_H
+#define SLUICE_CTLD_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "common/conf.h"
+#include "common/err.h"
+
+enum job_state {
+    JOB_PENDING,
+    JOB_RUNNING,
+    JOB_COMPLETING,
+    JOB_COMPLETED,
+    JOB_FAILED,
+    JOB_CANCELLED,
+    JOB_TIMEOUT,
+    JOB_NODE_FAIL,
+    JOB_PREEMPTED,
+    JOB_BOOT_FAIL,
+    JOB_OUT_OF_MEMORY,
+    JOB_STATE_COUNT
+};
+
+/* Why a running job is being killed; decides its final state. */
+enum job_kill {
+    JOB_KILL_NONE,
+    JOB_KILL_CANCEL,
+    JOB_KILL_TIMEOUT,
+};
+
+struct job {
+    uint64_t id;
+    uint32_t user_id;
+    uint32_t group_id;
+    char *user_name;
+    char *name;
+    size_t part;          /* index into conf->parts */
+    int64_t time_limit_s; /* TIMEFMT_INFINITE when unlimited */
+    uint32_t cpus_per_task;
+    uint32_t ntasks;
+    uint32_t nodes;         /* nodes wanted */
+    uint32_t cpus_per_node; /* derived: ceil(cpus_per_task*ntasks/nodes) */
+    uint64_t mem_mib;       /* --mem per node; 0: not given */
+    uint64_t mem_per_cpu_mib;
+    char *std_out; /* NULL: the node's default (slurm-%j.out) */
+    char *std_err;
+    char *work_dir;
+    char *qos, *account, *nodelist, *exclude, *gres, *gpus; /* or NULL */
+    bool *node_allowed; /* NULL, or one per conf node (-w/-x) */
+    time_t submit_time, eligible_time, begin_time, start_time, end_time;
+    uint32_t priority;
+    uint32_t restart_count;
+    enum job_state state;
+    enum job_kill kill;
+    bool held_user, held_admin;
+    bool part_time_limit; /* over MaxTime with EnforcePartLimits=NO */
+    bool kill_sent;       /* JOB_KILL went to the node */
+    const char *reason;   /* static: "Resources"; see job_reason() */
+    char *reason_text;    /* owned; overrides reason when set */
+    int32_t exit_code;
+    int32_t exit_signal;
+    size_t *alloc; /* conf node indices while it holds resources */
+    size_t n_alloc;
+
+    /* owned by the job table */
+    struct job *hnext;
+    struct job *prev, *next; /* all jobs in id order */
+    struct job *fnext;       /* finished jobs, oldest first */
+};
+
+const char *job_state_name(enum job_state s);
+/* job_state_parse: "PENDING" or "PD" etc. (case-insensitive); -1 EINVAL. */
+int job_state_parse(const char *s, enum job_state *out);
+bool job_state_final(enum job_state s);
+
+/* job_reason: the state_reason text. */
+const char *job_reason(const struct job *j);
+/* job_set_reason: a static reason (NULL: "None"), dropping any text. */
+void job_set_reason(struct job *j, const char *reason);
+/* job_set_reason_text: a reason built at run time (copied). */
+void job_set_reason_text(struct job *j, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* job_mem_per_node: MiB the job takes on each node. */
+uint64_t job_mem_per_node(const struct job *j);
+
+/* job_free: free j and everything it owns (accepts NULL). */
+void job_free(struct job *j);
+
+/*
+ * job_to_json: the JOB object (docs/protocol.md).  With record set, a few
+ * controller-internal fields are added so that job_from_json restores the
+ * job exactly.  New reference, owned by the caller.
+ */
+json_t *job_to_json(const struct job *j, const struct conf *conf, bool record);
+
+/*
+ * job_from_json: rebuild a job from its record (after a restart).  NULL
+ * with EINVAL and e when the record does not fit the configuration (its
+ * partition is gone, say).  The caller owns the job.
+ */
+struct job *job_from_json(json_t *o, const struct conf *conf, struct err *e);
+
+/* job_alloc_list: "node[01-02]" for the job's allocation (caller frees). */
+char *job_alloc_list(const struct job *j, const struct conf *conf);
+
+#endif

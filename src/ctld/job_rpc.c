@@ -1,0 +1,406 @@
+/*
+ * Job requests from clients: SUBMIT, JOB_QUERY (filtered and paged),
+ * JOB_CANCEL (by ids or filters, or a signal), JOB_HOLD, JOB_RELEASE and
+ * JOB_UPDATE.  Requests on several jobs answer per job; a job the sender
+ * may not touch gets Slurm's "Access/permission denied" and stays as it is.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/jobs.h"
+#include "ctld/persist.h"
+#include "ctld/rpc.h"
+
+#define QUERY_PAGE_MAX 1000          /* jobs per JOB_QUERY reply */
+#define QUERY_PAGE_BYTES (12u << 20) /* estimated, below PROTO_MAX_BODY */
+
+static int einval(struct err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int einval(struct err *e, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    err_vset(e, fmt, ap);
+    va_end(ap);
+    errno = EINVAL;
+    return -1;
+}
+
+/* The filters of JOB_QUERY and JOB_CANCEL, checked once. */
+struct filter {
+    json_t *ids, *users, *parts, *names, *nodes;
+    bool states[JOB_STATE_COUNT];
+    bool any_state; /* no "states" given */
+    uid_t *uids;
+    size_t nuids;
+};
+
+static int array_of(json_t *body, const char *key, bool strings, json_t **out,
+                    struct err *e)
+{
+    json_t *a = json_object_get(body, key), *v;
+    size_t i;
+
+    *out = NULL;
+    if (a == NULL || json_is_null(a))
+        return 0;
+    if (!json_is_array(a))
+        return einval(e, "%s: expected an array", key);
+    json_array_foreach(a, i, v)
+    {
+        if (strings ? !json_is_string(v)
+                    : !json_is_integer(v) || json_integer_value(v) < 1)
+            return einval(e, "%s[%zu]: expected %s", key, i,
+                          strings ? "a string" : "a job id (integer >= 1)");
+    }
+    *out = a;
+    return 0;
+}
+
+/* users: names or uids, as strings or integers. */
+static int parse_users(json_t *body, struct filter *f, struct err *e)
+{
+    json_t *a = json_object_get(body, "users"), *v;
+    size_t i;
+
+    if (a == NULL || json_is_null(a))
+        return 0;
+    if (!json_is_array(a))
+        return einval(e, "users: expected an array");
+    f->users = a;
+    f->uids = xcalloc(json_array_size(a) + 1, sizeof(*f->uids));
+    json_array_foreach(a, i, v)
+    {
+        struct passwd pw, *res = NULL;
+        char buf[4096], *end;
+        const char *s = json_string_value(v);
+
+        if (json_is_integer(v) && json_integer_value(v) >= 0) {
+            f->uids[f->nuids++] = (uid_t)json_integer_value(v);
+        } else if (s == NULL) {
+            return einval(e, "users[%zu]: expected a name or a uid", i);
+        } else if (getpwnam_r(s, &pw, buf, sizeof(buf), &res) == 0 && res) {
+            f->uids[f->nuids++] = pw.pw_uid;
+        } else {
+            unsigned long u = strtoul(s, &end, 10);
+            if (*s == '\0' || *end != '\0')
+                return einval(e, "Invalid user: %.64s", s);
+            f->uids[f->nuids++] = (uid_t)u;
+        }
+    }
+    return 0;
+}
+
+/* Slurm's other state names: valid in a filter, never a Sluice state. */
+static bool other_slurm_state(const char *s)
+{
+    static const char *const names[] = {
+        "SUSPENDED",     "S",  "CONFIGURING", "CF", "REQUEUED",     "RQ",
+        "RESIZING",      "RS", "REVOKED",     "RV", "SIGNALING",    "SI",
+        "SPECIAL_EXIT",  "SE", "STAGE_OUT",   "SO", "STOPPED",      "ST",
+        "DEADLINE",      "DL", "REQUEUE_FED", "RF", "REQUEUE_HOLD", "RH",
+        "RESV_DEL_HOLD", "RD",
+    };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(s, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static int parse_states(json_t *body, struct filter *f, struct err *e)
+{
+    json_t *a, *v;
+    size_t i;
+
+    f->any_state = true;
+    if (array_of(body, "states", true, &a, e) < 0)
+        return -1;
+    if (a == NULL)
+        return 0;
+    f->any_state = false;
+    json_array_foreach(a, i, v)
+    {
+        enum job_state st;
+        if (job_state_parse(json_string_value(v), &st) == 0)
+            f->states[st] = true;
+        else if (!other_slurm_state(json_string_value(v)))
+            return einval(e, "Invalid job state specified: %.32s",
+                          json_string_value(v));
+    }
+    return 0;
+}
+
+static void filter_clear(struct filter *f)
+{
+    free(f->uids);
+}
+
+static int filter_parse(json_t *body, struct filter *f, struct err *e)
+{
+    memset(f, 0, sizeof(*f));
+    if (array_of(body, "job_ids", false, &f->ids, e) < 0 ||
+        array_of(body, "partitions", true, &f->parts, e) < 0 ||
+        array_of(body, "names", true, &f->names, e) < 0 ||
+        array_of(body, "nodes", true, &f->nodes, e) < 0 ||
+        parse_users(body, f, e) < 0 || parse_states(body, f, e) < 0) {
+        filter_clear(f);
+        return -1;
+    }
+    return 0;
+}
+
+static bool str_in(json_t *a, const char *s)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(a, i, v)
+    {
+        if (s != NULL && strcmp(json_string_value(v), s) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool on_nodes(const struct conf *conf, const struct job *j, json_t *a)
+{
+    for (size_t i = 0; i < j->n_alloc; i++)
+        if (str_in(a, conf->nodes[j->alloc[i]].name))
+            return true;
+    return false;
+}
+
+/* Does j pass every filter but job_ids? */
+static bool filter_match(const struct conf *conf, const struct filter *f,
+                         const struct job *j)
+{
+    bool uid_ok = f->users == NULL;
+
+    for (size_t i = 0; i < f->nuids && !uid_ok; i++)
+        uid_ok = f->uids[i] == j->user_id;
+    return uid_ok && (f->any_state || f->states[j->state]) &&
+           (f->parts == NULL || str_in(f->parts, conf->parts[j->part].name)) &&
+           (f->names == NULL || str_in(f->names, j->name)) &&
+           (f->nodes == NULL || on_nodes(conf, j, f->nodes));
+}
+
+/* ---- SUBMIT ----------------------------------------------------------- */
+
+int rpc_submit(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *spec = json_object_get(r->req->body, "job");
+
+    if (!json_is_object(spec))
+        return einval(e, "SUBMIT: expected {\"job\": {...}}");
+    return jobs_submit(r->ctld->jobs, spec, &r->who, reply, e);
+}
+
+/* ---- JOB_QUERY -------------------------------------------------------- */
+
+static size_t size_estimate(const struct job *j)
+{
+    const char *s[] = {j->name,     j->user_name, j->std_out, j->std_err,
+                       j->work_dir, j->qos,       j->account, j->nodelist,
+                       j->exclude,  j->gres,      j->gpus,    j->reason_text};
+    size_t n = 800 + 16 * j->n_alloc;
+
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+        n += s[i] ? 2 * strlen(s[i]) : 0; /* escapes may double */
+    return n;
+}
+
+/* Jobs asked for by id: from memory, else from the history database. */
+static void query_ids(struct rpc *r, const struct filter *f, json_t *out)
+{
+    const struct conf *conf = r->ctld->conf;
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(f->ids, i, v)
+    {
+        uint64_t id = (uint64_t)json_integer_value(v);
+        struct job *j = jobs_find(r->ctld->jobs, id);
+        json_t *o = NULL;
+        char *rec;
+
+        if (j != NULL) {
+            if (filter_match(conf, f, j))
+                json_array_append_new(out, job_to_json(j, conf, false));
+            continue;
+        }
+        rec = persist_job_record(r->ctld->persist, id, NULL);
+        if (rec != NULL)
+            o = json_loads(rec, 0, NULL);
+        free(rec);
+        if (o == NULL)
+            continue;
+        j = job_from_json(o, conf, NULL);
+        json_decref(o);
+        if (j != NULL && filter_match(conf, f, j))
+            json_array_append_new(out, job_to_json(j, conf, false));
+        job_free(j);
+    }
+}
+
+int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
+{
+    const struct conf *conf = r->ctld->conf;
+    json_t *body = r->req->body, *out;
+    int64_t after = 0, limit = QUERY_PAGE_MAX;
+    size_t bytes = 0, n = 0;
+    struct filter f;
+    struct job *j;
+
+    json_t *va = json_object_get(body, "after_job_id");
+    json_t *vl = json_object_get(body, "limit");
+    if ((va && !json_is_null(va) && !json_is_integer(va)) ||
+        (vl && !json_is_null(vl) && !json_is_integer(vl)))
+        return einval(e, "JOB_QUERY: after_job_id and limit are integers");
+    if (json_is_integer(va))
+        after = json_integer_value(va);
+    if (json_is_integer(vl) && json_integer_value(vl) > 0 &&
+        json_integer_value(vl) < QUERY_PAGE_MAX)
+        limit = json_integer_value(vl);
+    if (filter_parse(body, &f, e) < 0)
+        return -1;
+    out = json_array();
+    if (f.ids != NULL) {
+        query_ids(r, &f, out);
+        j = NULL;
+    } else {
+        j = after > 0 ? jobs_after(r->ctld->jobs, (uint64_t)after)
+                      : jobs_first(r->ctld->jobs);
+        for (; j != NULL; j = j->next) {
+            if (!filter_match(conf, &f, j))
+                continue;
+            if ((int64_t)n >= limit || bytes >= QUERY_PAGE_BYTES)
+                break;
+            json_array_append_new(out, job_to_json(j, conf, false));
+            bytes += size_estimate(j);
+            n++;
+        }
+    }
+    filter_clear(&f);
+    /* j is the first matching job left out: ask again after the last */
+    *reply = json_pack(
+        "{s:o, s:o}", "jobs", out, "next_after_job_id",
+        j != NULL ? json_integer((json_int_t)(j->prev ? j->prev->id : 0))
+                  : json_null());
+    return 0;
+}
+
+/* ---- per-job requests -------------------------------------------------- */
+
+static json_t *result(uint64_t id, const char *error)
+{
+    return json_pack("{s:I, s:o}", "job_id", (json_int_t)id, "error",
+                     error ? json_string(error) : json_null());
+}
+
+enum job_op { OP_CANCEL, OP_HOLD, OP_RELEASE };
+
+static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
+                json_t *results)
+{
+    struct err e;
+    int rc;
+
+    err_clear(&e);
+    if (op == OP_CANCEL)
+        rc = jobs_cancel(r->ctld->jobs, j, r->who.uid, sig, &e);
+    else if (op == OP_HOLD)
+        rc = jobs_hold(r->ctld->jobs, j, r->who.uid, &e);
+    else
+        rc = jobs_release(r->ctld->jobs, j, r->who.uid, &e);
+    if (rc < 0)
+        log_info("job=%" PRIu64 " uid=%u request refused: %s", j->id,
+                 (unsigned)r->who.uid, e.text);
+    json_array_append_new(results, result(j->id, rc < 0 ? e.text : NULL));
+}
+
+static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
+{
+    const struct conf *conf = r->ctld->conf;
+    json_t *results, *v, *sigv = json_object_get(r->req->body, "signal");
+    int sig = 0;
+    struct filter f;
+    size_t i;
+
+    if (sigv != NULL && !json_is_null(sigv)) {
+        if (op != OP_CANCEL || !json_is_integer(sigv) ||
+            json_integer_value(sigv) < 1 || json_integer_value(sigv) > 64)
+            return einval(e, "signal: expected a signal number 1-64");
+        sig = (int)json_integer_value(sigv);
+    }
+    if (filter_parse(r->req->body, &f, e) < 0)
+        return -1;
+    if (f.ids == NULL && (op != OP_CANCEL ||
+                          (!f.users && !f.parts && !f.names && f.any_state))) {
+        filter_clear(&f);
+        return einval(e, "%s: no job ids or filters given",
+                      proto_type_name(r->req->type));
+    }
+    results = json_array();
+    if (f.ids != NULL) {
+        json_array_foreach(f.ids, i, v)
+        {
+            uint64_t id = (uint64_t)json_integer_value(v);
+            struct job *j = jobs_find(r->ctld->jobs, id);
+            if (j == NULL)
+                json_array_append_new(results,
+                                      result(id, "Invalid job id specified"));
+            else if (filter_match(conf, &f, j))
+                act(r, j, op, sig, results);
+        }
+    } else {
+        for (struct job *j = jobs_first(r->ctld->jobs); j; j = j->next)
+            if (!job_state_final(j->state) && filter_match(conf, &f, j))
+                act(r, j, op, sig, results);
+    }
+    filter_clear(&f);
+    *reply = json_pack("{s:o}", "results", results);
+    return 0;
+}
+
+int rpc_job_cancel(struct rpc *r, json_t **reply, struct err *e)
+{
+    return per_job(r, OP_CANCEL, reply, e);
+}
+
+int rpc_job_hold(struct rpc *r, json_t **reply, struct err *e)
+{
+    return per_job(r, OP_HOLD, reply, e);
+}
+
+int rpc_job_release(struct rpc *r, json_t **reply, struct err *e)
+{
+    return per_job(r, OP_RELEASE, reply, e);
+}
+
+int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *id = json_object_get(r->req->body, "job_id");
+    struct job *j;
+
+    (void)reply;
+    if (!json_is_integer(id))
+        return einval(e, "JOB_UPDATE: job_id must be an integer");
+    j = jobs_find(r->ctld->jobs, (uint64_t)json_integer_value(id));
+    if (j == NULL) {
+        errno = ENOENT;
+        return err_set(e, "Invalid job id specified");
+    }
+    return jobs_update(r->ctld->jobs, j, r->who.uid,
+                       json_object_get(r->req->body, "set"), e);
+}

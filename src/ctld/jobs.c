@@ -1,0 +1,604 @@
+/*
+ * The job table (a hash by id plus a list in id order) and the state
+ * machine described in jobs.h.  Each transition saves the job's record
+ * and an accounting event in the iteration's transaction.
+ */
+#include "ctld/jobs.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/listen.h"
+#include "ctld/nodes.h"
+#include "ctld/persist.h"
+
+struct jobs {
+    struct ctld *c;
+    struct job **buckets;
+    size_t nbuckets; /* a power of two */
+    size_t n;
+    struct job *head, *tail;
+    struct job *fin_head, *fin_tail; /* finished, in the order they ended */
+    size_t nfinished;
+    uint64_t next_id;
+};
+
+struct jobs *jobs_create(struct ctld *c)
+{
+    struct jobs *js = xcalloc(1, sizeof(*js));
+
+    js->c = c;
+    js->nbuckets = 1024;
+    js->buckets = xcalloc(js->nbuckets, sizeof(*js->buckets));
+    js->next_id = 1;
+    return js;
+}
+
+void jobs_destroy(struct jobs *js)
+{
+    struct job *j, *next;
+
+    if (js == NULL)
+        return;
+    for (j = js->head; j != NULL; j = next) {
+        next = j->next;
+        job_free(j);
+    }
+    free(js->buckets);
+    free(js);
+}
+
+/* ---- table ------------------------------------------------------------ */
+
+static size_t bucket(const struct jobs *js, uint64_t id)
+{
+    return (size_t)(id * 0x9E3779B97F4A7C15ull >> 20) & (js->nbuckets - 1);
+}
+
+static void grow(struct jobs *js)
+{
+    struct job **old = js->buckets;
+    size_t oldn = js->nbuckets;
+
+    js->nbuckets *= 2;
+    js->buckets = xcalloc(js->nbuckets, sizeof(*js->buckets));
+    for (size_t i = 0; i < oldn; i++) {
+        struct job *j = old[i], *next;
+        for (; j != NULL; j = next) {
+            size_t b = bucket(js, j->id);
+            next = j->hnext;
+            j->hnext = js->buckets[b];
+            js->buckets[b] = j;
+        }
+    }
+    free(old);
+}
+
+/* Jobs arrive in ascending id order (new ones and loaded ones). */
+static void table_add(struct jobs *js, struct job *j)
+{
+    size_t b;
+
+    if (js->n >= js->nbuckets)
+        grow(js);
+    b = bucket(js, j->id);
+    j->hnext = js->buckets[b];
+    js->buckets[b] = j;
+    j->prev = js->tail;
+    j->next = NULL;
+    if (js->tail)
+        js->tail->next = j;
+    else
+        js->head = j;
+    js->tail = j;
+    js->n++;
+}
+
+static void table_remove(struct jobs *js, struct job *j)
+{
+    struct job **pp = &js->buckets[bucket(js, j->id)];
+
+    while (*pp != j)
+        pp = &(*pp)->hnext;
+    *pp = j->hnext;
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        js->head = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    else
+        js->tail = j->prev;
+    js->n--;
+}
+
+struct job *jobs_find(struct jobs *js, uint64_t id)
+{
+    struct job *j = js->buckets[bucket(js, id)];
+
+    while (j != NULL && j->id != id)
+        j = j->hnext;
+    return j;
+}
+
+struct job *jobs_first(struct jobs *js)
+{
+    return js->head;
+}
+
+struct job *jobs_after(struct jobs *js, uint64_t id)
+{
+    struct job *j = jobs_find(js, id);
+
+    if (j != NULL)
+        return j->next;
+    for (j = js->head; j != NULL && j->id <= id; j = j->next)
+        ;
+    return j;
+}
+
+size_t jobs_count(const struct jobs *js)
+{
+    return js->n;
+}
+
+struct ctld *jobs_ctld(struct jobs *js)
+{
+    return js->c;
+}
+
+size_t jobs_active(const struct jobs *js)
+{
+    return js->n - js->nfinished;
+}
+
+/* Queue a job that just finished; eviction waits for evict_finished, so
+ * that a caller walking the job list never loses the job it stands on. */
+static void add_finished(struct jobs *js, struct job *j)
+{
+    j->fnext = NULL;
+    if (js->fin_tail)
+        js->fin_tail->fnext = j;
+    else
+        js->fin_head = j;
+    js->fin_tail = j;
+    js->nfinished++;
+}
+
+/* Keep at most CTLD_FINISHED_KEEP finished jobs in memory. */
+static void evict_finished(struct jobs *js)
+{
+    while (js->nfinished > CTLD_FINISHED_KEEP) {
+        struct job *j = js->fin_head;
+        js->fin_head = j->fnext;
+        if (js->fin_head == NULL)
+            js->fin_tail = NULL;
+        js->nfinished--;
+        table_remove(js, j);
+        job_free(j);
+    }
+}
+
+/* ---- persistence ------------------------------------------------------ */
+
+static void fill_row(const struct jobs *js, const struct job *j,
+                     struct persist_job *row, const char *record)
+{
+    *row = (struct persist_job){
+        .id = j->id,
+        .state = job_state_name(j->state),
+        .finished = job_state_final(j->state),
+        .user_id = j->user_id,
+        .partition = js->c->conf->parts[j->part].name,
+        .submit_time = j->submit_time,
+        .end_time = j->end_time,
+        .record = record,
+    };
+}
+
+static char *record_text(const struct jobs *js, const struct job *j)
+{
+    json_t *o = job_to_json(j, js->c->conf, true);
+    char *s = json_dumps(o, JSON_COMPACT);
+
+    json_decref(o);
+    if (s == NULL)
+        fatalx("out of memory encoding job %" PRIu64, j->id);
+    return s;
+}
+
+/* Save j's record and, when event is set, an accounting event. */
+static int save(struct jobs *js, struct job *j, const char *event,
+                const char *detail, struct err *e)
+{
+    struct persist_job row;
+    char *rec;
+    int rc;
+
+    if (ctld_write(js->c, e) < 0)
+        goto error;
+    rec = record_text(js, j);
+    fill_row(js, j, &row, rec);
+    rc = persist_job_update(js->c->persist, &row, e);
+    free(rec);
+    if (rc < 0 ||
+        (event != NULL && persist_job_event(js->c->persist, j->id, time(NULL),
+                                            event, detail, e) < 0))
+        goto error;
+    return 0;
+error:
+    log_warnx("job=%" PRIu64 " not saved: %s", j->id, e->text);
+    return -1;
+}
+
+int jobs_save_event(struct jobs *js, struct job *j, const char *event,
+                    const char *detail, struct err *e)
+{
+    return save(js, j, event, detail, e);
+}
+
+int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
+                    struct err *e)
+{
+    struct persist_job row;
+    char *rec = NULL;
+
+    if (ctld_write(js->c, e) < 0)
+        goto error;
+    j->id = js->next_id;
+    rec = record_text(js, j);
+    fill_row(js, j, &row, rec);
+    if (persist_job_insert(js->c->persist, &row, payload, e) < 0 ||
+        persist_job_event(js->c->persist, j->id, j->submit_time, "submit", "",
+                          e) < 0 ||
+        persist_meta_set(js->c->persist, "next_job_id", j->id + 1, e) < 0)
+        goto error;
+    free(rec);
+    js->next_id++;
+    table_add(js, j);
+    return 0;
+error:
+    log_warnx("submission not saved: %s", e->text);
+    free(rec);
+    job_free(j);
+    return -1;
+}
+
+static int load_one(void *arg, uint64_t id, const char *record)
+{
+    struct jobs *js = arg;
+    const struct conf *conf = js->c->conf;
+    json_error_t jerr;
+    json_t *o = json_loads(record, 0, &jerr);
+    struct job *j = NULL;
+    struct err e;
+
+    if (o == NULL) {
+        log_warnx("job=%" PRIu64 " record unreadable: %s; skipped", id,
+                  jerr.text);
+        return 0;
+    }
+    j = job_from_json(o, conf, &e);
+    json_decref(o);
+    if (j == NULL || jobs_node_filter(conf, j->nodelist, j->exclude,
+                                      &j->node_allowed, &e) < 0) {
+        log_warnx("job=%" PRIu64 " not restored: %s", id, e.text);
+        job_free(j);
+        return 0;
+    }
+    table_add(js, j);
+    if (id >= js->next_id)
+        js->next_id = id + 1;
+    if (job_state_final(j->state))
+        add_finished(js, j);
+    for (size_t i = 0; j->state == JOB_RUNNING && i < j->n_alloc; i++)
+        nodes_alloc(js->c->nodes, j->alloc[i], j->cpus_per_node,
+                    job_mem_per_node(j));
+    return 0;
+}
+
+int jobs_load(struct jobs *js, struct err *e)
+{
+    uint64_t next = 1;
+
+    if (persist_meta_get(js->c->persist, "next_job_id", &next, e) < 0 ||
+        persist_job_load(js->c->persist, CTLD_FINISHED_KEEP, load_one, js, e) <
+            0)
+        return -1;
+    if (next > js->next_id)
+        js->next_id = next;
+    log_info("jobs loaded=%zu next_id=%" PRIu64, js->n, js->next_id);
+    return 0;
+}
+
+/* ---- transitions ------------------------------------------------------ */
+
+int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
+               size_t nnodes, time_t now, struct err *e)
+{
+    char *nl;
+    int rc;
+
+    ASSERT(j->state == JOB_PENDING && nnodes > 0);
+    free(j->alloc);
+    j->alloc = xcalloc(nnodes, sizeof(*j->alloc));
+    memcpy(j->alloc, nodes, nnodes * sizeof(*nodes));
+    j->n_alloc = nnodes;
+    for (size_t i = 0; i < nnodes; i++)
+        nodes_alloc(js->c->nodes, nodes[i], j->cpus_per_node,
+                    job_mem_per_node(j));
+    j->state = JOB_RUNNING;
+    j->start_time = now;
+    j->kill = JOB_KILL_NONE;
+    j->kill_sent = false;
+    job_set_reason(j, NULL);
+    nl = job_alloc_list(j, js->c->conf);
+    log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s", j->id, nl,
+             j->user_name);
+    rc = save(js, j, "start", nl, e);
+    free(nl);
+    return rc;
+}
+
+/* End j in a final state: free its resources, save, schedule. */
+static int finish(struct jobs *js, struct job *j, enum job_state state,
+                  time_t now, const char *event, const char *detail,
+                  struct err *e)
+{
+    bool held = j->state == JOB_RUNNING || j->state == JOB_COMPLETING;
+    int rc;
+
+    for (size_t i = 0; held && i < j->n_alloc; i++)
+        nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
+                      job_mem_per_node(j));
+    j->state = state;
+    j->end_time = now;
+    if (j->start_time == 0 && state != JOB_CANCELLED)
+        j->start_time = now;
+    log_info("job=%" PRIu64 " state=%s exit=%d signal=%d reason=\"%s\"", j->id,
+             job_state_name(state), j->exit_code, j->exit_signal,
+             job_reason(j));
+    rc = save(js, j, event, detail, e);
+    add_finished(js, j);
+    ctld_schedule(js->c);
+    return rc;
+}
+
+int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
+               time_t end, struct err *e)
+{
+    enum job_state st;
+    char detail[96];
+
+    if (j->state != JOB_RUNNING && j->state != JOB_COMPLETING)
+        return 0;
+    j->exit_code = exit_code;
+    j->exit_signal = signal;
+    if (j->kill == JOB_KILL_CANCEL)
+        st = JOB_CANCELLED;
+    else if (j->kill == JOB_KILL_TIMEOUT)
+        st = JOB_TIMEOUT;
+    else if (exit_code == 0 && signal == 0)
+        st = JOB_COMPLETED;
+    else
+        st = JOB_FAILED;
+    if (st == JOB_FAILED && signal != 0)
+        job_set_reason_text(j, "RaisedSignal:%d", signal);
+    else if (st == JOB_FAILED)
+        job_set_reason(j, "NonZeroExitCode");
+    else if (st == JOB_TIMEOUT)
+        job_set_reason(j, "TimeLimit");
+    else
+        job_set_reason(j, NULL);
+    snprintf(detail, sizeof(detail), "state=%s exit=%d signal=%d",
+             job_state_name(st), exit_code, signal);
+    if (end <= 0 || end > time(NULL) + 60)
+        end = time(NULL);
+    return finish(js, j, st, end, "end", detail, e);
+}
+
+int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
+              const char *reason, time_t now, struct err *e)
+{
+    char detail[600];
+
+    if (job_state_final(j->state))
+        return 0;
+    job_set_reason_text(j, "%s", reason);
+    snprintf(detail, sizeof(detail), "state=%s reason=%s",
+             job_state_name(state), reason);
+    return finish(js, j, state, now,
+                  state == JOB_NODE_FAIL ? "node_fail" : "fail", detail, e);
+}
+
+bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)
+{
+    return j->user_id == uid || ctld_is_admin(js->c, uid);
+}
+
+void jobs_kill(struct jobs *js, struct job *j, const char *reason)
+{
+    struct node *n;
+    json_t *body;
+    struct err e;
+
+    if (j->n_alloc == 0)
+        return;
+    n = nodes_get(js->c->nodes, j->alloc[0]);
+    if (n->conn == NULL) {
+        log_info("job=%" PRIu64 " kill deferred: node %s not connected", j->id,
+                 n->cf->name);
+        return;
+    }
+    body =
+        json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id, "kill_wait_s",
+                  (int)js->c->conf->kill_wait_s, "reason", reason);
+    if (listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, j->id, &e) < 0)
+        log_warnx("job=%" PRIu64 " kill not sent: %s", j->id, e.text);
+    else
+        j->kill_sent = true;
+    json_decref(body);
+}
+
+static int signal_job(struct jobs *js, struct job *j, int signal, struct err *e)
+{
+    struct node *n = nodes_get(js->c->nodes, j->alloc[0]);
+    json_t *body;
+    int rc;
+
+    if (n->conn == NULL) {
+        errno = EHOSTUNREACH;
+        return err_set(e, "node %s is not connected", n->cf->name);
+    }
+    body =
+        json_pack("{s:I, s:i}", "job_id", (json_int_t)j->id, "signal", signal);
+    rc = listen_request(n->conn, PROTO_MSG_JOB_SIGNAL, body, NULL, j->id, e);
+    json_decref(body);
+    if (rc == 0)
+        log_info("job=%" PRIu64 " signal=%d", j->id, signal);
+    return rc;
+}
+
+static int deny(struct err *e)
+{
+    errno = EPERM;
+    return err_set(e, "Access/permission denied");
+}
+
+int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
+                struct err *e)
+{
+    char detail[48];
+
+    if (!jobs_may_act(js, j, uid))
+        return deny(e);
+    if (job_state_final(j->state)) {
+        errno = EALREADY;
+        return err_set(e, "Job/step already completing or completed");
+    }
+    if (signal != 0) {
+        if (j->state == JOB_PENDING) {
+            errno = EBUSY;
+            return err_set(e, "Job is pending execution");
+        }
+        return signal_job(js, j, signal, e);
+    }
+    snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
+    if (j->state == JOB_PENDING) {
+        job_set_reason(j, NULL);
+        return finish(js, j, JOB_CANCELLED, time(NULL), "cancel", detail, e);
+    }
+    if (j->kill == JOB_KILL_CANCEL && j->kill_sent)
+        return 0;
+    j->kill = JOB_KILL_CANCEL;
+    jobs_kill(js, j, "cancelled");
+    log_info("job=%" PRIu64 " cancel requested uid=%u", j->id, (unsigned)uid);
+    return save(js, j, "cancel", detail, e);
+}
+
+static int not_pending(struct err *e)
+{
+    errno = EBUSY;
+    return err_set(e, "Job is no longer pending execution");
+}
+
+int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
+{
+    bool admin = ctld_is_admin(js->c, uid);
+
+    if (!jobs_may_act(js, j, uid))
+        return deny(e);
+    if (j->state != JOB_PENDING)
+        return not_pending(e);
+    if (admin)
+        j->held_admin = true;
+    else
+        j->held_user = true;
+    job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
+    log_info("job=%" PRIu64 " held by uid=%u", j->id, (unsigned)uid);
+    return save(js, j, "hold", admin ? "admin" : "user", e);
+}
+
+int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
+{
+    if (!jobs_may_act(js, j, uid))
+        return deny(e);
+    if (j->state != JOB_PENDING)
+        return not_pending(e);
+    if (j->held_admin && !ctld_is_admin(js->c, uid))
+        return deny(e);
+    if (!j->held_admin && !j->held_user)
+        return 0;
+    j->held_admin = j->held_user = false;
+    job_set_reason(j, NULL);
+    ctld_schedule(js->c);
+    log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
+    return save(js, j, "release", "", e);
+}
+
+void jobs_tick(struct jobs *js, time_t now)
+{
+    bool due = false;
+
+    for (struct job *j = js->head; j != NULL; j = j->next) {
+        if (j->state == JOB_PENDING && j->begin_time != 0 &&
+            j->begin_time <= now && !j->held_user && !j->held_admin)
+            due = due || strcmp(job_reason(j), "BeginTime") == 0;
+        if (j->state != JOB_RUNNING || j->kill != JOB_KILL_NONE ||
+            j->time_limit_s == TIMEFMT_INFINITE ||
+            now < j->start_time + j->time_limit_s)
+            continue;
+        struct err e;
+        j->kill = JOB_KILL_TIMEOUT;
+        log_info("job=%" PRIu64 " time limit reached limit_s=%" PRId64, j->id,
+                 j->time_limit_s);
+        jobs_kill(js, j, "timeout");
+        save(js, j, "timeout", "", &e);
+    }
+    if (due)
+        ctld_schedule(js->c);
+    evict_finished(js);
+}
+
+struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
+                          size_t *n)
+{
+    struct job **out = NULL;
+    size_t cap = 0;
+
+    *n = 0;
+    for (struct job *j = js->head; j != NULL; j = j->next) {
+        bool on = false;
+        if (j->state != JOB_RUNNING && j->state != JOB_COMPLETING)
+            continue;
+        for (size_t i = 0; i < (batch_only ? 1 : j->n_alloc); i++)
+            on = on || j->alloc[i] == idx;
+        if (!on)
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            out = xreallocarray(out, cap, sizeof(*out));
+        }
+        out[(*n)++] = j;
+    }
+    return out;
+}
+
+void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now)
+{
+    size_t n;
+    struct job **list = jobs_on_node(js, idx, false, &n);
+    struct err e;
+
+    for (size_t i = 0; i < n; i++)
+        jobs_fail(js, list[i], JOB_NODE_FAIL, why, now, &e);
+    free(list);
+}

@@ -1,0 +1,133 @@
+/*
+ * The job table and the job state machine:
+ *
+ *   PENDING --start--> RUNNING --JOB_END--> COMPLETED | FAILED
+ *      |                  |  (killed by cancel) -> CANCELLED
+ *      |                  |  (killed at its time limit) -> TIMEOUT
+ *      |                  +--node down / lost--> NODE_FAIL
+ *      +--cancel--> CANCELLED
+ *
+ * Every transition is written to the database (the job's record and an
+ * accounting event) in the iteration's transaction, and logged.  Jobs are
+ * kept in id order; finished ones stay in memory up to CTLD_FINISHED_KEEP
+ * and are then served from the database.
+ */
+#ifndef SLUICE_CTLD_JOBS_H
+#define SLUICE_CTLD_JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "common/auth.h"
+#include "common/err.h"
+#include "ctld/job.h"
+
+struct ctld;
+struct jobs;
+
+struct jobs *jobs_create(struct ctld *c);
+/* jobs_destroy: frees every job (accepts NULL). */
+void jobs_destroy(struct jobs *js);
+
+/*
+ * jobs_load: read unfinished jobs and recent finished ones from the
+ * database and the next job id; charge running jobs to their nodes.  A
+ * record that no longer fits the configuration is logged and skipped.
+ */
+int jobs_load(struct jobs *js, struct err *e);
+
+/* jobs_ctld: the controller the table belongs to. */
+struct ctld *jobs_ctld(struct jobs *js);
+/* jobs_active: jobs not yet finished (for MaxJobCount). */
+size_t jobs_active(const struct jobs *js);
+/* jobs_save_event: save j's record and an accounting event. */
+int jobs_save_event(struct jobs *js, struct job *j, const char *event,
+                    const char *detail, struct err *e);
+
+struct job *jobs_find(struct jobs *js, uint64_t id);
+/* jobs_first: the lowest id; walk on with j->next. */
+struct job *jobs_first(struct jobs *js);
+/* jobs_after: the first job with id > id (for paging). */
+struct job *jobs_after(struct jobs *js, uint64_t id);
+size_t jobs_count(const struct jobs *js);
+
+/*
+ * jobs_submit (jobspec.c): validate spec (a JOBSPEC) for the user who,
+ * create the job (or, with test_only, only say whether it could be) and
+ * fill *reply.  -1 with EINVAL (or EPERM, ENOSPC...) and a message for
+ * the user on a bad spec.
+ */
+int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
+                json_t **reply, struct err *e);
+
+/*
+ * jobs_node_filter (jobspec.c): the node_allowed array for -w/-x
+ * (NULL when both are NULL), or -1 with e naming a bad host name.
+ */
+int jobs_node_filter(const struct conf *conf, const char *nodelist,
+                     const char *exclude, bool **allowed, struct err *e);
+
+/*
+ * jobs_insert_new: give j (owned by the table from now on) the next job
+ * id, save it with its payload (script, argv, environment as JSON text)
+ * and a "submit" event.  -1 with e on a database error (j is freed).
+ */
+int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
+                    struct err *e);
+
+/*
+ * jobs_check_fit (jobspec.c): can j ever run in partition part?  -1 with
+ * EINVAL and e such as "requested 64 CPUs per node but the largest node
+ * in partition dev has 16".
+ */
+int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
+                   struct err *e);
+
+/* Transitions. */
+int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
+               size_t nnodes, time_t now, struct err *e);
+/* jobs_ended: the node says the job ended with exit_code/signal. */
+int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
+               time_t end, struct err *e);
+/* jobs_fail: end j now in state (NODE_FAIL, FAILED) with a reason. */
+int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
+              const char *reason, time_t now, struct err *e);
+
+/*
+ * Requests on one job by uid.  -1 with errno and e for that job alone
+ * ("Access/permission denied", "Job is not pending"); the job is then
+ * untouched.  signal 0 in jobs_cancel means cancel; else only signal it.
+ */
+int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
+                struct err *e);
+int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e);
+int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e);
+int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
+                struct err *e);
+
+/* jobs_may_act: owner, uid 0 or the controller's uid. */
+bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid);
+
+/* jobs_tick: every second: time limits, and BeginTime jobs come due. */
+void jobs_tick(struct jobs *js, time_t now);
+
+/*
+ * jobs_on_node: the RUNNING jobs allocated on node idx (batch_only: those
+ * whose batch host it is), as a new array the caller frees; *n is its
+ * length.
+ */
+struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
+                          size_t *n);
+/* jobs_node_down: the node is gone; its jobs end NODE_FAIL. */
+void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now);
+
+/* jobs_kill: send JOB_KILL for j to its batch host (reason "cancelled",
+ * "timeout", ...); a job whose node cannot be reached is left to the node
+ * timeout or the next registration. */
+void jobs_kill(struct jobs *js, struct job *j, const char *reason);
+
+#endif

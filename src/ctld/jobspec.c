@@ -1,0 +1,592 @@
+/*
+ * Submission: a JOBSPEC from the wire, checked field by field (the CLI
+ * checks too, but the controller trusts nothing), resolved against its
+ * partition (default time, MaxTime, whether it can ever fit) and turned
+ * into a pending job.  Also JOB_UPDATE, which reuses the same checks.
+ */
+#include "ctld/jobs.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "common/gres.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/sched_drv.h"
+
+#define SPEC_MAX_NAME 1024
+#define SPEC_MAX_PATH 4096
+#define SPEC_MAX_ARGS 4096
+
+static int bad(struct err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int bad(struct err *e, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    err_vset(e, fmt, ap);
+    va_end(ap);
+    errno = EINVAL;
+    return -1;
+}
+
+/* An optional string field: absent or null leaves *out NULL. */
+static int opt_str(json_t *spec, const char *key, size_t max, char **out,
+                   struct err *e)
+{
+    json_t *v = json_object_get(spec, key);
+
+    *out = NULL;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return bad(e, "job %s: expected a string", key);
+    if (json_string_length(v) > max)
+        return bad(e, "job %s: longer than %zu bytes", key, max);
+    *out = xstrdup(json_string_value(v));
+    return 0;
+}
+
+/* An optional integer in [min, max]; absent or null keep *out. */
+static int opt_int(json_t *spec, const char *key, int64_t min, int64_t max,
+                   int64_t *out, struct err *e)
+{
+    json_t *v = json_object_get(spec, key);
+
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v))
+        return bad(e, "job %s: expected an integer", key);
+    if (json_integer_value(v) < min || json_integer_value(v) > max)
+        return bad(e,
+                   "job %s: %" JSON_INTEGER_FORMAT " is out of range %" PRId64
+                   "-%" PRId64,
+                   key, json_integer_value(v), min, max);
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static int opt_bool(json_t *spec, const char *key, bool *out, struct err *e)
+{
+    json_t *v = json_object_get(spec, key);
+
+    *out = false;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v))
+        return bad(e, "job %s: expected true or false", key);
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* time_limit_s: seconds >= 1, or -1, "INFINITE" or "UNLIMITED" for no
+ * limit; null: unset. */
+static int parse_time_limit(json_t *v, int64_t *out, bool *given, struct err *e)
+{
+    *given = false;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    *given = true;
+    if ((json_is_integer(v) && json_integer_value(v) == -1) ||
+        (json_is_string(v) &&
+         (strcasecmp(json_string_value(v), "INFINITE") == 0 ||
+          strcasecmp(json_string_value(v), "UNLIMITED") == 0))) {
+        *out = TIMEFMT_INFINITE;
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 1)
+        return bad(e, "job time_limit_s: expected seconds (at least 1), or "
+                      "-1 or \"INFINITE\" for no limit");
+    *out = json_integer_value(v);
+    return 0;
+}
+
+int jobs_node_filter(const struct conf *conf, const char *nodelist,
+                     const char *exclude, bool **allowed, struct err *e)
+{
+    const char *exprs[2] = {nodelist, exclude};
+    bool *a;
+
+    *allowed = NULL;
+    if (nodelist == NULL && exclude == NULL)
+        return 0;
+    a = xcalloc(conf->n_nodes ? conf->n_nodes : 1, sizeof(*a));
+    for (size_t i = 0; i < conf->n_nodes; i++)
+        a[i] = nodelist == NULL;
+    for (int k = 0; k < 2; k++) {
+        struct hostlist *hl;
+        if (exprs[k] == NULL)
+            continue;
+        hl = hostlist_expand(exprs[k], e);
+        if (hl == NULL) {
+            free(a);
+            errno = EINVAL;
+            return err_prefix(e, "job %s", k ? "exclude" : "nodelist");
+        }
+        for (size_t i = 0; i < hostlist_count(hl); i++) {
+            const struct conf_node *n =
+                conf_node_find(conf, hostlist_nth(hl, i));
+            if (n == NULL) {
+                bad(e, "invalid node name \"%s\" in job %s",
+                    hostlist_nth(hl, i), k ? "exclude" : "nodelist");
+                hostlist_destroy(hl);
+                free(a);
+                return -1;
+            }
+            a[n - conf->nodes] = k == 0;
+        }
+        hostlist_destroy(hl);
+    }
+    *allowed = a;
+    return 0;
+}
+
+static uint64_t gpus_wanted(const struct job *j)
+{
+    struct gres_list gl;
+    uint64_t n = 0;
+
+    if (j->gres != NULL && gres_parse(j->gres, &gl, NULL) == 0)
+        n = gres_count(&gl, "gpu", NULL);
+    if (j->gpus != NULL) {
+        const char *c = strrchr(j->gpus, ':');
+        uint64_t total = strtoull(c ? c + 1 : j->gpus, NULL, 10);
+        uint64_t per = (total + j->nodes - 1) / j->nodes;
+        if (per > n)
+            n = per;
+    }
+    return n;
+}
+
+int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
+                   struct err *e)
+{
+    const struct conf_part *p = &conf->parts[part];
+    uint64_t mem = job_mem_per_node(j), gpus = gpus_wanted(j);
+    uint64_t max_mem = 0, max_gpus = 0;
+    uint32_t max_cpus = 0;
+    size_t usable = 0, fit = 0;
+
+    for (size_t i = 0; i < p->n_nodes; i++) {
+        const struct conf_node *n = &conf->nodes[p->node_idx[i]];
+        uint64_t g = gres_count(n->gres, "gpu", NULL);
+        if (j->node_allowed != NULL && !j->node_allowed[p->node_idx[i]])
+            continue;
+        usable++;
+        max_cpus = n->cpus > max_cpus ? n->cpus : max_cpus;
+        max_mem = n->mem_mib > max_mem ? n->mem_mib : max_mem;
+        max_gpus = g > max_gpus ? g : max_gpus;
+        if (n->cpus >= j->cpus_per_node && n->mem_mib >= mem && g >= gpus)
+            fit++;
+    }
+    if (fit >= j->nodes)
+        return 0;
+    if (usable < j->nodes)
+        return bad(e, "requested %u node%s but partition %s has %zu%s",
+                   j->nodes, j->nodes == 1 ? "" : "s", p->name, usable,
+                   j->node_allowed ? " that the node list allows" : "");
+    if (max_cpus < j->cpus_per_node)
+        return bad(e,
+                   "requested %u CPUs per node but the largest node in "
+                   "partition %s has %u",
+                   j->cpus_per_node, p->name, max_cpus);
+    if (max_mem < mem)
+        return bad(e,
+                   "requested %" PRIu64 " MiB of memory per node but the "
+                   "largest node in partition %s has %" PRIu64 " MiB",
+                   mem, p->name, max_mem);
+    if (max_gpus < gpus)
+        return bad(e,
+                   "requested %" PRIu64 " GPUs per node but the largest node "
+                   "in partition %s has %" PRIu64,
+                   gpus, p->name, max_gpus);
+    return bad(e,
+               "requested %u nodes with %u CPUs and %" PRIu64 " MiB each but "
+               "partition %s has only %zu such nodes",
+               j->nodes, j->cpus_per_node, mem, p->name, fit);
+}
+
+static int resolve_partition(const struct conf *conf, json_t *spec,
+                             size_t *part, struct err *e)
+{
+    json_t *v = json_object_get(spec, "partition");
+    const struct conf_part *p;
+
+    if (v != NULL && !json_is_null(v)) {
+        if (!json_is_string(v))
+            return bad(e, "job partition: expected a string");
+        p = conf_part_find(conf, json_string_value(v));
+        if (p == NULL) {
+            char list[ERR_TEXT_MAX / 2] = "";
+            size_t len = 0;
+            for (size_t i = 0; i < conf->n_parts && len < sizeof(list); i++)
+                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+                                        i ? "," : "", conf->parts[i].name);
+            return bad(e, "invalid partition name \"%.64s\" (partitions: %s)",
+                       json_string_value(v), list);
+        }
+    } else if ((p = conf_part_default(conf)) == NULL) {
+        return bad(e, "no partition given and no default partition");
+    }
+    *part = (size_t)(p - conf->parts);
+    return 0;
+}
+
+/* Resources: cpus, tasks, nodes, memory. */
+static int parse_resources(json_t *spec, struct job *j, struct err *e)
+{
+    int64_t cpt = 1, nt = 1, nn = 1, mem = 0, mpc = 0;
+    uint64_t cpus;
+
+    if (opt_int(spec, "cpus_per_task", 1, 65535, &cpt, e) < 0 ||
+        opt_int(spec, "ntasks", 1, 65535, &nt, e) < 0 ||
+        opt_int(spec, "nodes", 1, CONF_MAX_NODES, &nn, e) < 0 ||
+        opt_int(spec, "mem_mib", 0, INT64_C(1) << 40, &mem, e) < 0 ||
+        opt_int(spec, "mem_per_cpu_mib", 0, INT64_C(1) << 40, &mpc, e) < 0)
+        return -1;
+    if (mem != 0 && mpc != 0)
+        return bad(e, "job mem_mib and mem_per_cpu_mib are mutually "
+                      "exclusive");
+    j->cpus_per_task = (uint32_t)cpt;
+    j->ntasks = (uint32_t)nt;
+    j->nodes = (uint32_t)nn;
+    cpus = (uint64_t)cpt * (uint64_t)nt;
+    j->cpus_per_node = (uint32_t)((cpus + (uint64_t)nn - 1) / (uint64_t)nn);
+    if (j->cpus_per_node == 0)
+        j->cpus_per_node = 1;
+    j->mem_mib = (uint64_t)mem;
+    j->mem_per_cpu_mib = (uint64_t)mpc;
+    if (mpc != 0 && (uint64_t)mpc > (UINT64_C(1) << 50) / j->cpus_per_node)
+        return bad(e,
+                   "job mem_per_cpu_mib: %" PRId64 " MiB for each of %u "
+                   "CPUs is more memory than any node has",
+                   mpc, j->cpus_per_node);
+    return 0;
+}
+
+static int parse_strings(json_t *spec, struct job *j, struct err *e)
+{
+    struct gres_list gl;
+
+    if (opt_str(spec, "name", SPEC_MAX_NAME, &j->name, e) < 0 ||
+        opt_str(spec, "std_out", SPEC_MAX_PATH, &j->std_out, e) < 0 ||
+        opt_str(spec, "std_err", SPEC_MAX_PATH, &j->std_err, e) < 0 ||
+        opt_str(spec, "work_dir", SPEC_MAX_PATH, &j->work_dir, e) < 0 ||
+        opt_str(spec, "qos", SPEC_MAX_NAME, &j->qos, e) < 0 ||
+        opt_str(spec, "account", SPEC_MAX_NAME, &j->account, e) < 0 ||
+        opt_str(spec, "nodelist", SPEC_MAX_PATH, &j->nodelist, e) < 0 ||
+        opt_str(spec, "exclude", SPEC_MAX_PATH, &j->exclude, e) < 0 ||
+        opt_str(spec, "gres", SPEC_MAX_NAME, &j->gres, e) < 0 ||
+        opt_str(spec, "gpus", SPEC_MAX_NAME, &j->gpus, e) < 0)
+        return -1;
+    if (j->work_dir != NULL && j->work_dir[0] != '/')
+        return bad(e, "job work_dir \"%.200s\" is not an absolute path",
+                   j->work_dir);
+    if (j->gres != NULL && gres_parse(j->gres, &gl, e) < 0)
+        return err_prefix(e, "job gres");
+    if (j->gpus != NULL) {
+        const char *c = strrchr(j->gpus, ':');
+        const char *num = c ? c + 1 : j->gpus;
+        if (*num == '\0' || strspn(num, "0123456789") != strlen(num))
+            return bad(e, "job gpus \"%.64s\": expected N or TYPE:N", j->gpus);
+    }
+    return 0;
+}
+
+/* The payload kept in the database only: script, argv, environment. */
+static int parse_payload(json_t *spec, json_t **payload, struct err *e)
+{
+    json_t *script = json_object_get(spec, "script");
+    json_t *argv = json_object_get(spec, "argv");
+    json_t *env = json_object_get(spec, "environment");
+    const char *key;
+    json_t *v;
+    size_t i;
+
+    if (!json_is_string(script))
+        return bad(e, "job script: missing (a job needs a script)");
+    if (strncmp(json_string_value(script), "#!", 2) != 0)
+        return bad(e, "script has no interpreter line (#!...)");
+    if (argv != NULL && !json_is_null(argv)) {
+        if (!json_is_array(argv) || json_array_size(argv) > SPEC_MAX_ARGS)
+            return bad(e, "job argv: expected an array of strings");
+        json_array_foreach(argv, i, v)
+        {
+            if (!json_is_string(v))
+                return bad(e, "job argv[%zu]: expected a string", i);
+        }
+    }
+    if (env != NULL && !json_is_null(env)) {
+        if (!json_is_object(env))
+            return bad(e, "job environment: expected an object of strings");
+        json_object_foreach(env, key, v)
+        {
+            if (!json_is_string(v) || key[0] == '\0' || strchr(key, '='))
+                return bad(e,
+                           "job environment \"%.64s\": expected NAME "
+                           "(no '=') with a string value",
+                           key);
+        }
+    }
+    *payload = json_pack(
+        "{s:O, s:o, s:o}", "script", script, "argv",
+        json_is_array(argv) ? json_incref(argv) : json_array(), "environment",
+        json_is_object(env) ? json_incref(env) : json_object());
+    return 0;
+}
+
+static void set_identity(struct job *j, const struct auth_id *who)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+
+    j->user_id = (uint32_t)who->uid;
+    j->group_id = (uint32_t)who->gid;
+    if (getpwuid_r(who->uid, &pw, buf, sizeof(buf), &res) == 0 && res != NULL) {
+        j->user_name = xstrdup(pw.pw_name);
+        if (j->work_dir == NULL)
+            j->work_dir = xstrdup(pw.pw_dir);
+    } else {
+        /* a uid unknown here still runs: the node resolves it */
+        j->user_name = xasprintf("%u", (unsigned)who->uid);
+    }
+    if (j->work_dir == NULL)
+        j->work_dir = xstrdup("/");
+}
+
+static void default_name(struct job *j, json_t *payload)
+{
+    const char *a0 =
+        json_string_value(json_array_get(json_object_get(payload, "argv"), 0));
+    const char *slash;
+
+    if (j->name != NULL)
+        return;
+    if (a0 == NULL || *a0 == '\0') {
+        j->name = xstrdup("sbatch");
+        return;
+    }
+    slash = strrchr(a0, '/');
+    j->name = xstrdup(slash ? slash + 1 : a0);
+}
+
+/* Time limit: default, MaxTime, EnforcePartLimits. */
+static int apply_time_limit(const struct conf *conf, json_t *spec,
+                            struct job *j, struct err *e)
+{
+    const struct conf_part *p = &conf->parts[j->part];
+    char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
+    bool given;
+
+    if (parse_time_limit(json_object_get(spec, "time_limit_s"),
+                         &j->time_limit_s, &given, e) < 0)
+        return -1;
+    if (!given)
+        j->time_limit_s = p->default_time_s;
+    if (j->time_limit_s <= p->max_time_s)
+        return 0;
+    if (conf->enforce_part_limits != CONF_ENFORCE_NO)
+        return bad(e, "time limit %s exceeds the MaxTime %s of partition %s",
+                   timefmt_format(j->time_limit_s, a, sizeof(a)),
+                   timefmt_format(p->max_time_s, b, sizeof(b)), p->name);
+    j->part_time_limit = true;
+    return 0;
+}
+
+/* Build a pending job from spec; *payload gets the stored payload. */
+static struct job *parse_spec(struct jobs *js, const struct conf *conf,
+                              json_t *spec, const struct auth_id *who,
+                              json_t **payload, struct err *e)
+{
+    struct job *j = xcalloc(1, sizeof(*j));
+    int64_t begin = 0;
+    bool hold;
+    time_t now = time(NULL);
+
+    (void)js;
+    *payload = NULL;
+    if (parse_payload(spec, payload, e) < 0 ||
+        resolve_partition(conf, spec, &j->part, e) < 0 ||
+        parse_resources(spec, j, e) < 0 || parse_strings(spec, j, e) < 0 ||
+        opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
+        opt_bool(spec, "hold", &hold, e) < 0 ||
+        apply_time_limit(conf, spec, j, e) < 0 ||
+        jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <
+            0 ||
+        jobs_check_fit(conf, j->part, j, e) < 0)
+        goto error;
+    set_identity(j, who);
+    default_name(j, *payload);
+    j->state = JOB_PENDING;
+    j->priority = 1;
+    j->submit_time = now;
+    j->begin_time = (time_t)begin;
+    j->eligible_time = begin > now ? (time_t)begin : now;
+    j->held_user = hold;
+    if (hold)
+        job_set_reason(j, "JobHeldUser");
+    else if (j->part_time_limit)
+        job_set_reason(j, "PartitionTimeLimit");
+    else if (begin > now)
+        job_set_reason(j, "BeginTime");
+    return j;
+error:
+    json_decref(*payload);
+    *payload = NULL;
+    job_free(j);
+    return NULL;
+}
+
+int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
+                json_t **reply, struct err *e)
+{
+    struct ctld *c = jobs_ctld(js);
+    json_t *payload = NULL;
+    struct job *j;
+    bool test_only;
+    char *text;
+    int rc;
+
+    if (!json_is_object(spec))
+        return bad(e, "SUBMIT: expected {\"job\": {...}}");
+    if (opt_bool(spec, "test_only", &test_only, e) < 0)
+        return -1;
+    j = parse_spec(js, c->conf, spec, who, &payload, e);
+    if (j == NULL)
+        return -1;
+    if (test_only) {
+        *reply = sched_drv_test(c->sched, j);
+        json_decref(payload);
+        job_free(j);
+        return 0;
+    }
+    if (jobs_active(js) >= c->conf->max_job_count) {
+        json_decref(payload);
+        job_free(j);
+        errno = EAGAIN;
+        return err_set(e, "MaxJobCount (%u) reached: try again later",
+                       c->conf->max_job_count);
+    }
+    text = json_dumps(payload, JSON_COMPACT);
+    json_decref(payload);
+    if (text == NULL)
+        fatalx("out of memory encoding a job payload");
+    rc = jobs_insert_new(js, j, text, e); /* frees j on failure */
+    free(text);
+    if (rc < 0)
+        return -1;
+    log_info("job=%" PRIu64 " state=PENDING user=%s partition=%s cpus=%u",
+             j->id, j->user_name, c->conf->parts[j->part].name,
+             j->cpus_per_node * j->nodes);
+    if (!j->held_user && !j->part_time_limit)
+        ctld_schedule(c);
+    *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);
+    return 0;
+}
+
+/* ---- JOB_UPDATE ------------------------------------------------------- */
+
+static int update_time(struct jobs *js, struct job *j, bool admin, json_t *v,
+                       struct err *e)
+{
+    const struct conf_part *p = &jobs_ctld(js)->conf->parts[j->part];
+    int64_t t;
+    bool given;
+
+    if (parse_time_limit(v, &t, &given, e) < 0 || !given)
+        return given ? -1 : 0;
+    if (!admin && t > j->time_limit_s) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied: only an administrator "
+                          "may raise a time limit");
+    }
+    if (t > p->max_time_s && !admin &&
+        jobs_ctld(js)->conf->enforce_part_limits != CONF_ENFORCE_NO)
+        return bad(e, "time limit exceeds the MaxTime of partition %s",
+                   p->name);
+    j->time_limit_s = t;
+    if (j->part_time_limit && (t <= p->max_time_s || admin)) {
+        j->part_time_limit = false;
+        if (strcmp(job_reason(j), "PartitionTimeLimit") == 0)
+            job_set_reason(j, NULL);
+    }
+    return 0;
+}
+
+static int update_partition(struct jobs *js, struct job *j, json_t *set,
+                            struct err *e)
+{
+    const struct conf *conf = jobs_ctld(js)->conf;
+    size_t part;
+
+    if (json_object_get(set, "partition") == NULL)
+        return 0;
+    if (j->state != JOB_PENDING) {
+        errno = EBUSY;
+        return err_set(e, "Job is no longer pending execution: its partition "
+                          "cannot change");
+    }
+    if (resolve_partition(conf, set, &part, e) < 0 ||
+        jobs_check_fit(conf, part, j, e) < 0)
+        return -1;
+    j->part = part;
+    return 0;
+}
+
+int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
+                struct err *e)
+{
+    bool admin = ctld_is_admin(jobs_ctld(js), uid);
+    struct job saved = *j;
+    char *name = NULL;
+    int64_t prio = -1;
+
+    if (!jobs_may_act(js, j, uid)) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied");
+    }
+    if (job_state_final(j->state)) {
+        errno = EALREADY;
+        return err_set(e, "Job/step already completing or completed");
+    }
+    if (!json_is_object(set))
+        return bad(e, "JOB_UPDATE: expected \"set\": {...}");
+    if (opt_str(set, "name", SPEC_MAX_NAME, &name, e) < 0 ||
+        opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0)
+        goto error;
+    if (prio >= 0 && !admin) {
+        errno = EPERM;
+        err_set(e, "Access/permission denied: only an administrator may set "
+                   "a priority");
+        goto error;
+    }
+    if (update_partition(js, j, set, e) < 0 ||
+        update_time(js, j, admin, json_object_get(set, "time_limit_s"), e) < 0)
+        goto error;
+    if (name != NULL) {
+        free(j->name);
+        j->name = name;
+    }
+    if (prio >= 0)
+        j->priority = (uint32_t)prio;
+    ctld_schedule(jobs_ctld(js));
+    return jobs_save_event(js, j, "update", "", e);
+error:
+    /* a failed update changes nothing */
+    j->time_limit_s = saved.time_limit_s;
+    j->part = saved.part;
+    j->part_time_limit = saved.part_time_limit;
+    free(name);
+    return -1;
+}

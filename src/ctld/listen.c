@@ -1,0 +1,603 @@
+/*
+ * Connections of sluicectld: accept on TCP and the unix socket, decode
+ * frames as they arrive, answer each request with its type and seq, and
+ * carry the controller's own requests to node daemons.  A bad frame costs
+ * its connection only; output waits for the iteration's commit.
+ */
+#include "ctld/listen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/nodes.h"
+#include "ctld/persist.h"
+#include "ctld/rpc.h"
+
+#define CTLD_VERSION "0.1.0"
+
+/* A peer that does not read its replies stops being read from when this
+ * much output waits for it, and is read again once it is down to LOW. */
+#define CONN_OUT_HIGH (64u << 20)
+#define CONN_OUT_LOW (16u << 20)
+
+struct pending {
+    uint32_t seq;
+    uint16_t type;
+    listen_reply_fn fn;
+    uint64_t arg;
+    struct pending *next;
+};
+
+struct conn {
+    struct listen *l;
+    struct bufferevent *bev;
+    bool is_unix;
+    struct auth_id peer; /* unix socket: SO_PEERCRED */
+    char peer_name[NI_MAXHOST + NI_MAXSERV + 2];
+    struct evbuffer *held; /* output waiting for the commit */
+    bool dirty;
+    struct conn *dirty_next;
+    struct conn *prev, *next;
+    uint32_t next_seq;
+    struct pending *pending;
+    long node;
+    bool closing;
+    bool dead;
+    bool throttled; /* reading paused: too much output waits */
+};
+
+struct listen {
+    struct ctld *ctld;
+    struct evconnlistener *tcp;
+    struct evconnlistener *unx;
+    struct conn *conns;
+    struct conn *dirty;
+};
+
+static const rpc_fn handlers[] = {
+    [PROTO_MSG_SUBMIT] = rpc_submit,
+    [PROTO_MSG_JOB_QUERY] = rpc_job_query,
+    [PROTO_MSG_JOB_CANCEL] = rpc_job_cancel,
+    [PROTO_MSG_JOB_HOLD] = rpc_job_hold,
+    [PROTO_MSG_JOB_RELEASE] = rpc_job_release,
+    [PROTO_MSG_JOB_UPDATE] = rpc_job_update,
+    [PROTO_MSG_NODE_QUERY] = rpc_node_query,
+    [PROTO_MSG_PART_QUERY] = rpc_part_query,
+    [PROTO_MSG_NODE_UPDATE] = rpc_node_update,
+    [PROTO_MSG_NODE_REGISTER] = rpc_node_register,
+    [PROTO_MSG_NODE_HEARTBEAT] = rpc_node_heartbeat,
+    [PROTO_MSG_JOB_END] = rpc_job_end,
+};
+
+rpc_fn rpc_lookup(uint16_t type)
+{
+    if (type >= sizeof(handlers) / sizeof(handlers[0]))
+        return NULL;
+    return handlers[type];
+}
+
+/* ---- sockets ---------------------------------------------------------- */
+
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int listen_bind_tcp(const char *host, uint16_t port, struct err *e)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    char svc[16];
+    int fd = -1, one = 1, rc, saved = 0;
+
+    snprintf(svc, sizeof(svc), "%u", port);
+    rc = getaddrinfo(host, svc, &hints, &res);
+    if (rc != 0) {
+        errno = EADDRNOTAVAIL;
+        return err_set(e, "cannot listen on %s:%u: %s", host, port,
+                       gai_strerror(rc));
+    }
+    for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            saved = errno;
+            continue;
+        }
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+            listen(fd, 1024) == 0 && set_nonblock(fd) == 0)
+            break;
+        saved = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        errno = saved;
+        return err_set(e, "cannot listen on %s:%u: %s", host, port,
+                       strerror(saved));
+    }
+    return fd;
+}
+
+int listen_bind_unix(const char *path, struct err *e)
+{
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    int fd;
+
+    if (strlen(path) >= sizeof(sun.sun_path)) {
+        errno = ENAMETOOLONG;
+        return err_set(e, "unix socket path %s is longer than %zu bytes", path,
+                       sizeof(sun.sun_path) - 1);
+    }
+    strcpy(sun.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return err_set(e, "socket: %s", strerror(errno));
+    /* The caller holds the pid file lock, so a socket file left here
+     * belongs to a controller that is gone. */
+    if (unlink(path) < 0 && errno != ENOENT)
+        goto error;
+    if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+        chmod(path, 0666) < 0 || listen(fd, 1024) < 0 || set_nonblock(fd) < 0)
+        goto error;
+    return fd;
+error:
+    err_set(e, "cannot listen on %s: %s", path, strerror(errno));
+    close(fd);
+    return -1;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static void mark_dirty(struct conn *conn)
+{
+    if (conn->dirty)
+        return;
+    conn->dirty = true;
+    conn->dirty_next = conn->l->dirty;
+    conn->l->dirty = conn;
+    ctld_kick(conn->l->ctld);
+}
+
+/* Where output goes now: held while a transaction is open (or while
+ * something older is held, to keep order), else the socket. */
+static struct evbuffer *outbuf(struct conn *conn)
+{
+    if (persist_in_txn(conn->l->ctld->persist) ||
+        evbuffer_get_length(conn->held) > 0) {
+        mark_dirty(conn);
+        return conn->held;
+    }
+    return bufferevent_get_output(conn->bev);
+}
+
+static int send_frame(struct conn *conn, uint16_t type, uint8_t flags,
+                      uint32_t seq, json_t *body, struct err *e)
+{
+    struct auth *a = conn->is_unix ? NULL : conn->l->ctld->auth;
+
+    if (conn->dead) {
+        errno = ENOTCONN;
+        return err_set(e, "connection to %s is closed", conn->peer_name);
+    }
+    return proto_encode_signed(a, type, flags, seq, body, outbuf(conn), e);
+}
+
+static void send_error(struct conn *conn, uint16_t type, uint32_t seq, int code,
+                       const char *msg)
+{
+    json_t *body = proto_error_body(code, "%s", msg);
+    struct err e;
+
+    if (type == 0)
+        type = PROTO_MSG_ERROR;
+    if (send_frame(conn, type, PROTO_F_REPLY | PROTO_F_ERROR, seq, body, &e) <
+        0)
+        log_warnx("peer=%s cannot send an error reply: %s", conn->peer_name,
+                  e.text);
+    json_decref(body);
+}
+
+static void send_reply(struct conn *conn, const struct proto_frame *req,
+                       json_t *body)
+{
+    struct err e;
+
+    if (send_frame(conn, req->type, PROTO_F_REPLY, req->seq, body, &e) == 0)
+        return;
+    /* a reply over the frame limit: say so rather than go silent */
+    log_warnx("peer=%s type=%s reply not sent: %s", conn->peer_name,
+              proto_type_name(req->type), e.text);
+    send_error(conn, req->type, req->seq, errno, e.text);
+}
+
+int listen_request(struct conn *conn, uint16_t type, json_t *body,
+                   listen_reply_fn fn, uint64_t arg, struct err *e)
+{
+    uint32_t seq = ++conn->next_seq;
+    struct pending *p;
+
+    if (seq == 0)
+        seq = ++conn->next_seq;
+    if (send_frame(conn, type, 0, seq, body, e) < 0)
+        return -1;
+    p = xcalloc(1, sizeof(*p));
+    *p = (struct pending){seq, type, fn, arg, conn->pending};
+    conn->pending = p;
+    return 0;
+}
+
+/* ---- connection life -------------------------------------------------- */
+
+static void conn_free(struct conn *conn)
+{
+    struct listen *l = conn->l;
+    struct pending *p;
+
+    conn->dead = true;
+    if (conn->dirty) {
+        struct conn **pp = &l->dirty;
+        while (*pp != conn)
+            pp = &(*pp)->dirty_next;
+        *pp = conn->dirty_next;
+    }
+    if (conn->prev)
+        conn->prev->next = conn->next;
+    else
+        l->conns = conn->next;
+    if (conn->next)
+        conn->next->prev = conn->prev;
+    if (conn->node >= 0)
+        nodes_conn_closed(l->ctld->nodes, (size_t)conn->node, conn);
+    while ((p = conn->pending) != NULL) {
+        conn->pending = p->next;
+        if (p->fn)
+            p->fn(l->ctld, conn, p->arg, NULL);
+        free(p);
+    }
+    log_debug("peer=%s closed", conn->peer_name);
+    bufferevent_free(conn->bev);
+    evbuffer_free(conn->held);
+    free(conn);
+}
+
+/* A closing connection goes once everything it was sent is written. */
+static bool conn_maybe_free(struct conn *conn)
+{
+    if (!conn->closing || evbuffer_get_length(conn->held) > 0 ||
+        evbuffer_get_length(bufferevent_get_output(conn->bev)) > 0)
+        return false;
+    conn_free(conn);
+    return true;
+}
+
+static size_t out_len(struct conn *conn)
+{
+    return evbuffer_get_length(conn->held) +
+           evbuffer_get_length(bufferevent_get_output(conn->bev));
+}
+
+static void throttle(struct conn *conn)
+{
+    conn->throttled = true;
+    bufferevent_disable(conn->bev, EV_READ);
+    bufferevent_setwatermark(conn->bev, EV_WRITE, CONN_OUT_LOW, 0);
+    log_warnx("peer=%s not reading its replies: paused", conn->peer_name);
+}
+
+static void unthrottle(struct conn *conn)
+{
+    conn->throttled = false;
+    bufferevent_setwatermark(conn->bev, EV_WRITE, 0, 0);
+    bufferevent_enable(conn->bev, EV_READ);
+    /* frames already buffered are read from the loop, not from here */
+    bufferevent_trigger(conn->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+}
+
+static void conn_close_after_output(struct conn *conn)
+{
+    conn->closing = true;
+    bufferevent_disable(conn->bev, EV_READ);
+}
+
+static void handle_reply(struct conn *conn, const struct proto_frame *f)
+{
+    struct pending **pp = &conn->pending;
+
+    for (; *pp != NULL; pp = &(*pp)->next) {
+        struct pending *p = *pp;
+        if (p->seq != f->seq || p->type != f->type)
+            continue;
+        *pp = p->next;
+        if (p->fn)
+            p->fn(conn->l->ctld, conn, p->arg, f);
+        free(p);
+        return;
+    }
+    log_debug("peer=%s unmatched reply type=%u seq=%u", conn->peer_name,
+              f->type, f->seq);
+}
+
+static void handle_request(struct conn *conn, const struct proto_frame *f)
+{
+    struct rpc r = {conn->l->ctld, conn, f, conn->peer};
+    const char *name = proto_type_name(f->type);
+    rpc_fn fn = rpc_lookup(f->type);
+    json_t *reply = NULL;
+    struct err e;
+
+    if (!conn->is_unix)
+        r.who = f->who;
+    if (f->type == PROTO_MSG_PING) {
+        reply = json_pack("{s:s, s:I}", "version", CTLD_VERSION, "now",
+                          (json_int_t)time(NULL));
+        send_reply(conn, f, reply);
+        json_decref(reply);
+        return;
+    }
+    if (fn == NULL) {
+        char msg[96];
+        if (name == NULL)
+            snprintf(msg, sizeof(msg), "unknown message type %u", f->type);
+        else
+            snprintf(msg, sizeof(msg), "sluicectld does not serve %s requests",
+                     name);
+        send_error(conn, f->type, f->seq, name ? EOPNOTSUPP : ENOSYS, msg);
+        return;
+    }
+    err_clear(&e);
+    if (fn(&r, &reply, &e) < 0) {
+        int code = errno ? errno : EINVAL;
+        log_debug("peer=%s uid=%u type=%s error=\"%s\"", conn->peer_name,
+                  r.who.uid, name, e.text);
+        send_error(conn, f->type, f->seq, code, e.text);
+        return;
+    }
+    send_reply(conn, f, reply);
+    json_decref(reply);
+}
+
+/* A frame that failed to decode: reply, and close when the stream is
+ * no longer trustworthy.  Returns true when reading must stop. */
+static bool handle_bad_frame(struct conn *conn, const struct proto_frame *f,
+                             int code, const struct err *e)
+{
+    log_warnx("peer=%s bad frame type=%u seq=%u: %s", conn->peer_name, f->type,
+              f->seq, e->text);
+    send_error(conn, f->type, f->seq, code, e->text);
+    if (code == EPROTONOSUPPORT || code == EACCES || code == EIO)
+        return false;
+    conn_close_after_output(conn);
+    return true;
+}
+
+static void conn_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct conn *conn = arg;
+    struct ctld *c = conn->l->ctld;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    while (!conn->closing && !conn->throttled) {
+        struct proto_frame f;
+        struct err e;
+        int rc;
+
+        err_clear(&e);
+        rc = proto_decode(in, conn->is_unix ? NULL : c->auth, &f, &e);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            int code = errno;
+            bool stop = handle_bad_frame(conn, &f, code, &e);
+            proto_frame_clear(&f);
+            if (stop)
+                break;
+            continue;
+        }
+        if (f.flags & PROTO_F_REPLY)
+            handle_reply(conn, &f);
+        else
+            handle_request(conn, &f);
+        proto_frame_clear(&f);
+        if (out_len(conn) > CONN_OUT_HIGH)
+            throttle(conn);
+    }
+    conn_maybe_free(conn);
+    if (ctld_txn_old(c))
+        ctld_flush(c);
+}
+
+static void conn_write_cb(struct bufferevent *bev, void *arg)
+{
+    struct conn *conn = arg;
+
+    (void)bev;
+    if (conn->throttled && !conn->closing && out_len(conn) <= CONN_OUT_LOW)
+        unthrottle(conn);
+    conn_maybe_free(conn);
+}
+
+static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    struct conn *conn = arg;
+
+    (void)bev;
+    if (what & BEV_EVENT_ERROR)
+        log_debug("peer=%s connection error: %s", conn->peer_name,
+                  strerror(EVUTIL_SOCKET_ERROR()));
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+        conn_free(conn);
+}
+
+static void peer_name(struct conn *conn, struct sockaddr *sa)
+{
+    char host[NI_MAXHOST], serv[NI_MAXSERV];
+
+    if (conn->is_unix) {
+        snprintf(conn->peer_name, sizeof(conn->peer_name), "unix:uid=%u",
+                 (unsigned)conn->peer.uid);
+        return;
+    }
+    if (getnameinfo(sa,
+                    sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                              : sizeof(struct sockaddr_in),
+                    host, sizeof(host), serv, sizeof(serv),
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        snprintf(conn->peer_name, sizeof(conn->peer_name), "tcp:?");
+    else
+        snprintf(conn->peer_name, sizeof(conn->peer_name), "%s:%s", host, serv);
+}
+
+static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
+                      struct sockaddr *sa, int salen, void *arg)
+{
+    struct listen *l = arg;
+    bool is_unix = lev == l->unx;
+    struct conn *conn;
+    int one = 1;
+
+    (void)salen;
+    conn = xcalloc(1, sizeof(*conn));
+    conn->l = l;
+    conn->is_unix = is_unix;
+    conn->node = -1;
+    if (is_unix && auth_peer_cred(fd, &conn->peer) < 0) {
+        log_warn("unix socket peer without credentials");
+        close(fd);
+        free(conn);
+        return;
+    }
+    if (!is_unix)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    peer_name(conn, sa);
+    conn->held = evbuffer_new();
+    conn->bev =
+        bufferevent_socket_new(l->ctld->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_priority_set(conn->bev, CTLD_PRIO_IO);
+    bufferevent_setcb(conn->bev, conn_read_cb, conn_write_cb, conn_event_cb,
+                      conn);
+    bufferevent_enable(conn->bev, EV_READ | EV_WRITE);
+    conn->next = l->conns;
+    if (l->conns)
+        l->conns->prev = conn;
+    l->conns = conn;
+    log_debug("peer=%s connected", conn->peer_name);
+}
+
+static void accept_error_cb(struct evconnlistener *lev, void *arg)
+{
+    (void)lev;
+    (void)arg;
+    /* EMFILE and the like: logged; libevent retries on the next event */
+    log_warn("accept");
+}
+
+static struct evconnlistener *make_listener(struct listen *l, int fd)
+{
+    struct evconnlistener *lev;
+
+    lev = evconnlistener_new(l->ctld->base, accept_cb, l,
+                             LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0,
+                             fd);
+    if (lev != NULL)
+        evconnlistener_set_error_cb(lev, accept_error_cb);
+    return lev;
+}
+
+struct listen *listen_create(struct ctld *c, int tcp_fd, int unix_fd,
+                             struct err *e)
+{
+    struct listen *l = xcalloc(1, sizeof(*l));
+
+    l->ctld = c;
+    if (tcp_fd >= 0 && (l->tcp = make_listener(l, tcp_fd)) == NULL)
+        goto error;
+    if (unix_fd >= 0 && (l->unx = make_listener(l, unix_fd)) == NULL)
+        goto error;
+    return l;
+error:
+    err_set(e, "cannot create a listener: %s", strerror(errno));
+    listen_destroy(l);
+    return NULL;
+}
+
+void listen_destroy(struct listen *l)
+{
+    int saved = errno;
+
+    if (l == NULL)
+        return;
+    while (l->conns != NULL)
+        conn_free(l->conns);
+    if (l->tcp)
+        evconnlistener_free(l->tcp);
+    if (l->unx)
+        evconnlistener_free(l->unx);
+    free(l);
+    errno = saved;
+}
+
+void listen_release(struct listen *l, bool ok)
+{
+    struct conn *conn = l->dirty;
+
+    l->dirty = NULL;
+    while (conn != NULL) {
+        struct conn *next = conn->dirty_next;
+        conn->dirty = false;
+        conn->dirty_next = NULL;
+        if (ok) {
+            evbuffer_add_buffer(bufferevent_get_output(conn->bev), conn->held);
+        } else {
+            log_warnx("peer=%s closed: its replies depend on a failed commit",
+                      conn->peer_name);
+            conn_free(conn);
+        }
+        conn = next;
+    }
+}
+
+bool listen_has_held(const struct listen *l)
+{
+    return l != NULL && l->dirty != NULL;
+}
+
+void listen_conn_set_node(struct conn *conn, long node)
+{
+    conn->node = node;
+}
+
+long listen_conn_node(const struct conn *conn)
+{
+    return conn->node;
+}
+
+const char *listen_conn_peer(const struct conn *conn)
+{
+    return conn->peer_name;
+}
+
+bool listen_conn_is_unix(const struct conn *conn)
+{
+    return conn->is_unix;
+}

@@ -1,0 +1,402 @@
+/*
+ * sluicectld [-f CONFIG] [-D] [-L LOGFILE] [-v]: load the configuration,
+ * take the pid file lock, bind the sockets, daemonize (unless -D), build
+ * the controller and run its event loop until SIGTERM or SIGINT.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/listen.h"
+
+#define DEFAULT_KEY_PATH "/etc/sluice/sluice.key"
+
+struct opts {
+    const char *conf_path;
+    const char *log_path;
+    bool foreground;
+    int verbose;
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sluicectld [-f CONFIG] [-D] [-L LOGFILE] [-v]\n"
+            "  -f CONFIG   configuration (default $SLUICE_CONF, else "
+            "%s)\n"
+            "  -D          stay in the foreground\n"
+            "  -L LOGFILE  log there (default: stderr with -D, else "
+            "StateSaveLocation/sluicectld.log)\n"
+            "  -v          more detail in the log (debug)\n",
+            CONF_DEFAULT_PATH);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    int ch;
+
+    memset(o, 0, sizeof(*o));
+    o->conf_path = getenv("SLUICE_CONF");
+    if (o->conf_path == NULL || o->conf_path[0] == '\0')
+        o->conf_path = CONF_DEFAULT_PATH;
+    while ((ch = getopt(argc, argv, "f:DL:vh")) != -1) {
+        switch (ch) {
+        case 'f':
+            o->conf_path = optarg;
+            break;
+        case 'D':
+            o->foreground = true;
+            break;
+        case 'L':
+            o->log_path = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "sluicectld: unexpected argument \"%s\"\n",
+                argv[optind]);
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+/* AuthInfo: for auth/key the key path; for auth/munge "socket=/path"
+ * (Slurm's form) among comma-separated options. */
+static struct auth *make_auth(const struct conf *conf, struct err *e)
+{
+    const char *info = conf->auth_info;
+    char *sock = NULL;
+    struct auth *a;
+
+    if (conf->auth_type == CONF_AUTH_KEY)
+        return auth_create(AUTH_KEY, info[0] ? info : DEFAULT_KEY_PATH, e);
+    for (const char *p = info; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (strncmp(p, "socket=", 7) == 0)
+            sock = xstrndup(p + 7, len - 7);
+        p = end ? end + 1 : NULL;
+    }
+    a = auth_create(AUTH_MUNGE, sock, e);
+    free(sock);
+    return a;
+}
+
+static int make_dirs(const char *path, struct err *e)
+{
+    char *p = xstrdup(path);
+
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            goto error;
+        *s = '/';
+    }
+    if (mkdir(p, 0755) < 0 && errno != EEXIST)
+        goto error;
+    free(p);
+    return 0;
+error:
+    err_set(e, "cannot create StateSaveLocation %s: %s", p, strerror(errno));
+    free(p);
+    return -1;
+}
+
+/* Lock the pid file for the life of the process (inherited by fork). */
+static int lock_pidfile(const char *path, struct err *e)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    char buf[32] = "";
+
+    if (fd < 0)
+        return err_set(e, "cannot open %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        err_set(e, "another sluicectld (pid %s) is running: %s is locked",
+                buf[0] ? buf : "?", path);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void write_pid(int fd)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
+        log_warn("cannot write the pid file");
+}
+
+/*
+ * Fork into the background.  The parent waits on a pipe until the child
+ * says it is serving (exit 0) or why it failed (printed, exit 1).
+ */
+static int daemonize(int *ready_fd, struct err *e)
+{
+    int p[2];
+    pid_t pid;
+    char msg[ERR_TEXT_MAX + 1];
+    ssize_t n;
+
+    if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+        return err_set(e, "cannot fork into the background: %s",
+                       strerror(errno));
+    if (pid > 0) {
+        close(p[1]);
+        n = read(p[0], msg, sizeof(msg) - 1);
+        if (n == 1 && msg[0] == '\0')
+            exit(0);
+        msg[n > 0 ? n : 0] = '\0';
+        fprintf(stderr, "sluicectld: %s\n",
+                n > 0 ? msg : "the daemon exited during start-up");
+        exit(1);
+    }
+    close(p[0]);
+    setsid();
+    *ready_fd = p[1];
+    return 0;
+}
+
+static void report_ready(int *ready_fd, const char *error)
+{
+    if (*ready_fd < 0)
+        return;
+    if (error != NULL) {
+        ssize_t rc = write(*ready_fd, error, strlen(error));
+        (void)rc;
+    } else if (write(*ready_fd, "", 1) != 1) {
+        log_warn("cannot tell the parent that start-up is done");
+    }
+    close(*ready_fd);
+    *ready_fd = -1;
+}
+
+static void quiet_stdio(void)
+{
+    int fd = open("/dev/null", O_RDWR);
+
+    if (fd < 0)
+        return;
+    dup2(fd, STDIN_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    if (fd > STDERR_FILENO)
+        close(fd);
+}
+
+struct run {
+    const struct opts *o;
+    struct conf *conf;
+    struct auth *auth;
+    int pid_fd, tcp_fd, unix_fd, ready_fd;
+    char *pid_path, *sock_path;
+    FILE *log_fp;
+    char *log_path; /* the file log_fp writes, for reopening */
+    struct event_base *base;
+};
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct run *r = arg;
+
+    (void)what;
+    log_info("signal=%d shutting down", (int)sig);
+    event_base_loopbreak(r->base);
+}
+
+/* SIGHUP: reopen the log file (after logrotate moved it). */
+static void on_hup(evutil_socket_t sig, short what, void *arg)
+{
+    struct run *r = arg;
+    FILE *fp;
+
+    (void)sig;
+    (void)what;
+    if (r->log_path == NULL)
+        return;
+    fp = fopen(r->log_path, "ae");
+    if (fp == NULL) {
+        log_warn("SIGHUP: cannot reopen %s", r->log_path);
+        return;
+    }
+    setvbuf(fp, NULL, _IOLBF, 0);
+    log_init("sluicectld", log_get_level(), fp);
+    fclose(r->log_fp);
+    r->log_fp = fp;
+    log_info("SIGHUP: log reopened (the configuration is read at start)");
+}
+
+static int prepare(struct run *r, struct err *e)
+{
+    const struct conf *conf = r->conf;
+    const struct conf_ctld_host *h =
+        conf->n_ctld_hosts ? &conf->ctld_hosts[0] : NULL;
+
+    if (h == NULL)
+        return err_set(e, "%s: SlurmctldHost is not set", conf->path);
+    r->auth = make_auth(conf, e);
+    if (r->auth == NULL || make_dirs(conf->state_save_location, e) < 0)
+        return -1;
+    r->pid_path = xasprintf("%s/sluicectld.pid", conf->state_save_location);
+    r->sock_path = xasprintf("%s/sluicectld.sock", conf->state_save_location);
+    if ((r->pid_fd = lock_pidfile(r->pid_path, e)) < 0)
+        return -1;
+    r->tcp_fd = listen_bind_tcp(h->addr[0] ? h->addr : h->host,
+                                conf->slurmctld_port, e);
+    if (r->tcp_fd < 0)
+        return -1;
+    r->unix_fd = listen_bind_unix(r->sock_path, e);
+    return r->unix_fd < 0 ? -1 : 0;
+}
+
+static int open_log(struct run *r, struct err *e)
+{
+    const char *path = r->o->log_path;
+    enum log_level lvl = r->o->verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
+
+    if (path == NULL && !r->o->foreground)
+        r->log_path =
+            xasprintf("%s/sluicectld.log", r->conf->state_save_location);
+    else if (path != NULL)
+        r->log_path = xstrdup(path);
+    if (r->log_path != NULL) {
+        r->log_fp = fopen(r->log_path, "ae");
+        if (r->log_fp == NULL)
+            return err_set(e, "cannot open log file %s: %s", r->log_path,
+                           strerror(errno));
+        setvbuf(r->log_fp, NULL, _IOLBF, 0);
+    }
+    log_init("sluicectld", lvl, r->log_fp);
+    return 0;
+}
+
+/* Build the controller and run the loop; returns the exit status. */
+static int serve(struct run *r, struct err *e)
+{
+    struct event_base *base = event_base_new();
+    struct event *sigs[3];
+    struct ctld *c = NULL;
+    int status = 1;
+
+    if (base == NULL || event_base_priority_init(base, CTLD_NPRIO) < 0) {
+        err_set(e, "cannot create the event loop");
+        goto out;
+    }
+    c = ctld_create(r->conf, r->auth, base, e);
+    if (c == NULL || ctld_listen(c, r->tcp_fd, r->unix_fd, e) < 0)
+        goto out;
+    r->tcp_fd = r->unix_fd = -1; /* the listeners own them now */
+    r->base = base;
+    sigs[0] = evsignal_new(base, SIGTERM, on_signal, r);
+    sigs[1] = evsignal_new(base, SIGINT, on_signal, r);
+    sigs[2] = evsignal_new(base, SIGHUP, on_hup, r);
+    for (int i = 0; i < 3; i++)
+        event_add(sigs[i], NULL);
+    write_pid(r->pid_fd);
+    log_info("started pid=%ld cluster=%s port=%u nodes=%zu partitions=%zu "
+             "auth=%s",
+             (long)getpid(), r->conf->cluster_name, r->conf->slurmctld_port,
+             r->conf->n_nodes, r->conf->n_parts,
+             auth_type_name(auth_get_type(r->auth)));
+    report_ready(&r->ready_fd, NULL);
+    if (!r->o->foreground)
+        quiet_stdio();
+    event_base_dispatch(base);
+    ctld_destroy(c);
+    c = NULL;
+    for (int i = 0; i < 3; i++)
+        event_free(sigs[i]);
+    unlink(r->sock_path);
+    unlink(r->pid_path);
+    log_info("stopped");
+    status = 0;
+out:
+    ctld_destroy(c);
+    if (base)
+        event_base_free(base);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    struct run r = {
+        .o = &o, .pid_fd = -1, .tcp_fd = -1, .unix_fd = -1, .ready_fd = -1};
+    struct conf_diag diag;
+    struct err e;
+    int status = 1;
+
+    signal(SIGPIPE, SIG_IGN);
+    if (parse_args(argc, argv, &o) < 0)
+        return 2;
+    log_init("sluicectld", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, NULL);
+    conf_diag_init(&diag);
+    err_clear(&e);
+    r.conf = conf_load(o.conf_path, &diag, &e);
+    conf_diag_print(&diag, stderr);
+    conf_diag_free(&diag);
+    if (r.conf == NULL)
+        return 1;
+    if (prepare(&r, &e) < 0 ||
+        (!o.foreground && daemonize(&r.ready_fd, &e) < 0) ||
+        open_log(&r, &e) < 0) {
+        if (r.ready_fd >= 0)
+            report_ready(&r.ready_fd, e.text);
+        else
+            fprintf(stderr, "sluicectld: %s\n", e.text);
+        goto out;
+    }
+    status = serve(&r, &e);
+    if (status != 0) {
+        log_warnx("%s", e.text);
+        if (r.ready_fd >= 0)
+            report_ready(&r.ready_fd, e.text);
+        else if (r.log_fp != NULL)
+            fprintf(stderr, "sluicectld: %s\n", e.text);
+    }
+out:
+    if (r.tcp_fd >= 0)
+        close(r.tcp_fd);
+    if (r.unix_fd >= 0)
+        close(r.unix_fd);
+    if (r.pid_fd >= 0)
+        close(r.pid_fd);
+    auth_destroy(r.auth);
+    conf_destroy(r.conf);
+    free(r.pid_path);
+    free(r.sock_path);
+    free(r.log_path);
+    if (r.log_fp)
+        fclose(r.log_fp);
+    return status;
+}

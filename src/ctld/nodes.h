@@ -1,0 +1,106 @@
+/*
+ * The node table: one entry per NodeName of the configuration, with what
+ * its daemon reported, what is allocated on it, its connection, and its
+ * state by Slurm's names.  A node is UNKNOWN until it registers, DOWN
+ * ("Not responding") after SlurmdTimeout of silence, INVALID when it has
+ * less than configured, and DRAIN/DOWN when an admin says so.
+ */
+#ifndef SLUICE_CTLD_NODES_H
+#define SLUICE_CTLD_NODES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "common/conf.h"
+#include "common/err.h"
+
+struct ctld;
+struct conn;
+struct nodes;
+
+enum node_admin {
+    NODE_ADMIN_NONE,
+    NODE_ADMIN_DRAIN,
+    NODE_ADMIN_DOWN,
+};
+
+struct node {
+    const struct conf_node *cf;
+    size_t idx;
+    bool registered;     /* registered since the controller started */
+    bool not_responding; /* DOWN: silent for SlurmdTimeout */
+    bool invalid;        /* reported less than configured */
+    char *auto_reason;   /* why invalid or not responding (owned) */
+    time_t auto_reason_time;
+    enum node_admin admin;
+    char *admin_reason; /* owned */
+    time_t admin_reason_time;
+    uint32_t cpus_reported;
+    uint64_t mem_reported_mib;
+    char *gres_reported; /* owned, or NULL */
+    uint32_t cpus_alloc;
+    uint64_t mem_alloc_mib;
+    uint32_t njobs;
+    struct conn *conn; /* the node daemon's open connection, or NULL */
+    time_t last_seen;
+    time_t boot_time;
+};
+
+/* nodes_create: one node per conf node; admin states loaded from the
+ * database.  nodes_destroy accepts NULL. */
+struct nodes *nodes_create(struct ctld *c, struct err *e);
+void nodes_destroy(struct nodes *ns);
+
+size_t nodes_count(const struct nodes *ns);
+struct node *nodes_get(struct nodes *ns, size_t idx);
+/* nodes_find: by NodeName, or NULL. */
+struct node *nodes_find(struct nodes *ns, const char *name);
+
+/* Resources a job takes and gives back on one node. */
+void nodes_alloc(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
+void nodes_release(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
+
+/* node_usable: may the scheduler start jobs there (drain aside)? */
+bool node_usable(const struct node *n);
+/* node_state_name: "IDLE", "MIXED", "ALLOCATED", "DOWN", "DRAIN",
+ * "DRAINING", "INVALID", "UNKNOWN". */
+const char *node_state_name(const struct node *n);
+const char *node_reason(const struct node *n);
+
+/* node_to_json: the NODE object of docs/protocol.md (new reference). */
+json_t *node_to_json(struct nodes *ns, const struct node *n);
+
+/*
+ * nodes_register: a node daemon on conn says it has cpus and mem.  Marks
+ * it INVALID (with Slurm's "Low CPUs (2 < 16)") or returns it to service,
+ * and makes conn its connection.
+ */
+void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
+                    uint32_t cpus, uint64_t mem_mib, const char *gres,
+                    time_t boot_time, time_t now);
+/* nodes_seen: a frame from the node on its connection: it is alive.
+ * Returns true when this brings it back from DOWN "Not responding". */
+bool nodes_seen(struct nodes *ns, struct node *n, time_t now);
+/* nodes_conn_closed: conn (the node's) went away; the node keeps its state
+ * until SlurmdTimeout passes. */
+void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn);
+
+/*
+ * nodes_set_admin: DRAIN, DOWN or NONE (RESUME) with a reason, persisted.
+ * A DOWN node's jobs end NODE_FAIL.  -1 with e on a database error.
+ */
+int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
+                    const char *reason, time_t now, struct err *e);
+
+/* nodes_tick: every second: nodes silent for SlurmdTimeout go DOWN and
+ * their jobs end NODE_FAIL. */
+void nodes_tick(struct nodes *ns, time_t now);
+
+/* nodes_heartbeat_s: what registering nodes are told (SlurmdTimeout/3). */
+uint32_t nodes_heartbeat_s(const struct nodes *ns);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Request handlers, one per message type, called by listen.c with the
+ * decoded frame and the sender's identity (from its credential or, on the
+ * unix socket, SO_PEERCRED; never from the body).  A handler returns 0
+ * with *reply set (a new reference; NULL means "{}"), or -1 with errno as
+ * the error code and e as the message of the error reply.
+ */
+#ifndef SLUICE_CTLD_RPC_H
+#define SLUICE_CTLD_RPC_H
+
+#include <jansson.h>
+
+#include "common/auth.h"
+#include "common/err.h"
+#include "common/proto.h"
+
+struct ctld;
+struct conn;
+
+struct rpc {
+    struct ctld *ctld;
+    struct conn *conn;
+    const struct proto_frame *req;
+    struct auth_id who;
+};
+
+typedef int (*rpc_fn)(struct rpc *r, json_t **reply, struct err *e);
+
+/* job_rpc.c */
+int rpc_submit(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_query(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_cancel(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_hold(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_release(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
+
+/* node_rpc.c */
+int rpc_node_query(struct rpc *r, json_t **reply, struct err *e);
+int rpc_part_query(struct rpc *r, json_t **reply, struct err *e);
+int rpc_node_update(struct rpc *r, json_t **reply, struct err *e);
+int rpc_node_register(struct rpc *r, json_t **reply, struct err *e);
+int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_end(struct rpc *r, json_t **reply, struct err *e);
+
+/* rpc_lookup: the handler for type, or NULL (listen.c answers PING and
+ * unknown types itself). */
+rpc_fn rpc_lookup(uint16_t type);
+
+#endif

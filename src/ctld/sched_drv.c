@@ -1,0 +1,334 @@
+/*
+ * The scheduling pass as the controller runs it: model in, decisions out,
+ * decisions applied (RUNNING + JOB_LAUNCH, or the reason a job waits).
+ */
+#include "ctld/sched_drv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/jobs.h"
+#include "ctld/listen.h"
+#include "ctld/nodes.h"
+#include "ctld/persist.h"
+#include "sched/sched.h"
+
+/* Passes shorter than this never wait: the fast lane stays fast. */
+#define SCHED_DRV_CHEAP_US 5000
+
+struct sched_drv {
+    struct ctld *c;
+    struct sched_part *parts; /* from the configuration, built once */
+    bool wanted;
+    int64_t last_end_us;
+    int64_t last_dur_us;
+    struct event *defer_ev;
+    uint64_t passes;
+};
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void defer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct sched_drv *s = arg;
+
+    (void)fd;
+    (void)what;
+    ctld_kick(s->c);
+}
+
+struct sched_drv *sched_drv_create(struct ctld *c)
+{
+    struct sched_drv *s = xcalloc(1, sizeof(*s));
+    const struct conf *conf = c->conf;
+
+    s->c = c;
+    s->parts = xcalloc(conf->n_parts ? conf->n_parts : 1, sizeof(*s->parts));
+    for (size_t i = 0; i < conf->n_parts; i++) {
+        const struct conf_part *p = &conf->parts[i];
+        s->parts[i] = (struct sched_part){
+            .name = p->name,
+            /* DRAIN takes no new submissions but still starts its queue */
+            .start_jobs =
+                p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
+            .inactive = p->state == CONF_PART_INACTIVE,
+            .nodes = p->node_idx,
+            .nnodes = p->n_nodes,
+        };
+    }
+    s->defer_ev = evtimer_new(c->base, defer_cb, s);
+    return s;
+}
+
+void sched_drv_destroy(struct sched_drv *s)
+{
+    if (s == NULL)
+        return;
+    if (s->defer_ev)
+        event_free(s->defer_ev);
+    free(s->parts);
+    free(s);
+}
+
+void sched_drv_want(struct sched_drv *s)
+{
+    s->wanted = true;
+}
+
+bool sched_drv_wanted(const struct sched_drv *s)
+{
+    return s->wanted;
+}
+
+static struct sched_node *model_nodes(struct ctld *c)
+{
+    size_t n = nodes_count(c->nodes);
+    struct sched_node *out = xcalloc(n ? n : 1, sizeof(*out));
+
+    for (size_t i = 0; i < n; i++) {
+        const struct node *nd = nodes_get(c->nodes, i);
+        out[i] = (struct sched_node){
+            .name = nd->cf->name,
+            .cpus = nd->cf->cpus,
+            .cpus_alloc = nd->cpus_alloc,
+            .mem_mib = nd->cf->mem_mib,
+            .mem_alloc_mib = nd->mem_alloc_mib,
+            .up = node_usable(nd),
+            .drain = nd->admin == NODE_ADMIN_DRAIN,
+        };
+    }
+    return out;
+}
+
+static struct sched_job model_job(const struct job *j)
+{
+    return (struct sched_job){
+        .id = j->id,
+        .part = j->part,
+        .nodes = j->nodes,
+        .cpus_per_node = j->cpus_per_node,
+        .mem_per_node_mib = job_mem_per_node(j),
+        .priority = j->priority,
+        .submit_time = j->submit_time,
+        .begin_time = j->begin_time,
+        .held_user = j->held_user,
+        .held_admin = j->held_admin,
+        .node_allowed = j->node_allowed,
+    };
+}
+
+/* ---- launch ----------------------------------------------------------- */
+
+static void launch_reply(struct ctld *c, struct conn *conn, uint64_t id,
+                         const struct proto_frame *reply)
+{
+    struct job *j = jobs_find(c->jobs, id);
+    const char *msg = "no reason given";
+    struct err e;
+    int code;
+
+    if (reply == NULL || !(reply->flags & PROTO_F_ERROR) || j == NULL ||
+        j->state != JOB_RUNNING || (long)j->alloc[0] != listen_conn_node(conn))
+        return; /* a lost connection is settled by registration or timeout */
+    proto_error_parse(reply->body, &code, &msg);
+    log_warnx("job=%" PRIu64 " launch failed on %s: %s", id,
+              c->conf->nodes[j->alloc[0]].name, msg);
+    /* Failing (not requeueing) keeps a job that cannot start on that
+     * node (bad work_dir, unknown user) from looping. */
+    char reason[ERR_TEXT_MAX];
+    snprintf(reason, sizeof(reason), "launch failed: %s", msg);
+    j->exit_code = 1;
+    jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
+}
+
+static json_t *launch_body(struct ctld *c, const struct job *j, json_t *payload)
+{
+    char *nl = job_alloc_list(j, c->conf);
+    json_t *o = json_object();
+
+#define S(k, v) json_object_set_new(o, k, v)
+    S("job_id", json_integer((json_int_t)j->id));
+    S("name", json_string(j->name));
+    S("user_id", json_integer(j->user_id));
+    S("group_id", json_integer(j->group_id));
+    S("user_name", json_string(j->user_name));
+    S("partition", json_string(c->conf->parts[j->part].name));
+    S("script", json_incref(json_object_get(payload, "script")));
+    S("argv", json_incref(json_object_get(payload, "argv")));
+    S("environment", json_incref(json_object_get(payload, "environment")));
+    S("work_dir", json_string(j->work_dir));
+    S("std_out", j->std_out ? json_string(j->std_out) : json_null());
+    S("std_err", j->std_err ? json_string(j->std_err) : json_null());
+    S("cpus", json_integer(j->cpus_per_node));
+    S("cpus_per_task", json_integer(j->cpus_per_task));
+    S("ntasks", json_integer(j->ntasks));
+    S("nodes", json_integer(j->nodes));
+    S("mem_mib", json_integer((json_int_t)job_mem_per_node(j)));
+    S("node_list", json_string(nl));
+    S("time_limit_s", j->time_limit_s == TIMEFMT_INFINITE
+                          ? json_null()
+                          : json_integer(j->time_limit_s));
+    S("gpus", json_null());
+    S("restart_count", json_integer(j->restart_count));
+    S("submit_time", json_integer((json_int_t)j->submit_time));
+#undef S
+    free(nl);
+    return o;
+}
+
+static void launch(struct ctld *c, struct job *j)
+{
+    struct node *n = nodes_get(c->nodes, j->alloc[0]);
+    json_t *payload = NULL, *body = NULL;
+    json_error_t jerr;
+    struct err e;
+    char *text;
+
+    err_clear(&e);
+    text = persist_job_payload(c->persist, j->id, &e);
+    if (text != NULL && (payload = json_loads(text, 0, &jerr)) == NULL)
+        err_set(&e, "stored payload unreadable: %s", jerr.text);
+    free(text);
+    if (payload == NULL || n->conn == NULL) {
+        char reason[ERR_TEXT_MAX + 32];
+        snprintf(reason, sizeof(reason), "launch failed: %s",
+                 payload ? "node not connected" : e.text);
+        jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
+        goto out;
+    }
+    body = json_pack("{s:o}", "job", launch_body(c, j, payload));
+    if (listen_request(n->conn, PROTO_MSG_JOB_LAUNCH, body, launch_reply, j->id,
+                       &e) < 0) {
+        char reason[ERR_TEXT_MAX + 32];
+        snprintf(reason, sizeof(reason), "launch failed: %s", e.text);
+        jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
+    }
+out:
+    json_decref(body);
+    json_decref(payload);
+}
+
+/* ---- the pass --------------------------------------------------------- */
+
+static void apply(struct sched_drv *s, struct job **pend,
+                  const struct sched_result *r, time_t now)
+{
+    struct err e;
+
+    for (size_t i = 0; i < r->n; i++) {
+        const struct sched_decision *d = &r->decisions[i];
+        struct job *j = pend[d->job];
+        if (d->nnodes == 0) {
+            job_set_reason(j, sched_reason_name(d->reason));
+            continue;
+        }
+        if (jobs_start(s->c->jobs, j, d->nodes, d->nnodes, now, &e) < 0)
+            log_warnx("job=%" PRIu64 " start not saved: %s", j->id, e.text);
+        launch(s->c, j);
+    }
+}
+
+static void pass(struct sched_drv *s, time_t now)
+{
+    struct ctld *c = s->c;
+    size_t cap = jobs_active(c->jobs), n = 0;
+    struct job **pend = xcalloc(cap ? cap : 1, sizeof(*pend));
+    struct sched_job *sj = xcalloc(cap ? cap : 1, sizeof(*sj));
+    struct sched_result r;
+    struct sched_cluster cl;
+
+    for (struct job *j = jobs_first(c->jobs); j != NULL && n < cap;
+         j = j->next) {
+        if (j->state != JOB_PENDING || j->part_time_limit)
+            continue;
+        pend[n] = j;
+        sj[n++] = model_job(j);
+    }
+    if (n > 0) {
+        cl = (struct sched_cluster){model_nodes(c),
+                                    nodes_count(c->nodes),
+                                    s->parts,
+                                    c->conf->n_parts,
+                                    sj,
+                                    n};
+        if (sched_pass(&cl, now, &r) == 0) {
+            apply(s, pend, &r, now);
+            if (r.started > 0)
+                log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
+                          s->passes, n, r.started);
+            sched_result_clear(&r);
+        } else {
+            log_warn("sched pass=%" PRIu64 " refused the model", s->passes);
+        }
+        free(cl.nodes);
+    }
+    free(sj);
+    free(pend);
+}
+
+void sched_drv_run(struct sched_drv *s, time_t now)
+{
+    int64_t start = mono_us(), wait_us;
+
+    if (!s->wanted)
+        return;
+    wait_us = s->last_end_us + 4 * s->last_dur_us - start;
+    if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0) {
+        struct timeval tv = {wait_us / 1000000, wait_us % 1000000};
+        if (!evtimer_pending(s->defer_ev, NULL))
+            evtimer_add(s->defer_ev, &tv);
+        return;
+    }
+    s->wanted = false;
+    s->passes++;
+    pass(s, now);
+    s->last_end_us = mono_us();
+    s->last_dur_us = s->last_end_us - start;
+}
+
+json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
+{
+    struct ctld *c = s->c;
+    struct sched_job sj = model_job(j);
+    struct sched_cluster cl = {model_nodes(c),
+                               nodes_count(c->nodes),
+                               s->parts,
+                               c->conf->n_parts,
+                               &sj,
+                               1};
+    struct sched_result r;
+    json_t *o = json_pack("{s:i, s:b, s:s}", "job_id", 0, "would_start", 0,
+                          "partition", c->conf->parts[j->part].name);
+
+    if (sched_pass(&cl, time(NULL), &r) == 0 && r.n == 1) {
+        const struct sched_decision *d = &r.decisions[0];
+        json_object_set_new(o, "reason",
+                            json_string(sched_reason_name(d->reason)));
+        if (d->nnodes > 0) {
+            struct job tmp = *j;
+            char *nl;
+            tmp.alloc = d->nodes;
+            tmp.n_alloc = d->nnodes;
+            nl = job_alloc_list(&tmp, c->conf);
+            json_object_set_new(o, "would_start", json_true());
+            json_object_set_new(o, "node_list", json_string(nl));
+            free(nl);
+        }
+        sched_result_clear(&r);
+    }
+    free(cl.nodes);
+    return o;
+}

@@ -1,0 +1,41 @@
+/*
+ * Drives the pure scheduler core (src/sched) from the controller's state:
+ * builds a struct sched_cluster from nodes, partitions and pending jobs,
+ * calls sched_pass, and applies the decisions: started jobs go RUNNING and
+ * their JOB_LAUNCH goes to the batch node; waiting jobs get their reason.
+ *
+ * Passes are asked for by events (ctld_schedule) and run in the flush
+ * event, at most one per loop iteration.  When passes get expensive (over
+ * 5 ms, a long queue), a pass waits until four times its predecessor's
+ * duration has passed, so that scheduling never takes more than a fifth of
+ * the controller's time.
+ */
+#ifndef SLUICE_CTLD_SCHED_DRV_H
+#define SLUICE_CTLD_SCHED_DRV_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include <jansson.h>
+
+struct ctld;
+struct job;
+struct sched_drv;
+
+struct sched_drv *sched_drv_create(struct ctld *c);
+void sched_drv_destroy(struct sched_drv *s);
+
+/* sched_drv_want: a pass is needed (run by the next sched_drv_run). */
+void sched_drv_want(struct sched_drv *s);
+bool sched_drv_wanted(const struct sched_drv *s);
+/* sched_drv_run: run the pass if one is wanted and due. */
+void sched_drv_run(struct sched_drv *s, time_t now);
+
+/*
+ * sched_drv_test: for --test-only: could j start now on the nodes as they
+ * are?  {"job_id": 0, "would_start": bool, "node_list": .., "reason": ..,
+ * "partition": ..}, a new reference.
+ */
+json_t *sched_drv_test(struct sched_drv *s, const struct job *j);
+
+#endif

@@ -1,0 +1,146 @@
+# Helpers for the end-to-end tests (sourced by tests/e2e/tNN_*.sh): TAP
+# lines, a private local cluster started with `sluice up` and always taken
+# down again, and waits on job states.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   cluster_start etc/quant-cluster.conf     # sets DIR, SLUICE_CONF, WORK
+#   ok "what" / not_ok "what" / is GOT WANT "what" / like GOT REGEX "what"
+#   finish                                    # exit status from the results
+
+set -u
+E2E_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+E2E_BUILD=${SLUICE_BUILD:-build}
+E2E_BIN=$E2E_ROOT/$E2E_BUILD/bin
+PATH=$E2E_BIN:$PATH
+export PATH
+unset SLUICE_CONF
+TAP_N=0
+TAP_FAILED=0
+DIR=
+WORK=
+
+ok() {
+    TAP_N=$((TAP_N + 1))
+    echo "ok $TAP_N - $*"
+}
+
+not_ok() {
+    TAP_N=$((TAP_N + 1))
+    TAP_FAILED=$((TAP_FAILED + 1))
+    echo "not ok $TAP_N - $*"
+}
+
+# is GOT WANT NAME: exact comparison.
+is() {
+    if [ "$1" = "$2" ]; then
+        ok "$3"
+    else
+        not_ok "$3"
+        printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+    fi
+}
+
+# like GOT REGEX NAME: extended regular expression match.
+like() {
+    if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+        ok "$3"
+    else
+        not_ok "$3"
+        printf '#   got:  %s\n#   want: /%s/\n' "$1" "$2"
+    fi
+}
+
+# skip_all REASON: the whole script is skipped (counts as one pass).
+skip_all() {
+    echo "ok 1 # SKIP $*"
+    exit 0
+}
+
+# The daemons must be built for any of this.
+need_daemons() {
+    for b in sluice sluicectld sluiced; do
+        [ -x "$E2E_BIN/$b" ] || skip_all "$E2E_BIN/$b is not built"
+    done
+}
+
+# cluster_stop: cancel jobs, stop the daemons, show logs after failures,
+# remove the directory.  Runs from the EXIT trap, so also after a crash.
+cluster_stop() {
+    [ -n "$DIR" ] && [ -d "$DIR" ] || return 0
+    sluice down --cancel --dir "$DIR" >/dev/null 2>&1
+    if [ "$TAP_FAILED" -ne 0 ]; then
+        for f in "$DIR"/log/*.log "$DIR"/log/*.out; do
+            [ -s "$f" ] || continue
+            echo "# --- $f (last 15 lines)"
+            tail -15 "$f" | sed 's/^/#   /'
+        done
+    fi
+    rm -rf "$DIR"
+    DIR=
+}
+
+# cluster_start CONFIG: a private cluster in a fresh directory; exports
+# SLUICE_CONF and cds into $WORK, where jobs write their output.
+cluster_start() {
+    local out
+    need_daemons
+    DIR=$(mktemp -d /tmp/sluice-e2e.XXXXXX)
+    trap cluster_stop EXIT
+    trap 'exit 130' INT TERM
+    if ! out=$(sluice up -f "$1" --dir "$DIR" 2>"$DIR/up.err"); then
+        not_ok "sluice up -f $1"
+        sed 's/^/#   /' "$DIR/up.err"
+        exit 1
+    fi
+    eval "$out"
+    export SLUICE_CONF
+    WORK=$DIR/work
+    mkdir -p "$WORK"
+    cd "$WORK" || exit 1
+}
+
+# wait_for SECONDS CMD...: run CMD every 0.1 s until it succeeds.
+wait_for() {
+    local limit=$(($1 * 10)) i=0
+    shift
+    while ! "$@" >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ "$i" -ge "$limit" ] && return 1
+        sleep 0.1
+    done
+    return 0
+}
+
+# job_state ID: the job's state (PENDING, RUNNING, COMPLETED, ...).
+job_state() {
+    squeue -h -t all -j "$1" -o %T 2>/dev/null
+}
+
+job_ended() {
+    case $(job_state "$1") in
+    COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY)
+        return 0 ;;
+    esac
+    return 1
+}
+
+# alive PID: the process exists and is not a zombie waiting for its
+# (possibly lazy) reaper.
+alive() {
+    local st
+    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    case $st in
+    Z*) return 1 ;;
+    esac
+    return 0
+}
+
+# submit ARGS...: sbatch --parsable, printing the job id.
+submit() {
+    sbatch --parsable "$@"
+}
+
+finish() {
+    echo "1..$TAP_N"
+    [ "$TAP_FAILED" -eq 0 ]
+}

@@ -1,0 +1,402 @@
+/*
+ * The controller's job logic without sockets: a struct ctld built on a
+ * temporary state directory, driven through jobs_submit and the state
+ * machine.  Spec validation, holds, permissions, updates, every final
+ * state, and a restart that brings back exactly what was committed.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "ctld/ctld.h"
+#include "ctld/jobs.h"
+#include "ctld/nodes.h"
+
+static const char conf_fmt[] =
+    "ClusterName=t\n"
+    "SlurmctldHost=localhost(127.0.0.1)\n"
+    "AuthType=auth/key\n"
+    "StateSaveLocation=%s\n"
+    "EnforcePartLimits=%s\n"
+    "NodeName=node[01-02] CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+    "NodeName=small CPUs=2 RealMemory=1000\n"
+    "PartitionName=batch Nodes=node[01-02] Default=YES MaxTime=72:00:00 "
+    "DefaultTime=1:00:00\n"
+    "PartitionName=dev Nodes=small MaxTime=24:00:00\n";
+
+struct fx {
+    char dir[64];
+    struct conf *conf;
+    struct event_base *base;
+    struct ctld *c;
+};
+
+static const struct auth_id alice = {1001, 1001};
+static const struct auth_id bob = {1002, 1002};
+static const struct auth_id root = {0, 0};
+
+static void start(struct fx *f)
+{
+    struct err e;
+
+    f->c = ctld_create(f->conf, NULL, f->base, &e);
+    if (f->c == NULL)
+        fail_msg("ctld_create: %s", e.text);
+}
+
+static int fx_setup(void **state, const char *enforce)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    char text[2048];
+    struct err e;
+
+    strcpy(f->dir, "/tmp/sluice-test-jobs.XXXXXX");
+    if (mkdtemp(f->dir) == NULL)
+        return -1;
+    snprintf(text, sizeof(text), conf_fmt, f->dir, enforce);
+    f->conf = conf_parse_string(text, "test.conf", NULL, &e);
+    if (f->conf == NULL) {
+        fprintf(stderr, "conf: %s\n", e.text);
+        return -1;
+    }
+    f->base = event_base_new();
+    event_base_priority_init(f->base, CTLD_NPRIO);
+    start(f);
+    *state = f;
+    return 0;
+}
+
+static int setup(void **state)
+{
+    return fx_setup(state, "ALL");
+}
+
+static int setup_no_enforce(void **state)
+{
+    return fx_setup(state, "NO");
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[128];
+
+    ctld_destroy(f->c);
+    conf_destroy(f->conf);
+    event_base_free(f->base);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    free(f);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Submit spec (JSON text) as who: the job id, or 0 with e set. */
+static uint64_t submit(struct fx *f, const char *spec,
+                       const struct auth_id *who, struct err *e)
+{
+    json_t *o = json_loads(spec, 0, NULL), *reply = NULL;
+    uint64_t id = 0;
+
+    assert_non_null(o);
+    err_clear(e);
+    if (jobs_submit(f->c->jobs, o, who, &reply, e) == 0) {
+        id = (uint64_t)json_integer_value(json_object_get(reply, "job_id"));
+        json_decref(reply);
+    }
+    json_decref(o);
+    ctld_flush(f->c);
+    return id;
+}
+
+static struct job *job(struct fx *f, uint64_t id)
+{
+    struct job *j = jobs_find(f->c->jobs, id);
+
+    assert_non_null(j);
+    return j;
+}
+
+static void test_spec_validation(void **state)
+{
+    static const struct {
+        const char *spec;
+        const char *error; /* NULL: accepted */
+    } cases[] = {
+        {"{\"script\": \"#!/bin/sh\\ntrue\"}", NULL},
+        {"{\"script\": \"echo hi\"}", "script has no interpreter line (#!...)"},
+        {"{\"name\": \"x\"}", "job script: missing"},
+        {"{\"script\": \"#!/bin/sh\", \"partition\": \"gpu\"}",
+         "invalid partition name \"gpu\" (partitions: batch,dev)"},
+        {"{\"script\": \"#!/bin/sh\", \"partition\": \"dev\", "
+         "\"cpus_per_task\": 64}",
+         "requested 64 CPUs per node but the largest node in partition dev "
+         "has 2"},
+        {"{\"script\": \"#!/bin/sh\", \"mem_mib\": 128000}",
+         "requested 128000 MiB of memory per node but the largest node in "
+         "partition batch has 64000 MiB"},
+        {"{\"script\": \"#!/bin/sh\", \"nodes\": 3}",
+         "requested 3 nodes but partition batch has 2"},
+        {"{\"script\": \"#!/bin/sh\", \"gres\": \"gpu:8\"}",
+         "requested 8 GPUs per node but the largest node in partition batch "
+         "has 4"},
+        {"{\"script\": \"#!/bin/sh\", \"time_limit_s\": 300000}",
+         "time limit 3-11:20:00 exceeds the MaxTime 3-00:00:00 of partition "
+         "batch"},
+        {"{\"script\": \"#!/bin/sh\", \"time_limit_s\": -1}",
+         "time limit INFINITE exceeds the MaxTime 3-00:00:00"},
+        {"{\"script\": \"#!/bin/sh\", \"time_limit_s\": 0}",
+         "job time_limit_s: expected seconds"},
+        {"{\"script\": \"#!/bin/sh\", \"cpus_per_task\": \"4\"}",
+         "job cpus_per_task: expected an integer"},
+        {"{\"script\": \"#!/bin/sh\", \"mem_mib\": 10, \"mem_per_cpu_mib\": 1}",
+         "mutually exclusive"},
+        {"{\"script\": \"#!/bin/sh\", \"work_dir\": \"rel\"}",
+         "is not an absolute path"},
+        {"{\"script\": \"#!/bin/sh\", \"nodelist\": \"node07\"}",
+         "invalid node name \"node07\" in job nodelist"},
+        {"{\"script\": \"#!/bin/sh\", \"environment\": {\"A\": 1}}",
+         "job environment \"A\""},
+        {"{\"script\": \"#!/bin/sh\", \"argv\": [\"a\", 2]}",
+         "job argv[1]: expected a string"},
+        {"{\"script\": \"#!/bin/sh\", \"nodelist\": \"node01\", \"nodes\": 2}",
+         "requested 2 nodes but partition batch has 1 that the node list "
+         "allows"},
+    };
+    struct fx *f = *state;
+    struct err e;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint64_t id = submit(f, cases[i].spec, &alice, &e);
+        if (cases[i].error == NULL) {
+            if (id == 0)
+                fail_msg("case %zu refused: %s", i, e.text);
+            continue;
+        }
+        if (id != 0)
+            fail_msg("case %zu accepted: %s", i, cases[i].spec);
+        if (strstr(e.text, cases[i].error) == NULL)
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, e.text,
+                     cases[i].error);
+    }
+    assert_int_equal(jobs_count(f->c->jobs), 1);
+}
+
+static void test_submit_defaults(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t id, id2;
+    struct job *j;
+    json_t *o, *reply = NULL;
+
+    id = submit(f,
+                "{\"script\": \"#!/bin/sh\", \"argv\": [\"/x/train.sh\"], "
+                "\"ntasks\": 3, \"cpus_per_task\": 2, \"nodes\": 2}",
+                &alice, &e);
+    assert_int_equal(id, 1);
+    j = job(f, id);
+    assert_int_equal(j->state, JOB_PENDING);
+    assert_string_equal(j->name, "train.sh");
+    assert_int_equal(j->user_id, 1001);
+    assert_int_equal(j->time_limit_s, 3600); /* batch DefaultTime */
+    assert_int_equal(j->cpus_per_node, 3);
+    assert_int_equal(j->part, 0);
+    id2 = submit(f, "{\"script\": \"#!/bin/sh\", \"hold\": true}", &alice, &e);
+    assert_int_equal(id2, 2);
+    assert_string_equal(job_reason(job(f, id2)), "JobHeldUser");
+
+    /* test_only answers without creating a job */
+    o = json_pack("{s:s, s:b}", "script", "#!/bin/sh", "test_only", 1);
+    assert_int_equal(jobs_submit(f->c->jobs, o, &alice, &reply, &e), 0);
+    assert_int_equal(json_integer_value(json_object_get(reply, "job_id")), 0);
+    assert_true(json_is_false(json_object_get(reply, "would_start")));
+    json_decref(reply);
+    json_decref(o);
+    assert_int_equal(jobs_count(f->c->jobs), 2);
+}
+
+static void test_over_maxtime_held(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    json_t *set;
+    uint64_t id = submit(
+        f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 300000}", &alice, &e);
+
+    assert_int_not_equal(id, 0);
+    assert_string_equal(job_reason(job(f, id)), "PartitionTimeLimit");
+    /* lowering it below MaxTime lets it run */
+    set = json_pack("{s:i}", "time_limit_s", 3600);
+    assert_int_equal(jobs_update(f->c->jobs, job(f, id), alice.uid, set, &e),
+                     0);
+    json_decref(set);
+    assert_false(job(f, id)->part_time_limit);
+}
+
+static void test_hold_release_permissions(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t id = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    struct job *j = job(f, id);
+
+    assert_int_equal(jobs_hold(f->c->jobs, j, bob.uid, &e), -1);
+    assert_string_equal(e.text, "Access/permission denied");
+    assert_false(j->held_user);
+    assert_int_equal(jobs_hold(f->c->jobs, j, alice.uid, &e), 0);
+    assert_string_equal(job_reason(j), "JobHeldUser");
+    assert_int_equal(jobs_release(f->c->jobs, j, alice.uid, &e), 0);
+    assert_int_equal(jobs_hold(f->c->jobs, j, root.uid, &e), 0);
+    assert_string_equal(job_reason(j), "JobHeldAdmin");
+    assert_int_equal(jobs_release(f->c->jobs, j, alice.uid, &e), -1);
+    assert_string_equal(e.text, "Access/permission denied");
+    assert_true(j->held_admin);
+    assert_int_equal(jobs_release(f->c->jobs, j, root.uid, &e), 0);
+    assert_false(j->held_admin);
+    assert_int_equal(jobs_cancel(f->c->jobs, j, bob.uid, 0, &e), -1);
+    assert_string_equal(e.text, "Access/permission denied");
+    assert_int_equal(j->state, JOB_PENDING);
+    assert_int_equal(jobs_cancel(f->c->jobs, j, alice.uid, 0, &e), 0);
+    assert_int_equal(j->state, JOB_CANCELLED);
+    assert_int_equal(jobs_hold(f->c->jobs, j, alice.uid, &e), -1);
+}
+
+static void test_update_time_limit(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t id = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    struct job *j = job(f, id);
+    json_t *up = json_pack("{s:i}", "time_limit_s", 7200);
+    json_t *down = json_pack("{s:i}", "time_limit_s", 60);
+    json_t *part = json_pack("{s:s}", "partition", "dev");
+    json_t *prio = json_pack("{s:i}", "priority", 9);
+
+    assert_int_equal(jobs_update(f->c->jobs, j, alice.uid, up, &e), -1);
+    assert_int_equal(errno, EPERM);
+    assert_int_equal(j->time_limit_s, 3600);
+    assert_int_equal(jobs_update(f->c->jobs, j, alice.uid, down, &e), 0);
+    assert_int_equal(j->time_limit_s, 60);
+    assert_int_equal(jobs_update(f->c->jobs, j, root.uid, up, &e), 0);
+    assert_int_equal(j->time_limit_s, 7200);
+    assert_int_equal(jobs_update(f->c->jobs, j, alice.uid, part, &e), 0);
+    assert_string_equal(f->conf->parts[j->part].name, "dev");
+    assert_int_equal(jobs_update(f->c->jobs, j, alice.uid, prio, &e), -1);
+    assert_int_equal(jobs_update(f->c->jobs, j, bob.uid, down, &e), -1);
+    assert_string_equal(e.text, "Access/permission denied");
+    json_decref(up);
+    json_decref(down);
+    json_decref(part);
+    json_decref(prio);
+}
+
+/* Run job id on node 0 and end it; returns its final state. */
+static enum job_state run_and_end(struct fx *f, uint64_t id, int cancel_uid,
+                                  int code, int sig)
+{
+    struct job *j = job(f, id);
+    const size_t node = 0;
+    struct err e;
+
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
+    assert_int_equal(j->state, JOB_RUNNING);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 1);
+    if (cancel_uid >= 0) {
+        assert_int_equal(jobs_cancel(f->c->jobs, j, (uid_t)cancel_uid, 0, &e),
+                         0);
+        assert_int_equal(j->state, JOB_RUNNING); /* until the node says */
+    }
+    assert_int_equal(jobs_ended(f->c->jobs, j, code, sig, time(NULL), &e), 0);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 0);
+    return j->state;
+}
+
+static void test_final_states(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t ids[5];
+    struct job *j;
+    const size_t node = 1;
+
+    for (int i = 0; i < 5; i++)
+        ids[i] = submit(f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 5}",
+                        &alice, &e);
+    assert_int_equal(run_and_end(f, ids[0], -1, 0, 0), JOB_COMPLETED);
+    assert_int_equal(run_and_end(f, ids[1], -1, 3, 0), JOB_FAILED);
+    assert_string_equal(job_reason(job(f, ids[1])), "NonZeroExitCode");
+    assert_int_equal(run_and_end(f, ids[2], (int)alice.uid, 0, 15),
+                     JOB_CANCELLED);
+    /* time limit: the tick asks for a kill, the end makes it TIMEOUT */
+    j = job(f, ids[3]);
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, 1000, &e), 0);
+    jobs_tick(f->c->jobs, 1004);
+    assert_int_equal(j->kill, JOB_KILL_NONE);
+    jobs_tick(f->c->jobs, 1005);
+    assert_int_equal(j->kill, JOB_KILL_TIMEOUT);
+    assert_int_equal(jobs_ended(f->c->jobs, j, 0, 15, 1006, &e), 0);
+    assert_int_equal(j->state, JOB_TIMEOUT);
+    /* a node that goes away takes its jobs with it */
+    j = job(f, ids[4]);
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
+    jobs_node_down(f->c->jobs, 1, "NodeDown", time(NULL));
+    assert_int_equal(j->state, JOB_NODE_FAIL);
+    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 0);
+    /* an end reported twice changes nothing */
+    assert_int_equal(jobs_ended(f->c->jobs, j, 0, 0, time(NULL), &e), 0);
+    assert_int_equal(j->state, JOB_NODE_FAIL);
+}
+
+static void test_restart_restores(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t pend =
+        submit(f, "{\"script\": \"#!/bin/sh\", \"name\": \"p\"}", &alice, &e);
+    uint64_t run = submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+    uint64_t held = submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+    const size_t node = 1;
+
+    assert_int_equal(
+        jobs_start(f->c->jobs, job(f, run), &node, 1, time(NULL), &e), 0);
+    assert_int_equal(jobs_hold(f->c->jobs, job(f, held), root.uid, &e), 0);
+    ctld_flush(f->c);
+    ctld_destroy(f->c);
+    start(f);
+    assert_int_equal(jobs_count(f->c->jobs), 3);
+    assert_int_equal(job(f, pend)->state, JOB_PENDING);
+    assert_string_equal(job(f, pend)->name, "p");
+    assert_int_equal(job(f, run)->state, JOB_RUNNING);
+    assert_int_equal(job(f, run)->alloc[0], 1);
+    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 1);
+    assert_true(job(f, held)->held_admin);
+    /* ids go on where they stopped */
+    assert_int_equal(submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e), 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_spec_validation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_submit_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_over_maxtime_held,
+                                        setup_no_enforce, teardown),
+        cmocka_unit_test_setup_teardown(test_hold_release_permissions, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_update_time_limit, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_final_states, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_restores, setup, teardown),
+    };
+    log_init("test", LOG_LEVEL_WARN, NULL);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+/*
+ * sluicectld's nodes as a process on loopback (ctld_harness.h):
+ * reconciliation after a controller restart, INVALID nodes, SlurmdTimeout
+ * and heartbeats, admin DRAIN/RESUME across a restart, and query paging.
+ */
+#include "ctld_harness.h"
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_restart_and_reconcile(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t a = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
+    uint64_t b = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
+    json_t *reply, *jobs;
+    char *st;
+
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    peer_close(n1);
+    stop(f, SIGKILL);
+    spawn(f);
+    assert_job(f, a, "job_state", "RUNNING");
+    assert_job(f, b, "job_state", "PENDING");
+    /* the node comes back running a, plus a job we never gave it */
+    jobs = json_pack("[{s:I, s:s}, {s:i, s:s}]", "job_id", (json_int_t)a,
+                     "state", "running", "job_id", 999, "state", "running");
+    n1 = node_up(f, "node01", 4, jobs, &reply);
+    assert_int_equal(json_integer_value(json_array_get(
+                         json_object_get(reply, "kill_jobs"), 0)),
+                     999);
+    json_decref(reply);
+    assert_job(f, a, "job_state", "RUNNING");
+    peer_close(n1);
+    /* ... and again with a reported as ended */
+    jobs = json_pack("[{s:I, s:s, s:i, s:i}]", "job_id", (json_int_t)a, "state",
+                     "ended", "exit_code", 0, "signal", 0);
+    n1 = node_up(f, "node01", 4, jobs, NULL);
+    assert_job(f, a, "job_state", "COMPLETED");
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    assert_job(f, b, "job_state", "RUNNING");
+    peer_close(n1);
+    /* ... and without b: NODE_FAIL */
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    assert_job(f, b, "job_state", "NODE_FAIL");
+    st = node_field(f, "node01", "state");
+    assert_string_equal(st, "IDLE");
+    free(st);
+    peer_close(n1);
+}
+
+static void test_invalid_node_and_timeout(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n2 = node_up(f, "node02", 2, NULL, NULL);
+    struct peer *n1;
+    char *st, *reason;
+    json_t *k;
+
+    st = node_field(f, "node02", "state");
+    reason = node_field(f, "node02", "reason");
+    assert_string_equal(st, "INVALID");
+    assert_string_equal(reason, "Low CPUs (2 < 4)");
+    free(st);
+    free(reason);
+    peer_close(n2);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t id = submit(f, ", \"nodelist\": \"node01\"");
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    /* silent for SlurmdTimeout=3, the connection kept */
+    sleep(2);
+    wait_node_state(f, "node01", "DOWN", 6000);
+    reason = node_field(f, "node01", "reason");
+    assert_string_equal(reason, "Not responding");
+    free(reason);
+    assert_job(f, id, "job_state", "NODE_FAIL");
+    /* a heartbeat brings it back; the job it still runs is killed */
+    json_decref(peer_call(
+        n1, PROTO_MSG_NODE_HEARTBEAT,
+        json_pack("{s:s, s:[I]}", "node", "node01", "jobs", (json_int_t)id),
+        NULL));
+    k = peer_expect(n1, PROTO_MSG_JOB_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "node_down");
+    json_decref(k);
+    st = node_field(f, "node01", "state");
+    assert_string_equal(st, "IDLE");
+    free(st);
+    peer_close(n1);
+    /* a closed connection: DOWN until it registers again */
+    sleep(2);
+    wait_node_state(f, "node01", "DOWN", 6000);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    st = node_field(f, "node01", "state");
+    reason = node_field(f, "node01", "reason");
+    assert_string_equal(st, "IDLE");
+    assert_string_equal(reason, "null");
+    free(st);
+    free(reason);
+    peer_close(n1);
+}
+
+/* Queries page; an admin DRAIN holds new work off a node until RESUME,
+ * and survives a restart. */
+static void test_paging_and_drain(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    json_t *r, *jobs;
+    struct err e;
+    uint64_t id;
+    char *st;
+
+    r = call(f, false, PROTO_MSG_NODE_UPDATE,
+             json_pack("{s:[s], s:s, s:s}", "nodes", "node01", "state", "DRAIN",
+                       "reason", "fan"),
+             &e);
+    assert_non_null(r);
+    json_decref(r);
+    st = node_field(f, "node01", "state");
+    assert_string_equal(st, "DRAIN");
+    free(st);
+    for (int i = 0; i < 5; i++)
+        id = submit(f, ", \"nodelist\": \"node01\"");
+    r = call(f, false, PROTO_MSG_JOB_QUERY, json_pack("{s:i}", "limit", 2), &e);
+    assert_non_null(r);
+    jobs = json_object_get(r, "jobs");
+    assert_int_equal(json_array_size(jobs), 2);
+    assert_int_equal(
+        json_integer_value(json_object_get(r, "next_after_job_id")), 2);
+    json_decref(r);
+    r = call(f, false, PROTO_MSG_JOB_QUERY,
+             json_pack("{s:i, s:i}", "limit", 2, "after_job_id", 4), &e);
+    assert_int_equal(json_array_size(json_object_get(r, "jobs")), 1);
+    assert_true(json_is_null(json_object_get(r, "next_after_job_id")));
+    json_decref(r);
+    assert_job(f, id, "job_state", "PENDING");
+    peer_close(n1);
+    stop(f, SIGTERM);
+    spawn(f);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    st = node_field(f, "node01", "reason");
+    assert_string_equal(st, "fan");
+    free(st);
+    r = call(f, false, PROTO_MSG_NODE_UPDATE,
+             json_pack("{s:[s], s:s}", "nodes", "node01", "state", "RESUME"),
+             &e);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    peer_close(n1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_restart_and_reconcile, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_node_and_timeout, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_paging_and_drain, setup, teardown),
+    };
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
