@@ -96,22 +96,53 @@ static void gres_add(struct gres_list *l, const char *name, const char *type,
     l->n++;
 }
 
+static void gpu_add(struct resources *r, const char *type, const char *file)
+{
+    struct resources_gpu *gpu;
+
+    if (r->n_gpus >= RESOURCES_MAX_GPUS)
+        return;
+    r->gpus = xreallocarray(r->gpus, r->n_gpus + 1, sizeof(*r->gpus));
+    gpu = &r->gpus[r->n_gpus++];
+    snprintf(gpu->type, sizeof(gpu->type), "%s", type);
+    gpu->file = file ? xstrdup(file) : NULL;
+}
+
+/* A File= line counts the device files that exist here: a GPU declared but
+ * missing is not reported (the controller then says why jobs wait). */
+static uint64_t rec_count(struct resources *r, const struct gresconf_rec *rec)
+{
+    struct stat st;
+    uint64_t n = 0;
+    bool gpu = strcmp(rec->name, "gpu") == 0;
+
+    if (rec->n_files == 0) {
+        for (uint64_t k = 0; gpu && k < rec->count; k++)
+            gpu_add(r, rec->type, NULL);
+        return rec->count;
+    }
+    for (size_t k = 0; k < rec->n_files; k++) {
+        if (stat(rec->files[k], &st) < 0) {
+            log_warnx("%s:%d: %s: %s; not reported", rec->loc.file,
+                      rec->loc.line, rec->files[k], strerror(errno));
+            continue;
+        }
+        n++;
+        if (gpu)
+            gpu_add(r, rec->type, rec->files[k]);
+    }
+    return n;
+}
+
 static void gpus_from(struct resources *r, const struct gresconf *g)
 {
     struct gres_list l = {0};
 
     for (size_t i = 0; i < g->n; i++) {
         const struct gresconf_rec *rec = &g->recs[i];
-        gres_add(&l, rec->name, rec->type, rec->count);
-        if (strcmp(rec->name, "gpu") != 0)
-            continue;
-        for (uint64_t k = 0; k < rec->count && r->n_gpus < 4096; k++) {
-            struct resources_gpu *gpu;
-            r->gpus = xreallocarray(r->gpus, r->n_gpus + 1, sizeof(*r->gpus));
-            gpu = &r->gpus[r->n_gpus++];
-            snprintf(gpu->type, sizeof(gpu->type), "%s", rec->type);
-            gpu->file = k < rec->n_files ? xstrdup(rec->files[k]) : NULL;
-        }
+        uint64_t n = rec_count(r, rec);
+        if (n > 0)
+            gres_add(&l, rec->name, rec->type, n);
     }
     gres_format(&l, r->gres, sizeof(r->gres));
 }

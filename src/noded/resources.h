@@ -17,6 +17,9 @@
 #include "common/err.h"
 #include "common/gres.h"
 
+/* The most GPUs one node reports. */
+#define RESOURCES_MAX_GPUS 4096
+
 struct resources_gpu {
     char type[GRES_NAME_MAX]; /* "h200" or "" */
     char *file;               /* "/dev/nvidia0", or NULL when count-only */
@@ -37,8 +40,10 @@ struct resources {
 /*
  * resources_detect: fill r for node of c.  gres.conf is looked for beside
  * c->path; its absence means no GPUs, a broken one is an error (e says
- * where).  AutoDetect=nvml is not supported yet: logged, and only the
- * File=/Count= lines count.  Free with resources_fini.
+ * where).  A File= line counts the device files that exist (a missing one
+ * is logged); a count-only line counts as written.  AutoDetect=nvml is
+ * not supported yet: logged, and only the Name= lines count.  Free with
+ * resources_fini.
  */
 int resources_detect(const struct conf *c, const struct conf_node *node,
                      struct resources *r, struct err *e);

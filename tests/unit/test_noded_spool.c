@@ -215,6 +215,69 @@ static void test_dir_join(void **state)
     free(p);
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static void test_gres_detect(void **state)
+{
+    char conf_path[256], gres_path[256];
+    struct resources r;
+    struct conf *c;
+    json_t *gpus;
+    struct err e;
+
+    (void)state;
+    snprintf(conf_path, sizeof(conf_path), "%s/sluice.conf", tmpdir);
+    snprintf(gres_path, sizeof(gres_path), "%s/gres.conf", tmpdir);
+    write_file(conf_path, "ClusterName=t\nSlurmctldHost=m\nGresTypes=gpu\n"
+                          "SlurmdParameters=config_overrides\n"
+                          "NodeName=n[1-2] CPUs=64 RealMemory=1000 "
+                          "Gres=gpu:4\nPartitionName=p Nodes=ALL\n");
+    c = conf_load(conf_path, NULL, &e);
+    if (c == NULL)
+        fail_msg("%s", e.text);
+
+    /* no gres.conf: no GPUs */
+    assert_int_equal(resources_detect(c, conf_node_find(c, "n1"), &r, &e), 0);
+    assert_string_equal(r.gres, "");
+    assert_int_equal(r.n_gpus, 0);
+    assert_int_equal(r.cpus, 64); /* config_overrides */
+    assert_int_equal(r.mem_mib, 1000);
+    resources_fini(&r);
+
+    /* count-only for n1; device files for n2, one of them missing */
+    write_file(gres_path, "NodeName=n1 Name=gpu Count=4\n"
+                          "NodeName=n2 Name=gpu Type=h200 "
+                          "File=/dev/null,/nonexistent/nvidia1\n");
+    assert_int_equal(resources_detect(c, conf_node_find(c, "n1"), &r, &e), 0);
+    assert_string_equal(r.gres, "gpu:4");
+    assert_int_equal(r.n_gpus, 4);
+    assert_null(r.gpus[0].file);
+    resources_fini(&r);
+    assert_int_equal(resources_detect(c, conf_node_find(c, "n2"), &r, &e), 0);
+    assert_string_equal(r.gres, "gpu:h200:1");
+    assert_int_equal(r.n_gpus, 1);
+    gpus = resources_gpus_json(&r);
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(gpus, 0), "file")),
+        "/dev/null");
+    json_decref(gpus);
+    resources_fini(&r);
+
+    /* a broken gres.conf is an error with its place */
+    write_file(gres_path, "Name=gpu Count=lots\n");
+    assert_int_equal(resources_detect(c, conf_node_find(c, "n1"), &r, &e), -1);
+    assert_non_null(strstr(e.text, "gres.conf:1"));
+    unlink(gres_path);
+    conf_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_int_list_remove),
         cmocka_unit_test(test_meminfo),
         cmocka_unit_test(test_dir_join),
+        cmocka_unit_test(test_gres_detect),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
