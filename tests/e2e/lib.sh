@@ -68,6 +68,7 @@ need_daemons() {
 cluster_stop() {
     [ -n "$DIR" ] && [ -d "$DIR" ] || return 0
     sluice down --cancel --dir "$DIR" >/dev/null 2>&1
+    cluster_kill_left
     if [ "$TAP_FAILED" -ne 0 ]; then
         for f in "$DIR"/log/*.log "$DIR"/log/*.out "$DIR"/san/*; do
             [ -s "$f" ] || continue
@@ -164,6 +165,21 @@ cluster_procs() {
             esac; then
             echo "$pid $(tr '\0' ' ' 2>/dev/null <"$p/cmdline")"
         fi
+    done
+}
+
+# cluster_kill_left: kill, by PID, what is left of the cluster after a
+# failure (a job whose controller was down when it was cancelled, say), so
+# that nothing outlives the test.
+cluster_kill_left() {
+    local pids i
+    for i in 1 2 3; do
+        pids=$(cd / && cluster_procs | cut -d' ' -f1)
+        [ -n "$pids" ] || return 0
+        [ "$i" -eq 1 ] && echo "# killing what is left of the cluster:" $pids
+        # shellcheck disable=SC2086
+        kill "-$([ "$i" -eq 3 ] && echo KILL || echo TERM)" $pids 2>/dev/null
+        sleep 0.5
     done
 }
 
