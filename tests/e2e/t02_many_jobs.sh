@@ -134,12 +134,11 @@ wrong=$(awk '{ want = ($2 % 7 == 0) ? "FAILED 3:0" : "COMPLETED 0:0"
 is "$wrong" "" "each job ended with its exit code (FAILED 3:0 every 7th, else COMPLETED 0:0)"
 nfailed=$(squeue -h -t FAILED -o %i | grep -c .)
 is "$nfailed" "$((NJOBS / 7))" "squeue -t FAILED counts the jobs that exited 3"
-badout=""
-while read -r id i st ec nl; do
-    got=$(cat "out-$id.txt" 2>&1)
-    [ "$got" = "job $i id $id node $nl" ] || badout="$badout $id:[$got]"
-done <jobs.txt
-is "$badout" "" "every output file holds its job's line, with its id and node"
+awk '{ print "out-" $1 ".txt: job " $2 " id " $1 " node " $5 }' jobs.txt |
+    LC_ALL=C sort >want-out.txt
+awk '{ print FILENAME ": " $0 }' out-*.txt | LC_ALL=C sort >got-out.txt
+is "$(diff want-out.txt got-out.txt | head -5)" "" \
+    "every output file holds its job's line, with its id and node"
 nodes=$(awk '{print $5}' jobs.txt | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')
 echo "# jobs per node: $nodes"
 is "$(awk '{print $5}' jobs.txt | sort -u | tr '\n' ' ')" \

@@ -143,34 +143,34 @@ is "$(sort ran.txt | uniq -d | head -5 | tr '\n' ' ')" "" "no job ran twice"
 is "$(sort -n ran.txt | tr '\n' ' ')" \
     "$(echo "$jobs" | cut -d' ' -f1 | tr '\n' ' ')" \
     "every job ran"
-states() { # states FILE KIND: "id state exitcode" per job, from scontrol
-    local id i
-    while read -r id i; do
-        echo "$id $(scontrol -o show job "$id" |
-            grep -oE 'JobState=[A-Z_]+|ExitCode=[0-9:]+' | tr '\n' ' ')"
-    done <"$1"
+# One scontrol for all: "id name state exitcode"; what each should be
+# follows from its name (long-I exits I-1, short-I and race-I exit I%3).
+scontrol -o show job | awk '
+    { id = ""; name = ""; st = ""; ec = ""
+      for (k = 1; k <= NF; k++) {
+          split($k, kv, "=")
+          if (kv[1] == "JobId") id = kv[2]
+          else if (kv[1] == "JobName") name = kv[2]
+          else if (kv[1] == "JobState") st = kv[2]
+          else if (kv[1] == "ExitCode") ec = substr($k, 10)
+      }
+      print id, name, st, ec }' | sort -n >all.txt
+expect() { # expect PATTERN: the lines of all.txt whose name matches
+    awk -v pat="$1" '$2 ~ pat {
+        split($2, n, "-")
+        code = (n[1] == "long") ? n[2] - 1 : n[2] % 3
+        print $1, $2, (code == 0 ? "COMPLETED" : "FAILED"), code ":0" }' all.txt
 }
-want_long=$(while read -r id i; do
-    [ "$i" -eq 1 ] && st=COMPLETED || st=FAILED
-    echo "$id JobState=$st ExitCode=$((i - 1)):0 "
-done <long.ids)
-is "$(states long.ids)" "$want_long" \
+is "$(grep ' long-' all.txt)" "$(expect '^long-')" \
     "the 8 long jobs are recorded with their exit codes (0..7)"
-want_short=$(while read -r id i; do
-    [ $((i % 3)) -eq 0 ] && st=COMPLETED || st=FAILED
-    echo "$id JobState=$st ExitCode=$((i % 3)):0 "
-done <short.ids)
-got_short=$(states short.ids)
-is "$(diff <(echo "$want_short") <(echo "$got_short") | head -5)" "" \
-    "the $NPEND pending jobs ran and are recorded with their exit codes"
-bad=""
-while read -r id i; do
-    [ "$(cat "out-$id.txt" 2>&1)" = "short $i id $id" ] || bad="$bad $id"
-done <short.ids
-while read -r id i; do
-    [ "$(cat "out-$id.txt" 2>&1)" = "long $i id $id" ] || bad="$bad $id"
-done <long.ids
-is "$bad" "" "every job's output file holds its line"
+is "$(diff <(grep -E ' (short|race)-' all.txt) <(expect '^(short|race)-') | head -5)" "" \
+    "the $NPEND pending jobs (and those submitted through the crash) ran and are recorded with their exit codes"
+awk '{ split($2, n, "-"); kind = (n[1] == "long") ? "long" : "short"
+       print "out-" $1 ".txt: " kind " " n[2] " id " $1 }' all.txt |
+    LC_ALL=C sort >want-out.txt
+awk '{ print FILENAME ": " $0 }' out-*.txt | LC_ALL=C sort >got-out.txt
+is "$(diff want-out.txt got-out.txt | head -5)" "" \
+    "every job's output file holds its line"
 id=$(submit --wrap true)
 like "$id" '^[0-9]+$' "a new job is accepted after the restart"
 [ "$id" -gt "$maxid" ] && ok "with a new id ($id > $maxid)" ||
