@@ -198,6 +198,7 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
         set(o, "kill", json_integer(j->kill));
         set(o, "kill_sent", json_boolean(j->kill_sent));
+        set(o, "launched", json_boolean(j->launched));
     }
     free(nl);
     return o;
@@ -287,6 +288,8 @@ static void restore_fields(struct job *j, json_t *o)
     j->exit_signal = (int32_t)get_int(ec, "signal", 0);
     j->kill = (enum job_kill)get_int(o, "kill", JOB_KILL_NONE);
     j->kill_sent = json_is_true(json_object_get(o, "kill_sent"));
+    /* records older than the field: count the job as launched */
+    j->launched = !json_is_false(json_object_get(o, "launched"));
     j->held_admin = json_is_true(json_object_get(o, "held_admin"));
     j->part_time_limit = json_is_true(json_object_get(o, "part_time_limit"));
     j->held_user = !j->held_admin && json_is_true(json_object_get(o, "hold"));

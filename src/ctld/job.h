@@ -68,6 +68,7 @@ struct job {
     bool held_user, held_admin;
     bool part_time_limit; /* over MaxTime with EnforcePartLimits=NO */
     bool kill_sent;       /* JOB_KILL went to the node */
+    bool launched;        /* its node confirmed the launch or listed it */
     const char *reason;   /* static: "Resources"; see job_reason() */
     char *reason_text;    /* owned; overrides reason when set */
     int32_t exit_code;

@@ -339,6 +339,7 @@ int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
     j->start_time = now;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
+    j->launched = false;
     job_set_reason(j, NULL);
     nl = job_alloc_list(j, js->c->conf);
     log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s", j->id, nl,
@@ -417,6 +418,40 @@ int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
              job_state_name(state), reason);
     return finish(js, j, state, now,
                   state == JOB_NODE_FAIL ? "node_fail" : "fail", detail, e);
+}
+
+void jobs_launched(struct jobs *js, struct job *j)
+{
+    struct err e;
+
+    if (j->launched)
+        return;
+    j->launched = true;
+    save(js, j, NULL, NULL, &e);
+}
+
+int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
+{
+    ASSERT(j->state == JOB_RUNNING && !j->launched);
+    if (j->kill == JOB_KILL_CANCEL) {
+        job_set_reason(j, NULL);
+        return finish(js, j, JOB_CANCELLED, time(NULL), "end",
+                      "state=CANCELLED before its launch", e);
+    }
+    for (size_t i = 0; i < j->n_alloc; i++)
+        nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
+                      job_mem_per_node(j));
+    free(j->alloc);
+    j->alloc = NULL;
+    j->n_alloc = 0;
+    j->state = JOB_PENDING;
+    j->start_time = 0;
+    j->kill = JOB_KILL_NONE;
+    j->kill_sent = false;
+    job_set_reason(j, NULL);
+    log_info("job=%" PRIu64 " state=PENDING reason=\"%s\"", j->id, why);
+    ctld_schedule(js->c);
+    return save(js, j, "requeue", why, e);
 }
 
 bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)

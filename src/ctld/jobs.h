@@ -96,6 +96,16 @@ int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
 /* jobs_fail: end j now in state (NODE_FAIL, FAILED) with a reason. */
 int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
               const char *reason, time_t now, struct err *e);
+/* jobs_launched: j's node confirmed that it holds j (saved once). */
+void jobs_launched(struct jobs *js, struct job *j);
+/*
+ * jobs_unstart: j is RUNNING but was never launched (its node registered
+ * without it before confirming the launch: the controller or the
+ * connection went down in between).  j never ran, so it waits again as
+ * PENDING, or ends CANCELLED when a cancel came meanwhile.
+ */
+int jobs_unstart(struct jobs *js, struct job *j, const char *why,
+                 struct err *e);
 
 /*
  * Requests on one job by uid.  -1 with errno and e for that job alone

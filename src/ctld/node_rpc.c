@@ -263,6 +263,8 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
                     j->alloc[0] == n->idx;
         bool ended = st != NULL && strcmp(st, "ended") == 0;
 
+        if (here && !ended)
+            jobs_launched(c->jobs, j);
         if (here && ended) {
             if (end_from(c, j, v, &e) < 0)
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
@@ -279,8 +281,16 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
     for (size_t k = 0; k < nj; k++) {
         if (listed(jobs, ours[k]->id))
             continue;
-        jobs_fail(c->jobs, ours[k], JOB_NODE_FAIL,
-                  "node registered without the job", time(NULL), &e);
+        /* Never confirmed: the launch was lost with the connection (or
+         * with the controller, between its commit and the send). */
+        if (!ours[k]->launched)
+            jobs_unstart(c->jobs, ours[k],
+                         "launch unconfirmed and the node registered "
+                         "without the job",
+                         &e);
+        else
+            jobs_fail(c->jobs, ours[k], JOB_NODE_FAIL,
+                      "node registered without the job", time(NULL), &e);
     }
     free(ours);
 }

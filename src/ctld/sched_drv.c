@@ -140,9 +140,13 @@ static void launch_reply(struct ctld *c, struct conn *conn, uint64_t id,
     struct err e;
     int code;
 
-    if (reply == NULL || !(reply->flags & PROTO_F_ERROR) || j == NULL ||
-        j->state != JOB_RUNNING || (long)j->alloc[0] != listen_conn_node(conn))
+    if (reply == NULL || j == NULL || j->state != JOB_RUNNING ||
+        (long)j->alloc[0] != listen_conn_node(conn))
         return; /* a lost connection is settled by registration or timeout */
+    if (!(reply->flags & PROTO_F_ERROR)) {
+        jobs_launched(c->jobs, j);
+        return;
+    }
     proto_error_parse(reply->body, &code, &msg);
     log_warnx("job=%" PRIu64 " launch failed on %s: %s", id,
               c->conf->nodes[j->alloc[0]].name, msg);

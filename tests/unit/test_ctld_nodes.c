@@ -1,6 +1,7 @@
 /*
  * sluicectld's nodes as a process on loopback (ctld_harness.h):
- * reconciliation after a controller restart, INVALID nodes, SlurmdTimeout
+ * reconciliation after a controller restart, launches the node never
+ * confirmed, INVALID nodes, SlurmdTimeout
  * and heartbeats, admin DRAIN/RESUME across a restart, and query paging.
  */
 #include "ctld_harness.h"
@@ -46,6 +47,65 @@ static void test_restart_and_reconcile(void **state)
     st = node_field(f, "node01", "state");
     assert_string_equal(st, "IDLE");
     free(st);
+    peer_close(n1);
+}
+
+/* The next frame, a JOB_LAUNCH left unanswered (the node never got it):
+ * its job id. */
+static uint64_t launch_lost(struct peer *p)
+{
+    struct proto_frame fr;
+    uint64_t id;
+
+    assert_int_equal(peer_recv(p, &fr, 5000), 1);
+    assert_int_equal(fr.type, PROTO_MSG_JOB_LAUNCH);
+    id = launched_id(fr.body);
+    proto_frame_clear(&fr);
+    return id;
+}
+
+/* A job whose launch the node never confirmed, and which the node does
+ * not list when it registers again, never ran: it waits again (after a
+ * lost connection or a controller crash), or ends CANCELLED when it was
+ * cancelled meanwhile.  A confirmed one still ends NODE_FAIL. */
+static void test_unconfirmed_launch(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    uint64_t a = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
+    json_t *r;
+    struct err e;
+    uint64_t b;
+
+    assert_int_equal(launch_lost(n1), a);
+    assert_job(f, a, "job_state", "RUNNING");
+    peer_close(n1);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    /* a goes back to the queue and is launched again at once */
+    assert_int_equal(launch_lost(n1), a);
+    assert_job(f, a, "job_state", "RUNNING");
+    /* the controller dies between committing the start and sending it */
+    peer_close(n1);
+    stop(f, SIGKILL);
+    spawn(f);
+    assert_job(f, a, "job_state", "RUNNING");
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    r = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL);
+    assert_int_equal(launched_id(r), a);
+    json_decref(r);
+    assert_job(f, a, "restart_count", "0");
+    /* confirmed now: a node that comes back without it fails it */
+    job_end(n1, "node01", a, 0, 0);
+    assert_job(f, a, "job_state", "COMPLETED");
+    b = submit(f, ", \"nodelist\": \"node01\"");
+    assert_int_equal(launch_lost(n1), b);
+    r = call(f, false, PROTO_MSG_JOB_CANCEL,
+             json_pack("{s:[I]}", "job_ids", (json_int_t)b), &e);
+    assert_non_null(r);
+    json_decref(r);
+    peer_close(n1);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    assert_job(f, b, "job_state", "CANCELLED");
     peer_close(n1);
 }
 
@@ -155,6 +215,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_restart_and_reconcile, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_unconfirmed_launch, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_invalid_node_and_timeout, setup,
                                         teardown),
