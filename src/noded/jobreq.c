@@ -289,7 +289,13 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         reply_err(j, f, gen, EINVAL, e.text);
         return;
     }
-    if ((job = jobs_find(j, l.job_id)) != NULL) {
+    if ((job = jobs_find(j, l.job_id)) == NULL) {
+        /* a previous sluiced may have left its directory: a job that
+         * runs or ended here, or debris to clear before launching */
+        jobs_adopt(j, l.job_id);
+        job = jobs_find(j, l.job_id);
+    }
+    if (job != NULL) {
         if (job->state == NJOB_LAUNCHING) {
             reply_err(j, f, gen, EALREADY, "job is being launched already");
         } else {

@@ -121,14 +121,39 @@ void jobs_check(struct jobs *j, struct njob *job)
         lost(j, job);
 }
 
-/* A job directory found in the spool that the table does not hold. */
-static void adopt(struct jobs *j, uint32_t id)
+/* dir has no supervisor.pid: wait for a supervisor still recording
+ * itself (it holds the directory's lock until it has).  0 with *sup once
+ * it has; -1 when it has not yet, or when the lock is free and no pid
+ * came: what a sluiced that died while launching left, removed here so
+ * that the job can be launched again. */
+static int unrecorded(uint32_t id, const char *dir, struct spool_pid *sup)
+{
+    struct err e;
+    int fd = spool_lock(dir, JOBS_LOCK_WAIT_MS, &e);
+
+    if (fd < 0) {
+        if (errno != ENOENT)
+            log_warnx("job=%" PRIu32 " %s", id, e.text);
+        return -1;
+    }
+    if (spool_pid_read(dir, sup, &e) == 0) {
+        close(fd);
+        return 0;
+    }
+    log_warnx("job=%" PRIu32 " %s: removing a job directory whose launch "
+              "was cut short",
+              id, dir);
+    spool_remove(dir);
+    close(fd);
+    return -1;
+}
+
+void jobs_adopt(struct jobs *j, uint32_t id)
 {
     char *dir = spool_job_dir(j->nd->spool, id);
     struct spool_status st;
     struct spool_pid sup;
     struct njob *job;
-    struct stat sb;
     int64_t v;
     struct err e;
 
@@ -139,17 +164,8 @@ static void adopt(struct jobs *j, uint32_t id)
         log_info("job=%" PRIu32 " adopted state=ended", id);
         goto out;
     }
-    if (spool_pid_read(dir, &sup, &e) < 0) {
-        /* never started; or a launch in progress of another sluiced */
-        if (stat(dir, &sb) == 0 &&
-            time(NULL) - sb.st_mtime > JOBS_DEBRIS_AGE_S) {
-            log_warnx("job=%" PRIu32 " %s: removing a job directory that "
-                      "was never started",
-                      id, dir);
-            spool_remove(dir);
-        }
+    if (spool_pid_read(dir, &sup, &e) < 0 && unrecorded(id, dir, &sup) < 0)
         goto out;
-    }
     job = jobs_add(j, id);
     job->sup = sup;
     job->state = NJOB_RUNNING;
@@ -181,7 +197,7 @@ static void scan(struct jobs *j)
     for (size_t i = 0; i < n; i++) {
         struct njob *job = jobs_find(j, ids[i]);
         if (job == NULL)
-            adopt(j, ids[i]);
+            jobs_adopt(j, ids[i]);
         else
             job->mark = true;
     }

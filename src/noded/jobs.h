@@ -18,9 +18,9 @@
 
 /* How long a supervisor may take to start a job before the launch fails. */
 #define JOBS_LAUNCH_TIMEOUT_S 60
-/* A job directory without supervisor.pid younger than this is a launch in
- * progress (perhaps of a previous sluiced), not debris. */
-#define JOBS_DEBRIS_AGE_S 30
+/* How long to wait for a supervisor still recording itself (it holds its
+ * job directory's lock meanwhile) before leaving that job to a later scan. */
+#define JOBS_LOCK_WAIT_MS 2000
 
 /*
  * jobs_create: listen on <spool>/sluiced.sock for supervisors' notes,

@@ -64,6 +64,9 @@ struct njob *jobs_find(struct jobs *j, uint32_t id);
 struct njob *jobs_add(struct jobs *j, uint32_t id);
 /* jobs_forget: drop the entry and its events; the spool is untouched. */
 void jobs_forget(struct jobs *j, struct njob *job);
+/* jobs_adopt: take job id into the table from its spool directory (running
+ * or ended), if it has one; debris of a launch cut short is removed. */
+void jobs_adopt(struct jobs *j, uint32_t id);
 
 /* jobs_check: look at a running job's spool again: ended (status),
  * lost (supervisor gone without one), or still running; reports ends. */

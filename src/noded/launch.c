@@ -267,7 +267,9 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
     return 0;
 }
 
-static int write_spool(const char *jobdir, const struct launch *l,
+/* The job's directory, locked (*lock_fd) until its supervisor has
+ * recorded itself, with the script and launch.json. */
+static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
                        struct err *e)
 {
     char *text;
@@ -275,6 +277,8 @@ static int write_spool(const char *jobdir, const struct launch *l,
 
     if (mkdir(jobdir, 0711) < 0)
         return err_set(e, "cannot create %s: %s", jobdir, strerror(errno));
+    if ((*lock_fd = spool_lock(jobdir, 0, e)) < 0)
+        return -1;
     if (spool_write(jobdir, "script", l->script, strlen(l->script), 0700,
                     geteuid() == 0 ? l->uid : (uid_t)-1, l->gid, e) < 0)
         return -1;
@@ -325,10 +329,11 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .jobdir = jobdir,
         .node = ctx->node,
         .notify = ctx->notify,
+        .lock_fd = -1,
     };
     int fds[2] = {-1, -1}, saved;
 
-    if (write_spool(jobdir, l, e) < 0)
+    if (write_spool(jobdir, l, &sa.lock_fd, e) < 0)
         goto error;
     if (pipe2(fds, O_CLOEXEC) < 0) {
         err_set(e, "pipe: %s", strerror(errno));
@@ -336,12 +341,15 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
     }
     if (fork_supervisor(&sa, fds[1], e) < 0)
         goto error;
+    close(sa.lock_fd); /* the supervisor holds it now */
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     free(jobdir);
     return fds[0];
 error:
     saved = errno;
+    if (sa.lock_fd >= 0)
+        close(sa.lock_fd);
     if (fds[0] >= 0) {
         close(fds[0]);
         close(fds[1]);

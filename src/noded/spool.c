@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -390,6 +391,25 @@ static int parse_job_name(const char *name, uint32_t *id)
         return -1;
     *id = (uint32_t)v;
     return 0;
+}
+
+int spool_lock(const char *jobdir, int timeout_ms, struct err *e)
+{
+    int fd = open(jobdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), saved;
+
+    if (fd < 0)
+        return err_set(e, "cannot open %s: %s", jobdir, strerror(errno));
+    for (int waited = 0;; waited += 10) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return fd;
+        if (errno != EWOULDBLOCK || waited >= timeout_ms)
+            break;
+        usleep(10000);
+    }
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return err_set(e, "cannot lock %s: %s", jobdir, strerror(errno));
 }
 
 int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)

@@ -80,6 +80,16 @@ int spool_int_write(const char *jobdir, const char *name, int64_t v,
 int spool_int_read(const char *jobdir, const char *name, int64_t *v,
                    struct err *e);
 
+/*
+ * spool_lock: flock jobdir itself.  sluiced holds this lock while it
+ * writes a job's directory and forks its supervisor, and the supervisor
+ * holds it until supervisor.pid is written, so that a directory without
+ * supervisor.pid whose lock is free was left by a launch cut short.
+ * Waits up to timeout_ms for another holder.  The directory's descriptor
+ * (close it to unlock), or -1 with errno (EWOULDBLOCK: still held) and e.
+ */
+int spool_lock(const char *jobdir, int timeout_ms, struct err *e);
+
 /* spool_remove: remove jobdir and the files in it; 0 when it is gone. */
 int spool_remove(const char *jobdir);
 

@@ -28,6 +28,7 @@
 #include "noded/spool.h"
 
 #define REPORT_FD 3
+#define LOCK_FD 4
 
 /* Write "CODE text" to fd: how the job's process tells a failed start. */
 static void tell(int fd, int code, const char *fmt, ...)
@@ -210,24 +211,25 @@ static void notify_sluiced(const char *path, uint32_t job_id)
     close(fd);
 }
 
-/* Descriptors: the report pipe on REPORT_FD, /dev/null on 0-2, nothing
- * else. */
-static void setup_fds(int report_fd)
+/* Descriptors: the report pipe on REPORT_FD, the job directory's lock on
+ * LOCK_FD, /dev/null on 0-2, nothing else. */
+static void setup_fds(int report_fd, int lock_fd)
 {
+    int r = fcntl(report_fd, F_DUPFD_CLOEXEC, LOCK_FD + 1);
+    int l = fcntl(lock_fd, F_DUPFD_CLOEXEC, LOCK_FD + 1);
     int null;
 
-    if (report_fd != REPORT_FD) {
-        dup2(report_fd, REPORT_FD);
-        close(report_fd);
-    }
+    dup2(r, REPORT_FD);
+    dup2(l, LOCK_FD);
     fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
+    fcntl(LOCK_FD, F_SETFD, FD_CLOEXEC);
     null = open("/dev/null", O_RDWR);
     if (null >= 0) {
         for (int fd = 0; fd < 3; fd++)
             if (fd != null)
                 dup2(null, fd);
     }
-    close_range(REPORT_FD + 1, ~0U, 0);
+    close_range(LOCK_FD + 1, ~0U, 0);
 }
 
 /* Start the job; its pid, or -1 after reporting why not. */
@@ -270,7 +272,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     pid_t pid;
     int wstatus;
 
-    setup_fds(report_fd);
+    setup_fds(report_fd, a->lock_fd);
     reset_signals();
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
@@ -280,6 +282,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         report("error %d cannot record the supervisor: %s", EIO, e.text);
         _exit(1);
     }
+    close(LOCK_FD); /* recorded: a restarted sluiced adopts the job */
     if ((pid = start_job(a)) < 0) {
         spool_remove(a->jobdir);
         _exit(1);

@@ -15,6 +15,7 @@ struct supervisor_args {
     const char *jobdir; /* the job's spool directory, already written */
     const char *node;   /* NodeName */
     const char *notify; /* sluiced's unix socket (best effort) */
+    int lock_fd;        /* jobdir locked (spool_lock) until the pid is */
 };
 
 /*

@@ -3,7 +3,7 @@
  * the real binary is started on a private spool and key, registers, runs
  * jobs through its supervisors (output files, environment, exit codes),
  * refuses launches it cannot honour, signals and kills, and survives a
- * kill -9 of itself with its jobs still reported.
+ * kill -9 of itself with its jobs still reported, even in mid-launch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +26,7 @@
 #include <event2/buffer.h>
 
 #include "common/proto.h"
+#include "noded/spool.h"
 
 #define WAIT_MS 15000
 #define STASH_MAX 16
@@ -45,6 +46,7 @@ static struct {
     struct proto_frame stash[STASH_MAX];
     size_t n_stash;
     int heartbeats;
+    pid_t helper; /* test_launch_cut_short's fake supervisor */
 } T = {.lfd = -1, .cfd = -1};
 
 static void writef(const char *path, const char *fmt, ...)
@@ -147,6 +149,10 @@ static int group_teardown(void **state)
 
     (void)state;
     stop_sluiced(SIGTERM);
+    if (T.helper > 0) {
+        kill(T.helper, SIGKILL);
+        waitpid(T.helper, NULL, 0);
+    }
     /* supervisors of jobs a failed test left behind */
     snprintf(cmd, sizeof(cmd),
              "for f in %s/job.*/pgid; do [ -f \"$f\" ] && kill -9 -$(cat $f) "
@@ -597,6 +603,81 @@ static void test_running_job_after_restart(void **state)
     expect_end(11, 0, SIGTERM);
 }
 
+/* What a sluiced killed in the middle of a launch leaves: a directory
+ * without supervisor.pid (12: killed while writing the spool, no
+ * supervisor) is cleared, so the job can be launched again; one whose
+ * supervisor is still recording itself (13: it holds the directory's
+ * lock) is waited for and adopted as running. */
+static void test_launch_cut_short(void **state)
+{
+    char dir12[512], dir13[512], path[600], msg[256], c;
+    json_t *reg, *jobs;
+    json_int_t id;
+    const char *st;
+    pid_t helper;
+    int p[2], n13;
+
+    (void)state;
+    stop_sluiced(SIGKILL);
+    snprintf(dir12, sizeof(dir12), "%s/job.12", T.spool);
+    snprintf(dir13, sizeof(dir13), "%s/job.13", T.spool);
+    assert_int_equal(mkdir(dir12, 0711), 0);
+    snprintf(path, sizeof(path), "%s/script", dir12);
+    writef(path, "#!/bin/sh\n");
+    assert_int_equal(mkdir(dir13, 0711), 0);
+    assert_int_equal(pipe(p), 0);
+    T.helper = helper = fork();
+    assert_true(helper >= 0);
+    if (helper == 0) { /* a supervisor recording itself, slowly */
+        struct spool_pid self;
+        struct err e;
+        int fd = spool_lock(dir13, 0, &e);
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 1);
+        dup2(null, 2);
+        (void)!write(p[1], "x", 1);
+        usleep(300000);
+        if (fd < 0 || spool_pid_self(&self) < 0 ||
+            spool_pid_write(dir13, &self, &e) < 0)
+            _exit(1);
+        close(fd);
+        sleep(60);
+        _exit(0);
+    }
+    assert_int_equal(read(p[0], &c, 1), 1);
+    close(p[0]);
+    close(p[1]);
+    start_sluiced();
+    accept_sluiced();
+    reg = register_node(NULL);
+    jobs = json_object_get(reg, "jobs");
+    n13 = 0;
+    for (size_t i = 0; i < json_array_size(jobs); i++) {
+        /* (an end of the previous test may still be listed) */
+        assert_int_equal(json_unpack(json_array_get(jobs, i), "{s:I, s:s}",
+                                     "job_id", &id, "state", &st),
+                         0);
+        assert_int_not_equal(id, 12);
+        if (id == 13) {
+            assert_string_equal(st, "running");
+            n13++;
+        }
+    }
+    assert_int_equal(n13, 1);
+    json_decref(reg);
+    assert_false(exists(dir12));
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH,
+                          launch_body(12, "#!/bin/sh\nexit 2\n"), msg,
+                          sizeof(msg)),
+                     0);
+    expect_end(12, 2, 0);
+    /* the adopted supervisor dies without a status: reported killed */
+    kill(helper, SIGKILL);
+    waitpid(helper, NULL, 0);
+    T.helper = 0;
+    expect_end(13, 0, SIGKILL);
+}
+
 static void test_reregister_when_asked(void **state)
 {
     struct proto_frame f;
@@ -628,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_signal_and_kill),
         cmocka_unit_test(test_restart_survival),
         cmocka_unit_test(test_running_job_after_restart),
+        cmocka_unit_test(test_launch_cut_short),
         cmocka_unit_test(test_reregister_when_asked),
     };
 
