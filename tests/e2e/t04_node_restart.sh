@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Node daemons restarted while their jobs run (SIGTERM, and kill -9): the
 # jobs keep running and their ends are recorded with their exit codes, also
-# an end that happens while the daemon is away.  A node daemon gone for
+# an end that happens while the daemon is away; restarted while a queue
+# drains, no job is lost or run twice.  A node daemon gone for
 # good: its node goes DOWN "Not responding" within SlurmdTimeout, its job
 # ends NODE_FAIL (docs/protocol.md), and when the daemon comes back the
 # node is idle again and the job's leftover processes are killed.
@@ -71,6 +72,42 @@ for how in TERM KILL; do
     touch "go-$how-a"
     ended "$a" FAILED "$after" "$node"
 done
+
+# --- node daemons restarted while a queue drains -----------------------------
+# A launch in flight when its sluiced stops is lost with the connection;
+# that job must wait again (not fail NODE_FAIL, not run twice).
+cat >short.sh <<'EOF'
+#!/bin/sh
+echo "$SLURM_JOB_ID" >>ran.txt
+sleep 0.2
+exit $(($1 % 3))
+EOF
+seq 1 200 | ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 xargs -P 8 -I{} \
+    sbatch -H --parsable -J short-{} -o /dev/null short.sh {} >short.ids
+scontrol release $(cat short.ids)
+k=0
+for n in node01 node02 node03 node01 node02 node03; do
+    [ -n "$(squeue -h -t PD -o %i)" ] || break
+    k=$((k + 1))
+    pid=$(node_pid "$n")
+    kill "-$([ $((k % 2)) -eq 0 ] && echo KILL || echo TERM)" "$pid"
+    wait_for 10 eval "! alive $pid"
+    sluice up --dir "$DIR" >/dev/null 2>"$DIR/up-drain.err" ||
+        not_ok "sluice up after restart $k"
+    sleep 0.5
+done
+wait_for 60 eval '[ -z "$(squeue -h -o %i)" ]'
+echo "# $k node daemon restarts while draining;" \
+    "$(grep -c 'launch unconfirmed' "$DIR/log/sluicectld.log") lost launches requeued"
+is "$(sort ran.txt | uniq -d | head -3 | tr '\n' ' ')" "" "no job ran twice"
+is "$(sort -n ran.txt | tr '\n' ' ')" "$(sort -n short.ids | tr '\n' ' ')" \
+    "all 200 jobs ran"
+bad=$(scontrol -o show job | grep ' JobName=short-' |
+    grep -oE 'JobName=short-[0-9]+|JobState=[A-Z_]+|ExitCode=[0-9:]+' |
+    paste - - - | awk '{ split($1, n, "-"); c = n[2] % 3
+        want = (c == 0 ? "JobState=COMPLETED" : "JobState=FAILED") " ExitCode=" c ":0"
+        if ($2 " " $3 != want) print }' | head -3)
+is "$bad" "" "each ended with its exit code"
 
 # --- a node daemon gone for good ----------------------------------------------
 d=$(submit -w node04 wait.sh go-d 0)
