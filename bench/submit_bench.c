@@ -72,8 +72,7 @@ static int run_client(const struct conf *c, const struct opts *o, int fd)
         const struct conf_ctld_host *h = &c->ctld_hosts[0];
         snprintf(addr, sizeof(addr), "%s:%u", h->addr[0] ? h->addr : h->host,
                  c->slurmctld_port);
-        a = auth_create(c->auth_type == CONF_AUTH_KEY ? AUTH_KEY : AUTH_MUNGE,
-                        c->auth_info[0] ? c->auth_info : NULL, &e);
+        a = auth_create_conf(c, &e);
         if (a == NULL) {
             fprintf(stderr, "submit_bench: %s\n", e.text);
             return 1;
