@@ -25,7 +25,10 @@ DESTDIR ?=
 
 PKGS := libevent jansson sqlite3 openssl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# OpenSSL's headers only: libcrypto is loaded when first needed
+# (src/common/libcrypto.c), so that a CLI on the unix socket never pays for
+# loading it.
+PKG_LIBS := $(shell pkg-config --libs $(filter-out openssl,$(PKGS)) 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wvla $(WERROR)
