@@ -124,10 +124,13 @@ msg=$(timeout 10 sluicectld -f "$DIR/loose.conf" -D 2>&1) && not_ok "a 0644 key 
     like "$msg" "auth/key: $DIR/loose.key must be mode 0600 \(is 0644\)" \
         "key: sluicectld refuses a key file other users can read, saying why"
 chmod 600 "$DIR/loose.key"
-chown 65534 "$DIR/loose.key"
-msg=$(timeout 10 sluicectld -f "$DIR/loose.conf" -D 2>&1) && not_ok "a key of another user accepted" ||
-    like "$msg" "auth/key: $DIR/loose.key must be owned by uid 0 \(is 65534\)" \
-        "key: sluicectld refuses a key file owned by another user"
+if chown 65534 "$DIR/loose.key" 2>/dev/null; then
+    msg=$(timeout 10 sluicectld -f "$DIR/loose.conf" -D 2>&1) && not_ok "a key of another user accepted" ||
+        like "$msg" "auth/key: $DIR/loose.key must be owned by uid $(id -u) \(is 65534\)" \
+            "key: sluicectld refuses a key file owned by another user"
+else
+    ok "# SKIP a key owned by another user (chown needs root)"
+fi
 
 # --- auth/munge ------------------------------------------------------------
 KIND=munge
