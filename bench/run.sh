@@ -60,6 +60,17 @@ ctld_pid() {
     cat "$DIR/pids/sluicectld.pid"
 }
 
+# ctld_cpu_ms: CPU time (user and system) the controller has used.
+ctld_cpu_ms() {
+    awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' \
+        "/proc/$(ctld_pid)/stat"
+}
+
+# load: the 1, 5 and 15 minute load averages (other work on the machine).
+load() {
+    cut -d' ' -f1-3 /proc/loadavg
+}
+
 # median: of the numbers on stdin.
 median() {
     sort -g | awk '{ v[NR] = $1 } END {
@@ -74,21 +85,27 @@ field() {
 
 # summary LABEL LINES: medians of the submit_bench lines of the runs.
 summary() {
-    printf 'median %-28s jobs_per_s=%s p50_ms=%s p99_ms=%s\n' "$1" \
-        "$(field jobs_per_s "$2" | median)" "$(field p50_ms "$2" | median)" \
-        "$(field p99_ms "$2" | median)"
+    printf 'median %-20s jobs_per_s=%s p50_ms=%s p99_ms=%s client_cpu_ms=%s ctld_cpu_ms=%s\n' \
+        "$1" "$(field jobs_per_s "$2" | median)" "$(field p50_ms "$2" | median)" \
+        "$(field p99_ms "$2" | median)" \
+        "$(field client_cpu_ms_per_job "$2" | median)" \
+        "$(field ctld_cpu_ms_per_job "$2" | median)"
 }
 
 # measure LABEL ARGS...: RUNS runs of submit_bench ARGS, each on a fresh
 # cluster.
 measure() {
-    local label=$1 lines="" line
+    local label=$1 lines="" line c0 c1
     shift
     for r in $(seq "$RUNS"); do
         cluster_up
         echo "+ SLUICE_CONF=\$DIR/sluice.conf build/bench/submit_bench $*"
+        c0=$(ctld_cpu_ms)
         line=$("$SB" "$@") || die "submit_bench $* failed"
-        echo "  run $r: $line"
+        c1=$(ctld_cpu_ms)
+        line="$line ctld_cpu_ms_per_job=$(awk -v a="$c0" -v b="$c1" \
+            -v n="$(field jobs "$line")" 'BEGIN { printf "%.3f", (b - a) / n }')"
+        echo "  run $r: $line load=$(load | cut -d" " -f1)"
         lines="$lines$line"$'\n'
         cluster_down
     done
@@ -96,7 +113,7 @@ measure() {
 }
 
 bench_submit() {
-    echo "== (a) submissions on persistent connections (held jobs)"
+    echo "== (a) submissions on persistent connections (held jobs); load $(load)"
     for t in unix tcp; do
         for c in 1 8 32; do
             local args=(-c "$c" -n $((SUBMIT_JOBS / c)) --hold)
@@ -107,7 +124,7 @@ bench_submit() {
 }
 
 bench_cli() {
-    echo "== (a) one sbatch process per submission (held jobs)"
+    echo "== (a) one sbatch process per submission (held jobs); load $(load)"
     for c in 1 8; do
         measure "sbatch clients=$c" -c "$c" -n $((CLI_JOBS / c)) --hold \
             --cli "$CLI_BIN"
@@ -141,7 +158,7 @@ bench_jobs() {
     local secs t0 t1 s how
     for how in sbatch persistent; do
         secs=""
-        echo "== (b) $BENCH_JOBS trivial jobs (true), submitted by $how"
+        echo "== (b) $BENCH_JOBS trivial jobs (true), submitted by $how; load $(load)"
         for r in $(seq "$RUNS"); do
             cluster_up
             if [ "$how" = sbatch ]; then
@@ -171,7 +188,7 @@ rss_kib() {
 
 bench_memory() {
     local idle k10 k100 lines="" i0 a b
-    echo "== (c) sluicectld resident memory (VmRSS) with pending (held) jobs"
+    echo "== (c) sluicectld resident memory (VmRSS) with pending (held) jobs; load $(load)"
     for r in $(seq "$RUNS"); do
         cluster_up
         sleep 1
@@ -211,11 +228,11 @@ for b in sluice sluicectld sluiced sbatch squeue; do
 done
 [ -x "$SB" ] || die "$SB is not built (make)"
 command -v bc >/dev/null || die "bc is needed"
-echo "# $(date); $(nproc) CPUs; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date); $(nproc) CPUs; load: $(load)"
 for b in "$@"; do
     case $b in
     submit | cli | jobs | memory) "bench_$b" ;;
     *) die "unknown benchmark $b" ;;
     esac
 done
-echo "# done $(date); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# done $(date); load: $(load)"

@@ -2,7 +2,8 @@
  * Submission throughput and latency against a running sluicectld: N client
  * processes, each on one persistent connection, each submitting M jobs as
  * fast as the controller acknowledges them (every acknowledgement means the
- * job is durable: group commit).  Prints jobs/s and p50/p99 latency.
+ * job is durable: group commit).  Prints jobs/s, p50/p99 latency and the
+ * CPU time the clients (and the processes they ran) used per job.
  *
  *   build/bench/submit_bench -c CLIENTS -n JOBS_PER_CLIENT [--tcp] [--hold]
  *                            [-p PARTITION] [--cli SBATCH]
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +48,17 @@ static double now_us(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* CPU time (user and system, ms) of the clients and what they ran. */
+static double children_cpu_ms(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+        return 0;
+    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -268,13 +281,13 @@ int main(int argc, char **argv)
     }
     qsort(lat, total, sizeof(*lat), cmp_double);
     printf("clients=%d jobs=%zu transport=%s elapsed_s=%.3f jobs_per_s=%.0f "
-           "p50_ms=%.3f p99_ms=%.3f\n",
+           "p50_ms=%.3f p99_ms=%.3f client_cpu_ms_per_job=%.3f\n",
            o.clients, total,
            o.cli   ? "cli"
            : o.tcp ? "tcp+auth"
                    : "unix",
            elapsed, total / elapsed, lat[total / 2] / 1e3,
-           lat[(size_t)(total * 0.99)] / 1e3);
+           lat[(size_t)(total * 0.99)] / 1e3, children_cpu_ms() / total);
     free(lat);
     conf_destroy(c);
     return 0;
