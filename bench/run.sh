@@ -129,6 +129,12 @@ bench_cli() {
         measure "sbatch clients=$c" -c "$c" -n $((CLI_JOBS / c)) --hold \
             --cli "$CLI_BIN"
     done
+    # The floor: the same harness running /bin/true (which ignores the
+    # arguments) shows what starting any process costs on this machine.
+    for c in 1 8; do
+        measure "/bin/true clients=$c" -c "$c" -n $((CLI_JOBS / c)) --hold \
+            --cli /bin/true
+    done
 }
 
 # now_s: wall-clock seconds with milliseconds.

@@ -10,6 +10,8 @@
  *   frametool unsigned           a SUBMIT with no credential
  *   frametool expired            a SUBMIT whose credential has expired
  *   frametool replay             one signed SUBMIT sent twice
+ *   frametool halfclose          a good SUBMIT, then our side shut down:
+ *                                the reply must still come
  *   frametool oversize           headers announcing a body and a credential
  *                                over their limits
  *   frametool fuzz N SEED        N random and mutated frames, each on its
@@ -219,6 +221,30 @@ static int one_shot(const struct tool *t, const uint8_t *b, size_t n)
     print_reply("", rc, &r);
     peer_close(&p);
     return rc < 0;
+}
+
+/* The reply to a request sent before shutdown(SHUT_WR). */
+static int cmd_halfclose(struct tool *t)
+{
+    json_t *body = submit_body("frametool");
+    uint8_t *b;
+    size_t n = frame_bytes(t->auth, PROTO_MSG_SUBMIT, 1, body, &b);
+    struct peer p;
+    struct reply r;
+    int rc;
+
+    json_decref(body);
+    if (peer_open(t, &p) < 0) {
+        free(b);
+        return 1;
+    }
+    peer_send(&p, b, n);
+    shutdown(p.fd, SHUT_WR);
+    rc = peer_recv(&p, &r, REPLY_TIMEOUT_MS);
+    print_reply("", rc, &r);
+    peer_close(&p);
+    free(b);
+    return rc <= 0;
 }
 
 static int cmd_simple(struct tool *t, uint16_t type, struct auth *signer)
@@ -614,7 +640,7 @@ static int tool_init(struct tool *t, struct err *e)
 static int usage(void)
 {
     fprintf(stderr, "usage: frametool ping|submit|wrong-key KEYFILE|tamper|"
-                    "unsigned|expired|replay|oversize|fuzz N SEED\n");
+                    "unsigned|expired|replay|halfclose|oversize|fuzz N SEED\n");
     return 2;
 }
 
@@ -636,6 +662,8 @@ static int dispatch(struct tool *t, int argc, char **argv)
         return cmd_expired(t);
     if (strcmp(cmd, "replay") == 0)
         return cmd_replay(t);
+    if (strcmp(cmd, "halfclose") == 0)
+        return cmd_halfclose(t);
     if (strcmp(cmd, "oversize") == 0)
         return cmd_oversize(t);
     if (strcmp(cmd, "fuzz") == 0 && argc == 4)

@@ -98,6 +98,8 @@ attack "a replayed credential is refused, on the same and another connection" \
     '^first: accepted job [0-9]+
 again: refused EACCES: auth/key: credential replayed
 elsewhere: refused EACCES: auth/key: credential replayed$' replay
+attack "a client that shuts down its side after a request still gets the reply" \
+    '^accepted job [0-9]+$' halfclose
 attack "frames over the size limits get an error reply, then the close" \
     '^body: refused EMSGSIZE: .*over the limit of 16777216
 body: then closed
