@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/conn.h"
+#include "noded/jobenv.h"
 #include "noded/launch.h"
 
 static void reply_ok(struct jobs *j, const struct proto_frame *f, uint64_t gen)
@@ -274,11 +275,36 @@ static void on_report(evutil_socket_t fd, short what, void *arg)
     report_parse(j, job);
 }
 
+/* The device numbers of the job's GPUs; each index must be one of this
+ * node's.  *ordinals is a new array (caller frees). */
+static int bind_gpus(const struct noded *nd, const struct launch *l,
+                     int **ordinals, struct err *e)
+{
+    const struct gpu_list *g = &nd->res.gpus;
+
+    *ordinals = xcalloc(l->n_gpus + 1, sizeof(int));
+    for (size_t i = 0; i < l->n_gpus; i++) {
+        if (l->gpus[i] >= g->n) {
+            free(*ordinals);
+            *ordinals = NULL;
+            errno = EINVAL;
+            return err_set(e,
+                           "gpus: index %" PRIu32 " is not a GPU of %s (it "
+                           "has %zu GPU%s)",
+                           l->gpus[i], nd->name, g->n, g->n == 1 ? "" : "s");
+        }
+        (*ordinals)[i] = g->v[l->gpus[i]].ordinal;
+    }
+    return 0;
+}
+
 static void job_launch(struct jobs *j, const struct proto_frame *f,
                        uint64_t gen)
 {
     struct noded *nd = j->nd;
-    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path};
+    struct jobenv_gpus gpus = {NULL, false};
+    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path, &gpus};
+    int *ordinals = NULL;
     struct timeval tv = {JOBS_LAUNCH_TIMEOUT_S, 0};
     struct launch l;
     struct njob *job;
@@ -299,8 +325,9 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         }
         goto out;
     }
-    if (launch_check_user(&l, nd->name, NULL, &e) < 0 ||
-        (fd = launch_start(&ctx, &l, &e)) < 0) {
+    if (bind_gpus(nd, &l, &ordinals, &e) < 0 ||
+        launch_check_user(&l, nd->name, NULL, &e) < 0 ||
+        (gpus.ordinals = ordinals, fd = launch_start(&ctx, &l, &e)) < 0) {
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }
@@ -314,6 +341,7 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     log_info("job=%" PRIu32 " state=launching user=%s uid=%u", l.job_id,
              l.user_name, (unsigned)l.uid);
 out:
+    free(ordinals);
     launch_clear(&l);
 }
 

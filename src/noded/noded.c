@@ -96,7 +96,7 @@ static int setup_spool(struct noded *nd, struct err *e)
 
 int noded_setup(struct noded *nd, struct err *e)
 {
-    if (resources_detect(nd->conf, nd->node, &nd->res, e) < 0)
+    if (resources_detect(nd->conf, nd->node, false, &nd->res, e) < 0)
         return -1;
     if (setup_spool(nd, e) < 0)
         return -1;
@@ -150,8 +150,11 @@ static void log_resources(const struct noded *nd)
     else
         log_info("node=%s cpus=%u mem_mib=%llu", nd->name, r->cpus,
                  (unsigned long long)r->mem_mib);
-    log_info("node=%s gres=\"%s\" gres_conf=%s spool=%s", nd->name, r->gres,
-             r->gres_conf ? r->gres_conf : "(none)", nd->spool);
+    log_info("node=%s gres=\"%s\" gres_conf=%s gpus=%zu%s spool=%s", nd->name,
+             r->gres, r->gres_conf ? r->gres_conf : "(none)", r->gpus.n,
+             r->gpus.nvml ? " (nvml)" : "", nd->spool);
+    if (r->gpus.note[0] != '\0')
+        log_warnx("node=%s gres_note=\"%s\"", nd->name, r->gpus.note);
 }
 
 int noded_run(struct noded *nd, struct err *e)

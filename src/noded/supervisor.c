@@ -162,7 +162,7 @@ static void job_exec(const struct supervisor_args *a, int fd)
     }
     if (redirect(l, user, a->node, work_dir, fd) < 0)
         _exit(127);
-    env = jobenv_build(l, user, a->node);
+    env = jobenv_build(l, a->gpus, user, a->node);
     argv = xcalloc(l->argc + 2, sizeof(*argv));
     argv[0] = script;
     for (size_t i = 1; i < l->argc; i++)

@@ -8,6 +8,7 @@
 #ifndef SLUICE_NODED_SUPERVISOR_H
 #define SLUICE_NODED_SUPERVISOR_H
 
+#include "noded/jobenv.h"
 #include "noded/launch.h"
 
 struct supervisor_args {
@@ -15,6 +16,7 @@ struct supervisor_args {
     const char *jobdir; /* the job's spool directory, already written */
     const char *node;   /* NodeName */
     const char *notify; /* sluiced's unix socket (best effort) */
+    const struct jobenv_gpus *gpus; /* NULL: GPUs named by index */
 };
 
 /*
