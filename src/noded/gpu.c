@@ -218,7 +218,8 @@ static bool try_nvml(const struct gpu_source *s, struct gpu_list *l,
         s->gc ? "gres.conf AutoDetect=nvml: " : "no gres.conf and ";
 
     if (gpu_nvml_probe(&d, &n, &e) < 0) {
-        log_warnx("node=%s %s", s->node, e.text);
+        /* the note says it (sluiced logs it once its log is open) */
+        log_debug("node=%s %s", s->node, e.text);
         if (errno == ENOENT && s->gc == NULL)
             note(nt, "no gres.conf and NVML not found: install the NVIDIA "
                      "driver or add gres.conf");
@@ -229,7 +230,7 @@ static bool try_nvml(const struct gpu_source *s, struct gpu_list *l,
         return false;
     }
     if (n == 0) {
-        log_warnx("node=%s NVML found no GPUs", s->node);
+        log_debug("node=%s NVML found no GPUs", s->node);
         note(nt, "%sNVML found no GPUs", pre);
         gpu_nvml_free(d, n);
         return false;

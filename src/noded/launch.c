@@ -350,6 +350,8 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .node = ctx->node,
         .notify = ctx->notify,
         .gpus = ctx->gpus,
+        .cg = ctx->cg,
+        .cgs = ctx->cgs,
     };
     int fds[2] = {-1, -1}, saved;
 

@@ -17,6 +17,8 @@
 #include "common/err.h"
 
 struct jobenv_gpus;
+struct cgroup;
+struct cgroup_job_spec;
 
 /* Slurm prints this for %a of a job that is not part of an array
  * (NO_VAL - 1). */
@@ -70,7 +72,9 @@ struct launch_ctx {
     const char *spool;  /* absolute spool directory */
     const char *node;   /* NodeName */
     const char *notify; /* sluiced's unix socket, for the supervisor */
-    const struct jobenv_gpus *gpus; /* the job's GPUs; NULL: by index */
+    const struct jobenv_gpus *gpus;    /* the job's GPUs; NULL: by index */
+    const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
+    const struct cgroup_job_spec *cgs; /* the job's cgroup limits */
 };
 
 /*
@@ -85,7 +89,8 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
 /*
  * launch_start: create the job's spool directory (it must not exist),
  * write script (0700, owned by the user) and launch.json (0600), fsync,
- * and fork the supervisor in a session of its own.  Returns the read end
+ * and fork the supervisor in a session of its own (it makes the job's
+ * cgroup when ctx->cg has one).  Returns the read end
  * of the supervisor's report pipe (O_NONBLOCK, O_CLOEXEC; the caller
  * closes it); the report is one line, "ok PID PGID START_TIME" once the
  * job runs or "error ERRNO TEXT" when it did not start (the supervisor

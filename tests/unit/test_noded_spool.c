@@ -53,7 +53,7 @@ static void test_expand(void **state)
 static void test_status_round_trip(void **state)
 {
     char *dir = spool_job_dir(tmpdir, 7);
-    struct spool_status in = {137, 9, 1700000000, 1700000100}, out;
+    struct spool_status in = {137, 9, 1700000000, 1700000100, true}, out;
     struct err e;
 
     (void)state;
@@ -67,6 +67,7 @@ static void test_status_round_trip(void **state)
     assert_int_equal(out.signal, 9);
     assert_int_equal(out.start_time, 1700000000);
     assert_int_equal(out.end_time, 1700000100);
+    assert_true(out.oom);
     /* no temporary left behind */
     {
         char tmp[512];
