@@ -309,15 +309,19 @@ static int bind_gpus(const struct noded *nd, const struct launch *l,
 
 /* CPUs for a job of want CPUs: the least used of this process's own,
  * counting the cpusets of the jobs running; false when not constrained
- * (cores not fenced, or the job may use them all). */
+ * (cores not fenced, the job may use them all, or the node stands in for
+ * more CPUs than it has: config_overrides, as in a local cluster, where
+ * the node daemons of one machine would pile their jobs onto its first
+ * CPUs). */
 static bool pick_cpus(struct jobs *j, uint32_t want, cpu_set_t *out)
 {
     const struct cgroup *cg = &j->nd->cg;
+    const struct resources *r = &j->nd->res;
     uint32_t *use;
     cpu_set_t avail;
 
     if (cg->version == CGROUP_NONE || !cg->cpuset ||
-        !cg->conf.constrain_cores ||
+        !cg->conf.constrain_cores || r->cpus > r->cpus_found ||
         sched_getaffinity(0, sizeof(avail), &avail) < 0 ||
         want >= (uint32_t)CPU_COUNT(&avail))
         return false;
