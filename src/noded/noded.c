@@ -19,44 +19,6 @@
 #include "noded/jobs.h"
 #include "noded/spool.h"
 
-/* The value of key=VALUE in a comma-separated AuthInfo, or NULL. */
-static char *auth_info_get(const char *info, const char *key)
-{
-    size_t kl = strlen(key);
-
-    for (const char *p = info; *p != '\0';) {
-        size_t n = strcspn(p, ",");
-        if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=')
-            return xstrndup(p + kl + 1, n - kl - 1);
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return NULL;
-}
-
-struct auth *noded_auth_create(const struct conf *c, struct err *e)
-{
-    const char *info = c->auth_info;
-    char *path;
-    struct auth *a;
-
-    if (c->auth_type == CONF_AUTH_KEY) {
-        path = auth_info_get(info, "key");
-        if (path == NULL)
-            path = xstrdup(info[0] && !strchr(info, '=') ? info
-                                                         : NODED_KEY_DEFAULT);
-        a = auth_create(AUTH_KEY, path, e);
-    } else {
-        path = auth_info_get(info, "socket");
-        if (path == NULL && info[0] == '/')
-            path = xstrdup(info);
-        a = auth_create(AUTH_MUNGE, path, e);
-    }
-    free(path);
-    return a;
-}
-
 /* Boot time of the machine (btime of /proc/stat); 0 when unknown. */
 static int64_t boot_time(void)
 {
@@ -126,7 +88,7 @@ int noded_setup(struct noded *nd, struct err *e)
         return -1;
     if (setup_spool(nd, e) < 0)
         return -1;
-    if ((nd->auth = noded_auth_create(nd->conf, e)) == NULL)
+    if ((nd->auth = auth_create_conf(nd->conf, e)) == NULL)
         return -1;
     if (setup_cgroup(nd, e) < 0)
         return -1;

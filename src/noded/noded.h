@@ -20,8 +20,6 @@
 #include "noded/resources.h"
 
 #define NODED_VERSION "0.1.0"
-/* The key file auth/key uses when AuthInfo names none. */
-#define NODED_KEY_DEFAULT "/etc/sluice/sluice.key"
 
 struct conn;
 struct jobs;
@@ -46,15 +44,6 @@ struct noded {
     struct jobs *jobs;
     struct event *sig_term, *sig_int, *sig_hup;
 };
-
-/*
- * noded_auth_create: the auth context for conf's AuthType and AuthInfo:
- * auth/key reads the key file AuthInfo names ("PATH" or "key=PATH";
- * NODED_KEY_DEFAULT when empty); auth/munge uses the munged socket
- * "socket=PATH" (or a bare PATH; munge's default when empty).  Free with
- * auth_destroy.
- */
-struct auth *noded_auth_create(const struct conf *c, struct err *e);
 
 /*
  * noded_setup: everything after option parsing and name resolution that
