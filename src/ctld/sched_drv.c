@@ -258,12 +258,12 @@ static void pass(struct sched_drv *s, time_t now)
         sj[n++] = model_job(j);
     }
     if (n > 0) {
-        cl = (struct sched_cluster){model_nodes(c),
-                                    nodes_count(c->nodes),
-                                    s->parts,
-                                    c->conf->n_parts,
-                                    sj,
-                                    n};
+        cl = (struct sched_cluster){.nodes = model_nodes(c),
+                                    .nnodes = nodes_count(c->nodes),
+                                    .parts = s->parts,
+                                    .nparts = c->conf->n_parts,
+                                    .jobs = sj,
+                                    .njobs = n};
         if (sched_pass(&cl, now, &r) == 0) {
             apply(s, pend, &r, now);
             if (r.started > 0)
@@ -303,12 +303,12 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
 {
     struct ctld *c = s->c;
     struct sched_job sj = model_job(j);
-    struct sched_cluster cl = {model_nodes(c),
-                               nodes_count(c->nodes),
-                               s->parts,
-                               c->conf->n_parts,
-                               &sj,
-                               1};
+    struct sched_cluster cl = {.nodes = model_nodes(c),
+                               .nnodes = nodes_count(c->nodes),
+                               .parts = s->parts,
+                               .nparts = c->conf->n_parts,
+                               .jobs = &sj,
+                               .njobs = 1};
     struct sched_result r;
     json_t *o = json_pack("{s:i, s:b, s:s}", "job_id", 0, "would_start", 0,
                           "partition", c->conf->parts[j->part].name);
