@@ -378,17 +378,22 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
         json_t *n = up_node(nodes, c->nodes[i].name);
         const char *st = json_string_value(json_object_get(n, "state"));
         const char *why = json_string_value(json_object_get(n, "reason"));
+        /* a node whose daemon is gone keeps its state for a while: only a
+         * connected one has registered (absent: an older controller) */
+        bool connected = !json_is_false(json_object_get(n, "connected"));
+        bool invalid = st != NULL && strcmp(st, "INVALID") == 0;
         if (local_running(d, c->nodes[i].name) == 0)
             return up_died(d, c->nodes[i].name, e);
-        if (st != NULL && strcmp(st, "INVALID") == 0 && no_gpus != NULL &&
+        if (invalid && connected && no_gpus != NULL &&
             hostlist_find(no_gpus, c->nodes[i].name) >= 0)
             continue;
-        if (st != NULL && strcmp(st, "INVALID") == 0)
+        if (invalid && connected)
             return err_set(e,
                            "%s was refused by sluicectld: %s (see %s/%s.log)",
                            c->nodes[i].name, why ? why : "no reason given",
                            d->log, c->nodes[i].name);
-        if (st != NULL && strcmp(st, "DOWN") != 0 && strcmp(st, "UNKNOWN") != 0)
+        if (st != NULL && connected && strcmp(st, "DOWN") != 0 &&
+            strcmp(st, "UNKNOWN") != 0)
             continue;
         missing++;
         used += (size_t)snprintf(buf + used, used < len ? len - used : 0,

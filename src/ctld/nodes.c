@@ -304,6 +304,7 @@ json_t *node_to_json(struct nodes *ns, const struct node *n)
         n->cpus_alloc, n->mem_alloc_mib, 0, 0, nodes_gpus_alloc(n), NULL};
     char buf[1024];
 
+    json_object_set_new(o, "connected", json_boolean(n->conn != NULL));
     json_object_set_new(o, "gres_used",
                         json_string(gres_used(n, buf, sizeof(buf))));
     json_object_set_new(o, "gpus", nodegpu_to_json(&n->gpus));
