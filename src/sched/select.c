@@ -218,6 +218,8 @@ static bool choose_nodes(const struct sched_cluster *c,
 
     for (size_t i = 0; i < p->nnodes; i++) {
         size_t idx = p->nodes[i];
+        if (c->fit == SCHED_FIT_FIRST && got == j->nodes)
+            break;
         fit[i] = (j->node_allowed == NULL || j->node_allowed[idx]) &&
                  select_fits_now(&c->nodes[idx], j);
         nfit += fit[i];
