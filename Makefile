@@ -65,9 +65,13 @@ LINKS := $(if $(wildcard src/cli/main.c),$(addprefix $(BUILD)/bin/,$(SLURM_NAMES
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
+# A fake libnvidia-ml.so.1 that the GPU tests load through sluiced's own
+# dlopen path (SLUICE_NVML_LIBRARY).
+FAKE_NVML := $(BUILD)/tests/fake_nvml/libnvidia-ml.so.1
+
 .PHONY: all check check-san san fuzz fuzz-smoke demo format format-check \
 	install clean deps unit
-all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS)
+all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS) $(FAKE_NVML)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -98,6 +102,10 @@ $(LINKS): | $(BUILD)/bin/sluice
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS) -lcmocka
+
+$(FAKE_NVML): tests/fake_nvml/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu17 $(CFLAGS) $(WARN) -fPIC -shared -o $@ $<
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
