@@ -108,33 +108,37 @@ void nodegpu_from_conf(const struct gres_list *cfg, struct nodegpu_inv *out)
     build_model(out);
 }
 
-/* links: [peer indices], or Slurm's "-1,2,0,0" (by list position). */
+/* The index of the GPU at list position k, or -1. */
+static long index_at(json_t *list, size_t k)
+{
+    json_t *v = json_object_get(json_array_get(list, k), "index");
+
+    return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+}
+
+/* links: as gres.conf Links=, one number per GPU of the list (its active
+ * NVLinks to that GPU, -1 for itself): [-1, 2, 0, 0] or "-1,2,0,0". */
 static void parse_links(json_t *links, json_t *list, struct nodegpu *g)
 {
-    json_t *v;
-    size_t i;
+    size_t n = json_array_size(list), i;
+    const char *s = json_string_value(links);
 
-    if (json_is_array(links)) {
-        g->links = xcalloc(json_array_size(links) + 1, sizeof(*g->links));
-        json_array_foreach(links, i, v)
-        {
-            json_int_t x = json_integer_value(v);
-            if (json_is_integer(v) && x >= 0 && x < SCHED_GPU_MAX)
-                g->links[g->n_links++] = (uint32_t)x;
-        }
-    } else if (json_is_string(links)) {
-        const char *s = json_string_value(links);
-        g->links = xcalloc(json_array_size(list) + 1, sizeof(*g->links));
-        for (i = 0; *s != '\0' && i < json_array_size(list); i++) {
-            char *end;
-            long x = strtol(s, &end, 10);
-            json_t *peer = json_object_get(json_array_get(list, i), "index");
-            if (end == s)
-                break;
-            if (x > 0 && json_is_integer(peer))
-                g->links[g->n_links++] = (uint32_t)json_integer_value(peer);
-            s = *end == ',' ? end + 1 : end;
-        }
+    g->links = xcalloc(n + 1, sizeof(*g->links));
+    for (i = 0; json_is_array(links) && i < json_array_size(links) && i < n;
+         i++) {
+        json_t *v = json_array_get(links, i);
+        if (json_is_integer(v) && json_integer_value(v) > 0 &&
+            index_at(list, i) >= 0)
+            g->links[g->n_links++] = (uint32_t)index_at(list, i);
+    }
+    for (i = 0; s != NULL && *s != '\0' && i < n; i++) {
+        char *end;
+        long x = strtol(s, &end, 10);
+        if (end == s)
+            break;
+        if (x > 0 && index_at(list, i) >= 0)
+            g->links[g->n_links++] = (uint32_t)index_at(list, i);
+        s = *end == ',' ? end + 1 : end;
     }
 }
 

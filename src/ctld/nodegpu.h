@@ -36,10 +36,11 @@ struct nodegpu_inv {
 
 /*
  * nodegpu_parse: NODE_REGISTER's "gpus" ([{"index": 0, "type": "h200",
- * "file": .., "links": [1, 2]}]) into out.  Absent or null gpus with a
- * gres string ("gpu:4") give count-only GPUs 0..N-1 of its types.
- * "links" may also be Slurm's gres.conf form, a string with one number per
- * GPU of the list ("-1,2,0,0": >0 linked); unreadable links are ignored.
+ * "file": .., "links": [-1, 2, 0, 0]}]) into out.  "links" is gres.conf's
+ * Links= (one number per GPU of the list, its NVLinks to that one, -1 for
+ * itself; also as a string "-1,2,0,0"); what cannot be read of it is
+ * ignored.  Absent or null gpus with a gres string ("gpu:4") give
+ * count-only GPUs 0..N-1 of its types.
  * -1 with EINVAL and e on a bad entry (an index repeated or over
  * SCHED_GPU_MAX, a type that is no GRES word).  Free with nodegpu_fini.
  */

@@ -62,7 +62,8 @@ cat >one.sh <<'EOF'
 #!/bin/bash
 #SBATCH --gres=gpu:1
 #SBATCH -o one-%j.out
-echo "$SLURMD_NODENAME $SLURM_JOB_GPUS $CUDA_VISIBLE_DEVICES"
+echo "$SLURMD_NODENAME $SLURM_JOB_GPUS $CUDA_VISIBLE_DEVICES" \
+    "$GPU_DEVICE_ORDINAL $SLURM_GPUS_ON_NODE $SLUICE_JOB_GPUS"
 while [ ! -e go1 ]; do sleep 0.05; done
 EOF
 ids=
@@ -85,14 +86,17 @@ is "$(printf '%s\n' "$seen" | sort -u | wc -l)" 16 \
 held=$(scontrol -o show job | gres_pairs)
 bad=0
 for id in $ids; do
-    read -r node jobgpus cvd <"one-$id.out"
+    read -r node jobgpus cvd ordinal on_node twin <"one-$id.out"
     alloc=$(printf '%s\n' "$held" | awk -v id="$id" '$1 == id { print $2 }')
-    if [ "$alloc" != "$node:$jobgpus" ] || [ "$cvd" != "$jobgpus" ]; then
+    # count-only GPUs have no device files to fence: no renumbering
+    if [ "$alloc" != "$node:$jobgpus" ] || [ "$cvd" != "$jobgpus" ] ||
+        [ "$ordinal" != "$jobgpus" ] || [ "$on_node" != 1 ] ||
+        [ "$twin" != "$jobgpus" ]; then
         bad=$((bad + 1))
-        echo "# job $id sees '$node $jobgpus $cvd', holds '$alloc'"
+        echo "# job $id sees '$node $jobgpus $cvd $ordinal $on_node $twin', holds '$alloc'"
     fi
 done
-is "$bad" 0 "each job's SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES are the indices it holds"
+is "$bad" 0 "each job's SLURM_JOB_GPUS, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, SLUICE_JOB_GPUS are the index it holds; SLURM_GPUS_ON_NODE=1"
 like "$(scontrol show job "$last")" "ReqTRES=cpu=1,node=1,billing=1,gres/gpu=1" \
     "scontrol show job: ReqTRES with gres/gpu"
 first=$(echo $ids | cut -d' ' -f1)
@@ -109,7 +113,7 @@ is "$(squeue -h -t CD -o %i | wc -l)" 17 "all 17 completed"
 four=
 for i in 1 2 3 4; do
     four="$four $(submit --gpus-per-node=4 -o four-%j.out \
-        --wrap 'echo $SLURMD_NODENAME $SLURM_JOB_GPUS; while [ ! -e go2 ]; do sleep 0.05; done')"
+        --wrap 'echo $SLURMD_NODENAME $SLURM_JOB_GPUS $SLURM_GPUS_ON_NODE; while [ ! -e go2 ]; do sleep 0.05; done')"
 done
 wait_for 20 test "$(running)" -eq 4
 is "$(squeue -h -t R -o %N | sort | tr '\n' ' ')" "node01 node02 node03 node04 " \
@@ -130,11 +134,11 @@ touch go2
 wait_for 20 job_ended "$small"
 is "$(job_state "$small")" COMPLETED "it runs when the 4-GPU jobs end"
 for id in $four; do
-    read -r node jobgpus <"four-$id.out"
+    read -r node jobgpus _ <"four-$id.out"
     [ "$jobgpus" = "0,1,2,3" ] || echo "# job $id on $node saw SLURM_JOB_GPUS=$jobgpus"
 done
-is "$(cat four-*.out | cut -d' ' -f2 | sort -u)" "0,1,2,3" \
-    "a 4-GPU job sees SLURM_JOB_GPUS=0,1,2,3"
+is "$(cat four-*.out | cut -d' ' -f2,3 | sort -u)" "0,1,2,3 4" \
+    "a 4-GPU job sees SLURM_JOB_GPUS=0,1,2,3 and SLURM_GPUS_ON_NODE=4"
 
 # --- more GPUs than any node has ----------------------------------------
 for opt in --gres=gpu:5 --gpus-per-node=5 --gpus=5; do

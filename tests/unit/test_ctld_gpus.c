@@ -377,14 +377,17 @@ static void test_inventory_parse(void **state)
                      bad[i].error);
         json_decref(g);
     }
-    /* links as peer indices, or Slurm's per-GPU string */
-    g = json_loads("[{\"index\": 0, \"links\": [1]}, {\"index\": 1, \"links\": "
-                   "\"2,-1\"}, {\"index\": 2}]",
-                   0, NULL);
+    /* links as gres.conf's Links=: an array (what sluiced sends) or a
+     * string, one number per GPU of the list */
+    g = json_loads(
+        "[{\"index\": 0, \"links\": [-1, 4, 0]}, {\"index\": 1, "
+        "\"links\": \"2,-1\"}, {\"index\": 2, \"links\": [0, 0, -1]}]",
+        0, NULL);
     assert_int_equal(nodegpu_parse(g, NULL, &inv, &e), 0);
     assert_int_equal(inv.n, 3);
     assert_non_null(inv.model[0].links);
     assert_true(inv.model[0].links[0] & 0x2);
+    assert_false(inv.model[0].links[0] & 0x5);
     assert_true(inv.model[1].links[0] & 0x1);
     assert_null(inv.model[2].links);
     nodegpu_fini(&inv);
