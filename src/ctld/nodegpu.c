@@ -201,7 +201,8 @@ static void copy_gpu(struct nodegpu_inv *out, const struct nodegpu *g)
     struct nodegpu *c = add(out, g->index, g->type);
 
     c->links = xcalloc(g->n_links + 1, sizeof(*c->links));
-    memcpy(c->links, g->links, g->n_links * sizeof(*c->links));
+    if (g->n_links > 0)
+        memcpy(c->links, g->links, g->n_links * sizeof(*c->links));
     c->n_links = g->n_links;
 }
 
@@ -326,7 +327,8 @@ char *nodegpu_idx_list(const uint32_t *idx, size_t n, char *buf, size_t len)
     uint32_t *s = xcalloc(n ? n : 1, sizeof(*s));
     size_t off = 0;
 
-    memcpy(s, idx, n * sizeof(*s));
+    if (n > 0)
+        memcpy(s, idx, n * sizeof(*s));
     qsort(s, n, sizeof(*s), cmp_u32);
     buf[0] = '\0';
     for (size_t i = 0; i < n && off < len; i++) {
