@@ -418,11 +418,13 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     return rc;
 }
 
-int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
-               time_t end, struct err *e)
+int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
+               struct err *e)
 {
     enum job_state st;
     char detail[96];
+    int exit_code = r->exit_code, signal = r->signal;
+    time_t end = r->end;
 
     if (j->state != JOB_RUNNING && j->state != JOB_COMPLETING)
         return 0;
@@ -432,11 +434,15 @@ int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
         st = JOB_CANCELLED;
     else if (j->kill == JOB_KILL_TIMEOUT)
         st = JOB_TIMEOUT;
+    else if (r->oom)
+        st = JOB_OUT_OF_MEMORY; /* Slurm records this even if it exited 0 */
     else if (exit_code == 0 && signal == 0)
         st = JOB_COMPLETED;
     else
         st = JOB_FAILED;
-    if (st == JOB_FAILED && signal != 0)
+    if (st == JOB_OUT_OF_MEMORY)
+        job_set_reason(j, "OutOfMemory");
+    else if (st == JOB_FAILED && signal != 0)
         job_set_reason_text(j, "RaisedSignal:%d", signal);
     else if (st == JOB_FAILED)
         job_set_reason(j, "NonZeroExitCode");

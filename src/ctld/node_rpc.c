@@ -220,15 +220,23 @@ static int end_from(struct ctld *c, struct job *j, json_t *o, struct err *e)
     json_t *ec = json_object_get(o, "exit_code");
     json_t *sig = json_object_get(o, "signal");
     json_t *end = json_object_get(o, "end_time");
+    json_t *oom = json_object_get(o, "oom");
+    struct job_end r;
 
     if ((ec != NULL && !json_is_integer(ec)) ||
         (sig != NULL && !json_is_integer(sig)) ||
         (end != NULL && !json_is_null(end) && !json_is_integer(end)))
         return einval(e, "job end: exit_code, signal and end_time must be "
                          "integers");
-    return jobs_ended(c->jobs, j, (int)json_integer_value(ec),
-                      (int)json_integer_value(sig),
-                      (time_t)json_integer_value(end), e);
+    if (oom != NULL && !json_is_boolean(oom))
+        return einval(e, "job end: oom must be true or false");
+    r = (struct job_end){
+        .exit_code = (int)json_integer_value(ec),
+        .signal = (int)json_integer_value(sig),
+        .end = (time_t)json_integer_value(end),
+        .oom = json_is_true(oom),
+    };
+    return jobs_ended(c->jobs, j, &r, e);
 }
 
 static bool listed(json_t *jobs, uint64_t id)

@@ -50,12 +50,8 @@ like "$(grep "job=$id state=ended" "$NODELOG")" "oom=true" \
     "a job over --mem=32M is OOM-killed: the node reports oom=true"
 like "$(cat "slurm-$id.out")" "tail status (137|9)" \
     "the job's hog was killed by SIGKILL"
-st=$(job_state "$id")
-if [ "$st" = OUT_OF_MEMORY ]; then
-    ok "the job is recorded OUT_OF_MEMORY"
-else
-    skip "the controller does not map JOB_END oom to OUT_OF_MEMORY yet (state $st)"
-fi
+is "$(job_state "$id")" OUT_OF_MEMORY "the job is recorded OUT_OF_MEMORY"
+like "$(squeue -h -t all -j "$id" -o %t)" "OOM" "squeue shows it as OOM"
 id=$(submit --mem=64M --wrap 'head -c 10M /dev/zero | tail >/dev/null; echo fine')
 wait_for 15 job_ended "$id"
 is "$(job_state "$id")/$(cat "slurm-$id.out")" "COMPLETED/fine" \

@@ -265,7 +265,8 @@ static void test_json_and_restart(void **state)
     assert_false(nodes_gpu_used(nodes_get(f->c->nodes, 1), 0));
     assert_int_equal(nodes_gpus_alloc(nodes_get(f->c->nodes, 1)), 2);
     /* its end frees them */
-    assert_int_equal(jobs_ended(f->c->jobs, j, 0, 0, time(NULL), &e), 0);
+    struct job_end done = {0, 0, time(NULL), false};
+    assert_int_equal(jobs_ended(f->c->jobs, j, &done, &e), 0);
     assert_int_equal(nodes_gpus_alloc(nodes_get(f->c->nodes, 1)), 0);
 }
 
