@@ -71,9 +71,13 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 # Helper programs of the end-to-end scripts (not tests themselves).
 E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/%,$(E2E_SRC))
 
+# A fake libnvidia-ml.so.1 that the GPU tests load through sluiced's own
+# dlopen path (SLUICE_NVML_LIBRARY).
+FAKE_NVML := $(BUILD)/tests/fake_nvml/libnvidia-ml.so.1
+
 .PHONY: all check check-san san fuzz fuzz-smoke demo format format-check \
 	install clean deps unit
-all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS) $(E2E_BINS)
+all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS) $(E2E_BINS) $(FAKE_NVML)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -104,6 +108,10 @@ $(LINKS): | $(BUILD)/bin/sluice
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS) -lcmocka
+
+$(FAKE_NVML): tests/fake_nvml/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu17 $(CFLAGS) $(WARN) -fPIC -shared -o $@ $<
 
 $(E2E_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/e2e/%.o $(COMMON_LIB)
 	@mkdir -p $(@D)

@@ -68,8 +68,9 @@ need_daemons() {
 cluster_stop() {
     [ -n "$DIR" ] && [ -d "$DIR" ] || return 0
     sluice down --cancel --dir "$DIR" >/dev/null 2>&1
+    cluster_kill_left
     if [ "$TAP_FAILED" -ne 0 ]; then
-        for f in "$DIR"/log/*.log "$DIR"/log/*.out; do
+        for f in "$DIR"/log/*.log "$DIR"/log/*.out "$DIR"/san/*; do
             [ -s "$f" ] || continue
             echo "# --- $f (last 15 lines)"
             tail -15 "$f" | sed 's/^/#   /'
@@ -86,6 +87,11 @@ cluster_start() {
     need_daemons
     DIR=$(mktemp -d /tmp/sluice-e2e.XXXXXX)
     trap cluster_stop EXIT
+    # Sanitizer reports of every process (supervisors have no stderr) go to
+    # $DIR/san/, which cluster_gone checks; other builds ignore these.
+    mkdir -p "$DIR/san"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$DIR/san/asan"
+    export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$DIR/san/ubsan"
     trap 'exit 130' INT TERM
     if ! out=$(sluice up -f "$1" --dir "$DIR" 2>"$DIR/up.err"); then
         not_ok "sluice up -f $1"
@@ -143,4 +149,48 @@ submit() {
 finish() {
     echo "1..$TAP_N"
     [ "$TAP_FAILED" -eq 0 ]
+}
+
+# cluster_procs: the processes (other than this shell) whose command line
+# or working directory lies in $DIR: daemons, supervisors, jobs.
+cluster_procs() {
+    local p pid
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        [ "$pid" = "$$" ] && continue
+        if tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$DIR" ||
+            case $(readlink "$p/cwd" 2>/dev/null) in
+            "$DIR" | "$DIR"/*) true ;;
+            *) false ;;
+            esac; then
+            echo "$pid $(tr '\0' ' ' 2>/dev/null <"$p/cmdline")"
+        fi
+    done
+}
+
+# cluster_kill_left: kill, by PID, what is left of the cluster after a
+# failure (a job whose controller was down when it was cancelled, say), so
+# that nothing outlives the test.
+cluster_kill_left() {
+    local pids i
+    for i in 1 2 3; do
+        pids=$(cd / && cluster_procs | cut -d' ' -f1)
+        [ -n "$pids" ] || return 0
+        [ "$i" -eq 1 ] && echo "# killing what is left of the cluster:" $pids
+        # shellcheck disable=SC2086
+        kill "-$([ "$i" -eq 3 ] && echo KILL || echo TERM)" $pids 2>/dev/null
+        sleep 0.5
+    done
+}
+
+# cluster_gone: sluice down --cancel, then check that nothing of the
+# cluster is left running (the EXIT trap still removes the directory).
+cluster_gone() {
+    local left
+    sluice down --cancel --dir "$DIR" >/dev/null 2>&1
+    wait_for 15 eval '[ -z "$(cd / && cluster_procs)" ]'
+    left=$(cd / && cluster_procs)
+    is "$left" "" "sluice down --cancel leaves no process of the cluster"
+    left=$(cd "$DIR/san" && ls)
+    is "$left" "" "no sanitizer report from any process of the cluster"
 }
