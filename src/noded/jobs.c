@@ -82,16 +82,16 @@ static void ended(struct jobs *j, struct njob *job)
 
 /* The supervisor is gone and left no status: kill what may remain and
  * record the job as killed, so that its end is reported all the same. */
-static void lost(struct jobs *j, struct njob *job)
+static void lost(struct jobs *j, struct njob *job, const char *why)
 {
     const struct cgroup *cg = &j->nd->cg;
     struct err e;
     struct stat sb;
     bool oom = false;
 
-    log_warnx("job=%" PRIu32 " supervisor pid=%d is gone without a status; "
-              "reporting the job killed",
-              job->id, (int)job->sup.pid);
+    log_warnx("job=%" PRIu32 " supervisor pid=%d is gone without a status "
+              "(%s); reporting the job killed",
+              job->id, (int)job->sup.pid, why);
     if (job->pgid > 0)
         kill(-job->pgid, SIGKILL);
     if (cg->version != CGROUP_NONE) {
@@ -125,10 +125,19 @@ void jobs_check(struct jobs *j, struct njob *job)
     if (spool_pid_alive(&job->sup))
         return;
     /* it may have written its status just before it exited */
-    if (spool_status_read(job->dir, &job->st, &e) == 0)
+    if (spool_status_read(job->dir, &job->st, &e) == 0) {
         ended(j, job);
-    else
-        lost(j, job);
+        return;
+    }
+    /* Under heavy load a supervisor has been seen as gone while its
+     * status was still to come: give it until a later rescan before the
+     * job is reported killed. */
+    if (job->gone_since == 0) {
+        job->gone_since = time(NULL);
+        return;
+    }
+    if (time(NULL) - job->gone_since >= JOBS_GONE_GRACE_S)
+        lost(j, job, e.text);
 }
 
 /* A job directory found in the spool that the table does not hold. */

@@ -18,6 +18,8 @@
 
 /* How long a supervisor may take to start a job before the launch fails. */
 #define JOBS_LAUNCH_TIMEOUT_S 60
+/* How long a supervisor may look gone before its status appears. */
+#define JOBS_GONE_GRACE_S 3
 /* A job directory without supervisor.pid younger than this is a launch in
  * progress (perhaps of a previous sluiced), not debris. */
 #define JOBS_DEBRIS_AGE_S 30

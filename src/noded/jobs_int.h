@@ -30,6 +30,7 @@ struct njob {
     enum njob_state state;
     char *dir; /* spool/job.<id> */
     struct spool_pid sup;
+    time_t gone_since;      /* supervisor seen gone without a status */
     pid_t pgid;             /* 0 when not known */
     struct spool_status st; /* when ENDED */
     cpu_set_t cpus;         /* its cpuset, when has_cpus */
