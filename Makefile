@@ -25,7 +25,10 @@ DESTDIR ?=
 
 PKGS := libevent jansson sqlite3 openssl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# OpenSSL's headers only: libcrypto is loaded when first needed
+# (src/common/libcrypto.c), so that a CLI on the unix socket never pays for
+# loading it.
+PKG_LIBS := $(shell pkg-config --libs $(filter-out openssl,$(PKGS)) 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wvla $(WERROR)
@@ -47,6 +50,7 @@ CLI_SRC := $(sort $(wildcard src/cli/*.c))
 SIM_SRC := $(sort $(wildcard src/sim/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
+E2E_SRC := $(sort $(wildcard tests/e2e/*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -64,10 +68,16 @@ BINS := $(subst bin/ctld,bin/sluicectld,$(subst bin/noded,bin/sluiced,$(subst bi
 LINKS := $(if $(wildcard src/cli/main.c),$(addprefix $(BUILD)/bin/,$(SLURM_NAMES)))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+# Helper programs of the end-to-end scripts (not tests themselves).
+E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/%,$(E2E_SRC))
+
+# A fake libnvidia-ml.so.1 that the GPU tests load through sluiced's own
+# dlopen path (SLUICE_NVML_LIBRARY).
+FAKE_NVML := $(BUILD)/tests/fake_nvml/libnvidia-ml.so.1
 
 .PHONY: all check check-san san fuzz fuzz-smoke demo format format-check \
 	install clean deps unit
-all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS)
+all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS) $(E2E_BINS) $(FAKE_NVML)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -98,6 +108,14 @@ $(LINKS): | $(BUILD)/bin/sluice
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS) -lcmocka
+
+$(FAKE_NVML): tests/fake_nvml/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu17 $(CFLAGS) $(WARN) -fPIC -shared -o $@ $<
+
+$(E2E_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/e2e/%.o $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)

@@ -2,19 +2,27 @@
  * Submission throughput and latency against a running sluicectld: N client
  * processes, each on one persistent connection, each submitting M jobs as
  * fast as the controller acknowledges them (every acknowledgement means the
- * job is durable: group commit).  Prints jobs/s and p50/p99 latency.
+ * job is durable: group commit).  Prints jobs/s, p50/p99 latency and the
+ * CPU time the clients (and the processes they ran) used per job.
  *
  *   build/bench/submit_bench -c CLIENTS -n JOBS_PER_CLIENT [--tcp] [--hold]
+ *                            [-p PARTITION] [--cli SBATCH]
  *
  * The controller is found through SLUICE_CONF, as the CLI finds it: its
  * unix socket by default, TCP with the configured auth/key with --tcp.
+ * With --cli each submission is instead one run of the command SBATCH
+ * ("SBATCH --parsable --wrap true [-H] [-p PARTITION]", output discarded),
+ * as a shell loop would run it: the latency is the whole process's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +39,7 @@ struct opts {
     bool tcp;
     bool hold;
     const char *partition;
+    const char *cli; /* one process of this command per submission */
 };
 
 static double now_us(void)
@@ -41,22 +50,98 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* CPU time (user and system, ms) of the clients and what they ran. */
+static double children_cpu_ms(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+        return 0;
+    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
+/* A job running "true" in the current directory (its slurm-N.out goes
+ * there). */
 static json_t *job_spec(const struct opts *o, int i)
 {
-    json_t *job =
-        json_pack("{s:s, s:s, s:s, s:b}", "name", "bench", "script",
-                  "#!/bin/sh\ntrue\n", "work_dir", "/tmp", "hold", o->hold);
+    char cwd[4096];
+    json_t *job;
+
+    if (getcwd(cwd, sizeof(cwd)) == NULL)
+        strcpy(cwd, "/");
+    job = json_pack("{s:s, s:s, s:s, s:b}", "name", "bench", "script",
+                    "#!/bin/sh\ntrue\n", "work_dir", cwd, "hold", o->hold);
     json_object_set_new(job, "environment", json_pack("{s:s}", "I", "x"));
     if (o->partition)
         json_object_set_new(job, "partition", json_string(o->partition));
     (void)i;
     return json_pack("{s:o}", "job", job);
+}
+
+/* Latencies to the pipe the clients share, in writes of at most PIPE_BUF
+ * bytes, which the kernel keeps whole: values never interleave. */
+static int write_lat(int fd, const double *lat, int n)
+{
+    const size_t per = PIPE_BUF / sizeof(*lat);
+
+    for (size_t i = 0; i < (size_t)n; i += per) {
+        size_t k = (size_t)n - i < per ? (size_t)n - i : per;
+        if (write(fd, lat + i, k * sizeof(*lat)) != (ssize_t)(k * sizeof(*lat)))
+            return -1;
+    }
+    return 0;
+}
+
+/* One submission through the CLI: fork, exec, wait; 0 if it succeeded. */
+static int cli_submit(const struct opts *o)
+{
+    const char *argv[9] = {o->cli, "--parsable", "--wrap", "true"};
+    int argc = 4, st;
+    pid_t pid;
+
+    if (o->hold)
+        argv[argc++] = "-H";
+    if (o->partition) {
+        argv[argc++] = "-p";
+        argv[argc++] = o->partition;
+    }
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        execv(o->cli, (char *const *)argv);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+        WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "submit_bench: %s failed\n", o->cli);
+        return -1;
+    }
+    return 0;
+}
+
+/* One client running the CLI o->jobs times; latencies (us) to fd. */
+static int run_cli_client(const struct opts *o, int fd)
+{
+    double *lat = xcalloc(o->jobs, sizeof(*lat));
+
+    for (int i = 0; i < o->jobs; i++) {
+        double t0 = now_us();
+        if (cli_submit(o) < 0)
+            return 1;
+        lat[i] = now_us() - t0;
+    }
+    if (write_lat(fd, lat, o->jobs) < 0)
+        return 1;
+    free(lat);
+    return 0;
 }
 
 /* One client: connect, submit o->jobs jobs, write latencies (us) to fd. */
@@ -72,8 +157,7 @@ static int run_client(const struct conf *c, const struct opts *o, int fd)
         const struct conf_ctld_host *h = &c->ctld_hosts[0];
         snprintf(addr, sizeof(addr), "%s:%u", h->addr[0] ? h->addr : h->host,
                  c->slurmctld_port);
-        a = auth_create(c->auth_type == CONF_AUTH_KEY ? AUTH_KEY : AUTH_MUNGE,
-                        c->auth_info[0] ? c->auth_info : NULL, &e);
+        a = auth_create_conf(c, &e);
         if (a == NULL) {
             fprintf(stderr, "submit_bench: %s\n", e.text);
             return 1;
@@ -98,7 +182,7 @@ static int run_client(const struct conf *c, const struct opts *o, int fd)
         json_decref(req);
         json_decref(reply);
     }
-    if (write(fd, lat, sizeof(*lat) * o->jobs) < 0)
+    if (write_lat(fd, lat, o->jobs) < 0)
         return 1;
     proto_close(pc);
     auth_destroy(a);
@@ -114,6 +198,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         {"partition", required_argument, NULL, 'p'},
         {"tcp", no_argument, NULL, 't'},
         {"hold", no_argument, NULL, 'H'},
+        {"cli", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -136,6 +221,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'H':
             o->hold = true;
             break;
+        case 'C':
+            o->cli = optarg;
+            break;
         default:
             return -1;
         }
@@ -156,7 +244,7 @@ int main(int argc, char **argv)
 
     if (parse_opts(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: submit_bench [-c CLIENTS] [-n JOBS] "
-                        "[-p PARTITION] [--tcp] [--hold]\n");
+                        "[-p PARTITION] [--tcp] [--hold] [--cli SBATCH]\n");
         return 2;
     }
     c = conf_load(path ? path : CONF_DEFAULT_PATH, NULL, &e);
@@ -173,7 +261,8 @@ int main(int argc, char **argv)
         pid_t pid = fork();
         if (pid == 0) {
             close(pfd[0]);
-            _exit(run_client(c, &o, pfd[1]));
+            _exit(o.cli ? run_cli_client(&o, pfd[1])
+                        : run_client(c, &o, pfd[1]));
         }
     }
     close(pfd[1]);
@@ -192,10 +281,13 @@ int main(int argc, char **argv)
     }
     qsort(lat, total, sizeof(*lat), cmp_double);
     printf("clients=%d jobs=%zu transport=%s elapsed_s=%.3f jobs_per_s=%.0f "
-           "p50_ms=%.3f p99_ms=%.3f\n",
-           o.clients, total, o.tcp ? "tcp+auth" : "unix", elapsed,
-           total / elapsed, lat[total / 2] / 1e3,
-           lat[(size_t)(total * 0.99)] / 1e3);
+           "p50_ms=%.3f p99_ms=%.3f client_cpu_ms_per_job=%.3f\n",
+           o.clients, total,
+           o.cli   ? "cli"
+           : o.tcp ? "tcp+auth"
+                   : "unix",
+           elapsed, total / elapsed, lat[total / 2] / 1e3,
+           lat[(size_t)(total * 0.99)] / 1e3, children_cpu_ms() / total);
     free(lat);
     conf_destroy(c);
     return 0;

@@ -106,42 +106,6 @@ static char *client_tcp_addr(const struct conf *c)
     return xasprintf("%s:%u", h, (unsigned)c->slurmctld_port);
 }
 
-/* The munged socket of AuthInfo ("socket=/run/munge/munge.socket.2" among
- * comma-separated items, or a bare path); NULL for munge's default.
- * Caller frees. */
-static char *client_munge_socket(const char *info)
-{
-    const char *p = strstr(info, "socket=");
-    size_t len;
-
-    if (p != NULL && (p == info || p[-1] == ',')) {
-        p += strlen("socket=");
-        len = strcspn(p, ",");
-        return len > 0 ? xstrndup(p, len) : NULL;
-    }
-    return info[0] == '/' ? xstrdup(info) : NULL;
-}
-
-static struct auth *client_auth(const struct conf *c, struct err *e)
-{
-    struct auth *a;
-    char *sock;
-
-    if (c->auth_type == CONF_AUTH_KEY) {
-        if (c->auth_info[0] == '\0') {
-            errno = EINVAL;
-            err_set(e, "AuthType=auth/key needs AuthInfo=KEYFILE in %s",
-                    c->path);
-            return NULL;
-        }
-        return auth_create(AUTH_KEY, c->auth_info, e);
-    }
-    sock = client_munge_socket(c->auth_info);
-    a = auth_create(AUTH_MUNGE, sock, e);
-    free(sock);
-    return a;
-}
-
 /* Try the unix socket: 1 connected, 0 not there (or stale), -1 failed. */
 static int client_try_unix(struct cli_client *cl, struct err *e)
 {
@@ -178,7 +142,7 @@ static int client_connect(struct cli_client *cl, struct err *e)
         free(addr);
         return -1;
     }
-    cl->auth = client_auth(cl->conf, e);
+    cl->auth = auth_create_conf(cl->conf, e);
     if (cl->auth == NULL) {
         err_prefix(e, "cannot sign requests to sluicectld at %s", addr);
         free(addr);

@@ -42,10 +42,18 @@ static const struct {
     const char *var;
     int id;
 } submit_env_opts[] = {
-    {"SBATCH_ACCOUNT", JS_ACCOUNT},     {"SBATCH_EXPORT", JS_EXPORT},
-    {"SBATCH_GRES", JS_GRES},           {"SBATCH_JOB_NAME", JS_NAME},
-    {"SBATCH_PARTITION", JS_PARTITION}, {"SBATCH_QOS", JS_QOS},
+    {"SBATCH_ACCOUNT", JS_ACCOUNT},
+    {"SBATCH_EXPORT", JS_EXPORT},
+    {"SBATCH_GRES", JS_GRES},
+    {"SBATCH_JOB_NAME", JS_NAME},
+    {"SBATCH_PARTITION", JS_PARTITION},
+    {"SBATCH_QOS", JS_QOS},
     {"SBATCH_TIMELIMIT", JS_TIME},
+    {"SBATCH_GPUS", JS_GPUS},
+    {"SBATCH_GPUS_PER_NODE", JS_GPUS_PER_NODE},
+    {"SBATCH_GPUS_PER_TASK", JS_GPUS_PER_TASK},
+    {"SBATCH_CPUS_PER_GPU", JS_CPUS_PER_GPU},
+    {"SBATCH_MEM_PER_GPU", JS_MEM_PER_GPU},
 };
 
 static void submit_help(void)
@@ -62,6 +70,8 @@ static void submit_help(void)
         "  -q, --qos=QOS            -A, --account=ACCOUNT\n"
         "  -w, --nodelist=HOSTS     -x, --exclude=HOSTS\n"
         "      --gres=LIST          -G, --gpus=[TYPE:]N\n"
+        "      --gpus-per-node=[TYPE:]N --gpus-per-task=[TYPE:]N\n"
+        "      --cpus-per-gpu=N         --mem-per-gpu=SIZE\n"
         "  -H, --hold               -b, --begin=TIME\n"
         "      --wrap=COMMAND           --parsable    --test-only\n"
         "  -Q, --quiet              -h, --help    --usage    -V, --version\n",

@@ -5,6 +5,8 @@
  * configured size, count-only GPUs where the machine has none); then the
  * controller and one node daemon per NodeName are started, or restarted
  * where they are missing, and up waits until every node has registered.
+ * --no-gpus=NODES declares no GPUs for those nodes, so that they show the
+ * seed's pitfall (Gres=gpu:N configured, none found: INVALID).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include "cli/opt.h"
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/hostlist.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 
@@ -32,6 +35,12 @@
 /* The commands that run the daemons, found next to this binary. */
 struct up_bins {
     char *ctld, *noded;
+};
+
+/* What gres.conf is written from. */
+struct up_gres {
+    const struct conf *c;
+    const struct hostlist *no_gpus; /* nodes declared without GPUs, or NULL */
 };
 
 /* One free TCP port on 127.0.0.1, kept bound (fd) until all are chosen,
@@ -117,13 +126,23 @@ static uint64_t up_gpus_here(void)
 }
 
 /* One node's lines of gres.conf. */
-static void up_gres_node(FILE *fp, const struct conf_node *n, uint64_t here)
+static void up_gres_node(FILE *fp, const struct conf_node *n, uint64_t here,
+                         bool none)
 {
     uint64_t next = 0;
     bool declared = false;
 
+    if (none && gres_count(n->gres, "gpu", NULL) > 0) {
+        fprintf(fp, "# %s: no GPUs declared (sluice up --no-gpus)\n", n->name);
+        fprintf(stderr,
+                "up: %s: declaring no GPUs (--no-gpus): it registers "
+                "INVALID\n",
+                n->name);
+    }
     for (size_t k = 0; k < n->gres->n; k++) {
         const struct gres_item *it = &n->gres->items[k];
+        if (none && strcmp(it->name, "gpu") == 0)
+            continue;
         fprintf(fp, "NodeName=%s Name=%s", n->name, it->name);
         if (it->type[0] != '\0')
             fprintf(fp, " Type=%s", it->type);
@@ -181,19 +200,34 @@ static void up_print_conf(FILE *fp, const void *arg)
 
 static void up_print_gres(FILE *fp, const void *arg)
 {
-    const struct conf *c = arg;
+    const struct up_gres *g = arg;
     uint64_t here = up_gpus_here();
 
     fputs("# Written by `sluice up`: each node's GRES, count-only where this\n"
           "# machine has no GPUs to show.\n",
           fp);
-    for (size_t i = 0; i < c->n_nodes; i++)
-        up_gres_node(fp, &c->nodes[i], here);
+    for (size_t i = 0; i < g->c->n_nodes; i++)
+        up_gres_node(fp, &g->c->nodes[i], here,
+                     g->no_gpus != NULL &&
+                         hostlist_find(g->no_gpus, g->c->nodes[i].name) >= 0);
+}
+
+/* DIR/gres.conf for c; --no-gpus names must be nodes of c. */
+static int up_write_gres(const struct local_dir *d, const struct conf *c,
+                         const struct hostlist *no_gpus, struct err *e)
+{
+    struct up_gres g = {c, no_gpus};
+
+    for (size_t i = 0; no_gpus != NULL && i < hostlist_count(no_gpus); i++)
+        if (conf_node_find(c, hostlist_nth(no_gpus, i)) == NULL)
+            return err_set(e, "--no-gpus: %s is not a NodeName of %s",
+                           hostlist_nth(no_gpus, i), c->path);
+    return up_write(d->gres, up_print_gres, &g, e);
 }
 
 /* DIR/sluice.conf and DIR/gres.conf from the configuration at src. */
 static int up_make_conf(const struct local_dir *d, const char *src,
-                        struct err *e)
+                        const struct hostlist *no_gpus, struct err *e)
 {
     struct conf_diag diag;
     struct conf *c;
@@ -214,8 +248,7 @@ static int up_make_conf(const struct local_dir *d, const char *src,
         err_set(e, "%s defines no NodeName: nothing to start", src);
         goto out;
     }
-    if (up_localize(c, d, e) < 0 ||
-        up_write(d->gres, up_print_gres, c, e) < 0 ||
+    if (up_localize(c, d, e) < 0 || up_write_gres(d, c, no_gpus, e) < 0 ||
         up_write(d->conf, up_print_conf, c, e) < 0)
         goto out;
     fprintf(stderr, "up: wrote %s from %s\n", d->conf, src);
@@ -331,9 +364,11 @@ static json_t *up_node(json_t *nodes, const char *name)
 }
 
 /* Nodes not registered yet, as "node03 (DOWN: Not responding)" text into
- * buf; returns how many.  -1 with e when a node was refused (INVALID). */
+ * buf; returns how many.  -1 with e when a node was refused (INVALID),
+ * unless --no-gpus asked for that. */
 static int up_missing(const struct local_dir *d, const struct conf *c,
-                      json_t *nodes, char *buf, size_t len, struct err *e)
+                      const struct hostlist *no_gpus, json_t *nodes, char *buf,
+                      size_t len, struct err *e)
 {
     size_t used = 0;
     int missing = 0;
@@ -343,14 +378,22 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
         json_t *n = up_node(nodes, c->nodes[i].name);
         const char *st = json_string_value(json_object_get(n, "state"));
         const char *why = json_string_value(json_object_get(n, "reason"));
+        /* a node whose daemon is gone keeps its state for a while: only a
+         * connected one has registered (absent: an older controller) */
+        bool connected = !json_is_false(json_object_get(n, "connected"));
+        bool invalid = st != NULL && strcmp(st, "INVALID") == 0;
         if (local_running(d, c->nodes[i].name) == 0)
             return up_died(d, c->nodes[i].name, e);
-        if (st != NULL && strcmp(st, "INVALID") == 0)
+        if (invalid && connected && no_gpus != NULL &&
+            hostlist_find(no_gpus, c->nodes[i].name) >= 0)
+            continue;
+        if (invalid && connected)
             return err_set(e,
                            "%s was refused by sluicectld: %s (see %s/%s.log)",
                            c->nodes[i].name, why ? why : "no reason given",
                            d->log, c->nodes[i].name);
-        if (st != NULL && strcmp(st, "DOWN") != 0 && strcmp(st, "UNKNOWN") != 0)
+        if (st != NULL && connected && strcmp(st, "DOWN") != 0 &&
+            strcmp(st, "UNKNOWN") != 0)
             continue;
         missing++;
         used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
@@ -363,7 +406,8 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
 
 /* Wait until every node of c has registered. */
 static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
-                         struct cli_client *cl, double deadline, struct err *e)
+                         const struct hostlist *no_gpus, struct cli_client *cl,
+                         double deadline, struct err *e)
 {
     char text[2048];
     int missing = -1;
@@ -373,8 +417,8 @@ static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
         if (cli_client_call(cl, PROTO_MSG_NODE_QUERY, NULL, &reply, NULL, e) <
             0)
             return err_prefix(e, "asking sluicectld for its nodes");
-        missing = up_missing(d, c, json_object_get(reply, "nodes"), text,
-                             sizeof(text), e);
+        missing = up_missing(d, c, no_gpus, json_object_get(reply, "nodes"),
+                             text, sizeof(text), e);
         json_decref(reply);
         if (missing <= 0)
             return missing;
@@ -389,7 +433,7 @@ static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
 
 /* Start what is missing and wait for all of it. */
 static int up_run(const struct local_dir *d, const struct up_bins *b,
-                  struct err *e)
+                  const struct hostlist *no_gpus, struct err *e)
 {
     double t0 = up_now(), deadline = t0 + UP_TIMEOUT_S;
     struct cli_client *cl = NULL;
@@ -414,7 +458,7 @@ static int up_run(const struct local_dir *d, const struct up_bins *b,
         if (r < 0)
             goto out;
     }
-    if (up_wait_nodes(d, c, cl, deadline, e) < 0)
+    if (up_wait_nodes(d, c, no_gpus, cl, deadline, e) < 0)
         goto out;
     fprintf(stderr,
             "up: sluicectld on 127.0.0.1:%u and %zu node%s up "
@@ -429,17 +473,34 @@ out:
     return rc;
 }
 
-enum { UP_FILE = 1, UP_DIR, UP_HELP };
+enum { UP_FILE = 1, UP_DIR, UP_HELP, UP_NO_GPUS };
 
 static const struct opt_def up_opts[] = {
     {"file", 'f', OPT_ARG, UP_FILE},
     {"dir", 'd', OPT_ARG, UP_DIR},
+    {"no-gpus", 0, OPT_ARG, UP_NO_GPUS},
     {"help", 'h', OPT_NOARG, UP_HELP},
     {NULL, 0, OPT_NOARG, 0},
 };
 
-/* Prepare DIR: its configuration (written once, then reused) and key. */
-static int up_prepare(const struct local_dir *d, const char *src, struct err *e)
+/* DIR/gres.conf again, from DIR/sluice.conf, for --no-gpus. */
+static int up_redo_gres(const struct local_dir *d,
+                        const struct hostlist *no_gpus, struct err *e)
+{
+    struct conf *c = conf_load(d->conf, NULL, e);
+    int rc;
+
+    if (c == NULL)
+        return -1;
+    rc = up_write_gres(d, c, no_gpus, e);
+    conf_destroy(c);
+    return rc;
+}
+
+/* Prepare DIR: its configuration (written once, then reused; gres.conf
+ * rewritten for --no-gpus) and key. */
+static int up_prepare(const struct local_dir *d, const char *src,
+                      const struct hostlist *no_gpus, struct err *e)
 {
     struct stat st;
 
@@ -447,7 +508,9 @@ static int up_prepare(const struct local_dir *d, const char *src, struct err *e)
         fprintf(stderr, "up: reusing %s%s\n", d->conf,
                 src ? " (-f is ignored; remove the directory to start over)"
                     : "");
-    } else if (up_make_conf(d, src ? src : cli_conf_path(), e) < 0) {
+        if (no_gpus != NULL && up_redo_gres(d, no_gpus, e) < 0)
+            return -1;
+    } else if (up_make_conf(d, src ? src : cli_conf_path(), no_gpus, e) < 0) {
         return -1;
     }
     if (stat(d->key, &st) < 0) {
@@ -461,6 +524,7 @@ static int up_prepare(const struct local_dir *d, const char *src, struct err *e)
 int cmd_up(int argc, char **argv)
 {
     const char *src = NULL, *dir = LOCAL_DIR_DEFAULT, *arg;
+    struct hostlist *no_gpus = NULL;
     struct up_bins b = {0};
     struct local_dir d;
     struct opt_state st;
@@ -471,27 +535,41 @@ int cmd_up(int argc, char **argv)
     opt_init(&st, argc, argv, 1, false);
     while ((rc = opt_next(&st, up_opts, &id, &arg, &e)) > 0) {
         if (id == UP_HELP) {
-            printf("usage: sluice up [-f CONFIG] [--dir DIR]\n"
+            printf("usage: sluice up [-f CONFIG] [--dir DIR] "
+                   "[--no-gpus=NODES]\n"
                    "  Start a controller and one node daemon per NodeName "
                    "of CONFIG\n  on this machine (DIR defaults to %s); "
-                   "prints the export line.\n",
+                   "prints the export line.\n"
+                   "  --no-gpus: declare no GPUs for NODES (they register "
+                   "INVALID).\n",
                    LOCAL_DIR_DEFAULT);
+            hostlist_destroy(no_gpus);
             return 0;
         }
-        if (id == UP_FILE)
+        if (id == UP_FILE) {
             src = arg;
-        else
+        } else if (id == UP_DIR) {
             dir = arg;
+        } else {
+            hostlist_destroy(no_gpus);
+            if ((no_gpus = hostlist_expand(arg, &e)) == NULL) {
+                err_prefix(&e, "--no-gpus=%s", arg);
+                rc = -1;
+                break;
+            }
+        }
     }
     if (rc == 0 && st.ind < argc)
         rc = err_set(&e, "unexpected argument \"%s\"", argv[st.ind]);
     if (rc < 0) {
         cli_error("up: %s", e.text);
+        hostlist_destroy(no_gpus);
         return 2;
     }
     rc = 1;
-    if (local_dir_init(&d, dir, true, &e) < 0 || up_prepare(&d, src, &e) < 0 ||
-        up_find_bins(&b, &e) < 0 || up_run(&d, &b, &e) < 0) {
+    if (local_dir_init(&d, dir, true, &e) < 0 ||
+        up_prepare(&d, src, no_gpus, &e) < 0 || up_find_bins(&b, &e) < 0 ||
+        up_run(&d, &b, no_gpus, &e) < 0) {
         cli_error("up: %s", e.text);
     } else {
         printf("export SLUICE_CONF=%s\n", d.conf);
@@ -499,6 +577,7 @@ int cmd_up(int argc, char **argv)
     }
     free(b.ctld);
     free(b.noded);
+    hostlist_destroy(no_gpus);
     local_dir_clear(&d);
     return rc;
 }

@@ -36,6 +36,10 @@ const struct opt_def jobspec_opts[] = {
     {"exclude", 'x', OPT_ARG, JS_EXCLUDE},
     {"gres", 0, OPT_ARG, JS_GRES},
     {"gpus", 'G', OPT_ARG, JS_GPUS},
+    {"gpus-per-node", 0, OPT_ARG, JS_GPUS_PER_NODE},
+    {"gpus-per-task", 0, OPT_ARG, JS_GPUS_PER_TASK},
+    {"cpus-per-gpu", 0, OPT_ARG, JS_CPUS_PER_GPU},
+    {"mem-per-gpu", 0, OPT_ARG, JS_MEM_PER_GPU},
     {"hold", 'H', OPT_NOARG, JS_HOLD},
     {"begin", 'b', OPT_ARG, JS_BEGIN},
     {"parsable", 0, OPT_NOARG, JS_PARSABLE},
@@ -148,7 +152,8 @@ static int js_hosts(struct jobspec *js, const char *key, const char *arg,
     return 0;
 }
 
-/* --gres=gpu:2 in canonical form; --gpus=[type:]N as "N" or "TYPE:N". */
+/* --gres=gpu:2 in canonical form; --gpus, --gpus-per-node and
+ * --gpus-per-task=[type:]N as "N" or "TYPE:N". */
 static int js_gres(struct jobspec *js, const char *key, const char *arg,
                    bool gpus, struct err *e)
 {
@@ -291,6 +296,14 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_gres(js, "gres", arg, false, e);
     case JS_GPUS:
         return js_gres(js, "gpus", arg, true, e);
+    case JS_GPUS_PER_NODE:
+        return js_gres(js, "gpus_per_node", arg, true, e);
+    case JS_GPUS_PER_TASK:
+        return js_gres(js, "gpus_per_task", arg, true, e);
+    case JS_CPUS_PER_GPU:
+        return js_count(js, "cpus_per_gpu", arg, 65535, e);
+    case JS_MEM_PER_GPU:
+        return js_mem(js, "mem_per_gpu_mib", arg, e);
     case JS_BEGIN:
         return js_begin(js, arg, now, e);
     default:

@@ -46,6 +46,10 @@ enum jobspec_opt {
     JS_USAGE,
     JS_VERSION,
     JS_QUIET,
+    JS_GPUS_PER_NODE,
+    JS_GPUS_PER_TASK,
+    JS_CPUS_PER_GPU,
+    JS_MEM_PER_GPU,
 };
 
 /* The sbatch option table. */

@@ -311,6 +311,15 @@ static int finish_checks(const struct jobspec *js, const char *script_name,
     if (json_object_get(js->job, "mem_mib") != NULL &&
         json_object_get(js->job, "mem_per_cpu_mib") != NULL)
         return err_set(e, "--mem and --mem-per-cpu are mutually exclusive.");
+    if (json_object_get(js->job, "mem_per_gpu_mib") != NULL &&
+        (json_object_get(js->job, "mem_mib") != NULL ||
+         json_object_get(js->job, "mem_per_cpu_mib") != NULL))
+        return err_set(e, "--mem, --mem-per-cpu, and --mem-per-gpu are "
+                          "mutually exclusive.");
+    if (json_object_get(js->job, "cpus_per_gpu") != NULL &&
+        json_object_get(js->job, "cpus_per_task") != NULL)
+        return err_set(e, "--cpus-per-gpu is mutually exclusive with "
+                          "--cpus-per-task");
     return 0;
 }
 

@@ -200,13 +200,20 @@ static const char *jv_mem(json_t *job, char *buf, size_t len)
 
     if (mib < 0)
         mib = jobview_int(job, "mem_per_cpu_mib", 0);
+    if (mib <= 0)
+        mib = jobview_int(job, "mem_per_gpu_mib", 0);
     return fmt_mem((uint64_t)(mib > 0 ? mib : 0), buf, len);
 }
 
+/* %b: the GPUs per node as the controller normalised them
+ * ("gres:gpu:4"), else the request as given. */
 static const char *jv_gres(json_t *job, char *buf, size_t len)
 {
-    const char *g = jobview_str(job, "gres", NULL);
+    const char *g = jobview_str(job, "tres_per_node", NULL);
 
+    if (g != NULL && g[0] != '\0')
+        return g;
+    g = jobview_str(job, "gres", NULL);
     if (g == NULL || g[0] == '\0')
         g = jobview_str(job, "gpus", NULL);
     if (g == NULL || g[0] == '\0')

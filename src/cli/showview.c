@@ -129,7 +129,10 @@ static void job_ids(struct kv *k, json_t *job)
     kv(k, "QOS", "%s", jobview_str(job, "qos", "normal"));
     kv_line(k);
     kv(k, "JobState", "%s", jobview_str(job, "job_state", "UNKNOWN"));
-    kv(k, "Reason", "%s", jobview_str(job, "state_reason", "None"));
+    /* the long form, naming unavailable nodes and why, when there is one */
+    kv(k, "Reason", "%s",
+       jobview_str(job, "state_description",
+                   jobview_str(job, "state_reason", "None")));
     kv_line(k);
     kv(k, "Restarts", "%lld", jobview_int(job, "restart_count", 0));
     kv(k, "BatchFlag", "1");
@@ -156,6 +159,50 @@ static void job_times(struct kv *k, json_t *job, time_t now)
     kv(k, "EndTime", "%s", jtime(job, "end_time", b, sizeof(b)));
     if (jobview_int(job, "begin_time", 0) > 0)
         kv(k, "BeginTime", "%s", jtime(job, "begin_time", b, sizeof(b)));
+}
+
+/* TRES and, once allocated, the GPU indices on each node (as scontrol
+ * show job -d prints them). */
+static void job_tres(struct kv *k, json_t *job)
+{
+    json_t *detail = json_object_get(job, "gres_detail"), *v;
+    const char *alloc = jobview_str(job, "tres_alloc_str", NULL);
+    const char *per_node = jobview_str(job, "tres_per_node", NULL);
+    size_t i;
+
+    kv_line(k);
+    kv(k, "ReqTRES", "%s", js(job, "tres_req_str"));
+    kv_line(k);
+    kv(k, "AllocTRES", "%s", alloc ? alloc : "(null)");
+    if (per_node != NULL && jobview_int(job, "cpus_per_gpu", 0) > 0) {
+        kv_line(k);
+        kv(k, "CpusPerTres", "gres:gpu:%lld",
+           jobview_int(job, "cpus_per_gpu", 0));
+    }
+    if (per_node != NULL && jobview_int(job, "mem_per_gpu_mib", 0) > 0) {
+        kv_line(k);
+        kv(k, "MemPerTres", "gres:gpu:%lld",
+           jobview_int(job, "mem_per_gpu_mib", 0));
+    }
+    if (json_array_size(detail) == 0)
+        return;
+    kv_line(k);
+    kv(k, "JOB_GRES", "%s", per_node ? per_node + 5 : "(null)");
+    json_array_foreach(detail, i, v)
+    {
+        json_t *alloc_by_node = json_object_get(job, "gpu_alloc");
+        const char *node = NULL, *key;
+        json_t *x;
+        size_t n = 0;
+        json_object_foreach(alloc_by_node, key, x)
+        {
+            if (n++ == i)
+                node = key;
+        }
+        kv_line(k);
+        kv(k, "Nodes", "%s", node ? node : "?");
+        kv(k, "GRES", "%s", json_string_value(v) ? json_string_value(v) : "");
+    }
 }
 
 static void job_place(struct kv *k, json_t *job)
@@ -187,6 +234,7 @@ static void job_place(struct kv *k, json_t *job)
     else
         kv(k, "MinMemoryNode", "%s",
            fmt_mem((uint64_t)(mem > 0 ? mem : 0), b, sizeof(b)));
+    job_tres(k, job);
 }
 
 static void job_files(struct kv *k, json_t *job)
@@ -207,13 +255,21 @@ static void job_files(struct kv *k, json_t *job)
     kv(k, "StdIn", "/dev/null");
     kv_line(k);
     kv(k, "StdOut", "%s", showview_stdpath(job, out, b, sizeof(b)));
-    if (jobview_str(job, "gres", NULL) != NULL) {
+    if (jobview_str(job, "tres_per_node", NULL) != NULL) {
+        kv_line(k);
+        kv(k, "TresPerNode", "%s", jobview_str(job, "tres_per_node", ""));
+    } else if (jobview_str(job, "gres", NULL) != NULL) {
         kv_line(k);
         kv(k, "TresPerNode", "gres:%s", jobview_str(job, "gres", ""));
     }
     if (jobview_str(job, "gpus", NULL) != NULL) {
         kv_line(k);
-        kv(k, "TresPerJob", "gres:%s", jobview_str(job, "gpus", ""));
+        kv(k, "TresPerJob", "gres:gpu:%s", jobview_str(job, "gpus", ""));
+    }
+    if (jobview_str(job, "gpus_per_task", NULL) != NULL) {
+        kv_line(k);
+        kv(k, "TresPerTask", "gres:gpu:%s",
+           jobview_str(job, "gpus_per_task", ""));
     }
 }
 
@@ -289,6 +345,12 @@ void showview_node(FILE *fp, json_t *node, bool oneliner)
     kv_line(&k);
     kv(&k, "BootTime", "%s", jtime(node, "boot_time", b, sizeof(b)));
     kv(&k, "LastSeenTime", "%s", jtime(node, "last_seen", b, sizeof(b)));
+    if (jobview_str(node, "tres", NULL) != NULL) {
+        kv_line(&k);
+        kv(&k, "CfgTRES", "%s", js(node, "tres"));
+        kv_line(&k);
+        kv(&k, "AllocTRES", "%s", js(node, "tres_used"));
+    }
     if (json_array_size(json_object_get(node, "jobs")) > 0) {
         kv_line(&k);
         kv(&k, "Jobs", "%s",

@@ -14,9 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
-
 #include "common/xalloc.h"
 
 struct auth *auth_create(enum auth_type type, const char *info, struct err *e)
@@ -26,7 +23,11 @@ struct auth *auth_create(enum auth_type type, const char *info, struct err *e)
     a->type = type;
     a->ttl_s = AUTH_TTL_DEFAULT_S;
     a->replay_max = AUTH_REPLAY_MAX_DEFAULT;
-    a->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    if ((a->crypto = libcrypto_load(e)) == NULL) {
+        err_prefix(e, "auth");
+        goto error;
+    }
+    a->sha256 = a->crypto->EVP_MD_fetch(NULL, "SHA256", NULL);
     if (a->sha256 == NULL) {
         errno = EIO;
         err_set(e, "auth: OpenSSL has no SHA256");
@@ -59,7 +60,8 @@ void auth_destroy(struct auth *a)
     if (a != NULL) {
         auth_key_fini(a);
         auth_munge_fini(a);
-        EVP_MD_free(a->sha256);
+        if (a->sha256 != NULL)
+            a->crypto->EVP_MD_free(a->sha256);
         free(a);
     }
     errno = saved;
@@ -160,7 +162,7 @@ int auth_frame_hash(struct auth *a, uint16_t type, uint32_t seq,
         (uint8_t)(type >> 8), (uint8_t)type,       (uint8_t)(seq >> 24),
         (uint8_t)(seq >> 16), (uint8_t)(seq >> 8), (uint8_t)seq,
     };
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_MD_CTX *ctx = a->crypto->EVP_MD_CTX_new();
     unsigned int n = 0;
     int ok;
 
@@ -168,11 +170,11 @@ int auth_frame_hash(struct auth *a, uint16_t type, uint32_t seq,
         errno = ENOMEM;
         return -1;
     }
-    ok = EVP_DigestInit_ex(ctx, a->sha256, NULL) &&
-         EVP_DigestUpdate(ctx, hdr, sizeof(hdr)) &&
-         (len == 0 || EVP_DigestUpdate(ctx, body, len)) &&
-         EVP_DigestFinal_ex(ctx, out, &n) && n == AUTH_HASH_LEN;
-    EVP_MD_CTX_free(ctx);
+    ok = a->crypto->EVP_DigestInit_ex(ctx, a->sha256, NULL) &&
+         a->crypto->EVP_DigestUpdate(ctx, hdr, sizeof(hdr)) &&
+         (len == 0 || a->crypto->EVP_DigestUpdate(ctx, body, len)) &&
+         a->crypto->EVP_DigestFinal_ex(ctx, out, &n) && n == AUTH_HASH_LEN;
+    a->crypto->EVP_MD_CTX_free(ctx);
     if (!ok) {
         errno = EIO;
         return -1;
@@ -257,10 +259,15 @@ int auth_keygen(const char *path, struct err *e)
 {
     uint8_t key[AUTH_KEY_MIN];
     char text[2 * AUTH_KEY_MIN + 2];
+    const struct libcrypto *crypto = libcrypto_load(e);
     char *tmp = xasprintf("%s.XXXXXX", path);
     int fd = -1;
 
-    if (RAND_bytes(key, sizeof(key)) != 1) {
+    if (crypto == NULL) {
+        err_prefix(e, "auth/key");
+        goto error;
+    }
+    if (crypto->RAND_bytes(key, sizeof(key)) != 1) {
         errno = EIO;
         err_set(e, "auth/key: no random bytes from OpenSSL");
         goto error;
@@ -287,13 +294,13 @@ int auth_keygen(const char *path, struct err *e)
         err_set(e, "auth/key: %s: %s", path, strerror(errno));
         goto error;
     }
-    OPENSSL_cleanse(key, sizeof(key));
-    OPENSSL_cleanse(text, sizeof(text));
+    explicit_bzero(key, sizeof(key));
+    explicit_bzero(text, sizeof(text));
     free(tmp);
     return 0;
 error:
-    OPENSSL_cleanse(key, sizeof(key));
-    OPENSSL_cleanse(text, sizeof(text));
+    explicit_bzero(key, sizeof(key));
+    explicit_bzero(text, sizeof(text));
     if (fd >= 0) {
         int saved = errno;
         close(fd);

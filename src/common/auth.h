@@ -33,6 +33,10 @@ enum auth_type {
 #define AUTH_KEY_MIN 32    /* bytes of key material */
 #define AUTH_KEY_MAX 65536
 #define AUTH_REPLAY_MAX_DEFAULT (1u << 20) /* nonces (32 MiB when full) */
+/* The key file auth/key uses when AuthInfo names none. */
+#define AUTH_KEY_DEFAULT_PATH "/etc/sluice/sluice.key"
+
+struct conf;
 
 /* Who a verified credential (or a unix-socket peer) says it is. */
 struct auth_id {
@@ -51,6 +55,17 @@ struct auth;
  * answers.  Free with auth_destroy.
  */
 struct auth *auth_create(enum auth_type type, const char *info, struct err *e);
+/*
+ * auth_info_path: the file AuthInfo (Slurm's comma-separated options) names
+ * for type.  auth/key: "key=PATH", else the whole of info when it is one
+ * bare value (no '=' or ','), else AUTH_KEY_DEFAULT_PATH.  auth/munge:
+ * "socket=PATH", else a bare value, else NULL (munge's default socket).
+ * Other options are ignored.  The result is owned by the caller (free()).
+ */
+char *auth_info_path(enum auth_type type, const char *info);
+/* auth_create_conf: auth_create for c's AuthType, with the file
+ * auth_info_path finds in its AuthInfo.  Free with auth_destroy. */
+struct auth *auth_create_conf(const struct conf *c, struct err *e);
 /* auth_destroy: accepts NULL, keeps errno. */
 void auth_destroy(struct auth *a);
 

@@ -6,9 +6,9 @@
 #define SLUICE_AUTH_IMPL_H
 
 #include <munge.h>
-#include <openssl/evp.h>
 
 #include "common/auth.h"
+#include "common/libcrypto.h"
 #include "common/replay.h"
 
 #define AUTH_HASH_LEN 32 /* SHA-256 */
@@ -17,6 +17,7 @@ struct auth {
     enum auth_type type;
     int ttl_s;
     time_t (*now)(void);
+    const struct libcrypto *crypto; /* loaded by auth_create */
     EVP_MD *sha256;
     /* auth/key */
     char *key_path;

@@ -16,10 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
-
 #include "common/log.h"
 #include "common/xalloc.h"
 
@@ -103,32 +99,33 @@ int auth_key_init(struct auth *a, const char *path, struct err *e)
     }
     if (read_key(path, key, &len, e) < 0)
         goto error;
-    mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    mac = a->crypto->EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (mac != NULL)
-        a->mac = EVP_MAC_CTX_new(mac);
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
-                                                 (char *)"SHA256", 0);
-    params[1] = OSSL_PARAM_construct_end();
-    if (a->mac == NULL || !EVP_MAC_init(a->mac, key, len, params)) {
+        a->mac = a->crypto->EVP_MAC_CTX_new(mac);
+    params[0] = a->crypto->OSSL_PARAM_construct_utf8_string(
+        OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
+    params[1] = a->crypto->OSSL_PARAM_construct_end();
+    if (a->mac == NULL || !a->crypto->EVP_MAC_init(a->mac, key, len, params)) {
         errno = EIO;
         err_set(e, "auth/key: OpenSSL cannot set up HMAC-SHA256");
         goto error;
     }
     a->key_path = xstrdup(path);
-    EVP_MAC_free(mac);
-    OPENSSL_cleanse(key, AUTH_KEY_MAX + 1);
+    a->crypto->EVP_MAC_free(mac);
+    explicit_bzero(key, AUTH_KEY_MAX + 1);
     free(key);
     return 0;
 error:
-    EVP_MAC_free(mac);
-    OPENSSL_cleanse(key, AUTH_KEY_MAX + 1);
+    a->crypto->EVP_MAC_free(mac);
+    explicit_bzero(key, AUTH_KEY_MAX + 1);
     free(key);
     return -1;
 }
 
 void auth_key_fini(struct auth *a)
 {
-    EVP_MAC_CTX_free(a->mac);
+    if (a->mac != NULL)
+        a->crypto->EVP_MAC_CTX_free(a->mac);
     a->mac = NULL;
     replay_destroy(a->replay);
     a->replay = NULL;
@@ -142,9 +139,10 @@ static int key_mac(struct auth *a, const char *text, size_t len,
     size_t n = 0;
 
     /* A NULL key re-initialises the context with the key it holds. */
-    if (!EVP_MAC_init(a->mac, NULL, 0, NULL) ||
-        !EVP_MAC_update(a->mac, (const unsigned char *)text, len) ||
-        !EVP_MAC_final(a->mac, out, &n, KEY_MAC_LEN) || n != KEY_MAC_LEN) {
+    if (!a->crypto->EVP_MAC_init(a->mac, NULL, 0, NULL) ||
+        !a->crypto->EVP_MAC_update(a->mac, (const unsigned char *)text, len) ||
+        !a->crypto->EVP_MAC_final(a->mac, out, &n, KEY_MAC_LEN) ||
+        n != KEY_MAC_LEN) {
         errno = EIO;
         return -1;
     }
@@ -159,7 +157,7 @@ int auth_key_sign(struct auth *a, uint16_t type, uint32_t seq, const void *body,
     char text[KEY_CRED_MAX];
     int n;
 
-    if (RAND_bytes(nonce, sizeof(nonce)) != 1) {
+    if (a->crypto->RAND_bytes(nonce, sizeof(nonce)) != 1) {
         errno = EIO;
         return err_set(e, "auth/key: no random bytes from OpenSSL");
     }
@@ -291,14 +289,14 @@ int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
     }
     if (key_mac(a, cred, c.signed_len, mac) < 0)
         return err_set(e, "auth/key: cannot compute HMAC");
-    if (CRYPTO_memcmp(mac, c.mac, sizeof(mac)) != 0) {
+    if (a->crypto->CRYPTO_memcmp(mac, c.mac, sizeof(mac)) != 0) {
         errno = EACCES;
         return err_set(e, "auth/key: credential MAC does not verify "
                           "(signed with a different key?)");
     }
     if (auth_frame_hash(a, type, seq, body, len, hash) < 0)
         return err_set(e, "auth/key: cannot hash frame");
-    if (CRYPTO_memcmp(hash, c.hash, sizeof(hash)) != 0) {
+    if (a->crypto->CRYPTO_memcmp(hash, c.hash, sizeof(hash)) != 0) {
         errno = EACCES;
         return err_set(e, "auth/key: frame does not match its credential "
                           "(altered in transit?)");

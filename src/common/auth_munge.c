@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
-
 #include "common/xalloc.h"
 
 #define MUNGE_PAYLOAD_VERSION 1
@@ -95,7 +92,7 @@ int auth_munge_sign(struct auth *a, uint16_t type, uint32_t seq,
     uint8_t nonce[REPLAY_NONCE_LEN], payload[MUNGE_PAYLOAD_LEN];
     char *c = NULL;
 
-    if (RAND_bytes(nonce, sizeof(nonce)) != 1) {
+    if (a->crypto->RAND_bytes(nonce, sizeof(nonce)) != 1) {
         errno = EIO;
         return err_set(e, "auth/munge: no random bytes from OpenSSL");
     }
@@ -171,7 +168,7 @@ int auth_munge_verify(struct auth *a, const char *cred, size_t cred_len,
         err_set(e, "auth/munge: cannot hash frame");
         goto error;
     }
-    if (CRYPTO_memcmp(want, got, MUNGE_PAYLOAD_LEN) != 0) {
+    if (a->crypto->CRYPTO_memcmp(want, got, MUNGE_PAYLOAD_LEN) != 0) {
         errno = EACCES;
         err_set(e, "auth/munge: frame does not match its credential "
                    "(altered in transit?)");

@@ -14,6 +14,7 @@
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/jobgpu.h"
 
 static const struct {
     const char *name;
@@ -68,7 +69,15 @@ void job_set_reason(struct job *j, const char *reason)
 {
     free(j->reason_text);
     j->reason_text = NULL;
+    free(j->reason_detail);
+    j->reason_detail = NULL;
     j->reason = reason;
+}
+
+void job_set_reason_detail(struct job *j, const char *detail)
+{
+    free(j->reason_detail);
+    j->reason_detail = detail ? xstrdup(detail) : NULL;
 }
 
 void job_set_reason_text(struct job *j, const char *fmt, ...)
@@ -81,12 +90,16 @@ void job_set_reason_text(struct job *j, const char *fmt, ...)
     va_end(ap);
     free(j->reason_text);
     j->reason_text = xstrdup(buf);
+    free(j->reason_detail);
+    j->reason_detail = NULL;
 }
 
 uint64_t job_mem_per_node(const struct job *j)
 {
     if (j->mem_mib != 0)
         return j->mem_mib;
+    if (j->mem_per_gpu_mib != 0)
+        return j->mem_per_gpu_mib * j->gpus_per_node;
     return j->mem_per_cpu_mib * j->cpus_per_node;
 }
 
@@ -105,9 +118,14 @@ void job_free(struct job *j)
     free(j->exclude);
     free(j->gres);
     free(j->gpus);
+    free(j->req_gpus_per_node);
+    free(j->req_gpus_per_task);
+    free(j->gpu_type);
     free(j->node_allowed);
     free(j->reason_text);
+    free(j->reason_detail);
     free(j->alloc);
+    free(j->gpu_alloc);
     free(j);
 }
 
@@ -180,6 +198,7 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "group_id", json_integer(j->group_id));
     set(o, "job_state", json_string(job_state_name(j->state)));
     set(o, "state_reason", json_string(job_reason(j)));
+    set(o, "state_description", str_or_null(j->reason_detail));
     set(o, "submit_time", time_or_null(j->submit_time));
     set(o, "eligible_time", time_or_null(j->eligible_time));
     set(o, "start_time", time_or_null(j->start_time));
@@ -193,6 +212,7 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "restart_count", json_integer(j->restart_count));
     set(o, "priority", json_integer(j->priority));
     set(o, "cpus", json_integer((json_int_t)j->cpus_per_node * j->nodes));
+    jobgpu_to_json(o, j, conf);
     if (record) {
         set(o, "held_admin", json_boolean(j->held_admin));
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
@@ -329,6 +349,7 @@ struct job *job_from_json(json_t *o, const struct conf *conf, struct err *e)
         job_set_reason_text(j, "%s", reason);
     if (restore_alloc(j, o, conf, e) < 0)
         goto error;
+    jobgpu_from_json(j, o, conf);
     return j;
 error:
     job_free(j);

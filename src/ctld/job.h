@@ -59,6 +59,13 @@ struct job {
     char *std_err;
     char *work_dir;
     char *qos, *account, *nodelist, *exclude, *gres, *gpus; /* or NULL */
+    /* GPU requests as submitted ("[TYPE:]N"; 0 or NULL: not given) */
+    char *req_gpus_per_node, *req_gpus_per_task;
+    uint32_t cpus_per_gpu;
+    uint64_t mem_per_gpu_mib;
+    /* ... and as normalised (jobgpu.h): GPUs on each node, of gpu_type */
+    uint32_t gpus_per_node;
+    char *gpu_type;     /* NULL: any */
     bool *node_allowed; /* NULL, or one per conf node (-w/-x) */
     time_t submit_time, eligible_time, begin_time, start_time, end_time;
     uint32_t priority;
@@ -71,10 +78,14 @@ struct job {
     bool launched;        /* its node confirmed the launch or listed it */
     const char *reason;   /* static: "Resources"; see job_reason() */
     char *reason_text;    /* owned; overrides reason when set */
+    char *reason_detail;  /* owned: state_description, the long form */
     int32_t exit_code;
     int32_t exit_signal;
     size_t *alloc; /* conf node indices while it holds resources */
     size_t n_alloc;
+    /* GPU indices (as the nodes registered them), gpus_per_node for each
+     * node of alloc in its order; NULL without GPUs */
+    uint32_t *gpu_alloc;
 
     /* owned by the job table */
     struct job *hnext;
@@ -89,8 +100,12 @@ bool job_state_final(enum job_state s);
 
 /* job_reason: the state_reason text. */
 const char *job_reason(const struct job *j);
-/* job_set_reason: a static reason (NULL: "None"), dropping any text. */
+/* job_set_reason: a static reason (NULL: "None"), dropping any text and
+ * detail. */
 void job_set_reason(struct job *j, const char *reason);
+/* job_set_reason_detail: the long form of the reason (copied; NULL:
+ * none), shown by scontrol show job and as state_description. */
+void job_set_reason_detail(struct job *j, const char *detail);
 /* job_set_reason_text: a reason built at run time (copied). */
 void job_set_reason_text(struct job *j, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

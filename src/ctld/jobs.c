@@ -187,6 +187,35 @@ static void evict_finished(struct jobs *js)
     }
 }
 
+/* ---- resources -------------------------------------------------------- */
+
+/* Charge j's CPUs, memory and GPUs to its nodes. */
+static void charge(struct jobs *js, const struct job *j)
+{
+    uint32_t g = j->gpus_per_node;
+
+    for (size_t i = 0; i < j->n_alloc; i++) {
+        nodes_alloc(js->c->nodes, j->alloc[i], j->cpus_per_node,
+                    job_mem_per_node(j));
+        if (j->gpu_alloc != NULL &&
+            nodes_gpus_take(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g,
+                            g) > 0)
+            log_warnx("job=%" PRIu64 " holds GPUs another job holds", j->id);
+    }
+}
+
+static void uncharge(struct jobs *js, const struct job *j)
+{
+    uint32_t g = j->gpus_per_node;
+
+    for (size_t i = 0; i < j->n_alloc; i++) {
+        nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
+                      job_mem_per_node(j));
+        if (j->gpu_alloc != NULL)
+            nodes_gpus_give(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g, g);
+    }
+}
+
 /* ---- persistence ------------------------------------------------------ */
 
 static void fill_row(const struct jobs *js, const struct job *j,
@@ -299,9 +328,8 @@ static int load_one(void *arg, uint64_t id, const char *record)
         js->next_id = id + 1;
     if (job_state_final(j->state))
         add_finished(js, j);
-    for (size_t i = 0; j->state == JOB_RUNNING && i < j->n_alloc; i++)
-        nodes_alloc(js->c->nodes, j->alloc[i], j->cpus_per_node,
-                    job_mem_per_node(j));
+    if (j->state == JOB_RUNNING)
+        charge(js, j);
     return 0;
 }
 
@@ -324,6 +352,14 @@ int jobs_load(struct jobs *js, struct err *e)
 int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
                size_t nnodes, time_t now, struct err *e)
 {
+    return jobs_start_gpus(js, j, nodes, nnodes, NULL, now, e);
+}
+
+int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
+                    size_t nnodes, const uint32_t *gpus, time_t now,
+                    struct err *e)
+{
+    size_t ng = nnodes * j->gpus_per_node;
     char *nl;
     int rc;
 
@@ -332,9 +368,13 @@ int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
     j->alloc = xcalloc(nnodes, sizeof(*j->alloc));
     memcpy(j->alloc, nodes, nnodes * sizeof(*nodes));
     j->n_alloc = nnodes;
-    for (size_t i = 0; i < nnodes; i++)
-        nodes_alloc(js->c->nodes, nodes[i], j->cpus_per_node,
-                    job_mem_per_node(j));
+    free(j->gpu_alloc);
+    j->gpu_alloc = NULL;
+    if (gpus != NULL && ng > 0) {
+        j->gpu_alloc = xcalloc(ng, sizeof(*j->gpu_alloc));
+        memcpy(j->gpu_alloc, gpus, ng * sizeof(*gpus));
+    }
+    charge(js, j);
     j->state = JOB_RUNNING;
     j->start_time = now;
     j->kill = JOB_KILL_NONE;
@@ -342,8 +382,15 @@ int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
     j->launched = false;
     job_set_reason(j, NULL);
     nl = job_alloc_list(j, js->c->conf);
-    log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s", j->id, nl,
-             j->user_name);
+    if (j->gpu_alloc != NULL) {
+        char list[512];
+        log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s gpus=%s",
+                 j->id, nl, j->user_name,
+                 nodegpu_idx_list(j->gpu_alloc, ng, list, sizeof(list)));
+    } else {
+        log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s", j->id, nl,
+                 j->user_name);
+    }
     rc = save(js, j, "start", nl, e);
     free(nl);
     return rc;
@@ -357,9 +404,8 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     bool held = j->state == JOB_RUNNING || j->state == JOB_COMPLETING;
     int rc;
 
-    for (size_t i = 0; held && i < j->n_alloc; i++)
-        nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
-                      job_mem_per_node(j));
+    if (held)
+        uncharge(js, j);
     j->state = state;
     j->end_time = now;
     if (j->start_time == 0 && state != JOB_CANCELLED)
@@ -373,11 +419,13 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     return rc;
 }
 
-int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
-               time_t end, struct err *e)
+int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
+               struct err *e)
 {
     enum job_state st;
     char detail[96];
+    int exit_code = r->exit_code, signal = r->signal;
+    time_t end = r->end;
 
     if (j->state != JOB_RUNNING && j->state != JOB_COMPLETING)
         return 0;
@@ -387,11 +435,15 @@ int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
         st = JOB_CANCELLED;
     else if (j->kill == JOB_KILL_TIMEOUT)
         st = JOB_TIMEOUT;
+    else if (r->oom)
+        st = JOB_OUT_OF_MEMORY; /* Slurm records this even if it exited 0 */
     else if (exit_code == 0 && signal == 0)
         st = JOB_COMPLETED;
     else
         st = JOB_FAILED;
-    if (st == JOB_FAILED && signal != 0)
+    if (st == JOB_OUT_OF_MEMORY)
+        job_set_reason(j, "OutOfMemory");
+    else if (st == JOB_FAILED && signal != 0)
         job_set_reason_text(j, "RaisedSignal:%d", signal);
     else if (st == JOB_FAILED)
         job_set_reason(j, "NonZeroExitCode");

@@ -87,12 +87,25 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
 int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
                    struct err *e);
 
-/* Transitions. */
+/* Transitions.  jobs_start_gpus also gives j the GPU indices gpus
+ * (j->gpus_per_node for each node, in nodes order; NULL: none). */
 int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
                size_t nnodes, time_t now, struct err *e);
-/* jobs_ended: the node says the job ended with exit_code/signal. */
-int jobs_ended(struct jobs *js, struct job *j, int exit_code, int signal,
-               time_t end, struct err *e);
+int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
+                    size_t nnodes, const uint32_t *gpus, time_t now,
+                    struct err *e);
+/* What a node reports of a job's end (JOB_END, or an ended job listed in
+ * NODE_REGISTER). */
+struct job_end {
+    int exit_code;
+    int signal;
+    time_t end; /* <= 0: now */
+    bool oom;   /* the job's cgroup saw an out-of-memory kill */
+};
+
+/* jobs_ended: the node says the job ended as r says. */
+int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
+               struct err *e);
 /* jobs_fail: end j now in state (NODE_FAIL, FAILED) with a reason. */
 int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
               const char *reason, time_t now, struct err *e);

@@ -21,6 +21,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jobgpu.h"
 #include "ctld/sched_drv.h"
 
 #define SPEC_MAX_NAME 1024
@@ -152,35 +153,18 @@ int jobs_node_filter(const struct conf *conf, const char *nodelist,
     return 0;
 }
 
-static uint64_t gpus_wanted(const struct job *j)
-{
-    struct gres_list gl;
-    uint64_t n = 0;
-
-    if (j->gres != NULL && gres_parse(j->gres, &gl, NULL) == 0)
-        n = gres_count(&gl, "gpu", NULL);
-    if (j->gpus != NULL) {
-        const char *c = strrchr(j->gpus, ':');
-        uint64_t total = strtoull(c ? c + 1 : j->gpus, NULL, 10);
-        uint64_t per = (total + j->nodes - 1) / j->nodes;
-        if (per > n)
-            n = per;
-    }
-    return n;
-}
-
 int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
                    struct err *e)
 {
     const struct conf_part *p = &conf->parts[part];
-    uint64_t mem = job_mem_per_node(j), gpus = gpus_wanted(j);
+    uint64_t mem = job_mem_per_node(j), gpus = j->gpus_per_node;
     uint64_t max_mem = 0, max_gpus = 0;
     uint32_t max_cpus = 0;
     size_t usable = 0, fit = 0;
 
     for (size_t i = 0; i < p->n_nodes; i++) {
         const struct conf_node *n = &conf->nodes[p->node_idx[i]];
-        uint64_t g = gres_count(n->gres, "gpu", NULL);
+        uint64_t g = jobgpu_node_gpus(j, n);
         if (j->node_allowed != NULL && !j->node_allowed[p->node_idx[i]])
             continue;
         usable++;
@@ -207,14 +191,11 @@ int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
                    "largest node in partition %s has %" PRIu64 " MiB",
                    mem, p->name, max_mem);
     if (max_gpus < gpus)
-        return bad(e,
-                   "requested %" PRIu64 " GPUs per node but the largest node "
-                   "in partition %s has %" PRIu64,
-                   gpus, p->name, max_gpus);
+        return jobgpu_fit_error(j, p, max_gpus, e);
     return bad(e,
-               "requested %u nodes with %u CPUs and %" PRIu64 " MiB each but "
-               "partition %s has only %zu such nodes",
-               j->nodes, j->cpus_per_node, mem, p->name, fit);
+               "requested %u nodes with %u CPUs, %" PRIu64 " MiB and %u "
+               "GPUs each but partition %s has only %zu such nodes",
+               j->nodes, j->cpus_per_node, mem, j->gpus_per_node, p->name, fit);
 }
 
 static int resolve_partition(const struct conf *conf, json_t *spec,
@@ -419,6 +400,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     if (parse_payload(spec, payload, e) < 0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
         parse_resources(spec, j, e) < 0 || parse_strings(spec, j, e) < 0 ||
+        jobgpu_parse(spec, j, e) < 0 ||
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||
         apply_time_limit(conf, spec, j, e) < 0 ||
@@ -486,9 +468,10 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
     free(text);
     if (rc < 0)
         return -1;
-    log_info("job=%" PRIu64 " state=PENDING user=%s partition=%s cpus=%u",
+    log_info("job=%" PRIu64 " state=PENDING user=%s partition=%s cpus=%u "
+             "gpus_per_node=%u",
              j->id, j->user_name, c->conf->parts[j->part].name,
-             j->cpus_per_node * j->nodes);
+             j->cpus_per_node * j->nodes, j->gpus_per_node);
     if (!j->held_user && !j->part_time_limit)
         ctld_schedule(c);
     *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);

@@ -442,11 +442,16 @@ static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
     struct conn *conn = arg;
 
     (void)bev;
-    if (what & BEV_EVENT_ERROR)
+    if (what & BEV_EVENT_ERROR) {
         log_debug("peer=%s connection error: %s", conn->peer_name,
                   strerror(EVUTIL_SOCKET_ERROR()));
-    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
         conn_free(conn);
+    } else if (what & BEV_EVENT_EOF) {
+        /* A peer that closed its side still gets the replies it asked
+         * for, some of which may wait for this iteration's commit. */
+        conn_close_after_output(conn);
+        conn_maybe_free(conn);
+    }
 }
 
 static void peer_name(struct conn *conn, struct sockaddr *sa)

@@ -23,8 +23,6 @@
 #include "ctld/ctld.h"
 #include "ctld/listen.h"
 
-#define DEFAULT_KEY_PATH "/etc/sluice/sluice.key"
-
 struct opts {
     const char *conf_path;
     const char *log_path;
@@ -82,28 +80,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return -1;
     }
     return 0;
-}
-
-/* AuthInfo: for auth/key the key path; for auth/munge "socket=/path"
- * (Slurm's form) among comma-separated options. */
-static struct auth *make_auth(const struct conf *conf, struct err *e)
-{
-    const char *info = conf->auth_info;
-    char *sock = NULL;
-    struct auth *a;
-
-    if (conf->auth_type == CONF_AUTH_KEY)
-        return auth_create(AUTH_KEY, info[0] ? info : DEFAULT_KEY_PATH, e);
-    for (const char *p = info; p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (strncmp(p, "socket=", 7) == 0)
-            sock = xstrndup(p + 7, len - 7);
-        p = end ? end + 1 : NULL;
-    }
-    a = auth_create(AUTH_MUNGE, sock, e);
-    free(sock);
-    return a;
 }
 
 static int make_dirs(const char *path, struct err *e)
@@ -264,7 +240,7 @@ static int prepare(struct run *r, struct err *e)
 
     if (h == NULL)
         return err_set(e, "%s: SlurmctldHost is not set", conf->path);
-    r->auth = make_auth(conf, e);
+    r->auth = auth_create_conf(conf, e);
     if (r->auth == NULL || make_dirs(conf->state_save_location, e) < 0)
         return -1;
     r->pid_path = xasprintf("%s/sluicectld.pid", conf->state_save_location);

@@ -220,15 +220,23 @@ static int end_from(struct ctld *c, struct job *j, json_t *o, struct err *e)
     json_t *ec = json_object_get(o, "exit_code");
     json_t *sig = json_object_get(o, "signal");
     json_t *end = json_object_get(o, "end_time");
+    json_t *oom = json_object_get(o, "oom");
+    struct job_end r;
 
     if ((ec != NULL && !json_is_integer(ec)) ||
         (sig != NULL && !json_is_integer(sig)) ||
         (end != NULL && !json_is_null(end) && !json_is_integer(end)))
         return einval(e, "job end: exit_code, signal and end_time must be "
                          "integers");
-    return jobs_ended(c->jobs, j, (int)json_integer_value(ec),
-                      (int)json_integer_value(sig),
-                      (time_t)json_integer_value(end), e);
+    if (oom != NULL && !json_is_boolean(oom))
+        return einval(e, "job end: oom must be true or false");
+    r = (struct job_end){
+        .exit_code = (int)json_integer_value(ec),
+        .signal = (int)json_integer_value(sig),
+        .end = (time_t)json_integer_value(end),
+        .oom = json_is_true(oom),
+    };
+    return jobs_ended(c->jobs, j, &r, e);
 }
 
 static bool listed(json_t *jobs, uint64_t id)
@@ -314,11 +322,53 @@ static int check_job_list(json_t *jobs, struct err *e)
     return 0;
 }
 
+/*
+ * The report of a registration whose cpus and mem_mib were checked.  A GPU
+ * list that cannot be read counts as no GPUs, with the reason as the
+ * node's gres_note (in bad), so that the node shows why instead of
+ * registering again and again.
+ */
+static int register_report(json_t *body, struct nodes_report *rep,
+                           struct nodegpu_inv *gpus, char *bad, size_t len,
+                           struct err *e)
+{
+    json_t *gres = json_object_get(body, "gres");
+    json_t *note = json_object_get(body, "gres_note");
+    const char *note_s = json_string_value(note);
+    struct err pe;
+
+    if ((gres != NULL && !json_is_null(gres) && !json_is_string(gres)) ||
+        (note != NULL && !json_is_null(note) && !json_is_string(note)))
+        return einval(e, "NODE_REGISTER: gres and gres_note must be strings");
+    if (nodegpu_parse(json_object_get(body, "gpus"), json_string_value(gres),
+                      gpus, &pe) < 0) {
+        snprintf(bad, len, "unreadable GPU list: %s", pe.text);
+        log_warnx("node=%s %s",
+                  json_string_value(json_object_get(body, "node")), bad);
+        nodegpu_parse(NULL, NULL, gpus, &pe);
+        note_s = bad;
+    }
+    *rep = (struct nodes_report){
+        .cpus = (uint32_t)json_integer_value(json_object_get(body, "cpus")),
+        .mem_mib =
+            (uint64_t)json_integer_value(json_object_get(body, "mem_mib")),
+        .gres = json_string_value(gres),
+        .gres_note = note_s,
+        .gpus = gpus,
+        .boot_time =
+            (time_t)json_integer_value(json_object_get(body, "boot_time")),
+    };
+    return 0;
+}
+
 int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *body = r->req->body, *kill, *jobs;
     json_t *cpus = json_object_get(body, "cpus");
     json_t *mem = json_object_get(body, "mem_mib");
+    struct nodegpu_inv gpus;
+    struct nodes_report rep;
+    char bad[ERR_TEXT_MAX + 32];
     struct node *n;
 
     if (node_sender(r, e) < 0)
@@ -343,12 +393,12 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
             einval(e, "NODE_REGISTER: cpus and mem_mib must be integers");
         return -1;
     }
-    nodes_register(
-        r->ctld->nodes, n, r->conn, (uint32_t)json_integer_value(cpus),
-        (uint64_t)json_integer_value(mem),
-        json_string_value(json_object_get(body, "gres")),
-        (time_t)json_integer_value(json_object_get(body, "boot_time")),
-        time(NULL));
+    if (register_report(body, &rep, &gpus, bad, sizeof(bad), e) < 0) {
+        json_decref(jobs);
+        log_warnx("node=%s register refused: %s", n->cf->name, e->text);
+        return -1;
+    }
+    nodes_register(r->ctld->nodes, n, r->conn, &rep, time(NULL));
     kill = json_array();
     reconcile(r->ctld, n, jobs, kill);
     json_decref(jobs);

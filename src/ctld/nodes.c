@@ -16,6 +16,7 @@
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/persist.h"
+#include "ctld/tres.h"
 
 struct nodes {
     struct ctld *c;
@@ -61,6 +62,8 @@ struct nodes *nodes_create(struct ctld *c, struct err *e)
         struct node *n = &ns->v[i];
         n->cf = &conf->nodes[i];
         n->idx = i;
+        nodegpu_from_conf(n->cf->gres, &n->gpus);
+        n->gpu_used = xcalloc(SCHED_GPU_WORDS(SCHED_GPU_MAX), sizeof(uint64_t));
         n->last_seen = now; /* SlurmdTimeout counts from our start */
         if (n->cf->state == CONF_NODE_DOWN || n->cf->state == CONF_NODE_DRAIN) {
             n->admin = n->cf->state == CONF_NODE_DOWN ? NODE_ADMIN_DOWN
@@ -84,6 +87,9 @@ void nodes_destroy(struct nodes *ns)
         free(ns->v[i].auto_reason);
         free(ns->v[i].admin_reason);
         free(ns->v[i].gres_reported);
+        free(ns->v[i].gres_note);
+        free(ns->v[i].gpu_used);
+        nodegpu_fini(&ns->v[i].gpus);
     }
     free(ns->v);
     free(ns);
@@ -124,6 +130,49 @@ void nodes_release(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem)
     n->mem_alloc_mib = n->mem_alloc_mib > mem ? n->mem_alloc_mib - mem : 0;
     if (n->njobs > 0)
         n->njobs--;
+}
+
+bool nodes_gpu_used(const struct node *n, uint32_t index)
+{
+    return index < SCHED_GPU_MAX &&
+           ((n->gpu_used[index / 64] >> (index % 64)) & 1) != 0;
+}
+
+size_t nodes_gpus_alloc(const struct node *n)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < SCHED_GPU_WORDS(SCHED_GPU_MAX); i++)
+        k += (size_t)__builtin_popcountll(n->gpu_used[i]);
+    return k;
+}
+
+size_t nodes_gpus_take(struct nodes *ns, size_t idx, const uint32_t *gpus,
+                       size_t n)
+{
+    struct node *nd = nodes_get(ns, idx);
+    size_t twice = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (gpus[i] >= SCHED_GPU_MAX)
+            continue;
+        if (nodes_gpu_used(nd, gpus[i])) {
+            log_warnx("node=%s gpu=%u allocated twice", nd->cf->name, gpus[i]);
+            twice++;
+        }
+        nd->gpu_used[gpus[i] / 64] |= UINT64_C(1) << (gpus[i] % 64);
+    }
+    return twice;
+}
+
+void nodes_gpus_give(struct nodes *ns, size_t idx, const uint32_t *gpus,
+                     size_t n)
+{
+    struct node *nd = nodes_get(ns, idx);
+
+    for (size_t i = 0; i < n; i++)
+        if (gpus[i] < SCHED_GPU_MAX)
+            nd->gpu_used[gpus[i] / 64] &= ~(UINT64_C(1) << (gpus[i] % 64));
 }
 
 bool node_usable(const struct node *n)
@@ -173,7 +222,7 @@ static json_t *node_parts(struct nodes *ns, size_t idx)
     return a;
 }
 
-json_t *node_to_json(struct nodes *ns, const struct node *n)
+static json_t *node_base_json(struct nodes *ns, const struct node *n)
 {
     char gres[256];
     const char *reason = node_reason(n);
@@ -207,11 +256,103 @@ json_t *node_to_json(struct nodes *ns, const struct node *n)
         "jobs", jobs);
 }
 
-void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
-                    uint32_t cpus, uint64_t mem_mib, const char *gres,
-                    time_t boot_time, time_t now)
+/* "gpu:2(IDX:0-1)" per type of the node's GPUs, as Slurm's GresUsed. */
+static char *gres_used(const struct node *n, char *buf, size_t len)
 {
-    char why[128] = "";
+    uint32_t *idx = xcalloc(n->gpus.n + 1, sizeof(*idx));
+    size_t off = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < n->gpus.n && off < len; i++) {
+        const char *type = n->gpus.v[i].type;
+        size_t k = 0, first = i;
+        char list[512];
+        int w;
+        while (first > 0 && strcmp(n->gpus.v[first - 1].type, type) != 0)
+            first--;
+        if (first > 0)
+            continue; /* a type already written */
+        for (size_t g = 0; g < n->gpus.n; g++)
+            if (strcmp(n->gpus.v[g].type, type) == 0 &&
+                nodes_gpu_used(n, n->gpus.v[g].index))
+                idx[k++] = n->gpus.v[g].index;
+        w = snprintf(buf + off, len - off, "%sgpu%s%s:%zu(IDX:%s)",
+                     off ? "," : "", type[0] ? ":" : "", type, k,
+                     k ? nodegpu_idx_list(idx, k, list, sizeof(list)) : "N/A");
+        off += w > 0 ? (size_t)w : 0;
+    }
+    free(idx);
+    return buf;
+}
+
+static json_t *gpus_alloc_json(const struct node *n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n->gpus.n; i++)
+        if (nodes_gpu_used(n, n->gpus.v[i].index))
+            json_array_append_new(a, json_integer(n->gpus.v[i].index));
+    return a;
+}
+
+json_t *node_to_json(struct nodes *ns, const struct node *n)
+{
+    json_t *o = node_base_json(ns, n);
+    uint64_t gpus = gres_count(n->cf->gres, "gpu", NULL);
+    struct tres cfg = {n->cf->cpus, n->cf->mem_mib, 0, n->cf->cpus, gpus, NULL};
+    struct tres used = {
+        n->cpus_alloc, n->mem_alloc_mib, 0, 0, nodes_gpus_alloc(n), NULL};
+    char buf[1024];
+
+    json_object_set_new(o, "connected", json_boolean(n->conn != NULL));
+    json_object_set_new(o, "gres_used",
+                        json_string(gres_used(n, buf, sizeof(buf))));
+    json_object_set_new(o, "gpus", nodegpu_to_json(&n->gpus));
+    json_object_set_new(o, "gpus_alloc", gpus_alloc_json(n));
+    json_object_set_new(o, "gres_reported",
+                        n->registered && n->gres_reported
+                            ? json_string(n->gres_reported)
+                            : json_null());
+    json_object_set_new(o, "gres_note",
+                        n->gres_note ? json_string(n->gres_note) : json_null());
+    json_object_set_new(o, "tres",
+                        json_string(tres_format(&cfg, buf, sizeof(buf))));
+    json_object_set_new(o, "tres_used",
+                        json_string(tres_format(&used, buf, sizeof(buf))));
+    return o;
+}
+
+/* Take over the reported GPUs within the configuration; a shortfall goes
+ * into why. */
+static void register_gpus(struct node *n, struct nodes_report *rep, char *why,
+                          size_t len)
+{
+    struct nodegpu_inv fitted;
+    size_t extra;
+
+    set_str(&n->gres_note, rep->gres_note);
+    if (nodegpu_check(n->cf->gres, rep->gpus, rep->gres_note, why, len) < 0) {
+        /* not usable: the scheduler still sees what it is configured to
+         * have, so that jobs wait for it instead of being refused */
+        nodegpu_fini(rep->gpus);
+        nodegpu_fini(&n->gpus);
+        nodegpu_from_conf(n->cf->gres, &n->gpus);
+        return;
+    }
+    extra = nodegpu_fit(n->cf->gres, rep->gpus, &fitted);
+    if (extra > 0)
+        log_info("node=%s gpus_reported=%zu gpus_scheduled=%zu: only the "
+                 "configured Gres= are scheduled",
+                 n->cf->name, rep->gpus->n, fitted.n);
+    nodegpu_fini(rep->gpus);
+    nodegpu_fini(&n->gpus);
+    n->gpus = fitted;
+}
+
+void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
+                    struct nodes_report *rep, time_t now)
+{
+    char why[ERR_TEXT_MAX] = "", gwhy[ERR_TEXT_MAX] = "", have[256];
 
     if (n->conn != NULL && n->conn != conn)
         listen_conn_set_node(n->conn, -1); /* an older connection */
@@ -220,21 +361,29 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
     n->registered = true;
     n->not_responding = false;
     n->last_seen = now;
-    n->boot_time = boot_time;
-    n->cpus_reported = cpus;
-    n->mem_reported_mib = mem_mib;
-    set_str(&n->gres_reported, gres);
-    if (cpus < n->cf->cpus)
-        snprintf(why, sizeof(why), "Low CPUs (%u < %u)", cpus, n->cf->cpus);
-    else if (mem_mib < n->cf->mem_mib)
+    n->boot_time = rep->boot_time;
+    n->cpus_reported = rep->cpus;
+    n->mem_reported_mib = rep->mem_mib;
+    set_str(&n->gres_reported,
+            rep->gres ? rep->gres
+                      : nodegpu_summary(rep->gpus, have, sizeof(have)));
+    if (rep->cpus < n->cf->cpus)
+        snprintf(why, sizeof(why), "Low CPUs (%u < %u)", rep->cpus,
+                 n->cf->cpus);
+    else if (rep->mem_mib < n->cf->mem_mib)
         snprintf(why, sizeof(why), "Low RealMemory (%" PRIu64 " < %" PRIu64 ")",
-                 mem_mib, n->cf->mem_mib);
+                 rep->mem_mib, n->cf->mem_mib);
+    register_gpus(n, rep, gwhy, sizeof(gwhy));
+    if (why[0] == '\0')
+        memcpy(why, gwhy, sizeof(why));
     n->invalid = why[0] != '\0';
     set_str(&n->auto_reason, n->invalid ? why : NULL);
     n->auto_reason_time = now;
-    log_info("node=%s registered state=%s cpus=%u mem_mib=%" PRIu64 "%s%s",
-             n->cf->name, node_state_name(n), cpus, mem_mib,
-             n->invalid ? " reason=" : "", n->invalid ? why : "");
+    log_info("node=%s registered state=%s cpus=%u mem_mib=%" PRIu64
+             " gpus=%zu%s%s%s",
+             n->cf->name, node_state_name(n), rep->cpus, rep->mem_mib,
+             n->gpus.n, n->invalid ? " reason=\"" : "", n->invalid ? why : "",
+             n->invalid ? "\"" : "");
     ctld_schedule(ns->c);
 }
 

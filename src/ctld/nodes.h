@@ -17,6 +17,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "ctld/nodegpu.h"
 
 struct ctld;
 struct conn;
@@ -42,6 +43,10 @@ struct node {
     uint32_t cpus_reported;
     uint64_t mem_reported_mib;
     char *gres_reported; /* owned, or NULL */
+    char *gres_note;     /* the node's word on its GPUs (owned), or NULL */
+    /* GPUs scheduled: as registered (within Gres=), else as configured */
+    struct nodegpu_inv gpus;
+    uint64_t *gpu_used; /* by registered index, SCHED_GPU_WORDS(max) words */
     uint32_t cpus_alloc;
     uint64_t mem_alloc_mib;
     uint32_t njobs;
@@ -63,6 +68,17 @@ struct node *nodes_find(struct nodes *ns, const char *name);
 /* Resources a job takes and gives back on one node. */
 void nodes_alloc(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
 void nodes_release(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
+/* GPUs (registered indices) a job takes and gives back on one node.
+ * nodes_gpus_take returns how many of them were taken already (logged: a
+ * double allocation never passes silently). */
+size_t nodes_gpus_take(struct nodes *ns, size_t idx, const uint32_t *gpus,
+                       size_t n);
+void nodes_gpus_give(struct nodes *ns, size_t idx, const uint32_t *gpus,
+                     size_t n);
+/* nodes_gpu_used: is GPU index of the node allocated? */
+bool nodes_gpu_used(const struct node *n, uint32_t index);
+/* nodes_gpus_alloc: how many of the node's GPUs are allocated. */
+size_t nodes_gpus_alloc(const struct node *n);
 
 /* node_usable: may the scheduler start jobs there (drain aside)? */
 bool node_usable(const struct node *n);
@@ -74,14 +90,24 @@ const char *node_reason(const struct node *n);
 /* node_to_json: the NODE object of docs/protocol.md (new reference). */
 json_t *node_to_json(struct nodes *ns, const struct node *n);
 
+/* What a registering node says it has. */
+struct nodes_report {
+    uint32_t cpus;
+    uint64_t mem_mib;
+    const char *gres;         /* "gpu:4", or NULL */
+    const char *gres_note;    /* why it has fewer GPUs, or NULL */
+    struct nodegpu_inv *gpus; /* taken over (left empty) */
+    time_t boot_time;
+};
+
 /*
- * nodes_register: a node daemon on conn says it has cpus and mem.  Marks
- * it INVALID (with Slurm's "Low CPUs (2 < 16)") or returns it to service,
- * and makes conn its connection.
+ * nodes_register: a node daemon on conn says what it has.  Marks it
+ * INVALID (with Slurm's "Low CPUs (2 < 16)", or "gres/gpu count reported
+ * 0 < configured 4 (NOTE)") or returns it to service, and makes conn its
+ * connection.
  */
 void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
-                    uint32_t cpus, uint64_t mem_mib, const char *gres,
-                    time_t boot_time, time_t now);
+                    struct nodes_report *rep, time_t now);
 /* nodes_seen: a frame from the node on its connection: it is alive.
  * Returns true when this brings it back from DOWN "Not responding". */
 bool nodes_seen(struct nodes *ns, struct node *n, time_t now);

@@ -18,6 +18,7 @@
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
 #include "ctld/persist.h"
+#include "ctld/reason.h"
 #include "sched/sched.h"
 
 /* Passes shorter than this never wait: the fast lane stays fast. */
@@ -31,6 +32,7 @@ struct sched_drv {
     int64_t last_dur_us;
     struct event *defer_ev;
     uint64_t passes;
+    struct reason *why;
 };
 
 static int64_t mono_us(void)
@@ -70,6 +72,7 @@ struct sched_drv *sched_drv_create(struct ctld *c)
         };
     }
     s->defer_ev = evtimer_new(c->base, defer_cb, s);
+    s->why = reason_create(c);
     return s;
 }
 
@@ -80,6 +83,7 @@ void sched_drv_destroy(struct sched_drv *s)
     if (s->defer_ev)
         event_free(s->defer_ev);
     free(s->parts);
+    reason_destroy(s->why);
     free(s);
 }
 
@@ -93,13 +97,23 @@ bool sched_drv_wanted(const struct sched_drv *s)
     return s->wanted;
 }
 
-static struct sched_node *model_nodes(struct ctld *c)
+/* The model of the nodes; *used gets the GPU bitmaps (one block for all
+ * nodes; the caller frees both). */
+static struct sched_node *model_nodes(struct ctld *c, uint64_t **used)
 {
-    size_t n = nodes_count(c->nodes);
+    size_t n = nodes_count(c->nodes), words = 0, off = 0;
     struct sched_node *out = xcalloc(n ? n : 1, sizeof(*out));
 
+    for (size_t i = 0; i < n; i++)
+        words += SCHED_GPU_WORDS(nodes_get(c->nodes, i)->gpus.n);
+    *used = xcalloc(words ? words : 1, sizeof(**used));
     for (size_t i = 0; i < n; i++) {
         const struct node *nd = nodes_get(c->nodes, i);
+        uint64_t *w = *used + off;
+        for (size_t p = 0; p < nd->gpus.n; p++)
+            if (nodes_gpu_used(nd, nd->gpus.v[p].index))
+                w[p / 64] |= UINT64_C(1) << (p % 64);
+        off += SCHED_GPU_WORDS(nd->gpus.n);
         out[i] = (struct sched_node){
             .name = nd->cf->name,
             .cpus = nd->cf->cpus,
@@ -108,6 +122,9 @@ static struct sched_node *model_nodes(struct ctld *c)
             .mem_alloc_mib = nd->mem_alloc_mib,
             .up = node_usable(nd),
             .drain = nd->admin == NODE_ADMIN_DRAIN,
+            .ngpus = (uint32_t)nd->gpus.n,
+            .gpus = nd->gpus.model,
+            .gpu_used = w,
         };
     }
     return out;
@@ -127,7 +144,27 @@ static struct sched_job model_job(const struct job *j)
         .held_user = j->held_user,
         .held_admin = j->held_admin,
         .node_allowed = j->node_allowed,
+        .gpus_per_node = j->gpus_per_node,
+        .gpu_type = j->gpu_type,
     };
+}
+
+/* The registered GPU indices of a decision's GPU positions (caller
+ * frees; NULL without GPUs). */
+static uint32_t *decision_gpus(struct ctld *c, const struct job *j,
+                               const struct sched_decision *d)
+{
+    uint32_t g = j->gpus_per_node, *out;
+
+    if (d->gpus == NULL || g == 0)
+        return NULL;
+    out = xcalloc(d->nnodes * g, sizeof(*out));
+    for (size_t k = 0; k < d->nnodes; k++) {
+        const struct node *nd = nodes_get(c->nodes, d->nodes[k]);
+        for (uint32_t i = 0; i < g; i++)
+            out[k * g + i] = nd->gpus.v[d->gpus[k * g + i]].index;
+    }
+    return out;
 }
 
 /* ---- launch ----------------------------------------------------------- */
@@ -158,6 +195,16 @@ static void launch_reply(struct ctld *c, struct conn *conn, uint64_t id,
     jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
 }
 
+/* The GPU indices on the batch host, the first node of the allocation. */
+static json_t *launch_gpus(const struct job *j)
+{
+    json_t *a = json_array();
+
+    for (uint32_t i = 0; j->gpu_alloc != NULL && i < j->gpus_per_node; i++)
+        json_array_append_new(a, json_integer(j->gpu_alloc[i]));
+    return a;
+}
+
 static json_t *launch_body(struct ctld *c, const struct job *j, json_t *payload)
 {
     char *nl = job_alloc_list(j, c->conf);
@@ -185,7 +232,7 @@ static json_t *launch_body(struct ctld *c, const struct job *j, json_t *payload)
     S("time_limit_s", j->time_limit_s == TIMEFMT_INFINITE
                           ? json_null()
                           : json_integer(j->time_limit_s));
-    S("gpus", json_null());
+    S("gpus", launch_gpus(j));
     S("restart_count", json_integer(j->restart_count));
     S("submit_time", json_integer((json_int_t)j->submit_time));
 #undef S
@@ -235,12 +282,16 @@ static void apply(struct sched_drv *s, struct job **pend,
     for (size_t i = 0; i < r->n; i++) {
         const struct sched_decision *d = &r->decisions[i];
         struct job *j = pend[d->job];
+        uint32_t *gpus;
         if (d->nnodes == 0) {
-            job_set_reason(j, sched_reason_name(d->reason));
+            reason_set(s->why, j, d->reason);
             continue;
         }
-        if (jobs_start(s->c->jobs, j, d->nodes, d->nnodes, now, &e) < 0)
+        gpus = decision_gpus(s->c, j, d);
+        if (jobs_start_gpus(s->c->jobs, j, d->nodes, d->nnodes, gpus, now, &e) <
+            0)
             log_warnx("job=%" PRIu64 " start not saved: %s", j->id, e.text);
+        free(gpus);
         launch(s->c, j);
     }
 }
@@ -253,6 +304,7 @@ static void pass(struct sched_drv *s, time_t now)
     struct sched_job *sj = xcalloc(cap ? cap : 1, sizeof(*sj));
     struct sched_result r;
     struct sched_cluster cl;
+    uint64_t *used = NULL;
 
     for (struct job *j = jobs_first(c->jobs); j != NULL && n < cap;
          j = j->next) {
@@ -262,12 +314,13 @@ static void pass(struct sched_drv *s, time_t now)
         sj[n++] = model_job(j);
     }
     if (n > 0) {
-        cl = (struct sched_cluster){model_nodes(c),
-                                    nodes_count(c->nodes),
-                                    s->parts,
-                                    c->conf->n_parts,
-                                    sj,
-                                    n};
+        cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
+                                    .nnodes = nodes_count(c->nodes),
+                                    .parts = s->parts,
+                                    .nparts = c->conf->n_parts,
+                                    .jobs = sj,
+                                    .njobs = n};
+        reason_begin(s->why);
         if (sched_pass(&cl, now, &r) == 0) {
             apply(s, pend, &r, now);
             if (r.started > 0)
@@ -278,6 +331,7 @@ static void pass(struct sched_drv *s, time_t now)
             log_warn("sched pass=%" PRIu64 " refused the model", s->passes);
         }
         free(cl.nodes);
+        free(used);
     }
     free(sj);
     free(pend);
@@ -307,12 +361,13 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
 {
     struct ctld *c = s->c;
     struct sched_job sj = model_job(j);
-    struct sched_cluster cl = {model_nodes(c),
-                               nodes_count(c->nodes),
-                               s->parts,
-                               c->conf->n_parts,
-                               &sj,
-                               1};
+    uint64_t *used;
+    struct sched_cluster cl = {.nodes = model_nodes(c, &used),
+                               .nnodes = nodes_count(c->nodes),
+                               .parts = s->parts,
+                               .nparts = c->conf->n_parts,
+                               .jobs = &sj,
+                               .njobs = 1};
     struct sched_result r;
     json_t *o = json_pack("{s:i, s:b, s:s}", "job_id", 0, "would_start", 0,
                           "partition", c->conf->parts[j->part].name);
@@ -334,5 +389,6 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
         sched_result_clear(&r);
     }
     free(cl.nodes);
+    free(used);
     return o;
 }

@@ -441,6 +441,9 @@ static void conn_send_register(struct conn *c)
         "gres", nd->res.gres, "gpus", resources_gpus_json(&nd->res), "jobs",
         jobs, "boot_time", (json_int_t)nd->boot_time, "version", NODED_VERSION);
 
+    if (nd->res.gpus.note[0] != '\0')
+        json_object_set_new(body, "gres_note", json_string(nd->res.gpus.note));
+
     if (conn_request(c, PROTO_MSG_NODE_REGISTER, body, on_register_reply, ra) <
         0) {
         free(ra->ended);

@@ -72,7 +72,37 @@ static size_t count_nodes(const char *list)
     return n > 0 ? n : 1;
 }
 
-char **jobenv_build(const struct launch *l, const char *user, const char *node)
+/* "1,3": the ordinals of the job's GPUs, or 0..n-1 when renumbered. */
+static char *gpu_list(const struct launch *l, const struct jobenv_gpus *g,
+                      bool local)
+{
+    char *s = xcalloc(l->n_gpus + 1, 12), *p = s;
+
+    for (size_t i = 0; i < l->n_gpus; i++) {
+        long v = local                              ? (long)i
+                 : g != NULL && g->ordinals != NULL ? g->ordinals[i]
+                                                    : (long)l->gpus[i];
+        p += sprintf(p, "%s%ld", i ? "," : "", v);
+    }
+    return s;
+}
+
+static void env_gpus(struct envb *b, const struct launch *l,
+                     const struct jobenv_gpus *g)
+{
+    char *global = gpu_list(l, g, false);
+    char *local = gpu_list(l, g, g != NULL && g->renumber);
+
+    env_twin(b, "SLURM_JOB_GPUS", global);
+    env_twin_u64(b, "SLURM_GPUS_ON_NODE", l->n_gpus);
+    env_put(b, xasprintf("CUDA_VISIBLE_DEVICES=%s", local));
+    env_put(b, xasprintf("GPU_DEVICE_ORDINAL=%s", local));
+    free(global);
+    free(local);
+}
+
+char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
+                    const char *user, const char *node)
 {
     struct envb b = {0};
     const char *nodes = l->node_list[0] ? l->node_list : node;
@@ -103,11 +133,8 @@ char **jobenv_build(const struct launch *l, const char *user, const char *node)
         env_twin_u64(&b, "SLURM_ARRAY_JOB_ID", l->array_job_id);
         env_twin_u64(&b, "SLURM_ARRAY_TASK_ID", l->array_task_id);
     }
-    if (l->gpus[0] != '\0') {
-        env_twin(&b, "SLURM_JOB_GPUS", l->gpus);
-        env_put(&b, xasprintf("CUDA_VISIBLE_DEVICES=%s", l->gpus));
-        env_put(&b, xasprintf("GPU_DEVICE_ORDINAL=%s", l->gpus));
-    }
+    if (l->n_gpus > 0)
+        env_gpus(&b, l, g);
     return b.v;
 }
 

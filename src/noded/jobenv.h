@@ -6,9 +6,20 @@
 #ifndef SLUICE_NODED_JOBENV_H
 #define SLUICE_NODED_JOBENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "noded/launch.h"
+
+/* How the job's GPUs are named to it. */
+struct jobenv_gpus {
+    /* the device number of each of the launch's GPUs (l->gpus order):
+     * the N of its /dev/nvidiaN, else its index */
+    const int *ordinals;
+    /* devices are fenced (ConstrainDevices): CUDA_VISIBLE_DEVICES counts
+     * the job's GPUs from 0, as Slurm does */
+    bool renumber;
+};
 
 /*
  * jobenv_build: a NULL-terminated "KEY=VALUE" array: the submitted
@@ -18,13 +29,18 @@
  * SLURM_CPUS_ON_NODE, SLURM_JOB_CPUS_PER_NODE, SLURM_JOB_USER,
  * SLURM_JOB_UID, SLURM_JOB_GID, SLURM_NODEID (0), SLURMD_NODENAME,
  * SLURM_MEM_PER_NODE (when mem_mib > 0), SLURM_RESTART_COUNT (when > 0),
- * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID (array jobs), SLURM_JOB_GPUS,
- * CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL (when GPUs are allocated),
- * each SLURM_* also as SLUICE_* (SLURMD_NODENAME as SLUICED_NODENAME).
- * These replace submitted variables of the same name.  user is the job's
- * user name; node this NodeName.  Caller frees with jobenv_free.
+ * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID (array jobs), and for a job
+ * with GPUs SLURM_JOB_GPUS (the device numbers), SLURM_GPUS_ON_NODE (their
+ * count), CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL (the device numbers,
+ * or 0..N-1 with g->renumber; Slurm sets both alike), each SLURM_* also
+ * as SLUICE_* (SLURMD_NODENAME as SLUICED_NODENAME).  These replace
+ * submitted variables of the same name; a job without GPUs gets no GPU
+ * variable (its submitted environment passes as it is, as in Slurm).  g
+ * NULL: the GPUs are named by their indices, not renumbered.  user is the
+ * job's user name; node this NodeName.  Caller frees with jobenv_free.
  */
-char **jobenv_build(const struct launch *l, const char *user, const char *node);
+char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
+                    const char *user, const char *node);
 void jobenv_free(char **env);
 
 /* jobenv_get: the value of key in env, or NULL. */

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/conn.h"
+#include "noded/jobenv.h"
 #include "noded/launch.h"
 
 static void reply_ok(struct jobs *j, const struct proto_frame *f, uint64_t gen)
@@ -47,6 +49,9 @@ static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
              (int)job->pgid);
     if (kill(-job->pgid, SIGKILL) < 0 && errno != ESRCH)
         log_warn("job=%" PRIu32 " kill(-%d, SIGKILL)", job->id, (int)job->pgid);
+    /* and to what left the group; the supervisor empties the cgroup */
+    if (job->jobs->nd->cg.version != CGROUP_NONE)
+        cgroup_job_signal(&job->jobs->nd->cg, job->id, SIGKILL);
 }
 
 void jobs_kill_arm(struct jobs *j, struct njob *job)
@@ -79,6 +84,11 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
         if (kill(-job->pgid, SIGTERM) < 0 && errno != ESRCH)
             log_warn("job=%" PRIu32 " kill(-%d, SIGTERM)", job->id,
                      (int)job->pgid);
+    }
+    if (j->nd->cg.version != CGROUP_NONE) {
+        /* every process of the job, also those that left its group */
+        cgroup_job_signal(&j->nd->cg, job->id, SIGCONT);
+        cgroup_job_signal(&j->nd->cg, job->id, SIGTERM);
     }
     if (job->kill_deadline != 0 && job->kill_deadline <= deadline)
         return; /* an earlier deadline stands */
@@ -274,11 +284,97 @@ static void on_report(evutil_socket_t fd, short what, void *arg)
     report_parse(j, job);
 }
 
+/* The device numbers of the job's GPUs; each index must be one of this
+ * node's.  *ordinals is a new array (caller frees). */
+static int bind_gpus(const struct noded *nd, const struct launch *l,
+                     int **ordinals, struct err *e)
+{
+    const struct gpu_list *g = &nd->res.gpus;
+
+    *ordinals = xcalloc(l->n_gpus + 1, sizeof(int));
+    for (size_t i = 0; i < l->n_gpus; i++) {
+        if (l->gpus[i] >= g->n) {
+            free(*ordinals);
+            *ordinals = NULL;
+            errno = EINVAL;
+            return err_set(e,
+                           "gpus: index %" PRIu32 " is not a GPU of %s (it "
+                           "has %zu GPU%s)",
+                           l->gpus[i], nd->name, g->n, g->n == 1 ? "" : "s");
+        }
+        (*ordinals)[i] = g->v[l->gpus[i]].ordinal;
+    }
+    return 0;
+}
+
+/* CPUs for a job of want CPUs: the least used of this process's own,
+ * counting the cpusets of the jobs running; false when not constrained
+ * (cores not fenced, the job may use them all, or the node stands in for
+ * more CPUs than it has: config_overrides, as in a local cluster, where
+ * the node daemons of one machine would pile their jobs onto its first
+ * CPUs). */
+static bool pick_cpus(struct jobs *j, uint32_t want, cpu_set_t *out)
+{
+    const struct cgroup *cg = &j->nd->cg;
+    const struct resources *r = &j->nd->res;
+    uint32_t *use;
+    cpu_set_t avail;
+
+    if (cg->version == CGROUP_NONE || !cg->cpuset ||
+        !cg->conf.constrain_cores || r->cpus > r->cpus_found ||
+        sched_getaffinity(0, sizeof(avail), &avail) < 0 ||
+        want >= (uint32_t)CPU_COUNT(&avail))
+        return false;
+    use = xcalloc(CPU_SETSIZE, sizeof(*use));
+    for (size_t i = 0; i < j->n; i++)
+        for (int c = 0; j->v[i]->has_cpus && j->v[i]->state != NJOB_ENDED &&
+                        c < CPU_SETSIZE;
+             c++)
+            use[c] += CPU_ISSET(c, &j->v[i]->cpus) ? 1 : 0;
+    cgroup_pick_cpus(&avail, use, want, out);
+    free(use);
+    return true;
+}
+
+/* With ConstrainDevices: the node's GPU devices the job was not given go
+ * into s->deny; true when the job's own GPUs are all fenced devices (then
+ * CUDA_VISIBLE_DEVICES counts from 0). */
+static bool fence_gpus(const struct noded *nd, const struct launch *l,
+                       struct cgroup_job_spec *s)
+{
+    const struct gpu_list *g = &nd->res.gpus;
+    bool mine, all = l->n_gpus > 0;
+    struct stat st;
+
+    if (nd->cg.version == CGROUP_NONE || !nd->cg.devices ||
+        !nd->cg.conf.constrain_devices)
+        return false;
+    s->deny = xcalloc(g->n + 1, sizeof(dev_t));
+    for (size_t i = 0; i < g->n; i++) {
+        bool chr = g->v[i].file != NULL && stat(g->v[i].file, &st) == 0 &&
+                   S_ISCHR(st.st_mode);
+        mine = false;
+        for (size_t k = 0; k < l->n_gpus; k++)
+            mine = mine || l->gpus[k] == i;
+        if (mine && !chr)
+            all = false;
+        if (!mine && chr)
+            s->deny[s->n_deny++] = st.st_rdev;
+    }
+    return all;
+}
+
 static void job_launch(struct jobs *j, const struct proto_frame *f,
                        uint64_t gen)
 {
     struct noded *nd = j->nd;
-    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path};
+    struct jobenv_gpus gpus = {NULL, false};
+    struct cgroup_job_spec spec = {0};
+    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path,
+                             &gpus,     &nd->cg,  &spec};
+    cpu_set_t cpus;
+    bool has_cpus = false;
+    int *ordinals = NULL;
     struct timeval tv = {JOBS_LAUNCH_TIMEOUT_S, 0};
     struct launch l;
     struct njob *job;
@@ -305,21 +401,38 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         }
         goto out;
     }
-    if (launch_check_user(&l, nd->name, NULL, &e) < 0 ||
-        (fd = launch_start(&ctx, &l, &e)) < 0) {
+    if (bind_gpus(nd, &l, &ordinals, &e) < 0 ||
+        launch_check_user(&l, nd->name, NULL, &e) < 0) {
+        reply_err(j, f, gen, errno, e.text);
+        goto out;
+    }
+    gpus.ordinals = ordinals;
+    spec.job_id = l.job_id;
+    spec.mem_mib = l.mem_mib;
+    if ((has_cpus = pick_cpus(j, l.cpus, &cpus)))
+        cgroup_cpus_format(&cpus, spec.cpus, sizeof(spec.cpus));
+    gpus.renumber = fence_gpus(nd, &l, &spec);
+    if ((fd = launch_start(&ctx, &l, &e)) < 0) {
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }
     job = jobs_add(j, l.job_id);
+    job->cpus = cpus;
+    job->has_cpus = has_cpus;
     job->report_fd = fd;
     job->gen = gen;
     job->seq = f->seq;
     job->report_ev =
         event_new(nd->base, fd, EV_READ | EV_PERSIST, on_report, job);
     event_add(job->report_ev, &tv);
-    log_info("job=%" PRIu32 " state=launching user=%s uid=%u", l.job_id,
-             l.user_name, (unsigned)l.uid);
+    log_info("job=%" PRIu32 " state=launching user=%s uid=%u gpus=%zu%s "
+             "cpuset=%s mem_mib=%" PRIu64 " devices_denied=%zu",
+             l.job_id, l.user_name, (unsigned)l.uid, l.n_gpus,
+             gpus.renumber ? " (fenced)" : "", has_cpus ? spec.cpus : "-",
+             l.mem_mib, spec.n_deny);
 out:
+    free(spec.deny);
+    free(ordinals);
     launch_clear(&l);
 }
 

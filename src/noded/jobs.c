@@ -75,24 +75,34 @@ static void ended(struct jobs *j, struct njob *job)
     job->state = NJOB_ENDED;
     if (job->kill_ev != NULL)
         evtimer_del(job->kill_ev);
-    log_info("job=%" PRIu32 " state=ended exit_code=%d signal=%d", job->id,
-             job->st.exit_code, job->st.signal);
+    log_info("job=%" PRIu32 " state=ended exit_code=%d signal=%d%s", job->id,
+             job->st.exit_code, job->st.signal, job->st.oom ? " oom=true" : "");
     jobs_send_end(j, job);
 }
 
 /* The supervisor is gone and left no status: kill what may remain and
  * record the job as killed, so that its end is reported all the same. */
-static void lost(struct jobs *j, struct njob *job)
+static void lost(struct jobs *j, struct njob *job, const char *why)
 {
+    const struct cgroup *cg = &j->nd->cg;
     struct err e;
     struct stat sb;
+    bool oom = false;
 
-    log_warnx("job=%" PRIu32 " supervisor pid=%d is gone without a status; "
-              "reporting the job killed",
-              job->id, (int)job->sup.pid);
+    log_warnx("job=%" PRIu32 " supervisor pid=%d is gone without a status "
+              "(%s); reporting the job killed",
+              job->id, (int)job->sup.pid, why);
     if (job->pgid > 0)
         kill(-job->pgid, SIGKILL);
-    job->st = (struct spool_status){0, SIGKILL, 0, time(NULL)};
+    if (cg->version != CGROUP_NONE) {
+        if (cgroup_job_kill(cg, job->id) < 0)
+            log_warnx("job=%" PRIu32 " processes remain in its cgroup",
+                      job->id);
+        oom = cgroup_job_oom(cg, job->id);
+        cgroup_job_destroy(cg, job->id);
+    }
+    job->st = (struct spool_status){
+        .signal = SIGKILL, .end_time = time(NULL), .oom = oom};
     if (stat(job->dir, &sb) == 0)
         job->st.start_time = sb.st_mtime;
     if (spool_status_write(job->dir, &job->st, &e) < 0)
@@ -115,10 +125,19 @@ void jobs_check(struct jobs *j, struct njob *job)
     if (spool_pid_alive(&job->sup))
         return;
     /* it may have written its status just before it exited */
-    if (spool_status_read(job->dir, &job->st, &e) == 0)
+    if (spool_status_read(job->dir, &job->st, &e) == 0) {
         ended(j, job);
-    else
-        lost(j, job);
+        return;
+    }
+    /* Under heavy load a supervisor has been seen as gone while its
+     * status was still to come: give it until a later rescan before the
+     * job is reported killed. */
+    if (job->gone_since == 0) {
+        job->gone_since = time(NULL);
+        return;
+    }
+    if (time(NULL) - job->gone_since >= JOBS_GONE_GRACE_S)
+        lost(j, job, e.text);
 }
 
 /* dir has no supervisor.pid: wait for a supervisor still recording
@@ -169,6 +188,7 @@ void jobs_adopt(struct jobs *j, uint32_t id)
     job = jobs_add(j, id);
     job->sup = sup;
     job->state = NJOB_RUNNING;
+    job->has_cpus = cgroup_job_cpus(&j->nd->cg, id, &job->cpus) == 0;
     if (spool_int_read(dir, "pgid", &v, &e) == 0 && v > 1)
         job->pgid = (pid_t)v;
     if (spool_int_read(dir, "kill", &v, &e) == 0 && v > 0) {
@@ -261,11 +281,11 @@ void jobs_send_end(struct jobs *j, struct njob *job)
 
     if (job->state != NJOB_ENDED || job->end_sent || !conn_ready(nd->conn))
         return;
-    body = json_pack("{s:I, s:s, s:i, s:i, s:I, s:I}", "job_id",
+    body = json_pack("{s:I, s:s, s:i, s:i, s:I, s:I, s:b}", "job_id",
                      (json_int_t)job->id, "node", nd->name, "exit_code",
                      job->st.exit_code, "signal", job->st.signal, "start_time",
                      (json_int_t)job->st.start_time, "end_time",
-                     (json_int_t)job->st.end_time);
+                     (json_int_t)job->st.end_time, "oom", job->st.oom);
     if (conn_request(nd->conn, PROTO_MSG_JOB_END, body, on_end_reply,
                      (void *)(uintptr_t)job->id) == 0)
         job->end_sent = true;
@@ -288,11 +308,12 @@ json_t *jobs_register_list(struct jobs *j, uint32_t **ended_ids,
             continue;
         }
         json_array_append_new(
-            a, json_pack("{s:I, s:s, s:i, s:i, s:I, s:I}", "job_id",
-                         (json_int_t)job->id, "state", "ended", "exit_code",
-                         job->st.exit_code, "signal", job->st.signal,
-                         "start_time", (json_int_t)job->st.start_time,
-                         "end_time", (json_int_t)job->st.end_time));
+            a,
+            json_pack("{s:I, s:s, s:i, s:i, s:I, s:I, s:b}", "job_id",
+                      (json_int_t)job->id, "state", "ended", "exit_code",
+                      job->st.exit_code, "signal", job->st.signal, "start_time",
+                      (json_int_t)job->st.start_time, "end_time",
+                      (json_int_t)job->st.end_time, "oom", job->st.oom));
         (*ended_ids)[(*n_ended)++] = job->id;
     }
     return a;

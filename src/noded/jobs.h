@@ -18,6 +18,8 @@
 
 /* How long a supervisor may take to start a job before the launch fails. */
 #define JOBS_LAUNCH_TIMEOUT_S 60
+/* How long a supervisor may look gone before its status appears. */
+#define JOBS_GONE_GRACE_S 3
 /* How long to wait for a supervisor still recording itself (it holds its
  * job directory's lock meanwhile) before leaving that job to a later scan. */
 #define JOBS_LOCK_WAIT_MS 2000

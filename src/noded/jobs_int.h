@@ -6,6 +6,7 @@
 #ifndef SLUICE_NODED_JOBS_INT_H
 #define SLUICE_NODED_JOBS_INT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,9 +30,12 @@ struct njob {
     enum njob_state state;
     char *dir; /* spool/job.<id> */
     struct spool_pid sup;
+    time_t gone_since;      /* supervisor seen gone without a status */
     pid_t pgid;             /* 0 when not known */
     struct spool_status st; /* when ENDED */
-    bool end_sent;          /* a JOB_END is waiting for its reply */
+    cpu_set_t cpus;         /* its cpuset, when has_cpus */
+    bool has_cpus;
+    bool end_sent; /* a JOB_END is waiting for its reply */
     bool end_failed_logged;
     bool mark; /* seen by the current scan */
 

@@ -107,30 +107,54 @@ static int get_env(json_t *o, struct launch *l, struct err *e)
     return 0;
 }
 
-/* "gpus": [0, 1] (or a string "0,1") into "0,1". */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Index v into l->gpus; -1 when out of range or given twice. */
+static int gpu_push(struct launch *l, json_int_t v)
+{
+    if (v < 0 || v > LAUNCH_MAX_GPU)
+        return -1;
+    for (size_t i = 0; i < l->n_gpus; i++)
+        if (l->gpus[i] == (uint32_t)v)
+            return -1;
+    l->gpus = xreallocarray(l->gpus, l->n_gpus + 1, sizeof(*l->gpus));
+    l->gpus[l->n_gpus++] = (uint32_t)v;
+    return 0;
+}
+
+/* "gpus": [0, 2] (or a string "0,2"): distinct indices, sorted. */
 static int get_gpus(json_t *o, struct launch *l, struct err *e)
 {
+    static const char *what = "an array of distinct GPU indices 0..4095";
     json_t *a = json_object_get(o, "gpus"), *v;
-    char buf[1024] = "";
-    size_t i, used = 0;
+    const char *s;
+    char *end;
+    size_t i;
 
-    if (a == NULL || json_is_null(a)) {
-        l->gpus = xstrdup("");
+    if (a == NULL || json_is_null(a))
         return 0;
+    if (json_is_string(a)) {
+        for (s = json_string_value(a); *s != '\0'; s = end + (*end == ',')) {
+            json_int_t n = strtoll(s, &end, 10);
+            if (end == s || (*end != ',' && *end != '\0') || gpu_push(l, n) < 0)
+                return bad(e, "gpus", what);
+        }
+    } else if (json_is_array(a)) {
+        json_array_foreach(a, i, v)
+        {
+            if (!json_is_integer(v) || gpu_push(l, json_integer_value(v)) < 0)
+                return bad(e, "gpus", what);
+        }
+    } else {
+        return bad(e, "gpus", what);
     }
-    if (json_is_string(a))
-        return get_str(o, "gpus", "", &l->gpus, e);
-    if (!json_is_array(a))
-        return bad(e, "gpus", "an array of GPU indices");
-    json_array_foreach(a, i, v)
-    {
-        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-            json_integer_value(v) > 65535 || used + 8 > sizeof(buf))
-            return bad(e, "gpus", "an array of GPU indices");
-        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%d",
-                                 i ? "," : "", (int)json_integer_value(v));
-    }
-    l->gpus = xstrdup(buf);
+    if (l->n_gpus > 1)
+        qsort(l->gpus, l->n_gpus, sizeof(*l->gpus), cmp_u32);
     return 0;
 }
 
@@ -329,6 +353,9 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .jobdir = jobdir,
         .node = ctx->node,
         .notify = ctx->notify,
+        .gpus = ctx->gpus,
+        .cg = ctx->cg,
+        .cgs = ctx->cgs,
         .lock_fd = -1,
     };
     int fds[2] = {-1, -1}, saved;

@@ -16,6 +16,10 @@
 
 #include "common/err.h"
 
+struct jobenv_gpus;
+struct cgroup;
+struct cgroup_job_spec;
+
 /* Slurm prints this for %a of a job that is not part of an array
  * (NO_VAL - 1). */
 #define LAUNCH_NO_ARRAY_TASK 4294967294u
@@ -41,19 +45,24 @@ struct launch {
     char *node_list;      /* "" when absent: this node */
     int64_t time_limit_s; /* -1 when absent or unlimited */
     uint32_t restart_count;
-    char *gpus;    /* "0,1" from "gpus": [0,1]; "" when none */
+    uint32_t *gpus; /* GPU indices on this node, ascending; NULL: none */
+    size_t n_gpus;
     bool is_array; /* "array_job_id" and "array_task_id" present */
     uint32_t array_job_id;
     uint32_t array_task_id;
     json_t *json; /* the object as received (a reference) */
 };
 
+/* The highest GPU index a LAUNCH may name. */
+#define LAUNCH_MAX_GPU 4095
+
 /*
  * launch_parse: read job (the LAUNCH object) into l (cleared first).  -1
  * with EINVAL and e naming the field ("LAUNCH: job_id: expected an
  * integer 1..4294967295") when a required field (job_id, user_id,
- * group_id, script) is missing or any field has the wrong type.  Free
- * with launch_clear.
+ * group_id, script) is missing or any field has the wrong type.  "gpus"
+ * is an array of distinct indices 0..LAUNCH_MAX_GPU (a string "0,2" is
+ * read too); they are kept sorted.  Free with launch_clear.
  */
 int launch_parse(json_t *job, struct launch *l, struct err *e);
 void launch_clear(struct launch *l);
@@ -63,6 +72,9 @@ struct launch_ctx {
     const char *spool;  /* absolute spool directory */
     const char *node;   /* NodeName */
     const char *notify; /* sluiced's unix socket, for the supervisor */
+    const struct jobenv_gpus *gpus;    /* the job's GPUs; NULL: by index */
+    const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
+    const struct cgroup_job_spec *cgs; /* the job's cgroup limits */
 };
 
 /*
@@ -77,7 +89,8 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
 /*
  * launch_start: create the job's spool directory (it must not exist),
  * write script (0700, owned by the user) and launch.json (0600), fsync,
- * and fork the supervisor in a session of its own.  Returns the read end
+ * and fork the supervisor in a session of its own (it makes the job's
+ * cgroup when ctx->cg has one).  Returns the read end
  * of the supervisor's report pipe (O_NONBLOCK, O_CLOEXEC; the caller
  * closes it); the report is one line, "ok PID PGID START_TIME" once the
  * job runs or "error ERRNO TEXT" when it did not start (the supervisor

@@ -17,12 +17,14 @@
 #include "noded/daemon.h"
 #include "noded/name.h"
 #include "noded/noded.h"
+#include "noded/resources.h"
 
 struct opts {
     const char *conf_path;
     const char *node;
     const char *log_path;
     bool foreground;
+    bool print_config; /* -C */
     int verbose;
 };
 
@@ -31,6 +33,9 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: sluiced [-f CONFIG] [-N NODENAME] [-D] [-L LOGFILE] "
             "[-v]\n"
+            "       sluiced -C [-f CONFIG] [-N NODENAME]\n"
+            "  -C           print this machine's NodeName= and gres.conf "
+            "lines, exit\n"
             "  -f CONFIG    configuration (default $SLUICE_CONF, else %s)\n"
             "  -N NODENAME  the NodeName to serve (default: this host's "
             "name)\n"
@@ -53,8 +58,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     o->conf_path = getenv("SLUICE_CONF");
     if (o->conf_path == NULL || o->conf_path[0] == '\0')
         o->conf_path = CONF_DEFAULT_PATH;
-    while ((c = getopt_long(argc, argv, "f:N:DL:vhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "Cf:N:DL:vhV", longopts, NULL)) != -1) {
         switch (c) {
+        case 'C':
+            o->print_config = true;
+            break;
         case 'f':
             o->conf_path = optarg;
             break;
@@ -168,6 +176,48 @@ out:
     return rc;
 }
 
+/*
+ * -C: what this machine has, as slurmd -C prints it: a NodeName= line to
+ * paste into the configuration and the gres.conf lines for its GPUs.
+ */
+static int print_config(const struct opts *o)
+{
+    char *host = host_name();
+    const char *node = o->node ? o->node : host;
+    struct resources_topo t;
+    struct resources r;
+    struct err e;
+
+    /* what went wrong is in the output; -v shows the details */
+    log_set_level(o->verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR);
+    if (o->node == NULL)
+        host[strcspn(host, ".")] = '\0';
+    if (resources_probe(o->conf_path, node, &r, &e) < 0) {
+        fprintf(stderr, "sluiced: %s\n", e.text);
+        free(host);
+        return 1;
+    }
+    resources_topology(&t);
+    printf("NodeName=%s CPUs=%u Boards=%u SocketsPerBoard=%u "
+           "CoresPerSocket=%u ThreadsPerCore=%u RealMemory=%llu",
+           node, t.cpus, t.boards, t.sockets / t.boards, t.cores_per_socket,
+           t.threads_per_core, (unsigned long long)r.mem_mib);
+    if (r.gres[0] != '\0')
+        printf(" Gres=%s", r.gres);
+    printf("\n");
+    if (r.gpus.n > 0) {
+        printf("# gres.conf (GPUs %s):\n",
+               r.gpus.nvml ? "found by NVML" : "declared in gres.conf");
+        gpu_print_gresconf(&r.gpus, node, stdout);
+        gpu_print_details(&r.gpus, stdout);
+    } else {
+        printf("# no GPUs: %s\n", r.gpus.note);
+    }
+    resources_fini(&r);
+    free(host);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o = {0};
@@ -178,6 +228,8 @@ int main(int argc, char **argv)
     log_init("sluiced", LOG_LEVEL_INFO, NULL);
     if (parse_opts(argc, argv, &o) < 0)
         return 2;
+    if (o.print_config)
+        return print_config(&o);
     if ((nd.conf = load_conf(o.conf_path)) == NULL)
         return 1;
     nd.conf_path = o.conf_path;

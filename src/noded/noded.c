@@ -19,44 +19,6 @@
 #include "noded/jobs.h"
 #include "noded/spool.h"
 
-/* The value of key=VALUE in a comma-separated AuthInfo, or NULL. */
-static char *auth_info_get(const char *info, const char *key)
-{
-    size_t kl = strlen(key);
-
-    for (const char *p = info; *p != '\0';) {
-        size_t n = strcspn(p, ",");
-        if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=')
-            return xstrndup(p + kl + 1, n - kl - 1);
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return NULL;
-}
-
-struct auth *noded_auth_create(const struct conf *c, struct err *e)
-{
-    const char *info = c->auth_info;
-    char *path;
-    struct auth *a;
-
-    if (c->auth_type == CONF_AUTH_KEY) {
-        path = auth_info_get(info, "key");
-        if (path == NULL)
-            path = xstrdup(info[0] && !strchr(info, '=') ? info
-                                                         : NODED_KEY_DEFAULT);
-        a = auth_create(AUTH_KEY, path, e);
-    } else {
-        path = auth_info_get(info, "socket");
-        if (path == NULL && info[0] == '/')
-            path = xstrdup(info);
-        a = auth_create(AUTH_MUNGE, path, e);
-    }
-    free(path);
-    return a;
-}
-
 /* Boot time of the machine (btime of /proc/stat); 0 when unknown. */
 static int64_t boot_time(void)
 {
@@ -94,13 +56,41 @@ static int setup_spool(struct noded *nd, struct err *e)
     return 0;
 }
 
+/* cgroup.conf beside the configuration (defaults without one), then the
+ * node's cgroup. */
+static int setup_cgroup(struct noded *nd, struct err *e)
+{
+    char *path = resources_dir_join(nd->conf->path, "cgroup.conf");
+    struct cgroupconf cc;
+    struct conf_diag diag;
+    char line[600];
+    int rc = 0;
+
+    conf_diag_init(&diag);
+    if (access(path, F_OK) < 0 && errno == ENOENT)
+        cgroupconf_defaults(&cc);
+    else
+        rc = cgroupconf_load(path, &cc, &diag, e);
+    for (size_t i = 0; i < diag.n; i++)
+        if (diag.items[i].severity == CONF_WARNING)
+            fprintf(stderr, "sluiced: %s\n",
+                    conf_diag_format(&diag.items[i], line, sizeof(line)));
+    conf_diag_free(&diag);
+    free(path);
+    if (rc == 0)
+        cgroup_setup(&nd->cg, &cc, nd->name, nd->spool);
+    return rc;
+}
+
 int noded_setup(struct noded *nd, struct err *e)
 {
-    if (resources_detect(nd->conf, nd->node, &nd->res, e) < 0)
+    if (resources_detect(nd->conf, nd->node, false, &nd->res, e) < 0)
         return -1;
     if (setup_spool(nd, e) < 0)
         return -1;
-    if ((nd->auth = noded_auth_create(nd->conf, e)) == NULL)
+    if ((nd->auth = auth_create_conf(nd->conf, e)) == NULL)
+        return -1;
+    if (setup_cgroup(nd, e) < 0)
         return -1;
     nd->boot_time = boot_time();
     return 0;
@@ -141,6 +131,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 static void log_resources(const struct noded *nd)
 {
     const struct resources *r = &nd->res;
+    char line[1200];
 
     if (r->overrides)
         log_info("node=%s config_overrides: reporting the configured "
@@ -150,8 +141,19 @@ static void log_resources(const struct noded *nd)
     else
         log_info("node=%s cpus=%u mem_mib=%llu", nd->name, r->cpus,
                  (unsigned long long)r->mem_mib);
-    log_info("node=%s gres=\"%s\" gres_conf=%s spool=%s", nd->name, r->gres,
-             r->gres_conf ? r->gres_conf : "(none)", nd->spool);
+    log_info("node=%s gres=\"%s\" gres_conf=%s gpus=%zu%s spool=%s", nd->name,
+             r->gres, r->gres_conf ? r->gres_conf : "(none)", r->gpus.n,
+             r->gpus.nvml ? " (nvml)" : "", nd->spool);
+    if (r->gpus.note[0] != '\0')
+        log_warnx("node=%s gres_note=\"%s\"", nd->name, r->gpus.note);
+    cgroup_describe(&nd->cg, line, sizeof(line));
+    if (nd->cg.version == CGROUP_NONE)
+        log_warnx("node=%s cgroup=%s; jobs are contained by their process "
+                  "group only: a process that leaves it outlives its job, "
+                  "and memory, CPUs and devices are not fenced",
+                  nd->name, line);
+    else
+        log_info("node=%s cgroup=%s", nd->name, line);
 }
 
 int noded_run(struct noded *nd, struct err *e)
@@ -192,6 +194,8 @@ void noded_fini(struct noded *nd)
         event_base_free(nd->base);
     nd->base = NULL;
     auth_destroy(nd->auth);
+    if (nd->cg.version != CGROUP_NONE)
+        cgroup_node_cleanup(&nd->cg); /* only when no job is left in it */
     resources_fini(&nd->res);
     free(nd->spool);
     free(nd->hostname);

@@ -16,11 +16,10 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/err.h"
+#include "noded/cgroup.h"
 #include "noded/resources.h"
 
 #define NODED_VERSION "0.1.0"
-/* The key file auth/key uses when AuthInfo names none. */
-#define NODED_KEY_DEFAULT "/etc/sluice/sluice.key"
 
 struct conn;
 struct jobs;
@@ -34,6 +33,7 @@ struct noded {
     char *spool;       /* absolute spool directory, owned */
     struct auth *auth; /* owned */
     struct resources res;
+    struct cgroup cg; /* how jobs are contained (version NONE: pgid only) */
     int64_t boot_time;
 
     char *log_path; /* reopened on SIGHUP; NULL: stderr (main's) */
@@ -46,18 +46,9 @@ struct noded {
 };
 
 /*
- * noded_auth_create: the auth context for conf's AuthType and AuthInfo:
- * auth/key reads the key file AuthInfo names ("PATH" or "key=PATH";
- * NODED_KEY_DEFAULT when empty); auth/munge uses the munged socket
- * "socket=PATH" (or a bare PATH; munge's default when empty).  Free with
- * auth_destroy.
- */
-struct auth *noded_auth_create(const struct conf *c, struct err *e);
-
-/*
  * noded_setup: everything after option parsing and name resolution that
  * can fail with a message for the person starting the daemon: resources,
- * spool, auth.  nd->conf, conf_path, node, name and hostname are set by
+ * spool, auth, cgroup.conf (then the node's cgroup is set up).  nd->conf, conf_path, node, name and hostname are set by
  * the caller.  No event loop yet (that is noded_run's, after a fork).
  */
 int noded_setup(struct noded *nd, struct err *e);

@@ -1,7 +1,7 @@
 /*
  * Resource detection for sluiced: CPUs from the affinity mask, memory
- * from /proc/meminfo, GPUs from gres.conf (count-only lines give GPUs
- * without device files).  NVML detection comes in a later issue.
+ * from /proc/meminfo, GPUs from NVML or gres.conf (gpu.c), the other
+ * generic resources from gres.conf.
  */
 #include "noded/resources.h"
 
@@ -27,6 +27,71 @@ uint32_t resources_cpus(void)
         return (uint32_t)CPU_COUNT(&set);
     n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (uint32_t)n : 1;
+}
+
+/* One integer from a sysfs file; -1 when unreadable. */
+static long read_long(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    long v = -1;
+
+    if (fp == NULL)
+        return -1;
+    if (fscanf(fp, "%ld", &v) != 1)
+        v = -1;
+    fclose(fp);
+    return v;
+}
+
+/* Count distinct values of v[0..n). */
+static uint32_t distinct(const long *v, size_t n)
+{
+    uint32_t d = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && v[j] != v[i])
+            j++;
+        d += j == i;
+    }
+    return d;
+}
+
+void resources_topology(struct resources_topo *t)
+{
+    long n = sysconf(_SC_NPROCESSORS_CONF), pkg[1024], core[1024];
+    char path[128];
+    size_t k = 0;
+
+    for (long i = 0; i < n && k < 1024; i++) {
+        snprintf(path, sizeof(path),
+                 "/sys/devices/system/cpu/cpu%ld/topology/physical_package_id",
+                 i);
+        if ((pkg[k] = read_long(path)) < 0)
+            continue;
+        snprintf(path, sizeof(path),
+                 "/sys/devices/system/cpu/cpu%ld/topology/core_id", i);
+        core[k] = pkg[k] * 100000 + read_long(path);
+        k++;
+    }
+    memset(t, 0, sizeof(*t));
+    t->boards = 1;
+    if (k == 0) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        t->cpus = n > 0 ? (uint32_t)n : 1;
+        t->sockets = 1;
+        t->cores_per_socket = t->cpus;
+        t->threads_per_core = 1;
+        return;
+    }
+    t->cpus = (uint32_t)k;
+    t->sockets = distinct(pkg, k);
+    t->cores_per_socket = distinct(core, k) / t->sockets;
+    if (t->cores_per_socket == 0)
+        t->cores_per_socket = 1;
+    t->threads_per_core = t->cpus / (t->sockets * t->cores_per_socket);
+    if (t->threads_per_core == 0)
+        t->threads_per_core = 1;
 }
 
 int resources_parse_meminfo(const char *text, uint64_t *mib)
@@ -96,93 +161,55 @@ static void gres_add(struct gres_list *l, const char *name, const char *type,
     l->n++;
 }
 
-static void gpu_add(struct resources *r, const char *type, const char *file)
-{
-    struct resources_gpu *gpu;
-
-    if (r->n_gpus >= RESOURCES_MAX_GPUS)
-        return;
-    r->gpus = xreallocarray(r->gpus, r->n_gpus + 1, sizeof(*r->gpus));
-    gpu = &r->gpus[r->n_gpus++];
-    snprintf(gpu->type, sizeof(gpu->type), "%s", type);
-    gpu->file = file ? xstrdup(file) : NULL;
-}
-
-/* A File= line counts the device files that exist here: a GPU declared but
- * missing is not reported (the controller then says why jobs wait). */
-static uint64_t rec_count(struct resources *r, const struct gresconf_rec *rec)
-{
-    struct stat st;
-    uint64_t n = 0;
-    bool gpu = strcmp(rec->name, "gpu") == 0;
-
-    if (rec->n_files == 0) {
-        for (uint64_t k = 0; gpu && k < rec->count; k++)
-            gpu_add(r, rec->type, NULL);
-        return rec->count;
-    }
-    for (size_t k = 0; k < rec->n_files; k++) {
-        if (stat(rec->files[k], &st) < 0) {
-            log_warnx("%s:%d: %s: %s; not reported", rec->loc.file,
-                      rec->loc.line, rec->files[k], strerror(errno));
-            continue;
-        }
-        n++;
-        if (gpu)
-            gpu_add(r, rec->type, rec->files[k]);
-    }
-    return n;
-}
-
-static void gpus_from(struct resources *r, const struct gresconf *g)
+/* r->gres: the GPUs found, then the other names of gres.conf as written. */
+static void gres_sum(struct resources *r, const struct gresconf *g)
 {
     struct gres_list l = {0};
 
-    for (size_t i = 0; i < g->n; i++) {
-        const struct gresconf_rec *rec = &g->recs[i];
-        uint64_t n = rec_count(r, rec);
-        if (n > 0)
-            gres_add(&l, rec->name, rec->type, n);
-    }
+    gpu_list_gres(&r->gpus, &l);
+    for (size_t i = 0; g != NULL && i < g->n; i++)
+        if (strcmp(g->recs[i].name, "gpu") != 0)
+            gres_add(&l, g->recs[i].name, g->recs[i].type, g->recs[i].count);
     gres_format(&l, r->gres, sizeof(r->gres));
 }
 
-static int detect_gres(const struct conf *c, const struct conf_node *node,
-                       struct resources *r, struct err *e)
+/* gres.conf beside conf_path (if there is one) and the GPUs; want is the
+ * node's configured GPU count. */
+static int detect_gres(const char *conf_path, const char *node, uint64_t want,
+                       bool probe, struct resources *r, struct err *e)
 {
-    char *path = resources_dir_join(c->path, "gres.conf");
+    char *path = resources_dir_join(conf_path, "gres.conf");
+    struct gpu_source src = {node, NULL, want, probe};
+    struct gresconf *g = NULL;
     struct conf_diag diag;
-    struct gresconf *g;
     struct stat st;
     char line[600];
 
-    if (stat(path, &st) < 0 && errno == ENOENT) {
+    if (stat(path, &st) == 0 || errno != ENOENT) {
+        conf_diag_init(&diag);
+        g = gresconf_load(path, node, &diag, e);
+        for (size_t i = 0; i < diag.n; i++)
+            if (diag.items[i].severity == CONF_WARNING)
+                log_warnx("%s",
+                          conf_diag_format(&diag.items[i], line, sizeof(line)));
+        conf_diag_free(&diag);
+        if (g == NULL) {
+            free(path);
+            return -1;
+        }
+        r->gres_conf = path;
+        src.gc = g;
+    } else {
         free(path);
-        return 0;
     }
-    conf_diag_init(&diag);
-    g = gresconf_load(path, node->name, &diag, e);
-    for (size_t i = 0; i < diag.n; i++)
-        if (diag.items[i].severity == CONF_WARNING)
-            log_warnx("%s",
-                      conf_diag_format(&diag.items[i], line, sizeof(line)));
-    conf_diag_free(&diag);
-    if (g == NULL) {
-        free(path);
-        return -1;
-    }
-    if (g->autodetect != GRESCONF_AUTODETECT_OFF)
-        log_warnx("gres.conf=%s AutoDetect=nvml is not supported yet; "
-                  "reporting the GPUs of its Name= lines only",
-                  path);
-    gpus_from(r, g);
-    r->gres_conf = path;
+    gpu_detect(&src, &r->gpus);
+    gres_sum(r, g);
     gresconf_destroy(g);
     return 0;
 }
 
 int resources_detect(const struct conf *c, const struct conf_node *node,
-                     struct resources *r, struct err *e)
+                     bool probe, struct resources *r, struct err *e)
 {
     memset(r, 0, sizeof(*r));
     r->cpus_found = resources_cpus();
@@ -190,12 +217,31 @@ int resources_detect(const struct conf *c, const struct conf_node *node,
         return -1;
     r->cpus = r->cpus_found;
     r->mem_mib = r->mem_mib_found;
-    if (c->slurmd_config_overrides) {
+    if (c != NULL && c->slurmd_config_overrides) {
         r->overrides = true;
         r->cpus = node->cpus;
         r->mem_mib = node->mem_mib;
     }
-    if (detect_gres(c, node, r, e) < 0) {
+    if (detect_gres(c ? c->path : CONF_DEFAULT_PATH, node->name,
+                    gres_count(node->gres, "gpu", NULL), probe, r, e) < 0) {
+        resources_fini(r);
+        return -1;
+    }
+    return 0;
+}
+
+int resources_probe(const char *conf_path, const char *node,
+                    struct resources *r, struct err *e)
+{
+    memset(r, 0, sizeof(*r));
+    struct resources_topo t;
+
+    resources_topology(&t);
+    r->cpus = r->cpus_found = t.cpus;
+    if (read_meminfo(&r->mem_mib_found, e) < 0)
+        return -1;
+    r->mem_mib = r->mem_mib_found;
+    if (detect_gres(conf_path, node, 0, true, r, e) < 0) {
         resources_fini(r);
         return -1;
     }
@@ -204,23 +250,12 @@ int resources_detect(const struct conf *c, const struct conf_node *node,
 
 void resources_fini(struct resources *r)
 {
-    for (size_t i = 0; i < r->n_gpus; i++)
-        free(r->gpus[i].file);
-    free(r->gpus);
+    gpu_list_fini(&r->gpus);
     free(r->gres_conf);
     memset(r, 0, sizeof(*r));
 }
 
 json_t *resources_gpus_json(const struct resources *r)
 {
-    json_t *a = json_array();
-
-    for (size_t i = 0; i < r->n_gpus; i++) {
-        const struct resources_gpu *g = &r->gpus[i];
-        json_array_append_new(
-            a, json_pack("{s:I, s:s, s:o}", "index", (json_int_t)i, "type",
-                         g->type, "file",
-                         g->file ? json_string(g->file) : json_null()));
-    }
-    return a;
+    return gpu_list_json(&r->gpus);
 }

@@ -180,10 +180,10 @@ error:
 int spool_status_write(const char *jobdir, const struct spool_status *st,
                        struct err *e)
 {
-    json_t *o =
-        json_pack("{s:i, s:i, s:I, s:I}", "exit_code", st->exit_code, "signal",
-                  st->signal, "start_time", (json_int_t)st->start_time,
-                  "end_time", (json_int_t)st->end_time);
+    json_t *o = json_pack("{s:i, s:i, s:I, s:I, s:b}", "exit_code",
+                          st->exit_code, "signal", st->signal, "start_time",
+                          (json_int_t)st->start_time, "end_time",
+                          (json_int_t)st->end_time, "oom", st->oom);
     char *text = json_dumps(o, JSON_COMPACT);
     int rc;
 
@@ -201,14 +201,16 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
     json_t *o;
     json_int_t code, sig, start, end;
     json_error_t je;
+    int oom = 0;
 
     if (text == NULL)
         return -1;
     o = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     free(text);
     if (o == NULL ||
-        json_unpack(o, "{s:I, s:I, s:I, s:I}", "exit_code", &code, "signal",
-                    &sig, "start_time", &start, "end_time", &end) < 0 ||
+        json_unpack(o, "{s:I, s:I, s:I, s:I, s?b}", "exit_code", &code,
+                    "signal", &sig, "start_time", &start, "end_time", &end,
+                    "oom", &oom) < 0 ||
         code < 0 || code > 255 || sig < 0 || sig > 128) {
         json_decref(o);
         errno = EBADMSG;
@@ -219,6 +221,7 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
     st->signal = (int)sig;
     st->start_time = start;
     st->end_time = end;
+    st->oom = oom != 0;
     return 0;
 }
 

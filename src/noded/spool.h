@@ -21,6 +21,7 @@ struct spool_status {
     int signal;    /* the terminating signal, else 0 */
     int64_t start_time;
     int64_t end_time;
+    bool oom; /* the OOM killer struck in the job's cgroup */
 };
 
 /* The supervisor of a running job: its pid and the start time of that
@@ -56,7 +57,8 @@ int spool_write(const char *dir, const char *name, const void *data, size_t len,
 char *spool_read(const char *dir, const char *name, size_t max, struct err *e);
 
 /* spool_status_write / spool_status_read: the status file as JSON
- * {"exit_code", "signal", "start_time", "end_time"}.  Reading fails with
+ * {"exit_code", "signal", "start_time", "end_time", "oom"} ("oom" may be
+ * absent: false).  Reading fails with
  * ENOENT when the job has not ended, EBADMSG when the file is damaged. */
 int spool_status_write(const char *jobdir, const struct spool_status *st,
                        struct err *e);

@@ -135,6 +135,11 @@ static void interp_of(const char *script, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)strcspn(script, "\n"), script);
 }
 
+static bool has_cgroup(const struct supervisor_args *a)
+{
+    return a->cg != NULL && a->cg->version != CGROUP_NONE && a->cgs != NULL;
+}
+
 /* In the job's process: become the job, or tell fd why not and exit. */
 static void job_exec(const struct supervisor_args *a, int fd)
 {
@@ -143,10 +148,16 @@ static void job_exec(const struct supervisor_args *a, int fd)
     char pwbuf[4096], interp[128];
     const char *user, *work_dir;
     char *script = xasprintf("%s/script", a->jobdir), **argv, **env;
+    struct err e;
 
     setpgid(0, 0);
     reset_signals();
     umask(022);
+    if (has_cgroup(a) && cgroup_job_enter(a->cg, l->job_id, &e) < 0) {
+        tell(fd, errno ? errno : EIO, "cannot enter the job's cgroup: %s",
+             e.text);
+        _exit(127);
+    }
     getpwuid_r(l->uid, &pw, pwbuf, sizeof(pwbuf), &res);
     if (res == NULL) {
         tell(fd, ENOENT, "user %s (uid %u) is unknown on %s", l->user_name,
@@ -163,7 +174,7 @@ static void job_exec(const struct supervisor_args *a, int fd)
     }
     if (redirect(l, user, a->node, work_dir, fd) < 0)
         _exit(127);
-    env = jobenv_build(l, user, a->node);
+    env = jobenv_build(l, a->gpus, user, a->node);
     argv = xcalloc(l->argc + 2, sizeof(*argv));
     argv[0] = script;
     for (size_t i = 1; i < l->argc; i++)
@@ -283,7 +294,15 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         _exit(1);
     }
     close(LOCK_FD); /* recorded: a restarted sluiced adopts the job */
+    if (has_cgroup(a) && cgroup_job_create(a->cg, a->cgs, &e) < 0) {
+        spool_remove(a->jobdir);
+        report("error %d cannot set up the job's cgroup: %s",
+               errno ? errno : EIO, e.text);
+        _exit(1);
+    }
     if ((pid = start_job(a)) < 0) {
+        if (has_cgroup(a))
+            cgroup_job_destroy(a->cg, a->cgs->job_id);
         spool_remove(a->jobdir);
         _exit(1);
     }
@@ -297,6 +316,12 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         if (errno != EINTR)
             break;
     kill(-pid, SIGKILL);
+    if (has_cgroup(a)) {
+        /* whatever left the process group: daemons, setsid, nohup */
+        cgroup_job_kill(a->cg, a->cgs->job_id);
+        st.oom = cgroup_job_oom(a->cg, a->cgs->job_id);
+        cgroup_job_destroy(a->cg, a->cgs->job_id);
+    }
     while (waitpid(pid, &wstatus, 0) < 0)
         if (errno != EINTR)
             _exit(1);

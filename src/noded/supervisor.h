@@ -8,6 +8,8 @@
 #ifndef SLUICE_NODED_SUPERVISOR_H
 #define SLUICE_NODED_SUPERVISOR_H
 
+#include "noded/cgroup.h"
+#include "noded/jobenv.h"
 #include "noded/launch.h"
 
 struct supervisor_args {
@@ -15,12 +17,18 @@ struct supervisor_args {
     const char *jobdir; /* the job's spool directory, already written */
     const char *node;   /* NodeName */
     const char *notify; /* sluiced's unix socket (best effort) */
-    int lock_fd;        /* jobdir locked (spool_lock) until the pid is */
+    const struct jobenv_gpus *gpus; /* NULL: GPUs named by index */
+    const struct cgroup *cg;        /* NULL or version NONE: no cgroup */
+    const struct cgroup_job_spec *cgs;
+    int lock_fd; /* jobdir locked (spool_lock) until the pid is written */
 };
 
 /*
  * supervisor_main: run as the supervisor in a freshly forked process;
- * never returns.  report_fd gets one line: "ok PID PGID START_TIME" once
+ * never returns.  With a cgroup, the job's cgroup is made before the job
+ * starts, the job enters it before its exec, and once the script ended
+ * every process left in it is killed, the OOM killer's verdict recorded
+ * in the status and the cgroup removed.  report_fd gets one line: "ok PID PGID START_TIME" once
  * the script was executed, or "error ERRNO TEXT" (the job's spool
  * directory is then removed).  Every other inherited descriptor is
  * closed first.

@@ -1,6 +1,7 @@
 /*
  * FIFO placement: jobs in order of priority, submit time and id, each on
- * the first nodes of its partition with enough free CPUs and memory.  A job
+ * nodes of its partition with enough free CPUs, memory and GPUs, chosen by
+ * select.c (best fit, GPUs linked where possible).  A job
  * that cannot start blocks the jobs behind it in the same partition, as
  * Slurm's sched/builtin does, so that big jobs are not starved by small
  * ones; backfill will relax this later.
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "sched/select.h"
 
 static const char *const reason_names[SCHED_REASON_COUNT] = {
     [SCHED_REASON_NONE] = "None",
@@ -49,18 +51,6 @@ static int job_order(const void *a, const void *b, void *arg)
     return 0;
 }
 
-static bool node_fits_now(const struct sched_node *n, const struct sched_job *j)
-{
-    return n->up && !n->drain && n->cpus - n->cpus_alloc >= j->cpus_per_node &&
-           n->mem_mib - n->mem_alloc_mib >= j->mem_per_node_mib;
-}
-
-static bool node_fits_ever(const struct sched_node *n,
-                           const struct sched_job *j)
-{
-    return n->cpus >= j->cpus_per_node && n->mem_mib >= j->mem_per_node_mib;
-}
-
 static bool node_allowed(const struct sched_job *j, size_t idx)
 {
     return j->node_allowed == NULL || j->node_allowed[idx];
@@ -75,7 +65,7 @@ static enum sched_reason why_waiting(const struct sched_cluster *c,
 
     for (size_t i = 0; i < p->nnodes; i++) {
         const struct sched_node *n = &c->nodes[p->nodes[i]];
-        if (!node_allowed(j, p->nodes[i]) || !node_fits_ever(n, j))
+        if (!node_allowed(j, p->nodes[i]) || !select_fits_ever(n, j))
             continue;
         fit_ever++;
         if (n->up && !n->drain)
@@ -90,36 +80,14 @@ static enum sched_reason why_waiting(const struct sched_cluster *c,
     return SCHED_REASON_RESOURCES;
 }
 
-/* Pick j->nodes nodes of its partition that fit now; 0 on success. */
-static int place(struct sched_cluster *c, const struct sched_job *j,
-                 struct sched_decision *d)
-{
-    const struct sched_part *p = &c->parts[j->part];
-    size_t got = 0;
-
-    d->nodes = xcalloc(j->nodes, sizeof(*d->nodes));
-    for (size_t i = 0; i < p->nnodes && got < j->nodes; i++) {
-        size_t idx = p->nodes[i];
-        if (node_allowed(j, idx) && node_fits_now(&c->nodes[idx], j))
-            d->nodes[got++] = idx;
-    }
-    if (got < j->nodes) {
-        free(d->nodes);
-        d->nodes = NULL;
-        return -1;
-    }
-    for (size_t i = 0; i < got; i++) {
-        c->nodes[d->nodes[i]].cpus_alloc += j->cpus_per_node;
-        c->nodes[d->nodes[i]].mem_alloc_mib += j->mem_per_node_mib;
-    }
-    d->nnodes = got;
-    return 0;
-}
-
 static int check_indices(const struct sched_cluster *c)
 {
     for (size_t i = 0; i < c->njobs; i++)
         if (c->jobs[i].part >= c->nparts || c->jobs[i].nodes == 0)
+            return -1;
+    for (size_t i = 0; i < c->nnodes; i++)
+        if (c->nodes[i].ngpus > SCHED_GPU_MAX ||
+            (c->nodes[i].ngpus > 0 && c->nodes[i].gpu_used == NULL))
             return -1;
     for (size_t i = 0; i < c->nparts; i++)
         for (size_t k = 0; k < c->parts[i].nnodes; k++)
@@ -175,7 +143,7 @@ int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out)
             d->reason = SCHED_REASON_PRIORITY;
             continue;
         }
-        if (place(c, j, d) == 0) {
+        if (select_place(c, j, d) == 0) {
             out->started++;
             continue;
         }
@@ -193,8 +161,10 @@ void sched_result_clear(struct sched_result *r)
 {
     if (r == NULL)
         return;
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         free(r->decisions[i].nodes);
+        free(r->decisions[i].gpus);
+    }
     free(r->decisions);
     memset(r, 0, sizeof(*r));
 }

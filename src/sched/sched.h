@@ -4,9 +4,11 @@
  * a struct sched_cluster from its state on every pass; the simulator and
  * the unit tests build one by hand.
  *
- * This first core places jobs FIFO (priority, then submit time, then id)
- * on nodes with enough free CPUs and memory.  Priority, backfill, GPUs and
- * preemption grow here behind the same seam.
+ * This core places jobs FIFO (priority, then submit time, then id) on
+ * nodes with enough free CPUs, memory and GPUs, choosing among the nodes
+ * that fit the one where the job fits most tightly (best fit), and on a
+ * node the GPUs best connected to each other (select.h).  Priority,
+ * backfill and preemption grow here behind the same seam.
  */
 #ifndef SLUICE_SCHED_H
 #define SLUICE_SCHED_H
@@ -34,14 +36,35 @@ enum sched_reason {
 
 const char *sched_reason_name(enum sched_reason r);
 
+/*
+ * One GPU of a node.  The core knows GPUs by their position in
+ * sched_node.gpus (0 .. ngpus-1); the controller maps positions to the
+ * indices the node registered.
+ */
+struct sched_gpu {
+    const char *type;      /* "a100", or "" (or NULL) when untyped */
+    const uint64_t *links; /* NULL, or SCHED_GPU_WORDS(ngpus) words: the
+                              positions it has a direct (NVLink) link to */
+};
+
+/* Words of a GPU bitmap (bit p of word p / 64: position p). */
+#define SCHED_GPU_WORDS(n) (((size_t)(n) + 63) / 64)
+/* The most GPUs one node may have in the model. */
+#define SCHED_GPU_MAX 4096
+
 struct sched_node {
     const char *name;
     uint32_t cpus; /* configured (or reported, if less) */
     uint32_t cpus_alloc;
     uint64_t mem_mib;
     uint64_t mem_alloc_mib;
-    bool up;    /* registered, responding, not DOWN/INVALID */
-    bool drain; /* DRAIN: runs what it has, takes nothing new */
+    bool up;        /* registered, responding, not DOWN/INVALID */
+    bool drain;     /* DRAIN: runs what it has, takes nothing new */
+    uint32_t ngpus; /* GPUs, by position */
+    const struct sched_gpu *gpus; /* ngpus of them; NULL: untyped, unlinked */
+    uint64_t *gpu_used; /* SCHED_GPU_WORDS(ngpus) words, bit set: allocated
+                           (the pass sets the bits it gives out); may be
+                           NULL when ngpus is 0 */
 };
 
 struct sched_part {
@@ -64,6 +87,16 @@ struct sched_job {
     bool held_user;
     bool held_admin;
     const bool *node_allowed; /* NULL, or per node: -w/-x filter */
+    uint32_t gpus_per_node;   /* 0: none */
+    const char *gpu_type;     /* NULL or "": any type */
+};
+
+/* How a job's nodes are chosen among those that fit. */
+enum sched_fit {
+    /* fewest free GPUs left, then fewest free CPUs, then partition order:
+     * keeps whole nodes free for large jobs */
+    SCHED_FIT_BEST = 0,
+    SCHED_FIT_FIRST, /* the first nodes in partition order (a baseline) */
 };
 
 struct sched_cluster {
@@ -73,6 +106,7 @@ struct sched_cluster {
     size_t nparts;
     const struct sched_job *jobs; /* pending jobs, any order */
     size_t njobs;
+    enum sched_fit fit; /* 0: SCHED_FIT_BEST */
 };
 
 /* One decision per pending job: start it (nnodes > 0) or why it waits. */
@@ -81,6 +115,9 @@ struct sched_decision {
     enum sched_reason reason;
     size_t nnodes; /* 0 when it waits */
     size_t *nodes; /* indices into sched_cluster.nodes (owned) */
+    /* GPU positions, gpus_per_node for each node in nodes order, each
+     * node's ascending (owned); NULL when the job asks for none */
+    uint32_t *gpus;
 };
 
 struct sched_result {
@@ -91,10 +128,11 @@ struct sched_result {
 
 /*
  * sched_pass: decide for every pending job of c at time now.  Jobs started
- * are charged to c->nodes (cpus_alloc, mem_alloc_mib), so the caller's
- * model reflects the pass.  out is filled and owned by the caller; free
- * with sched_result_clear.  Returns 0; -1 with EINVAL on an index out of
- * range in c.
+ * are charged to c->nodes (cpus_alloc, mem_alloc_mib, gpu_used), so the
+ * caller's model reflects the pass.  out is filled and owned by the
+ * caller; free with sched_result_clear.  Returns 0; -1 with EINVAL on an
+ * index out of range in c (a job's partition, a partition's node, a node
+ * with more than SCHED_GPU_MAX GPUs or GPUs without a gpu_used bitmap).
  */
 int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out);
 void sched_result_clear(struct sched_result *r);

@@ -75,8 +75,16 @@ cluster_stop() {
             echo "# --- $f (last 15 lines)"
             tail -15 "$f" | sed 's/^/#   /'
         done
+        echo "# --- warnings of every daemon (last 40)"
+        grep -h -E ' (warn|fatal):' "$DIR"/log/*.log 2>/dev/null |
+            tail -40 | sed 's/^/#   /'
     fi
-    rm -rf "$DIR"
+    # E2E_KEEP=1 keeps the directory (logs, spool) for a look afterwards.
+    if [ "${E2E_KEEP:-0}" = 1 ]; then
+        echo "# kept $DIR"
+    else
+        rm -rf "$DIR"
+    fi
     DIR=
 }
 

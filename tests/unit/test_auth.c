@@ -454,6 +454,44 @@ static void test_type_names(void **state)
     assert_string_equal(auth_type_name(AUTH_KEY), "auth/key");
 }
 
+/* AuthInfo as sluicectld, sluiced and the CLI all read it. */
+static void test_info_path(void **state)
+{
+    static const struct {
+        enum auth_type type;
+        const char *info, *want; /* want NULL: munge's default */
+    } cases[] = {
+        {AUTH_KEY, "", AUTH_KEY_DEFAULT_PATH},
+        {AUTH_KEY, NULL, AUTH_KEY_DEFAULT_PATH},
+        {AUTH_KEY, "/d/sluice.key", "/d/sluice.key"},
+        {AUTH_KEY, "key=/d/k", "/d/k"},
+        {AUTH_KEY, "ttl=60,key=/d/k", "/d/k"},
+        {AUTH_KEY, "key=", AUTH_KEY_DEFAULT_PATH},
+        {AUTH_KEY, "socket=/run/m.sock", AUTH_KEY_DEFAULT_PATH},
+        {AUTH_MUNGE, "", NULL},
+        {AUTH_MUNGE, "socket=/run/m.sock", "/run/m.sock"},
+        {AUTH_MUNGE, "cred_expire=60,socket=/run/m.sock", "/run/m.sock"},
+        {AUTH_MUNGE, "socket=/run/m.sock,ttl=60", "/run/m.sock"},
+        {AUTH_MUNGE, "/run/m.sock", "/run/m.sock"},
+        {AUTH_MUNGE, "xsocket=/a", NULL},
+        {AUTH_MUNGE, "key=/d/k", NULL},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = auth_info_path(cases[i].type, cases[i].info);
+        if (cases[i].want == NULL) {
+            if (got != NULL)
+                fail_msg("case %zu: got %s, want NULL", i, got);
+        } else {
+            if (got == NULL || strcmp(got, cases[i].want) != 0)
+                fail_msg("case %zu: got %s, want %s", i, got ? got : "NULL",
+                         cases[i].want);
+        }
+        free(got);
+    }
+}
+
 static char *xkey_arg(const char *opt, const char *val)
 {
     char *s = NULL;
@@ -640,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_keygen),
         cmocka_unit_test(test_peer_cred),
         cmocka_unit_test(test_type_names),
+        cmocka_unit_test(test_info_path),
         cmocka_unit_test(test_munge_round_trip),
         cmocka_unit_test(test_munge_tampered_and_replayed),
         cmocka_unit_test(test_munge_expired),

@@ -319,6 +319,46 @@ static void test_finish(void **state)
     jobspec_clear(&js);
 }
 
+/* The GPU options, as options and as directives, and their conflicts. */
+static void test_gpu_options(void **state)
+{
+    const char *script = "#!/bin/bash\n"
+                         "#SBATCH --gpus-per-node=a100:2 --cpus-per-gpu=4\n"
+                         "#SBATCH --mem-per-gpu=10G\n"
+                         "#SBATCH --gpus-per-task=gpu:1\n";
+    char *none[] = {NULL};
+    struct jobspec js;
+    struct err e;
+
+    (void)state;
+    jobspec_init(&js);
+    assert_int_equal(jobspec_directives(&js, script, "g.sh", NOW, &e), 0);
+    assert_string_equal(str(js.job, "gpus_per_node"), "a100:2");
+    assert_string_equal(str(js.job, "gpus_per_task"), "1");
+    assert_int_equal(num(js.job, "cpus_per_gpu"), 4);
+    assert_int_equal(num(js.job, "mem_per_gpu_mib"), 10240);
+    assert_int_equal(jobspec_set(&js, JS_GPUS_PER_NODE, "x:y:z", NOW, &e), -1);
+    assert_string_equal(e.text,
+                        "--gpus-per-node=x:y:z: bad GRES \"gpu:x:y:z\": "
+                        "expected NAME[:TYPE][:COUNT]");
+    assert_int_equal(jobspec_set(&js, JS_GPUS_PER_TASK, "h200", NOW, &e), -1);
+    assert_int_equal(jobspec_set(&js, JS_CPUS_PER_GPU, "0", NOW, &e), -1);
+    assert_int_equal(jobspec_set(&js, JS_MEM_PER_GPU, "lots", NOW, &e), -1);
+    /* Slurm's conflicts, checked before anything is sent */
+    assert_int_equal(jobspec_set(&js, JS_MEM, "1G", NOW, &e), 0);
+    assert_null(jobspec_finish(&js, script, "g.sh", NULL, 0, "/", none, &e));
+    assert_string_equal(e.text, "--mem, --mem-per-cpu, and --mem-per-gpu are "
+                                "mutually exclusive.");
+    jobspec_clear(&js);
+    jobspec_init(&js);
+    assert_int_equal(jobspec_set(&js, JS_CPUS_PER_GPU, "2", NOW, &e), 0);
+    assert_int_equal(jobspec_set(&js, JS_CPUS_PER_TASK, "2", NOW, &e), 0);
+    assert_null(jobspec_finish(&js, script, "g.sh", NULL, 0, "/", none, &e));
+    assert_string_equal(e.text, "--cpus-per-gpu is mutually exclusive with "
+                                "--cpus-per-task");
+    jobspec_clear(&js);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_begin),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_finish),
+        cmocka_unit_test(test_gpu_options),
     };
 
     /* --begin's times of day are local: fix the zone. */

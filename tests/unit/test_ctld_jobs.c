@@ -301,11 +301,12 @@ static void test_update_time_limit(void **state)
 
 /* Run job id on node 0 and end it; returns its final state. */
 static enum job_state run_and_end(struct fx *f, uint64_t id, int cancel_uid,
-                                  int code, int sig)
+                                  int code, int sig, bool oom)
 {
     struct job *j = job(f, id);
     const size_t node = 0;
     struct err e;
+    struct job_end r = {code, sig, time(NULL), oom};
 
     assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
     assert_int_equal(j->state, JOB_RUNNING);
@@ -315,7 +316,7 @@ static enum job_state run_and_end(struct fx *f, uint64_t id, int cancel_uid,
                          0);
         assert_int_equal(j->state, JOB_RUNNING); /* until the node says */
     }
-    assert_int_equal(jobs_ended(f->c->jobs, j, code, sig, time(NULL), &e), 0);
+    assert_int_equal(jobs_ended(f->c->jobs, j, &r, &e), 0);
     assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 0);
     return j->state;
 }
@@ -324,18 +325,23 @@ static void test_final_states(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t ids[5];
+    uint64_t ids[6];
     struct job *j;
     const size_t node = 1;
+    struct job_end timeout = {0, 15, 1006, false};
+    struct job_end twice = {0, 0, 0, false};
 
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         ids[i] = submit(f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 5}",
                         &alice, &e);
-    assert_int_equal(run_and_end(f, ids[0], -1, 0, 0), JOB_COMPLETED);
-    assert_int_equal(run_and_end(f, ids[1], -1, 3, 0), JOB_FAILED);
+    assert_int_equal(run_and_end(f, ids[0], -1, 0, 0, false), JOB_COMPLETED);
+    assert_int_equal(run_and_end(f, ids[1], -1, 3, 0, false), JOB_FAILED);
     assert_string_equal(job_reason(job(f, ids[1])), "NonZeroExitCode");
-    assert_int_equal(run_and_end(f, ids[2], (int)alice.uid, 0, 15),
+    assert_int_equal(run_and_end(f, ids[2], (int)alice.uid, 0, 15, false),
                      JOB_CANCELLED);
+    /* the node's cgroup saw an OOM kill */
+    assert_int_equal(run_and_end(f, ids[5], -1, 0, 9, true), JOB_OUT_OF_MEMORY);
+    assert_string_equal(job_reason(job(f, ids[5])), "OutOfMemory");
     /* time limit: the tick asks for a kill, the end makes it TIMEOUT */
     j = job(f, ids[3]);
     assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, 1000, &e), 0);
@@ -343,7 +349,7 @@ static void test_final_states(void **state)
     assert_int_equal(j->kill, JOB_KILL_NONE);
     jobs_tick(f->c->jobs, 1005);
     assert_int_equal(j->kill, JOB_KILL_TIMEOUT);
-    assert_int_equal(jobs_ended(f->c->jobs, j, 0, 15, 1006, &e), 0);
+    assert_int_equal(jobs_ended(f->c->jobs, j, &timeout, &e), 0);
     assert_int_equal(j->state, JOB_TIMEOUT);
     /* a node that goes away takes its jobs with it */
     j = job(f, ids[4]);
@@ -352,7 +358,7 @@ static void test_final_states(void **state)
     assert_int_equal(j->state, JOB_NODE_FAIL);
     assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 0);
     /* an end reported twice changes nothing */
-    assert_int_equal(jobs_ended(f->c->jobs, j, 0, 0, time(NULL), &e), 0);
+    assert_int_equal(jobs_ended(f->c->jobs, j, &twice, &e), 0);
     assert_int_equal(j->state, JOB_NODE_FAIL);
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ static struct {
     struct proto_frame stash[STASH_MAX];
     size_t n_stash;
     int heartbeats;
+    bool devices; /* gres.conf names character devices, fenced */
     pid_t helper; /* test_launch_cut_short's fake supervisor */
 } T = {.lfd = -1, .cfd = -1};
 
@@ -120,8 +122,22 @@ static int group_setup(void **state)
            "NodeName=node01 CPUs=16 RealMemory=64000 Gres=gpu:4\n"
            "PartitionName=dev Nodes=node01 Default=YES\n",
            port, T.key, T.dir);
+    /* GPUs as device files (195:240-243, no driver behind them) where
+     * mknod works, so that ConstrainDevices has something to fence */
+    snprintf(path, sizeof(path), "%s/dev", T.dir);
+    T.devices = mkdir(path, 0755) == 0;
+    for (int i = 0; T.devices && i < 4; i++) {
+        snprintf(path, sizeof(path), "%s/dev/nvidia%d", T.dir, i);
+        T.devices = mknod(path, S_IFCHR | 0666, makedev(195, 240 + i)) == 0;
+    }
     snprintf(path, sizeof(path), "%s/gres.conf", T.dir);
-    writef(path, "NodeName=node01 Name=gpu Count=4\n");
+    if (T.devices)
+        writef(path, "NodeName=node01 Name=gpu File=%s/dev/nvidia[0-3]\n",
+               T.dir);
+    else
+        writef(path, "NodeName=node01 Name=gpu Count=4\n");
+    snprintf(path, sizeof(path), "%s/cgroup.conf", T.dir);
+    writef(path, "ConstrainDevices=yes\n");
     T.auth = auth_create(AUTH_KEY, T.key, &e);
     T.in = evbuffer_new();
     return T.auth ? 0 : -1;
@@ -321,6 +337,31 @@ static void expect_end(uint32_t id, int exit_code, int sig)
     assert_true(start > 0 && end >= start);
     send_frame(f.type, PROTO_F_REPLY, f.seq, json_object());
     proto_frame_clear(&f);
+}
+
+/* Wait for the JOB_END of id, acknowledge it, return its body (caller
+ * decrefs). */
+static json_t *expect_end_body(uint32_t id)
+{
+    struct proto_frame f;
+    json_t *body;
+
+    expect(PROTO_MSG_JOB_END, false, &f);
+    assert_int_equal(json_integer_value(json_object_get(f.body, "job_id")), id);
+    body = json_incref(f.body);
+    send_frame(f.type, PROTO_F_REPLY, f.seq, json_object());
+    proto_frame_clear(&f);
+    return body;
+}
+
+/* The node's log says its jobs are in cgroups (with what). */
+static bool log_has(const char *what)
+{
+    const char *log = slurp(T.log), *line;
+
+    line = log ? strstr(log, "cgroup=") : NULL;
+    return line != NULL && strncmp(line, "cgroup=none", 11) != 0 &&
+           strstr(line, what) != NULL;
 }
 
 static json_t *launch_body(uint32_t id, const char *script)
@@ -700,6 +741,74 @@ static void test_reregister_when_asked(void **state)
     json_decref(reg);
 }
 
+/* GPU variables for gpus [3, 1], and with ConstrainDevices the other
+ * GPUs' device files refused to the job. */
+static void test_gpus(void **state)
+{
+    bool fenced = T.devices && log_has("devices");
+    char msg[256], path[512], script[1024], want[256], *out;
+    json_t *b, *end;
+
+    (void)state;
+    snprintf(script, sizeof(script),
+             "#!/bin/sh\necho \"cvd=$CUDA_VISIBLE_DEVICES "
+             "jg=$SLURM_JOB_GPUS n=$SLURM_GPUS_ON_NODE "
+             "ord=$GPU_DEVICE_ORDINAL\"\n"
+             "for i in 0 1 2 3; do [ -c %s/dev/nvidia$i ] || continue\n"
+             "  if (exec 3<%s/dev/nvidia$i) 2>&1 | grep -q 'not permitted'\n"
+             "  then echo \"$i denied\"; else echo \"$i open\"; fi\n"
+             "done\n",
+             T.dir, T.dir);
+    b = launch_body(20, script);
+    json_object_set_new(json_object_get(b, "job"), "gpus",
+                        json_pack("[i, i]", 3, 1));
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH, b, msg, sizeof(msg)), 0);
+    end = expect_end_body(20);
+    assert_int_equal(json_integer_value(json_object_get(end, "exit_code")), 0);
+    assert_true(json_is_false(json_object_get(end, "oom")));
+    json_decref(end);
+    snprintf(path, sizeof(path), "%s/out-20-t1.txt", T.work);
+    out = slurp(path);
+    assert_non_null(out);
+    if (fenced) {
+        assert_string_equal(out, "cvd=0,1 jg=1,3 n=2 ord=0,1\n0 denied\n"
+                                 "1 open\n2 denied\n3 open\n");
+    } else {
+        printf("# SKIP device fencing: %s\n",
+               T.devices ? "no devices cgroup (see the node's cgroup= line)"
+                         : "mknod is not allowed here");
+        snprintf(want, sizeof(want), "cvd=1,3 jg=1,3 n=2 ord=1,3\n");
+        assert_memory_equal(out, want, strlen(want));
+    }
+
+    /* an index the node does not have */
+    b = launch_body(21, "#!/bin/sh\ntrue\n");
+    json_object_set_new(json_object_get(b, "job"), "gpus", json_pack("[i]", 7));
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH, b, msg, sizeof(msg)), EINVAL);
+    assert_string_equal(msg,
+                        "gpus: index 7 is not a GPU of node01 (it has 4 GPUs)");
+}
+
+/* A job over its memory: the OOM killer, and JOB_END says oom. */
+static void test_oom(void **state)
+{
+    char msg[256];
+    json_t *b, *end;
+
+    (void)state;
+    if (!log_has("memory")) {
+        printf("# SKIP OOM: no memory cgroup (see the node's cgroup= line)\n");
+        return;
+    }
+    b = launch_body(22, "#!/bin/sh\nhead -c 1000M /dev/zero | tail "
+                        ">/dev/null\necho \"tail $?\"\n");
+    json_object_set_new(json_object_get(b, "job"), "mem_mib", json_integer(32));
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH, b, msg, sizeof(msg)), 0);
+    end = expect_end_body(22);
+    assert_true(json_is_true(json_object_get(end, "oom")));
+    json_decref(end);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -711,6 +820,8 @@ int main(void)
         cmocka_unit_test(test_running_job_after_restart),
         cmocka_unit_test(test_launch_cut_short),
         cmocka_unit_test(test_reregister_when_asked),
+        cmocka_unit_test(test_gpus),
+        cmocka_unit_test(test_oom),
     };
 
     signal(SIGPIPE, SIG_IGN);

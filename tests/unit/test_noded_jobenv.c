@@ -54,7 +54,8 @@ static void test_parse(void **state)
     assert_int_equal(l.cpus, 4);
     assert_int_equal(l.mem_mib, 2048);
     assert_int_equal(l.time_limit_s, 3600);
-    assert_string_equal(l.gpus, "");
+    assert_null(l.gpus);
+    assert_int_equal(l.n_gpus, 0);
     assert_false(l.is_array);
     launch_clear(&l);
 }
@@ -94,7 +95,22 @@ static void test_parse_refused(void **state)
          "work_dir: expected a string"},
         {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
          "\"script\": \"#!/bin/sh\", \"gpus\": [\"x\"]}",
-         "gpus: expected an array of GPU indices"},
+         "gpus: expected an array of distinct GPU indices 0..4095"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"gpus\": [1, 1]}",
+         "gpus: expected an array of distinct GPU indices"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"gpus\": [4096]}",
+         "gpus: expected an array of distinct GPU indices"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"gpus\": [-1]}",
+         "gpus: expected an array of distinct GPU indices"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"gpus\": \"0,x\"}",
+         "gpus: expected an array of distinct GPU indices"},
+        {"{\"job_id\": 1, \"user_id\": 0, \"group_id\": 0, "
+         "\"script\": \"#!/bin/sh\", \"gpus\": {}}",
+         "gpus: expected an array of distinct GPU indices"},
     };
 
     (void)state;
@@ -195,7 +211,7 @@ static void test_environment(void **state)
 
     (void)state;
     parse_ok(base_job, &l);
-    env = jobenv_build(&l, "zhangsan", "node01");
+    env = jobenv_build(&l, NULL, "zhangsan", "node01");
     for (char **p = env; *p; p++)
         n++;
     assert_string_equal(jobenv_get(env, "PATH"), "/usr/bin:/bin");
@@ -219,7 +235,12 @@ static void test_environment(void **state)
     assert_string_equal(jobenv_get(env, "SLUICED_NODENAME"), "node01");
     assert_string_equal(jobenv_get(env, "SLURM_MEM_PER_NODE"), "2048");
     assert_null(jobenv_get(env, "SLURM_RESTART_COUNT"));
+    /* no GPUs: no GPU variable at all (Slurm sets none either) */
     assert_null(jobenv_get(env, "CUDA_VISIBLE_DEVICES"));
+    assert_null(jobenv_get(env, "GPU_DEVICE_ORDINAL"));
+    assert_null(jobenv_get(env, "SLURM_JOB_GPUS"));
+    assert_null(jobenv_get(env, "SLUICE_JOB_GPUS"));
+    assert_null(jobenv_get(env, "SLURM_GPUS_ON_NODE"));
     for (char **p = env; *p; p++)
         for (char **q = p + 1; *q; q++)
             if (strncmp(*p, *q, strcspn(*p, "=") + 1) == 0)
@@ -240,7 +261,7 @@ static void test_environment_extras(void **state)
     json_object_set_new(o, "gpus", json_pack("[i, i]", 0, 3));
     json_object_del(o, "environment");
     assert_int_equal(launch_parse(o, &l, &e), 0);
-    env = jobenv_build(&l, "zhangsan", "node01");
+    env = jobenv_build(&l, NULL, "zhangsan", "node01");
     assert_string_equal(jobenv_get(env, "SLURM_RESTART_COUNT"), "2");
     assert_string_equal(jobenv_get(env, "SLUICE_RESTART_COUNT"), "2");
     assert_string_equal(jobenv_get(env, "CUDA_VISIBLE_DEVICES"), "0,3");
@@ -249,6 +270,67 @@ static void test_environment_extras(void **state)
     jobenv_free(env);
     launch_clear(&l);
     json_decref(o);
+}
+
+/* The GPU variables: indices, device numbers, renumbering under
+ * ConstrainDevices, and a submitted CUDA_VISIBLE_DEVICES replaced. */
+static void test_environment_gpus(void **state)
+{
+    static const int ord_13[] = {1, 3}, ord_52[] = {2, 5, 7};
+    static const struct {
+        const char *gpus; /* as LAUNCH sends them */
+        const int *ordinals;
+        bool renumber;
+        const char *cuda, *job_gpus, *count;
+    } cases[] = {
+        {"[1, 3]", NULL, false, "1,3", "1,3", "2"},
+        {"[3, 1]", NULL, false, "1,3", "1,3", "2"}, /* sorted */
+        {"[1, 3]", NULL, true, "0,1", "1,3", "2"},
+        {"[0, 2]", ord_13, false, "1,3", "1,3", "2"},
+        {"[0, 2]", ord_13, true, "0,1", "1,3", "2"},
+        {"[0, 1, 2]", ord_52, true, "0,1,2", "2,5,7", "3"},
+        {"[7]", NULL, false, "7", "7", "1"},
+        {"\"2,0\"", NULL, false, "0,2", "0,2", "2"},
+    };
+    char json[600];
+    struct launch l;
+    char **env;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct jobenv_gpus g = {cases[i].ordinals, cases[i].renumber};
+        snprintf(json, sizeof(json),
+                 "{\"job_id\": 5, \"user_id\": 0, \"group_id\": 0, "
+                 "\"script\": \"#!/bin/sh\", \"gpus\": %s, "
+                 "\"environment\": {\"CUDA_VISIBLE_DEVICES\": \"9\"}}",
+                 cases[i].gpus);
+        parse_ok(json, &l);
+        env = jobenv_build(&l, &g, "root", "node01");
+        assert_string_equal(jobenv_get(env, "CUDA_VISIBLE_DEVICES"),
+                            cases[i].cuda);
+        assert_string_equal(jobenv_get(env, "GPU_DEVICE_ORDINAL"),
+                            cases[i].cuda);
+        assert_string_equal(jobenv_get(env, "SLURM_JOB_GPUS"),
+                            cases[i].job_gpus);
+        assert_string_equal(jobenv_get(env, "SLUICE_JOB_GPUS"),
+                            cases[i].job_gpus);
+        assert_string_equal(jobenv_get(env, "SLURM_GPUS_ON_NODE"),
+                            cases[i].count);
+        assert_string_equal(jobenv_get(env, "SLUICE_GPUS_ON_NODE"),
+                            cases[i].count);
+        jobenv_free(env);
+        launch_clear(&l);
+    }
+    /* without GPUs a submitted CUDA_VISIBLE_DEVICES passes as it is */
+    parse_ok("{\"job_id\": 5, \"user_id\": 0, \"group_id\": 0, "
+             "\"script\": \"#!/bin/sh\", \"gpus\": [], "
+             "\"environment\": {\"CUDA_VISIBLE_DEVICES\": \"9\"}}",
+             &l);
+    env = jobenv_build(&l, NULL, "root", "node01");
+    assert_string_equal(jobenv_get(env, "CUDA_VISIBLE_DEVICES"), "9");
+    assert_null(jobenv_get(env, "SLURM_JOB_GPUS"));
+    jobenv_free(env);
+    launch_clear(&l);
 }
 
 int main(void)
@@ -261,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_output_paths),
         cmocka_unit_test(test_environment),
         cmocka_unit_test(test_environment_extras),
+        cmocka_unit_test(test_environment_gpus),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,7 +53,7 @@ static void test_expand(void **state)
 static void test_status_round_trip(void **state)
 {
     char *dir = spool_job_dir(tmpdir, 7);
-    struct spool_status in = {137, 9, 1700000000, 1700000100}, out;
+    struct spool_status in = {137, 9, 1700000000, 1700000100, true}, out;
     struct err e;
 
     (void)state;
@@ -67,6 +67,7 @@ static void test_status_round_trip(void **state)
     assert_int_equal(out.signal, 9);
     assert_int_equal(out.start_time, 1700000000);
     assert_int_equal(out.end_time, 1700000100);
+    assert_true(out.oom);
     /* no temporary left behind */
     {
         char tmp[512];
@@ -243,10 +244,15 @@ static void test_gres_detect(void **state)
     if (c == NULL)
         fail_msg("%s", e.text);
 
-    /* no gres.conf: no GPUs */
-    assert_int_equal(resources_detect(c, conf_node_find(c, "n1"), &r, &e), 0);
+    /* no gres.conf and no NVML: no GPUs, and the note says why */
+    setenv("SLUICE_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    assert_int_equal(
+        resources_detect(c, conf_node_find(c, "n1"), false, &r, &e), 0);
     assert_string_equal(r.gres, "");
-    assert_int_equal(r.n_gpus, 0);
+    assert_int_equal(r.gpus.n, 0);
+    assert_string_equal(r.gpus.note,
+                        "no gres.conf and NVML not found: install the "
+                        "NVIDIA driver or add gres.conf");
     assert_int_equal(r.cpus, 64); /* config_overrides */
     assert_int_equal(r.mem_mib, 1000);
     resources_fini(&r);
@@ -255,14 +261,19 @@ static void test_gres_detect(void **state)
     write_file(gres_path, "NodeName=n1 Name=gpu Count=4\n"
                           "NodeName=n2 Name=gpu Type=h200 "
                           "File=/dev/null,/nonexistent/nvidia1\n");
-    assert_int_equal(resources_detect(c, conf_node_find(c, "n1"), &r, &e), 0);
+    assert_int_equal(
+        resources_detect(c, conf_node_find(c, "n1"), false, &r, &e), 0);
     assert_string_equal(r.gres, "gpu:4");
-    assert_int_equal(r.n_gpus, 4);
-    assert_null(r.gpus[0].file);
+    assert_int_equal(r.gpus.n, 4);
+    assert_null(r.gpus.v[0].file);
+    assert_string_equal(r.gpus.note, "");
     resources_fini(&r);
-    assert_int_equal(resources_detect(c, conf_node_find(c, "n2"), &r, &e), 0);
+    assert_int_equal(
+        resources_detect(c, conf_node_find(c, "n2"), false, &r, &e), 0);
     assert_string_equal(r.gres, "gpu:h200:1");
-    assert_int_equal(r.n_gpus, 1);
+    assert_int_equal(r.gpus.n, 1);
+    assert_non_null(strstr(r.gpus.note, "/nonexistent/nvidia1: No such file "
+                                        "or directory (/"));
     gpus = resources_gpus_json(&r);
     assert_string_equal(
         json_string_value(json_object_get(json_array_get(gpus, 0), "file")),
@@ -272,9 +283,11 @@ static void test_gres_detect(void **state)
 
     /* a broken gres.conf is an error with its place */
     write_file(gres_path, "Name=gpu Count=lots\n");
-    assert_int_equal(resources_detect(c, conf_node_find(c, "n1"), &r, &e), -1);
+    assert_int_equal(
+        resources_detect(c, conf_node_find(c, "n1"), false, &r, &e), -1);
     assert_non_null(strstr(e.text, "gres.conf:1"));
     unlink(gres_path);
+    unsetenv("SLUICE_NVML_LIBRARY");
     conf_destroy(c);
 }
 

@@ -1,0 +1,19 @@
+/*
+ * Internals shared by cgroup.c, cgroup_job.c and cgroup_bpf.c.  Not for
+ * other modules.
+ */
+#ifndef SLUICE_NODED_CGROUP_INT_H
+#define SLUICE_NODED_CGROUP_INT_H
+
+#include "common/err.h"
+
+/* cgroup_file_write: write val to dir/file (which must exist); -1 with
+ * errno and e ("cannot write 1 to .../cgroup.kill: ..."). */
+int cgroup_file_write(const char *dir, const char *file, const char *val,
+                      struct err *e);
+
+/* cgroup_file_read: the contents of dir/file (at most 64 KiB), NUL
+ * terminated; a new string (caller frees), or NULL with errno. */
+char *cgroup_file_read(const char *dir, const char *file);
+
+#endif
