@@ -2,10 +2,10 @@
 # Node daemons restarted while their jobs run (SIGTERM, and kill -9): the
 # jobs keep running and their ends are recorded with their exit codes, also
 # an end that happens while the daemon is away; restarted while a queue
-# drains, no job is lost or run twice.  A node daemon gone for
-# good: its node goes DOWN "Not responding" within SlurmdTimeout, its job
-# ends NODE_FAIL (docs/protocol.md), and when the daemon comes back the
-# node is idle again and the job's leftover processes are killed.
+# drains, no job is lost or run twice.  A node daemon gone for good: its
+# node goes DOWN "Not responding" within SlurmdTimeout, its job ends
+# NODE_FAIL (docs/protocol.md), and when the daemon comes back the node is
+# idle again and the job's leftover processes are killed.
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=8 # SlurmdTimeout in conf/timeout.conf
