@@ -25,29 +25,27 @@ EOF
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # sample LABEL: one squeue; complain when more jobs run than there are
-# CPUs, or when a job stays pending without a reason over two samples (a
-# job just submitted shows "None" until the next scheduling pass, as in
-# Slurm).  Sets R and PD.
+# CPUs, or when a job submitted more than 5 s ago is still pending without
+# a reason (a job just submitted shows "None" until the next scheduling
+# pass, as in Slurm).  Sets R and PD.
 BAD_SAMPLES=0
-NOREASON=
 sample() {
-    local out now stuck
-    out=$(squeue -h -o '%i %t %r') || {
+    local out now stuck="" id t
+    out=$(squeue -h -o '%i %t %r %V') || {
         BAD_SAMPLES=$((BAD_SAMPLES + 1))
         echo "# $1: squeue failed"
         return
     }
+    now=$(date +%s)
     R=$(printf '%s\n' "$out" | awk '$2 == "R"' | grep -c .)
     PD=$(printf '%s\n' "$out" | awk '$2 == "PD"' | grep -c .)
-    now=$(printf '%s\n' "$out" |
-        awk '$2 == "PD" && ($3 == "" || $3 == "None") { printf "%s ", $1 }')
-    stuck=$(for id in $now; do
-        case " $NOREASON " in *" $id "*) printf '%s ' "$id" ;; esac
-    done)
-    NOREASON=$now
+    while read -r id t; do
+        [ $((now - $(date -d "$t" +%s))) -gt 5 ] && stuck="$stuck $id"
+    done < <(printf '%s\n' "$out" |
+        awk '$2 == "PD" && ($3 == "" || $3 == "None") { print $1, $4 }')
     if [ "$R" -gt "$CPUS" ] || [ -n "$stuck" ]; then
         BAD_SAMPLES=$((BAD_SAMPLES + 1))
-        echo "# $1: R=$R PD=$PD; pending without a reason twice: $stuck"
+        echo "# $1: R=$R PD=$PD; pending without a reason after 5 s:$stuck"
     fi
 }
 
