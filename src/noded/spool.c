@@ -241,10 +241,10 @@ static int proc_start_ticks(pid_t pid, unsigned long long *ticks)
     if (n <= 0)
         return -1;
     buf[n] = '\0';
-    /* after "pid (comm) ", the state is field 3; starttime is field 22 */
+    /* after "pid (comm)", the state is field 3; starttime is field 22: p
+     * moves from the ')' to the space before each next field */
     if ((p = strrchr(buf, ')')) == NULL)
         return -1;
-    p++;
     for (int field = 2; field < 22; field++) {
         p = strchr(p + 1, ' ');
         if (p == NULL)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +107,23 @@ static void test_status_damaged(void **state)
     free(dir);
 }
 
+/* Field n (1-based, as proc(5) numbers them) of /proc/self/stat. */
+static unsigned long long self_stat_field(int n)
+{
+    char buf[1024], *p;
+    FILE *fp = fopen("/proc/self/stat", "r");
+    unsigned long long v = 0;
+
+    assert_non_null(fp);
+    assert_non_null(fgets(buf, sizeof(buf), fp));
+    fclose(fp);
+    p = strrchr(buf, ')') + 2; /* field 3 */
+    for (int field = 3; field < n; field++)
+        p = strchr(p, ' ') + 1;
+    sscanf(p, "%llu", &v);
+    return v;
+}
+
 static void test_pid(void **state)
 {
     char *dir = spool_job_dir(tmpdir, 9);
@@ -121,6 +139,16 @@ static void test_pid(void **state)
     assert_int_equal(spool_pid_read(dir, &back, &e), 0);
     assert_int_equal(back.pid, self.pid);
     assert_true(back.start_ticks == self.start_ticks);
+    /* the identity is the start time (field 22), which does not move
+     * when the process maps more memory (vsize, field 23, does) */
+    assert_true(self.start_ticks == self_stat_field(22));
+    {
+        void *m = mmap(NULL, 64 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        assert_true(m != MAP_FAILED);
+        assert_true(spool_pid_alive(&self));
+        munmap(m, 64 << 20);
+    }
     /* the same pid with another start time is somebody else */
     back.start_ticks++;
     assert_false(spool_pid_alive(&back));
