@@ -143,8 +143,8 @@ static void test_pid(void **state)
      * when the process maps more memory (vsize, field 23, does) */
     assert_true(self.start_ticks == self_stat_field(22));
     {
-        void *m = mmap(NULL, 64 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+        void *m =
+            mmap(NULL, 64 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         assert_true(m != MAP_FAILED);
         assert_true(spool_pid_alive(&self));
         munmap(m, 64 << 20);
