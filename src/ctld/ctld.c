@@ -12,6 +12,8 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
+#include "ctld/acct_store.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
@@ -118,6 +120,12 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;
+    c->acct_store = acct_store_open(c->persist, e);
+    if (c->acct_store == NULL)
+        goto error;
+    c->acct = acct_create(conf->cluster_name, c->acct_store, e);
+    if (c->acct == NULL || persist_commit(c->persist, e) < 0)
+        goto error;
     c->nodes = nodes_create(c, e);
     if (c->nodes == NULL)
         goto error;
@@ -158,6 +166,8 @@ void ctld_destroy(struct ctld *c)
     jobs_destroy(c->jobs);
     c->jobs = NULL;
     nodes_destroy(c->nodes);
+    acct_destroy(c->acct);
+    acct_store_close(c->acct_store);
     persist_close(c->persist);
     if (c->tick_ev)
         event_free(c->tick_ev);

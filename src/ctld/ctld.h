@@ -36,6 +36,8 @@
 /* Finished jobs kept in memory for queries; older ones are in SQLite. */
 #define CTLD_FINISHED_KEEP 10000
 
+struct acct;
+struct acct_store;
 struct listen;
 struct jobs;
 struct nodes;
@@ -49,6 +51,8 @@ struct ctld {
     uid_t self_uid;
 
     struct persist *persist;
+    struct acct_store *acct_store;
+    struct acct *acct; /* accounting model (acct.h) */
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;

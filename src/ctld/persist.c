@@ -76,6 +76,17 @@ static const char *const migrations[PERSIST_SCHEMA_VERSION] = {
     "CREATE INDEX job_events_time ON job_events(time);"
     "CREATE TABLE nodes (name TEXT PRIMARY KEY, state TEXT NOT NULL,"
     " reason TEXT NOT NULL, reason_time INTEGER NOT NULL);",
+    /* 2: the accounting store (acct_store.c): one table per kind */
+    "CREATE TABLE acct_clusters (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_accounts (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_users (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_assocs (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_qos (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);",
 };
 
 struct persist {
@@ -241,6 +252,11 @@ int persist_begin(struct persist *p, struct err *e)
         return -1;
     p->in_txn = true;
     return 0;
+}
+
+struct sqlite3 *persist_sqlite(struct persist *p)
+{
+    return p->db;
 }
 
 bool persist_in_txn(const struct persist *p)

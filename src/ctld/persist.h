@@ -20,7 +20,7 @@
 #include "common/err.h"
 
 #define PERSIST_DB_NAME "sluice.db"
-#define PERSIST_SCHEMA_VERSION 1
+#define PERSIST_SCHEMA_VERSION 2
 
 struct persist;
 
@@ -35,6 +35,10 @@ void persist_close(struct persist *p);
 /* persist_begin: open the iteration's transaction unless one is open. */
 int persist_begin(struct persist *p, struct err *e);
 bool persist_in_txn(const struct persist *p);
+/* persist_sqlite: the open database handle, for the accounting store
+ * (acct_store.c), which keeps its SQL in its own file. */
+struct sqlite3;
+struct sqlite3 *persist_sqlite(struct persist *p);
 /* persist_commit: commit the open transaction (0 when none is open).  On
  * failure the transaction is rolled back and -1 returned with e set. */
 int persist_commit(struct persist *p, struct err *e);
