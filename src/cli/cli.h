@@ -44,6 +44,7 @@ int cmd_update(int argc, char **argv);
 int cmd_scontrol(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
+int cmd_acctmgr(int argc, char **argv);
 
 /* The bodies of show, hold/release and update, given the words after the
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */

@@ -22,6 +22,8 @@ const struct cli_cmd cli_cmds[] = {
      "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R]"},
     {"up", cmd_up, "up [-f CONFIG] [--dir DIR]"},
     {"down", cmd_down, "down [--dir DIR] [--cancel]"},
+    {"acctmgr", cmd_acctmgr,
+     "acctmgr [-i] [-n] [-p|-P] [--json] add|modify|delete|show ENTITY ..."},
     {NULL, NULL, NULL},
 };
 
@@ -32,6 +34,7 @@ const struct cli_cmd cli_slurm_cmds[] = {
     {"scancel", cmd_cancel, "scancel [OPTIONS] [JOBID...]"},
     {"sinfo", cmd_info, "sinfo [OPTIONS]"},
     {"scontrol", cmd_scontrol, "scontrol [OPTIONS] COMMAND ..."},
+    {"sacctmgr", cmd_acctmgr, "sacctmgr [OPTIONS] COMMAND ENTITY [SPECS]"},
     {NULL, NULL, NULL},
 };
 

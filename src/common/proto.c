@@ -35,6 +35,10 @@ static const struct {
     {PROTO_MSG_JOB_SIGNAL, "JOB_SIGNAL"},
     {PROTO_MSG_JOB_KILL, "JOB_KILL"},
     {PROTO_MSG_JOB_END, "JOB_END"},
+    {PROTO_MSG_ACCT_ADD, "ACCT_ADD"},
+    {PROTO_MSG_ACCT_MODIFY, "ACCT_MODIFY"},
+    {PROTO_MSG_ACCT_DELETE, "ACCT_DELETE"},
+    {PROTO_MSG_ACCT_LIST, "ACCT_LIST"},
 };
 
 const char *proto_type_name(uint16_t type)

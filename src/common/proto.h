@@ -50,6 +50,10 @@ enum proto_type {
     PROTO_MSG_JOB_SIGNAL = 33,
     PROTO_MSG_JOB_KILL = 34,
     PROTO_MSG_JOB_END = 35,
+    PROTO_MSG_ACCT_ADD = 40,
+    PROTO_MSG_ACCT_MODIFY = 41,
+    PROTO_MSG_ACCT_DELETE = 42,
+    PROTO_MSG_ACCT_LIST = 43,
 };
 
 /* proto_type_name: "SUBMIT" etc. (static), or NULL for an unknown type. */

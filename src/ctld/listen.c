@@ -83,6 +83,10 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_NODE_REGISTER] = rpc_node_register,
     [PROTO_MSG_NODE_HEARTBEAT] = rpc_node_heartbeat,
     [PROTO_MSG_JOB_END] = rpc_job_end,
+    [PROTO_MSG_ACCT_ADD] = rpc_acct_add,
+    [PROTO_MSG_ACCT_MODIFY] = rpc_acct_modify,
+    [PROTO_MSG_ACCT_DELETE] = rpc_acct_delete,
+    [PROTO_MSG_ACCT_LIST] = rpc_acct_list,
 };
 
 rpc_fn rpc_lookup(uint16_t type)

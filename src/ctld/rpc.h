@@ -42,6 +42,12 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_end(struct rpc *r, json_t **reply, struct err *e);
 
+/* acct_rpc.c */
+int rpc_acct_add(struct rpc *r, json_t **reply, struct err *e);
+int rpc_acct_modify(struct rpc *r, json_t **reply, struct err *e);
+int rpc_acct_delete(struct rpc *r, json_t **reply, struct err *e);
+int rpc_acct_list(struct rpc *r, json_t **reply, struct err *e);
+
 /* rpc_lookup: the handler for type, or NULL (listen.c answers PING and
  * unknown types itself). */
 rpc_fn rpc_lookup(uint16_t type);
