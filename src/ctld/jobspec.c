@@ -21,6 +21,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jobacct.h"
 #include "ctld/jobgpu.h"
 #include "ctld/sched_drv.h"
 
@@ -395,7 +396,6 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     bool hold;
     time_t now = time(NULL);
 
-    (void)js;
     *payload = NULL;
     if (parse_payload(spec, payload, e) < 0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
@@ -409,6 +409,8 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         jobs_check_fit(conf, j->part, j, e) < 0)
         goto error;
     set_identity(j, who);
+    if (jobacct_resolve(jobs_ctld(js)->acct, conf, j, e) < 0)
+        goto error;
     default_name(j, *payload);
     j->state = JOB_PENDING;
     j->priority = 1;
