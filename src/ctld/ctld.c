@@ -3,6 +3,7 @@
  * the two loop-level duties: the flush event (schedule, commit, release
  * held output) and the one-second tick (time limits, node timeouts).
  */
+#include "ctld/jlimits.h"
 #include "ctld/ctld.h"
 
 #include <errno.h>
@@ -121,6 +122,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->nodes = nodes_create(c, e);
     if (c->nodes == NULL)
         goto error;
+    c->limits = jlimits_create(conf->accounting_storage_enforce);
     c->jobs = jobs_create(c);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
@@ -157,6 +159,8 @@ void ctld_destroy(struct ctld *c)
     c->sched = NULL;
     jobs_destroy(c->jobs);
     c->jobs = NULL;
+    jlimits_destroy(c->limits); /* after the jobs and their charges */
+    c->limits = NULL;
     nodes_destroy(c->nodes);
     persist_close(c->persist);
     if (c->tick_ev)

@@ -41,6 +41,7 @@ struct jobs;
 struct nodes;
 struct persist;
 struct sched_drv;
+struct jlimits;
 
 struct ctld {
     const struct conf *conf; /* borrowed from main */
@@ -52,6 +53,7 @@ struct ctld {
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;
+    struct jlimits *limits; /* resource limits (jlimits.h) */
     struct listen *listen;
 
     struct event *flush_ev;
