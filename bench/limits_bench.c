@@ -27,11 +27,11 @@
 #define NQOS 10
 
 struct world {
-    char users[NUSERS][16];
-    char accts[NACCTS][16];
-    char groups[NGROUPS][16];
-    char qos_names[NQOS][16];
-    char keys[NUSERS + NACCTS + NGROUPS + 1][16];
+    char users[NUSERS][32];
+    char accts[NACCTS][32];
+    char groups[NGROUPS][32];
+    char qos_names[NQOS][32];
+    char keys[NUSERS + NACCTS + NGROUPS + 1][32];
     struct limits qos_lim[NQOS], user_lim, acct_lim, group_lim, root_lim;
     struct limits_level qos[NQOS];
     struct limits_level ua[NUSERS], aa[NACCTS], ga[NGROUPS], root;
@@ -56,7 +56,7 @@ static double cpu_ns(void)
 static void world_init(struct world *w)
 {
     for (int i = 0; i < NQOS; i++) {
-        snprintf(w->qos_names[i], 16, "qos%d", i);
+        snprintf(w->qos_names[i], 32, "qos%d", i);
         limits_init(&w->qos_lim[i]);
         w->qos_lim[i].max_submit_jobs_pu = 100000;
         w->qos_lim[i].max_jobs_pu = 50;
@@ -75,24 +75,24 @@ static void world_init(struct world *w)
     limits_init(&w->root_lim);
     size_t k = 0;
     for (int i = 0; i < NGROUPS; i++) {
-        snprintf(w->groups[i], 16, "group%d", i);
-        snprintf(w->keys[k], 16, "%zu", k);
+        snprintf(w->groups[i], 32, "group%d", i);
+        snprintf(w->keys[k], 32, "%zu", k);
         w->ga[i] = (struct limits_level){LIMITS_ASSOC, w->groups[i],
                                          w->keys[k++], &w->group_lim};
     }
     for (int i = 0; i < NACCTS; i++) {
-        snprintf(w->accts[i], 16, "acct%d", i);
-        snprintf(w->keys[k], 16, "%zu", k);
+        snprintf(w->accts[i], 32, "acct%d", i);
+        snprintf(w->keys[k], 32, "%zu", k);
         w->aa[i] = (struct limits_level){LIMITS_ASSOC, w->accts[i],
                                          w->keys[k++], &w->acct_lim};
     }
     for (int i = 0; i < NUSERS; i++) {
-        snprintf(w->users[i], 16, "user%d", i);
-        snprintf(w->keys[k], 16, "%zu", k);
+        snprintf(w->users[i], 32, "user%d", i);
+        snprintf(w->keys[k], 32, "%zu", k);
         w->ua[i] = (struct limits_level){LIMITS_ASSOC, w->accts[i % NACCTS],
                                          w->keys[k++], &w->user_lim};
     }
-    snprintf(w->keys[k], 16, "%zu", k);
+    snprintf(w->keys[k], 32, "%zu", k);
     w->root =
         (struct limits_level){LIMITS_ASSOC, "root", w->keys[k], &w->root_lim};
 }

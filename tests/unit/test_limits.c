@@ -311,6 +311,7 @@ static void test_each_reason(void **state)
         struct err e;
         bool per_job = c->f == F_WALL || c->f == F_TRES_PJ;
 
+        teardown(NULL); /* a fresh world for each case */
         setup(NULL);
         set(c->qos ? &jq : &ua, c->f, c->tres, c->value);
         if (c->submit) {
@@ -334,9 +335,7 @@ static void test_each_reason(void **state)
                     assert_null(r); /* 2 fits under 3 alone */
             }
         }
-        teardown(NULL);
     }
-    setup(NULL);
 }
 
 static void test_deny_messages(void **state)
