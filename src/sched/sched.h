@@ -4,11 +4,13 @@
  * a struct sched_cluster from its state on every pass; the simulator and
  * the unit tests build one by hand.
  *
- * This core places jobs FIFO (priority, then submit time, then id) on
+ * This core places jobs in order of partition PriorityTier, priority,
+ * submit time and id on
  * nodes with enough free CPUs, memory and GPUs, choosing among the nodes
  * that fit the one where the job fits most tightly (best fit), and on a
- * node the GPUs best connected to each other (select.h).  Priority,
- * backfill and preemption grow here behind the same seam.
+ * node the GPUs best connected to each other (select.h).  Priorities
+ * are computed beforehand (prio.h, fairshare.h) and kept on the jobs;
+ * backfill (backfill.h) follows the main pass.
  */
 #ifndef SLUICE_SCHED_H
 #define SLUICE_SCHED_H
@@ -89,6 +91,9 @@ struct sched_job {
     const bool *node_allowed; /* NULL, or per node: -w/-x filter */
     uint32_t gpus_per_node;   /* 0: none */
     const char *gpu_type;     /* NULL or "": any type */
+    uint32_t tier;            /* PriorityTier of its partition: first key */
+    int64_t time_limit_s;     /* <= 0: none (INFINITE), for backfill */
+    uint32_t user;            /* uid, for bf_max_job_user */
 };
 
 /* How a job's nodes are chosen among those that fit. */
@@ -118,6 +123,9 @@ struct sched_decision {
     /* GPU positions, gpus_per_node for each node in nodes order, each
      * node's ascending (owned); NULL when the job asks for none */
     uint32_t *gpus;
+    time_t start_est; /* started: now; else the backfill reservation's
+                         start; 0 when unknown */
+    bool backfilled;  /* started by backfill, ahead of its turn */
 };
 
 struct sched_result {
