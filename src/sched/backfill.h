@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "sched/sched.h"
 
 /* A running job, as the profile sees it. */
@@ -47,6 +48,8 @@ struct sched_bf {
                               unlimited */
     size_t max_examine;    /* jobs examined in this slice; 0: all */
     struct sched_bf_cursor resume; /* valid: continue after this job */
+    bool cont;                     /* bf_continue: slices resume */
+    int64_t yield_interval_us;     /* bf_yield_interval: a slice's budget */
 };
 
 /* What a backfill slice did. */
@@ -62,6 +65,18 @@ struct sched_bf_stats {
 #define SCHED_BF_WINDOW_S 86400
 #define SCHED_BF_RESOLUTION_S 60
 #define SCHED_BF_MAX_JOB_TEST 500
+
+/*
+ * sched_bf_params_parse: the backfill keys of SchedulerParameters
+ * ("bf_window=2880,bf_continue,..."; others are left alone) into bf, over
+ * the defaults it sets first: bf_window (minutes, as in Slurm),
+ * bf_resolution (seconds), bf_max_job_test, bf_max_job_user,
+ * bf_continue, bf_yield_interval (microseconds, default 2 s).  -1 with
+ * EINVAL and e naming the key when a value is not a number in range or
+ * bf_resolution exceeds bf_window; bf is then unchanged.
+ */
+int sched_bf_params_parse(const char *params, struct sched_bf *bf,
+                          struct err *e);
 
 /*
  * sched_backfill_pass: the main pass (sched_pass), then backfill over the

@@ -301,6 +301,40 @@ static void test_bad_running_node(void **state)
     assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &r, NULL), -1);
 }
 
+static void test_params_parse(void **state)
+{
+    struct sched_bf bf = {.max_job_user = 9};
+    struct err e;
+
+    (void)state;
+    assert_int_equal(sched_bf_params_parse("", &bf, &e), 0);
+    assert_int_equal(bf.window_s, 86400);
+    assert_int_equal(bf.resolution_s, 60);
+    assert_int_equal(bf.max_job_test, 500);
+    assert_int_equal(bf.max_job_user, 0);
+    assert_false(bf.cont);
+    assert_int_equal(sched_bf_params_parse(
+                         "default_queue_depth=100,bf_window=2880,"
+                         "bf_resolution=300,bf_continue,bf_max_job_test=50,"
+                         "bf_max_job_user=4,bf_yield_interval=500000",
+                         &bf, &e),
+                     0);
+    assert_int_equal(bf.window_s, 2880 * 60);
+    assert_int_equal(bf.resolution_s, 300);
+    assert_int_equal(bf.max_job_test, 50);
+    assert_int_equal(bf.max_job_user, 4);
+    assert_true(bf.cont);
+    assert_int_equal(bf.yield_interval_us, 500000);
+    assert_int_equal(sched_bf_params_parse("bf_window=0", &bf, &e), -1);
+    assert_non_null(strstr(e.text, "bf_window=0"));
+    assert_int_equal(bf.window_s, 2880 * 60); /* unchanged */
+    assert_int_equal(sched_bf_params_parse("bf_max_job_test=x", &bf, &e), -1);
+    assert_int_equal(sched_bf_params_parse("bf_window=", &bf, &e), -1);
+    assert_int_equal(
+        sched_bf_params_parse("bf_window=1,bf_resolution=120", &bf, &e), -1);
+    assert_non_null(strstr(e.text, "longer than bf_window"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_slices_resume),
         cmocka_unit_test(test_tier_first),
         cmocka_unit_test(test_bad_running_node),
+        cmocka_unit_test(test_params_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
