@@ -259,7 +259,7 @@ static bool shape_eq(const struct sched_job *x, const struct sched_job *y)
 
 static bool plain(const struct sched_job *j)
 {
-    return j->node_allowed == NULL &&
+    return j->node_allowed == NULL && j->ncharges == 0 &&
            (j->gpu_type == NULL || j->gpu_type[0] == '\0');
 }
 
@@ -440,7 +440,8 @@ static void consider(struct bf *b, const struct sched_job *j,
 
     if (!may_reserve && shape_failed(b, j, false))
         return;
-    if (start_now(b, j, d)) {
+    if (sched_counters_room(b->c, j) && start_now(b, j, d)) {
+        sched_counters_charge(b->c, j);
         d->reason = SCHED_REASON_NONE;
         d->start_est = b->now;
         d->backfilled = true;
