@@ -43,6 +43,7 @@ struct jobs;
 struct nodes;
 struct persist;
 struct sched_drv;
+struct jlimits;
 
 struct ctld {
     const struct conf *conf; /* borrowed from main */
@@ -56,6 +57,7 @@ struct ctld {
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;
+    struct jlimits *limits; /* resource limits (jlimits.h) */
     struct listen *listen;
 
     struct event *flush_ev;
