@@ -7,6 +7,7 @@
  * ends; usage follows every transition.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include <event2/event.h>
 
+#include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/jlimits.h"
 #include "ctld/jobs.h"
@@ -54,6 +56,30 @@ static int chain(void *arg, const struct job *j, struct limits_level *lv,
     return 1;
 }
 
+/* AccountingStorageEnforce has associations: alice needs one (account
+ * root) in the accounting model to submit at all. */
+static int add_alice(struct ctld *c)
+{
+    struct passwd *pw = getpwuid(alice.uid);
+    char name[32];
+    json_t *res = NULL;
+    struct acct_req r = {.entity = "user", .flags = ACCT_REQ_ADMIN_LEVEL};
+    struct err e;
+    int rc;
+
+    snprintf(name, sizeof(name), "%s", pw ? pw->pw_name : "1001");
+    r.names = json_pack("[s]", name);
+    r.set = json_pack("[{s:s, s:s, s:s}]", "key", "Account", "op", "=", "value",
+                      "root");
+    rc = acct_add(c->acct, &r, &res, &e);
+    if (rc < 0)
+        fprintf(stderr, "acct_add: %s\n", e.text);
+    json_decref(res);
+    json_decref(r.names);
+    json_decref(r.set);
+    return rc;
+}
+
 static int fx_setup(void **state, const char *enforce)
 {
     struct fx *f = calloc(1, sizeof(*f));
@@ -76,6 +102,8 @@ static int fx_setup(void **state, const char *enforce)
         fprintf(stderr, "ctld_create: %s\n", e.text);
         return -1;
     }
+    if (add_alice(f->c) < 0)
+        return -1;
     limits_init(&f->qos);
     jlimits_set_chain(f->c->limits, chain, f);
     *state = f;
