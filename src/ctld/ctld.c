@@ -15,6 +15,7 @@
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
+#include "ctld/parts.h"
 #include "ctld/persist.h"
 #include "ctld/sched_drv.h"
 
@@ -100,6 +101,27 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
     jobs_tick(c->jobs, now);
 }
 
+/* SLUICE_TEST_TIME_DIVISOR (ctld.h): 1 unless a test sets 1..3600. */
+static uint32_t test_time_divisor(void)
+{
+    const char *s = getenv("SLUICE_TEST_TIME_DIVISOR");
+    char *end;
+    unsigned long v;
+
+    if (s == NULL || *s == '\0')
+        return 1;
+    v = strtoul(s, &end, 10);
+    if (*end != '\0' || v < 1 || v > 3600) {
+        log_warnx("SLUICE_TEST_TIME_DIVISOR=%.32s ignored: expected 1-3600", s);
+        return 1;
+    }
+    if (v > 1)
+        log_warnx("SLUICE_TEST_TIME_DIVISOR=%lu: time limits run %lu times "
+                  "faster (for tests only)",
+                  v, v);
+    return (uint32_t)v;
+}
+
 struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
                          struct event_base *base, struct err *e)
 {
@@ -111,12 +133,16 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->base = base;
     c->self_uid = geteuid();
     c->started = time(NULL);
+    c->time_divisor = test_time_divisor();
     c->flush_ev = event_new(base, -1, 0, flush_cb, c);
     event_priority_set(c->flush_ev, CTLD_PRIO_FLUSH);
     c->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, c);
     event_priority_set(c->tick_ev, CTLD_PRIO_DEFAULT);
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
+        goto error;
+    c->parts = parts_create(c, e);
+    if (c->parts == NULL)
         goto error;
     c->nodes = nodes_create(c, e);
     if (c->nodes == NULL)
@@ -158,6 +184,7 @@ void ctld_destroy(struct ctld *c)
     jobs_destroy(c->jobs);
     c->jobs = NULL;
     nodes_destroy(c->nodes);
+    parts_destroy(c->parts);
     persist_close(c->persist);
     if (c->tick_ev)
         event_free(c->tick_ev);

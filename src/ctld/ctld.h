@@ -39,6 +39,7 @@
 struct listen;
 struct jobs;
 struct nodes;
+struct parts;
 struct persist;
 struct sched_drv;
 
@@ -49,6 +50,7 @@ struct ctld {
     uid_t self_uid;
 
     struct persist *persist;
+    struct parts *parts; /* partitions as changed at run time */
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;
@@ -56,6 +58,10 @@ struct ctld {
 
     struct event *flush_ev;
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
+    /* Tests only: time limits and --signal times are divided by this
+     * (SLUICE_TEST_TIME_DIVISOR, default 1), so that --time=1 ends in
+     * seconds.  Logged as a warning when set; never set in production. */
+    uint32_t time_divisor;
     bool flush_armed;
     int64_t txn_start_ms;
     time_t started;
