@@ -200,6 +200,11 @@ static int apply_set(const struct conf *conf, struct part *p, json_t *set,
         if (t.node_idx != before)
             free(before);
     }
+    /* a DefaultTime never given follows MaxTime, as at configuration */
+    if (p->cf->default_time_s == p->cf->max_time_s &&
+        json_object_get(set, "default_time_s") == NULL &&
+        json_object_get(p->changed, "default_time_s") == NULL)
+        t.default_time_s = t.max_time_s;
     if (t.min_nodes > t.max_nodes) {
         free(t.node_idx);
         return bad(e, "MinNodes %u is above MaxNodes %u", t.min_nodes,
