@@ -290,6 +290,9 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     if (persist_job_insert(js->c->persist, &row, payload, e) < 0 ||
         persist_job_event(js->c->persist, j->id, j->submit_time, "submit",
                           detail, e) < 0 ||
+        (j->held_user &&
+         persist_job_event(js->c->persist, j->id, j->submit_time, "hold",
+                           "at submit (user hold)", e) < 0) ||
         (j->eligible_time != 0 && j->eligible_time <= j->submit_time &&
          persist_job_event(js->c->persist, j->id, j->submit_time, "eligible",
                            "", e) < 0) ||
