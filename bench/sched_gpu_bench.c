@@ -267,8 +267,8 @@ static size_t pass_once(struct sim *s, double now)
                                           .submit_time = (time_t)j->arrive,
                                           .gpus_per_node = j->gpus};
     }
-    c = (struct sched_cluster){s->m.nodes, s->o->nodes, &s->m.part, 1,
-                               s->window,  n,           s->fit};
+    c = (struct sched_cluster){
+        s->m.nodes, s->o->nodes, &s->m.part, 1, s->window, n, s->fit, NULL, 0};
     t0 = cpu_ns();
     if (sched_pass(&c, (time_t)now, &r) < 0)
         abort();

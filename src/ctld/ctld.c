@@ -3,6 +3,7 @@
  * the two loop-level duties: the flush event (schedule, commit, release
  * held output) and the one-second tick (time limits, node timeouts).
  */
+#include "ctld/jlimits.h"
 #include "ctld/ctld.h"
 
 #include <errno.h>
@@ -147,6 +148,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->nodes = nodes_create(c, e);
     if (c->nodes == NULL)
         goto error;
+    c->limits = jlimits_create(conf->accounting_storage_enforce);
     c->jobs = jobs_create(c);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
@@ -183,6 +185,8 @@ void ctld_destroy(struct ctld *c)
     c->sched = NULL;
     jobs_destroy(c->jobs);
     c->jobs = NULL;
+    jlimits_destroy(c->limits); /* after the jobs and their charges */
+    c->limits = NULL;
     nodes_destroy(c->nodes);
     parts_destroy(c->parts);
     persist_close(c->persist);

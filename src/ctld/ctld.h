@@ -42,6 +42,7 @@ struct nodes;
 struct parts;
 struct persist;
 struct sched_drv;
+struct jlimits;
 
 struct ctld {
     const struct conf *conf; /* borrowed from main */
@@ -54,6 +55,7 @@ struct ctld {
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;
+    struct jlimits *limits; /* resource limits (jlimits.h) */
     struct listen *listen;
 
     struct event *flush_ev;

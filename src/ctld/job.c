@@ -15,6 +15,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/jobgpu.h"
+#include "sched/limits.h"
 
 static const struct {
     const char *name;
@@ -107,6 +108,7 @@ void job_free(struct job *j)
 {
     if (j == NULL)
         return;
+    limits_charge_destroy(j->lim_charge);
     free(j->user_name);
     free(j->name);
     free(j->std_out);

@@ -19,6 +19,8 @@
 #include "common/conf.h"
 #include "common/err.h"
 
+struct limits_charge;
+
 enum job_state {
     JOB_PENDING,
     JOB_RUNNING,
@@ -96,6 +98,8 @@ struct job {
     /* GPU indices (as the nodes registered them), gpus_per_node for each
      * node of alloc in its order; NULL without GPUs */
     uint32_t *gpu_alloc;
+    /* what it counts for resource limits (jlimits.h); NULL when none */
+    struct limits_charge *lim_charge;
 
     /* owned by the job table */
     struct job *hnext;

@@ -16,6 +16,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jlimits.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
@@ -301,6 +302,7 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     free(rec);
     js->next_id++;
     table_add(js, j);
+    jlimits_job_added(js->c->limits, j);
     return 0;
 error:
     log_warnx("submission not saved: %s", e->text);
@@ -336,6 +338,8 @@ static int load_one(void *arg, uint64_t id, const char *record)
         js->next_id = id + 1;
     if (job_state_final(j->state))
         add_finished(js, j);
+    else
+        jlimits_job_added(js->c->limits, j); /* counted as it stands */
     if (j->state == JOB_RUNNING)
         charge(js, j);
     return 0;
@@ -384,6 +388,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     }
     charge(js, j);
     j->state = JOB_RUNNING;
+    jlimits_job_started(js->c->limits, j);
     j->start_time = now;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
@@ -417,6 +422,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
 
     if (held)
         uncharge(js, j);
+    jlimits_job_ended(js->c->limits, j);
     j->state = state;
     j->end_time = now;
     if (j->start_time == 0 && state != JOB_CANCELLED)
@@ -557,6 +563,7 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     free(j->gpu_alloc);
     j->gpu_alloc = NULL;
     j->state = JOB_PENDING;
+    jlimits_job_stopped(js->c->limits, j);
     j->start_time = 0;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;

@@ -21,6 +21,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jlimits.h"
 #include "ctld/jobgpu.h"
 #include "ctld/parts.h"
 #include "ctld/sched_drv.h"
@@ -521,6 +522,11 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         errno = EAGAIN;
         return err_set(e, "MaxJobCount (%u) reached: try again later",
                        c->conf->max_job_count);
+    }
+    if (jlimits_submit_check(c->limits, j, e) < 0) {
+        json_decref(payload);
+        job_free(j);
+        return -1;
     }
     text = json_dumps(payload, JSON_COMPACT);
     json_decref(payload);

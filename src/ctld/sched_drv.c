@@ -14,6 +14,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jlimits.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
@@ -292,6 +293,10 @@ static void apply(struct sched_drv *s, struct job **pend,
         const struct sched_decision *d = &r->decisions[i];
         struct job *j = pend[d->job];
         uint32_t *gpus;
+        if (d->nnodes == 0 && d->reason == SCHED_REASON_LIMIT) {
+            job_set_reason(j, d->limit); /* static, Slurm's name */
+            continue;
+        }
         if (d->nnodes == 0) {
             reason_set(s->why, j, d->reason);
             continue;
@@ -311,6 +316,8 @@ static void pass(struct sched_drv *s, time_t now)
     size_t cap = jobs_active(c->jobs), n = 0;
     struct job **pend = xcalloc(cap ? cap : 1, sizeof(*pend));
     struct sched_job *sj = xcalloc(cap ? cap : 1, sizeof(*sj));
+    size_t *first = xcalloc(cap ? cap : 1, sizeof(*first));
+    size_t *ncharge = xcalloc(cap ? cap : 1, sizeof(*ncharge));
     struct sched_result r;
     struct sched_cluster cl;
     uint64_t *used = NULL;
@@ -319,6 +326,9 @@ static void pass(struct sched_drv *s, time_t now)
          j = j->next) {
         if (j->state != JOB_PENDING || j->part_time_limit || j->part_node_limit)
             continue;
+        if (n == 0)
+            jlimits_pass_begin(c->limits);
+        jlimits_pass_job(c->limits, j, &first[n], &ncharge[n]);
         pend[n] = j;
         sj[n++] = model_job(j);
     }
@@ -329,6 +339,7 @@ static void pass(struct sched_drv *s, time_t now)
                                     .nparts = c->conf->n_parts,
                                     .jobs = sj,
                                     .njobs = n};
+        jlimits_pass_finish(c->limits, &cl, sj, first, ncharge);
         reason_begin(s->why);
         if (sched_pass(&cl, now, &r) == 0) {
             apply(s, pend, &r, now);
@@ -341,7 +352,10 @@ static void pass(struct sched_drv *s, time_t now)
         }
         free(cl.nodes);
         free(used);
+        jlimits_pass_end(c->limits);
     }
+    free(ncharge);
+    free(first);
     free(sj);
     free(pend);
 }

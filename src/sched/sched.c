@@ -27,6 +27,8 @@ static const char *const reason_names[SCHED_REASON_COUNT] = {
     [SCHED_REASON_NODE_DOWN] = "NodeDown",
     [SCHED_REASON_PART_NODE_LIMIT] = "PartitionNodeLimit",
     [SCHED_REASON_NEVER_FITS] = "Resources",
+    /* the decision's limit carries the real name */
+    [SCHED_REASON_LIMIT] = "Limit",
 };
 
 const char *sched_reason_name(enum sched_reason r)
@@ -82,9 +84,16 @@ static enum sched_reason why_waiting(const struct sched_cluster *c,
 
 static int check_indices(const struct sched_cluster *c)
 {
-    for (size_t i = 0; i < c->njobs; i++)
-        if (c->jobs[i].part >= c->nparts || c->jobs[i].nodes == 0)
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct sched_job *j = &c->jobs[i];
+        if (j->part >= c->nparts || j->nodes == 0)
             return -1;
+        if (j->ncharges > 0 && j->charges == NULL)
+            return -1;
+        for (size_t k = 0; k < j->ncharges; k++)
+            if (j->charges[k].counter >= c->ncounters)
+                return -1;
+    }
     for (size_t i = 0; i < c->nnodes; i++)
         if (c->nodes[i].ngpus > SCHED_GPU_MAX ||
             (c->nodes[i].ngpus > 0 && c->nodes[i].gpu_used == NULL))
@@ -113,6 +122,25 @@ static enum sched_reason gate(const struct sched_cluster *c,
     return SCHED_REASON_NONE;
 }
 
+/* The first counter j charges that has no room for it, or NULL. */
+static const struct sched_counter *full_counter(const struct sched_cluster *c,
+                                                const struct sched_job *j)
+{
+    for (size_t k = 0; k < j->ncharges; k++) {
+        const struct sched_counter *n = &c->counters[j->charges[k].counter];
+        if (n->used > n->capacity ||
+            j->charges[k].amount > n->capacity - n->used)
+            return n;
+    }
+    return NULL;
+}
+
+static void charge(struct sched_cluster *c, const struct sched_job *j)
+{
+    for (size_t k = 0; k < j->ncharges; k++)
+        c->counters[j->charges[k].counter].used += j->charges[k].amount;
+}
+
 int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out)
 {
     size_t *order;
@@ -139,11 +167,18 @@ int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out)
         d->reason = gate(c, j, now);
         if (d->reason != SCHED_REASON_NONE)
             continue;
+        const struct sched_counter *full = full_counter(c, j);
+        if (full != NULL) {
+            d->reason = SCHED_REASON_LIMIT;
+            d->limit = full->reason != NULL ? full->reason : "Limit";
+            continue;
+        }
         if (blocked[j->part]) {
             d->reason = SCHED_REASON_PRIORITY;
             continue;
         }
         if (select_place(c, j, d) == 0) {
+            charge(c, j);
             out->started++;
             continue;
         }

@@ -31,6 +31,8 @@ enum sched_reason {
     SCHED_REASON_NODE_DOWN,       /* every node that could run it is down */
     SCHED_REASON_PART_NODE_LIMIT, /* asks for more nodes than the partition has */
     SCHED_REASON_NEVER_FITS,      /* no node of the partition is big enough */
+    SCHED_REASON_LIMIT, /* a counter it charges is full: the decision's
+                           limit names which (QOSMaxJobsPerUserLimit ...) */
     SCHED_REASON_COUNT
 };
 
@@ -75,6 +77,28 @@ struct sched_part {
     size_t nnodes;
 };
 
+/*
+ * A counter: something jobs use up as they start, with a capacity — one
+ * per resource limit that applies (a QOS's GrpJobs, a user's MaxJobs in a
+ * QOS ...).  The controller builds them from the limit engine's view;
+ * the core knows nothing of limits, only counters.  A job starts only if
+ * every counter it charges has room for its amount (used + amount <=
+ * capacity); starting it adds the amounts to used, so two jobs in one
+ * pass cannot both take the last unit.
+ */
+struct sched_counter {
+    uint64_t capacity;  /* UINT64_MAX: unlimited */
+    uint64_t used;      /* the pass adds what it starts */
+    const char *reason; /* why a job waits when this is full, a Slurm
+                           reason name (static, not freed) */
+};
+
+/* What a job takes from one counter when it starts. */
+struct sched_charge {
+    size_t counter; /* index into sched_cluster.counters */
+    uint64_t amount;
+};
+
 struct sched_job {
     uint64_t id;
     size_t part;            /* index into sched_cluster.parts */
@@ -86,9 +110,11 @@ struct sched_job {
     time_t begin_time; /* 0: none */
     bool held_user;
     bool held_admin;
-    const bool *node_allowed; /* NULL, or per node: -w/-x filter */
-    uint32_t gpus_per_node;   /* 0: none */
-    const char *gpu_type;     /* NULL or "": any type */
+    const bool *node_allowed;           /* NULL, or per node: -w/-x filter */
+    uint32_t gpus_per_node;             /* 0: none */
+    const char *gpu_type;               /* NULL or "": any type */
+    const struct sched_charge *charges; /* NULL, or ncharges of them */
+    size_t ncharges;
 };
 
 /* How a job's nodes are chosen among those that fit. */
@@ -106,13 +132,18 @@ struct sched_cluster {
     size_t nparts;
     const struct sched_job *jobs; /* pending jobs, any order */
     size_t njobs;
-    enum sched_fit fit; /* 0: SCHED_FIT_BEST */
+    enum sched_fit fit;             /* 0: SCHED_FIT_BEST */
+    struct sched_counter *counters; /* NULL, or ncounters; the pass
+                                       charges the jobs it starts */
+    size_t ncounters;
 };
 
 /* One decision per pending job: start it (nnodes > 0) or why it waits. */
 struct sched_decision {
     size_t job; /* index into sched_cluster.jobs */
     enum sched_reason reason;
+    /* SCHED_REASON_LIMIT: the full counter's reason (static); else NULL */
+    const char *limit;
     size_t nnodes; /* 0 when it waits */
     size_t *nodes; /* indices into sched_cluster.nodes (owned) */
     /* GPU positions, gpus_per_node for each node in nodes order, each
@@ -128,11 +159,15 @@ struct sched_result {
 
 /*
  * sched_pass: decide for every pending job of c at time now.  Jobs started
- * are charged to c->nodes (cpus_alloc, mem_alloc_mib, gpu_used), so the
- * caller's model reflects the pass.  out is filled and owned by the
+ * are charged to c->nodes (cpus_alloc, mem_alloc_mib, gpu_used) and to
+ * c->counters, so the caller's model reflects the pass.  A job held by a
+ * counter waits with SCHED_REASON_LIMIT and does not hold back the jobs
+ * behind it in its partition (as in Slurm, a job held by a limit is
+ * skipped).  out is filled and owned by the
  * caller; free with sched_result_clear.  Returns 0; -1 with EINVAL on an
- * index out of range in c (a job's partition, a partition's node, a node
- * with more than SCHED_GPU_MAX GPUs or GPUs without a gpu_used bitmap).
+ * index out of range in c (a job's partition, a partition's node, a job's
+ * counter, a node with more than SCHED_GPU_MAX GPUs or GPUs without a
+ * gpu_used bitmap).
  */
 int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out);
 void sched_result_clear(struct sched_result *r);

@@ -51,7 +51,8 @@ static const struct sched_decision *decision_for(const struct sched_result *r,
 static void test_fifo_fills_nodes(void **state)
 {
     struct sched_job jobs[5];
-    struct sched_cluster c = {nodes, 4, parts, 2, jobs, 5, SCHED_FIT_BEST};
+    struct sched_cluster c = {nodes,          4,    parts, 2, jobs, 5,
+                              SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
 
     (void)state;
@@ -72,7 +73,8 @@ static void test_fifo_fills_nodes(void **state)
 static void test_blocked_job_holds_partition(void **state)
 {
     struct sched_job jobs[3];
-    struct sched_cluster c = {nodes, 4, parts, 2, jobs, 3, SCHED_FIT_BEST};
+    struct sched_cluster c = {nodes,          4,    parts, 2, jobs, 3,
+                              SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
 
     (void)state;
@@ -91,7 +93,8 @@ static void test_blocked_job_holds_partition(void **state)
 static void test_order_priority_then_submit(void **state)
 {
     struct sched_job jobs[3];
-    struct sched_cluster c = {nodes, 4, parts, 2, jobs, 3, SCHED_FIT_BEST};
+    struct sched_cluster c = {nodes,          4,    parts, 2, jobs, 3,
+                              SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
 
     (void)state;
@@ -111,7 +114,8 @@ static void test_order_priority_then_submit(void **state)
 static void test_reasons(void **state)
 {
     struct sched_job jobs[6];
-    struct sched_cluster c = {nodes, 4, parts, 2, jobs, 6, SCHED_FIT_BEST};
+    struct sched_cluster c = {nodes,          4,    parts, 2, jobs, 6,
+                              SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
 
     (void)state;
@@ -140,7 +144,8 @@ static void test_reasons(void **state)
 static void test_down_nodes_and_partitions(void **state)
 {
     struct sched_job jobs[2];
-    struct sched_cluster c = {nodes, 4, parts, 2, jobs, 2, SCHED_FIT_BEST};
+    struct sched_cluster c = {nodes,          4,    parts, 2, jobs, 2,
+                              SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
 
     (void)state;
@@ -158,7 +163,8 @@ static void test_down_nodes_and_partitions(void **state)
 static void test_multi_node_and_filter(void **state)
 {
     struct sched_job jobs[1];
-    struct sched_cluster c = {nodes, 4, parts, 2, jobs, 1, SCHED_FIT_BEST};
+    struct sched_cluster c = {nodes,          4,    parts, 2, jobs, 1,
+                              SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
     bool allowed[4] = {false, true, false, true};
 
@@ -178,7 +184,8 @@ static void test_multi_node_and_filter(void **state)
 static void test_bad_index(void **state)
 {
     struct sched_job jobs[1];
-    struct sched_cluster c = {nodes, 4, parts, 2, jobs, 1, SCHED_FIT_BEST};
+    struct sched_cluster c = {nodes,          4,    parts, 2, jobs, 1,
+                              SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
 
     (void)state;

@@ -286,8 +286,8 @@ static void test_cases(void **state)
 
         build(&m, k);
         memcpy(before, m.used, sizeof(before));
-        cl = (struct sched_cluster){m.nodes, k->nn, &m.part, 1,
-                                    m.jobs,  k->nj, k->fit};
+        cl = (struct sched_cluster){m.nodes, k->nn,  &m.part, 1, m.jobs,
+                                    k->nj,   k->fit, NULL,    0};
         assert_int_equal(sched_pass(&cl, 100, &r), 0);
         for (size_t i = 0; i < k->nj; i++)
             check_job(k, i, decision_for(&r, i));
@@ -338,7 +338,7 @@ static void test_sixteen_unique(void **state)
                                          .submit_time = (time_t)i,
                                          .gpus_per_node = 1};
         cl = (struct sched_cluster){
-            m.nodes, 4, &m.part, 1, jobs, 17, (enum sched_fit)fit};
+            m.nodes, 4, &m.part, 1, jobs, 17, (enum sched_fit)fit, NULL, 0};
         assert_int_equal(sched_pass(&cl, 100, &r), 0);
         assert_int_equal(r.started, 16);
         for (size_t i = 0; i < 16; i++) {
@@ -383,7 +383,8 @@ static void test_multi_node(void **state)
 
     (void)state;
     build(&m, &k);
-    cl = (struct sched_cluster){m.nodes, 3, &m.part, 1, &j, 1, SCHED_FIT_BEST};
+    cl = (struct sched_cluster){m.nodes,        3,    &m.part, 1, &j, 1,
+                                SCHED_FIT_BEST, NULL, 0};
     assert_int_equal(sched_pass(&cl, 100, &r), 0);
     assert_int_equal(r.decisions[0].nnodes, 2);
     /* node 2 (2 free, none left), then node 0 (3 free, 1 left) */
@@ -430,7 +431,7 @@ static void test_model_checked(void **state)
     struct sched_node n = {.name = "n", .cpus = 1, .up = true, .ngpus = 2};
     size_t idx = 0;
     struct sched_part p = {"p", true, false, &idx, 1};
-    struct sched_cluster cl = {&n, 1, &p, 1, NULL, 0, SCHED_FIT_BEST};
+    struct sched_cluster cl = {&n, 1, &p, 1, NULL, 0, SCHED_FIT_BEST, NULL, 0};
     struct sched_result r;
 
     (void)state;
