@@ -42,6 +42,7 @@ int cmd_hold(int argc, char **argv);
 int cmd_release(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_scontrol(int argc, char **argv);
+int cmd_acct(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_acctmgr(int argc, char **argv);

@@ -42,6 +42,7 @@ const struct opt_def jobspec_opts[] = {
     {"mem-per-gpu", 0, OPT_ARG, JS_MEM_PER_GPU},
     {"hold", 'H', OPT_NOARG, JS_HOLD},
     {"begin", 'b', OPT_ARG, JS_BEGIN},
+    {"signal", 0, OPT_ARG, JS_SIGNAL},
     {"parsable", 0, OPT_NOARG, JS_PARSABLE},
     {"test-only", 0, OPT_NOARG, JS_TEST_ONLY},
     {"wrap", 0, OPT_ARG, JS_WRAP},
@@ -200,6 +201,20 @@ static int js_begin(struct jobspec *js, const char *arg, time_t now,
     return 0;
 }
 
+static int js_signal(struct jobspec *js, const char *arg, struct err *e)
+{
+    unsigned secs;
+    bool batch;
+    int sig;
+
+    if (jobspec_signal_parse(arg, &sig, &secs, &batch, e) < 0)
+        return -1;
+    json_object_set_new(js->job, "warn_signal", json_integer(sig));
+    json_object_set_new(js->job, "warn_time_s", json_integer(secs));
+    json_object_set_new(js->job, "warn_batch", json_boolean(batch));
+    return 0;
+}
+
 static int js_export(struct jobspec *js, const char *arg, struct err *e)
 {
     char *const none[] = {NULL};
@@ -306,6 +321,8 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_mem(js, "mem_per_gpu_mib", arg, e);
     case JS_BEGIN:
         return js_begin(js, arg, now, e);
+    case JS_SIGNAL:
+        return js_signal(js, arg, e);
     default:
         return js_set_local(js, id, arg, e);
     }

@@ -34,10 +34,14 @@ int rpc_job_hold(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_release(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
 
+/* jobacct_rpc.c */
+int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e);
+
 /* node_rpc.c */
 int rpc_node_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_part_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_update(struct rpc *r, json_t **reply, struct err *e);
+int rpc_part_update(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_register(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_end(struct rpc *r, json_t **reply, struct err *e);

@@ -18,6 +18,7 @@
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
+#include "ctld/parts.h"
 #include "ctld/persist.h"
 #include "ctld/reason.h"
 #include "sched/sched.h"
@@ -60,18 +61,6 @@ struct sched_drv *sched_drv_create(struct ctld *c)
 
     s->c = c;
     s->parts = xcalloc(conf->n_parts ? conf->n_parts : 1, sizeof(*s->parts));
-    for (size_t i = 0; i < conf->n_parts; i++) {
-        const struct conf_part *p = &conf->parts[i];
-        s->parts[i] = (struct sched_part){
-            .name = p->name,
-            /* DRAIN takes no new submissions but still starts its queue */
-            .start_jobs =
-                p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
-            .inactive = p->state == CONF_PART_INACTIVE,
-            .nodes = p->node_idx,
-            .nnodes = p->n_nodes,
-        };
-    }
     s->defer_ev = evtimer_new(c->base, defer_cb, s);
     s->why = reason_create(c);
     return s;
@@ -96,6 +85,26 @@ void sched_drv_want(struct sched_drv *s)
 bool sched_drv_wanted(const struct sched_drv *s)
 {
     return s->wanted;
+}
+
+/* The partitions as they are now (scontrol update may change them). */
+static const struct sched_part *model_parts(struct sched_drv *s)
+{
+    const struct conf *conf = s->c->conf;
+
+    for (size_t i = 0; i < conf->n_parts; i++) {
+        const struct part *p = parts_get(s->c->parts, i);
+        s->parts[i] = (struct sched_part){
+            .name = conf->parts[i].name,
+            /* DRAIN takes no new submissions but still starts its queue */
+            .start_jobs =
+                p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
+            .inactive = p->state == CONF_PART_INACTIVE,
+            .nodes = p->node_idx,
+            .nnodes = p->n_nodes,
+        };
+    }
+    return s->parts;
 }
 
 /* The model of the nodes; *used gets the GPU bitmaps (one block for all
@@ -315,7 +324,7 @@ static void pass(struct sched_drv *s, time_t now)
 
     for (struct job *j = jobs_first(c->jobs); j != NULL && n < cap;
          j = j->next) {
-        if (j->state != JOB_PENDING || j->part_time_limit)
+        if (j->state != JOB_PENDING || j->part_time_limit || j->part_node_limit)
             continue;
         if (n == 0)
             jlimits_pass_begin(c->limits);
@@ -326,7 +335,7 @@ static void pass(struct sched_drv *s, time_t now)
     if (n > 0) {
         cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
                                     .nnodes = nodes_count(c->nodes),
-                                    .parts = s->parts,
+                                    .parts = model_parts(s),
                                     .nparts = c->conf->n_parts,
                                     .jobs = sj,
                                     .njobs = n};
@@ -378,7 +387,7 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
     uint64_t *used;
     struct sched_cluster cl = {.nodes = model_nodes(c, &used),
                                .nnodes = nodes_count(c->nodes),
-                               .parts = s->parts,
+                               .parts = model_parts(s),
                                .nparts = c->conf->n_parts,
                                .jobs = &sj,
                                .njobs = 1};
