@@ -357,6 +357,10 @@ static void test_ctld_chain_and_restart(void **state)
     ctld_flush(f->c);
     assert_string_equal(job_reason(jobs_find(f->c->jobs, b)),
                         "QOSMaxJobsPerUserLimit");
+    snprintf(text, sizeof(text),
+             "QOSMaxJobsPerUserLimit; user %s in dev_qos has 1/1 jobs running",
+             f->user);
+    assert_string_equal(jobs_find(f->c->jobs, b)->reason_detail, text);
     /* restart: the two recovered jobs fill MaxSubmitJobsPerUser again and
      * the running one still holds the pending one */
     ctld_destroy(f->c);
