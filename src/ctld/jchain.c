@@ -146,7 +146,8 @@ static void cache_qos(struct jchain *jc)
     jc->qos = xcalloc(n ? n : 1, sizeof(*jc->qos));
     map_init(&jc->qos_by_name, n);
     for (size_t i = 0; (q = acct_qos_at(jc->a, i)) != NULL; i++) {
-        jc->qos[i] = (struct jc_qos){q, {LIMITS_QOS, q->name, NULL, &q->limits}};
+        jc->qos[i] =
+            (struct jc_qos){q, {LIMITS_QOS, q->name, NULL, &q->limits}};
         map_put(&jc->qos_by_name, xstrdup(q->name), i);
     }
     jc->nqos = n;
@@ -298,8 +299,9 @@ int jchain_levels(void *arg, const struct job *j, struct limits_level *lv,
     as = find_assoc(jc, j);
     if (as != NULL && as->too_deep) {
         errno = EINVAL;
-        return err_set(e, "job %" PRIu64 ": account %s is more than %d "
-                          "levels below root",
+        return err_set(e,
+                       "job %" PRIu64 ": account %s is more than %d "
+                       "levels below root",
                        j->id, j->account, JC_ASSOC_MAX);
     }
     n = limits_chain(lv, pq ? &pq->lv : NULL, jq ? &jq->lv : NULL,

@@ -102,7 +102,8 @@ static void never(struct limits_pass *p, const char *reason)
         if (p->counters[k].capacity == 0 && p->counters[k].reason == reason)
             break;
     if (k == p->ncounters)
-        k = new_counter(p, 0, 0, reason, &(struct lim_desc){NULL, NULL, NULL, NULL, -1});
+        k = new_counter(p, 0, 0, reason,
+                        &(struct lim_desc){NULL, NULL, NULL, NULL, -1});
     add_charge(p, k, 1);
 }
 
@@ -144,8 +145,7 @@ static struct lim_desc describe(const struct limits_job *j, size_t i,
     if (w == W_MAX_JOBS_PU || w == W_TRES_PU)
         return (struct lim_desc){"user ", j->user, " in ", l->name, tres};
     if (w == W_MAX_JOBS_PA)
-        return (struct lim_desc){"account ", j->account, " in ", l->name,
-                                 tres};
+        return (struct lim_desc){"account ", j->account, " in ", l->name, tres};
     return (struct lim_desc){"", l->name, NULL, NULL, tres};
 }
 

@@ -26,13 +26,12 @@
 #include "ctld/jlimits.h"
 #include "ctld/jobs.h"
 
-static const char conf_text[] =
-    "ClusterName=c\n"
-    "SlurmctldHost=localhost(127.0.0.1)\n"
-    "NodeName=n[1-2] CPUs=8 RealMemory=8000\n"
-    "PartitionName=batch Nodes=n1 Default=YES\n"
-    "PartitionName=dev Nodes=n2 QOS=part_qos\n"
-    "PartitionName=gone Nodes=n2 QOS=nosuch_qos\n";
+static const char conf_text[] = "ClusterName=c\n"
+                                "SlurmctldHost=localhost(127.0.0.1)\n"
+                                "NodeName=n[1-2] CPUs=8 RealMemory=8000\n"
+                                "PartitionName=batch Nodes=n1 Default=YES\n"
+                                "PartitionName=dev Nodes=n2 QOS=part_qos\n"
+                                "PartitionName=gone Nodes=n2 QOS=nosuch_qos\n";
 
 struct fx {
     struct conf *conf;
@@ -180,8 +179,8 @@ static void test_partition_qos_and_over_part(void **state)
 {
     struct fx *f = *state;
     struct limits_level lv[LIMITS_LEVEL_MAX];
-    const struct acct_assoc *dev = acct_assoc_find(f->a, "li", "research",
-                                                   "dev");
+    const struct acct_assoc *dev =
+        acct_assoc_find(f->a, "li", "research", "dev");
     char id[16];
     bool deny;
 
@@ -391,8 +390,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_chain_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_partition_qos_and_over_part,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partition_qos_and_over_part, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_deny_on_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_follows_model_changes, setup,
                                         teardown),
