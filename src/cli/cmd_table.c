@@ -26,6 +26,7 @@ const struct cli_cmd cli_cmds[] = {
     {"down", cmd_down, "down [--dir DIR] [--cancel]"},
     {"acctmgr", cmd_acctmgr,
      "acctmgr [-i] [-n] [-p|-P] [--json] add|modify|delete|show ENTITY ..."},
+    {"explain", cmd_explain, "explain [--json] JOBID"},
     {NULL, NULL, NULL},
 };
 

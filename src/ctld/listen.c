@@ -78,6 +78,7 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_JOB_RELEASE] = rpc_job_release,
     [PROTO_MSG_JOB_UPDATE] = rpc_job_update,
     [PROTO_MSG_JOB_ACCT] = rpc_job_acct,
+    [PROTO_MSG_JOB_EXPLAIN] = rpc_job_explain,
     [PROTO_MSG_NODE_QUERY] = rpc_node_query,
     [PROTO_MSG_PART_QUERY] = rpc_part_query,
     [PROTO_MSG_NODE_UPDATE] = rpc_node_update,

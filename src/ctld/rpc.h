@@ -37,6 +37,9 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
 /* jobacct_rpc.c */
 int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e);
 
+/* explain.c */
+int rpc_job_explain(struct rpc *r, json_t **reply, struct err *e);
+
 /* node_rpc.c */
 int rpc_node_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_part_query(struct rpc *r, json_t **reply, struct err *e);

@@ -415,3 +415,20 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
     free(used);
     return o;
 }
+
+/* ---- the model, for what-if passes (explain_sim.c) ---------------------- */
+
+const struct sched_part *sched_drv_model_parts(struct sched_drv *s)
+{
+    return model_parts(s);
+}
+
+struct sched_node *sched_drv_model_nodes(struct sched_drv *s, uint64_t **used)
+{
+    return model_nodes(s->c, used);
+}
+
+struct sched_job sched_drv_model_job(const struct job *j)
+{
+    return model_job(j);
+}

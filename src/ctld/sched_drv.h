@@ -14,9 +14,12 @@
 #define SLUICE_CTLD_SCHED_DRV_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 #include <jansson.h>
+
+#include "sched/sched.h"
 
 struct ctld;
 struct job;
@@ -37,5 +40,16 @@ void sched_drv_run(struct sched_drv *s, time_t now);
  * "partition": ..}, a new reference.
  */
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j);
+
+/*
+ * The model a pass is built from, for passes that only ask "what if"
+ * (explain_sim.c).  sched_drv_model_parts: the partitions as they are now
+ * (owned by s, valid until the next pass); sched_drv_model_nodes: the
+ * nodes, *used their GPU bitmaps (the caller frees both);
+ * sched_drv_model_job: j as the pass sees it.
+ */
+const struct sched_part *sched_drv_model_parts(struct sched_drv *s);
+struct sched_node *sched_drv_model_nodes(struct sched_drv *s, uint64_t **used);
+struct sched_job sched_drv_model_job(const struct job *j);
 
 #endif

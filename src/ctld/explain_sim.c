@@ -1,0 +1,336 @@
+/*
+ * What-if passes for sluice explain (see explain_sim.h): the model of the
+ * real pass built once, each run on a copy of it with one change.
+ */
+#include "ctld/explain_sim.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/jlimits.h"
+#include "ctld/jobs.h"
+#include "ctld/nodes.h"
+#include "ctld/parts.h"
+#include "ctld/sched_drv.h"
+#include "sched/backfill.h"
+
+/* The longest time limit tried by explain_sim_shorter_time, in minutes,
+ * when the job has none (a year). */
+#define SIM_MAX_MINUTES (366 * 24 * 60)
+
+struct explain_sim {
+    struct ctld *c;
+    time_t now;
+    uint32_t div;  /* the test time divisor (ctld.h), at least 1 */
+    size_t target; /* index of the explained job in jobs */
+    size_t njobs;
+    struct job **pend;
+    struct sched_job *jobs; /* as the real pass would see them */
+    struct sched_job *work; /* a run's copy */
+    size_t *first, *ncharge;
+    struct sched_cluster base; /* with the limit pass's own counters */
+    struct sched_counter *cwork;
+    struct sched_running *running;
+    size_t nrunning;
+    struct sched_bf bf;
+    bool backfill;
+    bool limits_open;
+    struct explain_sim_ahead *ahead;
+    size_t nahead;
+};
+
+struct explain_sim_tweak explain_sim_tweak_none(void)
+{
+    return (struct explain_sim_tweak){-1, -1, false, -1};
+}
+
+void explain_sim_out_clear(struct explain_sim_out *o)
+{
+    free(o->nodes);
+    memset(o, 0, sizeof(*o));
+}
+
+/* A limit of secs real seconds in the model's seconds (0: none). */
+static int64_t model_limit(const struct explain_sim *x, int64_t secs)
+{
+    if (secs == TIMEFMT_INFINITE || secs <= 0)
+        return 0;
+    return (secs + x->div - 1) / x->div;
+}
+
+static struct sched_job model_job(struct explain_sim *x, const struct job *j)
+{
+    struct sched_job sj = sched_drv_model_job(j);
+
+    sj.tier = parts_get(x->c->parts, j->part)->priority_tier;
+    sj.time_limit_s = model_limit(x, j->time_limit_s);
+    sj.user = j->user_id;
+    return sj;
+}
+
+static bool holds_resources(const struct job *j)
+{
+    return j->n_alloc > 0 && j->state != JOB_PENDING &&
+           !job_state_final(j->state);
+}
+
+static void add_running(struct explain_sim *x)
+{
+    size_t cap = 0, n = 0;
+
+    for (struct job *j = jobs_first(x->c->jobs); j != NULL; j = j->next)
+        cap += holds_resources(j);
+    x->running = xcalloc(cap ? cap : 1, sizeof(*x->running));
+    for (struct job *j = jobs_first(x->c->jobs); j != NULL && n < cap;
+         j = j->next) {
+        int64_t lim;
+        if (!holds_resources(j))
+            continue;
+        lim = model_limit(x, j->time_limit_s);
+        x->running[n++] = (struct sched_running){
+            .nodes = j->alloc,
+            .nnodes = j->n_alloc,
+            .cpus_per_node = j->cpus_per_node,
+            .mem_per_node_mib = job_mem_per_node(j),
+            .gpus_per_node = j->gpus_per_node,
+            .end_time = lim > 0 ? j->start_time + (time_t)lim : 0,
+        };
+    }
+    x->nrunning = n;
+}
+
+static void set_backfill(struct explain_sim *x)
+{
+    const struct conf *conf = x->c->conf;
+    struct err e;
+
+    x->backfill = conf->scheduler_type == CONF_SCHED_BACKFILL;
+    memset(&x->bf, 0, sizeof(x->bf));
+    if (sched_bf_params_parse(conf->scheduler_parameters, &x->bf, &e) < 0)
+        sched_bf_params_parse("", &x->bf, &e); /* check-config says why */
+    x->bf.max_examine = 0;
+    x->bf.resume.valid = false;
+    x->bf.running = x->running;
+    x->bf.nrunning = x->nrunning;
+}
+
+/* The pending jobs in id order, as the real pass collects them, and j. */
+static void collect(struct explain_sim *x, struct job *target)
+{
+    size_t cap = jobs_active(x->c->jobs) + 1, n = 0;
+
+    x->pend = xcalloc(cap, sizeof(*x->pend));
+    x->jobs = xcalloc(cap, sizeof(*x->jobs));
+    x->work = xcalloc(cap, sizeof(*x->work));
+    x->first = xcalloc(cap, sizeof(*x->first));
+    x->ncharge = xcalloc(cap, sizeof(*x->ncharge));
+    x->target = SIZE_MAX;
+    jlimits_pass_begin(x->c->limits);
+    x->limits_open = true;
+    for (struct job *j = jobs_first(x->c->jobs); j != NULL && n < cap;
+         j = j->next) {
+        if (j->state != JOB_PENDING ||
+            (j != target && (j->part_time_limit || j->part_node_limit)))
+            continue;
+        if (j == target)
+            x->target = n;
+        jlimits_pass_job(x->c->limits, j, &x->first[n], &x->ncharge[n]);
+        x->pend[n] = j;
+        x->jobs[n++] = model_job(x, j);
+    }
+    x->njobs = n;
+}
+
+struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
+                                       time_t now)
+{
+    struct explain_sim *x = xcalloc(1, sizeof(*x));
+
+    x->c = c;
+    x->now = now;
+    x->div = c->time_divisor ? c->time_divisor : 1;
+    collect(x, j);
+    add_running(x);
+    set_backfill(x);
+    x->base = (struct sched_cluster){
+        .nnodes = nodes_count(c->nodes),
+        .nparts = c->conf->n_parts,
+        .jobs = x->jobs,
+        .njobs = x->njobs,
+    };
+    jlimits_pass_finish(c->limits, &x->base, x->jobs, x->first, x->ncharge);
+    x->cwork = xcalloc(x->base.ncounters ? x->base.ncounters : 1,
+                       sizeof(*x->cwork));
+    return x;
+}
+
+void explain_sim_destroy(struct explain_sim *x)
+{
+    if (x == NULL)
+        return;
+    if (x->limits_open)
+        jlimits_pass_end(x->c->limits);
+    free(x->ahead);
+    free(x->cwork);
+    free(x->running);
+    free(x->ncharge);
+    free(x->first);
+    free(x->work);
+    free(x->jobs);
+    free(x->pend);
+    free(x);
+}
+
+bool explain_sim_backfill(const struct explain_sim *x)
+{
+    return x->backfill;
+}
+
+static void apply_tweak(struct explain_sim *x, const struct explain_sim_tweak *t,
+                        struct sched_node *nodes)
+{
+    struct sched_job *sj = &x->work[x->target];
+
+    if (t->time_limit_s > 0)
+        sj->time_limit_s = model_limit(x, t->time_limit_s);
+    if (t->part >= 0 && (size_t)t->part < x->c->conf->n_parts) {
+        sj->part = (size_t)t->part;
+        sj->tier = parts_get(x->c->parts, (size_t)t->part)->priority_tier;
+    }
+    if (t->no_charges) {
+        sj->charges = NULL;
+        sj->ncharges = 0;
+    }
+    if (t->node_up >= 0 && (size_t)t->node_up < x->base.nnodes) {
+        nodes[t->node_up].up = true;
+        nodes[t->node_up].drain = false;
+    }
+}
+
+/* One pass on a fresh model; *r is the caller's to clear. */
+static int run_pass(struct explain_sim *x, const struct explain_sim_tweak *t,
+                    struct sched_result *r)
+{
+    uint64_t *used = NULL;
+    struct sched_cluster cl = x->base;
+    int rc;
+
+    cl.nodes = sched_drv_model_nodes(x->c->sched, &used);
+    cl.parts = sched_drv_model_parts(x->c->sched);
+    memcpy(x->work, x->jobs, x->njobs * sizeof(*x->work));
+    if (cl.ncounters > 0)
+        memcpy(x->cwork, x->base.counters, cl.ncounters * sizeof(*x->cwork));
+    cl.counters = cl.ncounters > 0 ? x->cwork : NULL;
+    cl.jobs = x->work;
+    apply_tweak(x, t, cl.nodes);
+    rc = x->backfill ? sched_backfill_pass(&cl, &x->bf, x->now, r, NULL)
+                     : sched_pass(&cl, x->now, r);
+    if (rc < 0)
+        log_warn("explain: the scheduler core refused the model");
+    free(cl.nodes);
+    free(used);
+    return rc;
+}
+
+int explain_sim_run(struct explain_sim *x, const struct explain_sim_tweak *t,
+                    struct explain_sim_out *o)
+{
+    struct sched_result r;
+
+    memset(o, 0, sizeof(*o));
+    if (x->target == SIZE_MAX || run_pass(x, t, &r) < 0)
+        return -1;
+    for (size_t k = 0; k < r.n; k++) {
+        const struct sched_decision *d = &r.decisions[k];
+        if (d->job != x->target)
+            continue;
+        o->reason = d->nnodes > 0 ? SCHED_REASON_NONE : d->reason;
+        o->limit = d->limit;
+        o->start_est = d->start_est;
+        o->nnodes = d->nnodes;
+        if (d->nnodes > 0) {
+            o->nodes = xcalloc(d->nnodes, sizeof(*o->nodes));
+            memcpy(o->nodes, d->nodes, d->nnodes * sizeof(*o->nodes));
+        }
+        break;
+    }
+    sched_result_clear(&r);
+    return 0;
+}
+
+static bool in_line(const struct sched_decision *d)
+{
+    return d->nnodes > 0 || d->reason == SCHED_REASON_PRIORITY ||
+           d->reason == SCHED_REASON_RESOURCES ||
+           d->reason == SCHED_REASON_NODE_DOWN;
+}
+
+const struct explain_sim_ahead *explain_sim_queue(struct explain_sim *x,
+                                                  size_t *n)
+{
+    struct explain_sim_tweak none = explain_sim_tweak_none();
+    struct sched_result r;
+
+    *n = 0;
+    if (x->ahead != NULL || x->target == SIZE_MAX) {
+        *n = x->nahead;
+        return x->ahead;
+    }
+    if (run_pass(x, &none, &r) < 0)
+        return NULL;
+    x->ahead = xcalloc(r.n ? r.n : 1, sizeof(*x->ahead));
+    for (size_t k = 0; k < r.n && r.decisions[k].job != x->target; k++) {
+        const struct sched_decision *d = &r.decisions[k];
+        if (x->jobs[d->job].part != x->jobs[x->target].part || !in_line(d))
+            continue;
+        x->ahead[x->nahead++] = (struct explain_sim_ahead){
+            x->pend[d->job], d->nnodes > 0 ? SCHED_REASON_NONE : d->reason};
+    }
+    sched_result_clear(&r);
+    *n = x->nahead;
+    return x->ahead;
+}
+
+/* Would the job start now with a limit of min minutes? */
+static bool starts_with(struct explain_sim *x, int64_t min)
+{
+    struct explain_sim_tweak t = explain_sim_tweak_none();
+    struct explain_sim_out o;
+    bool yes;
+
+    t.time_limit_s = min * 60;
+    if (explain_sim_run(x, &t, &o) < 0)
+        return false;
+    yes = o.reason == SCHED_REASON_NONE;
+    explain_sim_out_clear(&o);
+    return yes;
+}
+
+int64_t explain_sim_shorter_time(struct explain_sim *x)
+{
+    int64_t lim, lo = 1, hi;
+
+    if (!x->backfill || x->target == SIZE_MAX)
+        return 0;
+    lim = x->pend[x->target]->time_limit_s;
+    hi = lim == TIMEFMT_INFINITE || lim <= 0 ? SIM_MAX_MINUTES
+                                             : (lim - 1) / 60;
+    if (hi < 1 || !starts_with(x, 1))
+        return 0;
+    if (starts_with(x, hi))
+        return hi * 60;
+    /* invariant: lo starts, hi does not */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (starts_with(x, mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo * 60;
+}
