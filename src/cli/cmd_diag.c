@@ -26,9 +26,8 @@ static void when(const char *label, long long t)
 {
     char buf[FMT_BUFLEN];
 
-    printf("\t%-28s %s (%lld)\n", label, fmt_time((time_t)t, "N/A", buf,
-                                                  sizeof(buf)),
-           t);
+    printf("\t%-28s %s (%lld)\n", label,
+           fmt_time((time_t)t, "N/A", buf, sizeof(buf)), t);
 }
 
 static void diag_print(json_t *r)
@@ -49,18 +48,18 @@ static void diag_print(json_t *r)
     printf("\t%-28s %lld\n", "Max cycle:", iv(m, "max_us"));
     printf("\t%-28s %lld\n", "Total cycles:", iv(m, "passes"));
     printf("\t%-28s %.0f\n", "Mean cycle:", dv(m, "mean_us"));
-    printf("\t%-28s %lld\n", "Cycles that started jobs:",
-           iv(m, "passes_with_start"));
+    printf("\t%-28s %lld\n",
+           "Cycles that started jobs:", iv(m, "passes_with_start"));
     printf("\t%-28s %lld\n", "Jobs started:", iv(m, "jobs_started"));
-    printf("\t%-28s %.2f\n", "Jobs started per cycle:",
-           dv(m, "started_per_pass"));
+    printf("\t%-28s %.2f\n",
+           "Jobs started per cycle:", dv(m, "started_per_pass"));
     printf("\t%-28s %lld\n", "Last queue length:", iv(m, "queue_length"));
     when("Last cycle when:", iv(m, "last_pass_time"));
     printf("\nBackfilling stats (%s, %s)\n",
            json_string_value(json_object_get(r, "scheduler_type")),
            json_string_value(json_object_get(r, "backfill_state")));
-    printf("\t%-28s %lld\n", "Total backfilled jobs:",
-           iv(b, "jobs_backfilled"));
+    printf("\t%-28s %lld\n",
+           "Total backfilled jobs:", iv(b, "jobs_backfilled"));
     printf("\t%-28s %lld\n", "Total cycles:", iv(b, "cycles"));
     printf("\t%-28s %lld\n", "Slices:", iv(b, "slices"));
     when("Last cycle when:", iv(b, "last_cycle_time"));
@@ -71,8 +70,8 @@ static void diag_print(json_t *r)
     printf("\t%-28s %lld\n", "Max depth cycle:", iv(b, "max_depth"));
     printf("\t%-28s %lld\n", "Current depth:", iv(b, "current_depth"));
     printf("\t%-28s %lld\n", "Last reservations:", iv(b, "last_reserved"));
-    printf("\t%-28s %lld jobs, %lld us budget\n", "Slice size:",
-           iv(b, "slice_jobs"), iv(r, "slice_budget_us"));
+    printf("\t%-28s %lld jobs, %lld us budget\n",
+           "Slice size:", iv(b, "slice_jobs"), iv(r, "slice_budget_us"));
 }
 
 int cmd_diag(int argc, char **argv)

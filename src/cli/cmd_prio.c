@@ -19,16 +19,29 @@
 #define PRIO_FORMAT_LONG                                                       \
     "%.15i %9r %.8u %.10o %.10Y %.10A %.10F %.10J %.10P %.10Q %.6N %.10T"
 
-enum { P_JOBS = 1, P_USER, P_LONG, P_NORM, P_WEIGHTS, P_NOHEADER, P_FORMAT,
-       P_JSON, P_HELP };
+enum {
+    P_JOBS = 1,
+    P_USER,
+    P_LONG,
+    P_NORM,
+    P_WEIGHTS,
+    P_NOHEADER,
+    P_FORMAT,
+    P_JSON,
+    P_HELP
+};
 
 static const struct opt_def prio_opts[] = {
-    {"jobs", 'j', OPT_ARG, P_JOBS},     {"user", 'u', OPT_ARG, P_USER},
-    {"long", 'l', OPT_NOARG, P_LONG},   {"norm", 'n', OPT_NOARG, P_NORM},
+    {"jobs", 'j', OPT_ARG, P_JOBS},
+    {"user", 'u', OPT_ARG, P_USER},
+    {"long", 'l', OPT_NOARG, P_LONG},
+    {"norm", 'n', OPT_NOARG, P_NORM},
     {"weights", 'w', OPT_NOARG, P_WEIGHTS},
     {"noheader", 'h', OPT_NOARG, P_NOHEADER},
-    {"format", 'o', OPT_ARG, P_FORMAT}, {"json", 0, OPT_NOARG, P_JSON},
-    {"help", 0, OPT_NOARG, P_HELP},     {"usage", 0, OPT_NOARG, P_HELP},
+    {"format", 'o', OPT_ARG, P_FORMAT},
+    {"json", 0, OPT_NOARG, P_JSON},
+    {"help", 0, OPT_NOARG, P_HELP},
+    {"usage", 0, OPT_NOARG, P_HELP},
     {NULL, 0, OPT_NOARG, 0},
 };
 
@@ -42,13 +55,26 @@ struct prio_args {
 static const char *letter_factor(char l)
 {
     switch (l) {
-    case 'a': case 'A': return "age";
-    case 'f': case 'F': return "fairshare";
-    case 'j': case 'J': return "jobsize";
-    case 'p': case 'P': return "partition";
-    case 'q': case 'Q': return "qos";
-    case 't': case 'T': return "tres";
-    default: return NULL;
+    case 'a':
+    case 'A':
+        return "age";
+    case 'f':
+    case 'F':
+        return "fairshare";
+    case 'j':
+    case 'J':
+        return "jobsize";
+    case 'p':
+    case 'P':
+        return "partition";
+    case 'q':
+    case 'Q':
+        return "qos";
+    case 't':
+    case 'T':
+        return "tres";
+    default:
+        return NULL;
     }
 }
 
@@ -58,20 +84,41 @@ static const char *prio_header(char l, const void *ctx, char *buf, size_t len)
     (void)buf;
     (void)len;
     switch (l) {
-    case 'i': return "JOBID";
-    case 'r': return "PARTITION";
-    case 'u': return "USER";
-    case 'o': return "ACCOUNT";
-    case 'N': return "NICE";
-    case 'y': case 'Y': return "PRIORITY";
-    case 'a': case 'A': return "AGE";
-    case 'f': case 'F': return "FAIRSHARE";
-    case 'j': case 'J': return "JOBSIZE";
-    case 'p': case 'P': return "PARTITION";
-    case 'q': case 'Q': return "QOS";
-    case 't': case 'T': return "TRES";
-    case 'I': return "QOSNAME";
-    default: return "";
+    case 'i':
+        return "JOBID";
+    case 'r':
+        return "PARTITION";
+    case 'u':
+        return "USER";
+    case 'o':
+        return "ACCOUNT";
+    case 'N':
+        return "NICE";
+    case 'y':
+    case 'Y':
+        return "PRIORITY";
+    case 'a':
+    case 'A':
+        return "AGE";
+    case 'f':
+    case 'F':
+        return "FAIRSHARE";
+    case 'j':
+    case 'J':
+        return "JOBSIZE";
+    case 'p':
+    case 'P':
+        return "PARTITION";
+    case 'q':
+    case 'Q':
+        return "QOS";
+    case 't':
+    case 'T':
+        return "TRES";
+    case 'I':
+        return "QOSNAME";
+    default:
+        return "";
     }
 }
 
@@ -125,7 +172,8 @@ static const char *prio_value(char l, const void *ctx, char *buf, size_t len)
         snprintf(buf, len, "%lld",
                  (long long)json_integer_value(json_object_get(j, "job_id")));
         return buf;
-    case 'y': case 'Y': {
+    case 'y':
+    case 'Y': {
         double p = (double)json_integer_value(json_object_get(j, "priority"));
         if (r->norm || l == 'y')
             snprintf(buf, len, "%.10f", p / 4294967295.0);
@@ -137,11 +185,20 @@ static const char *prio_value(char l, const void *ctx, char *buf, size_t len)
         snprintf(buf, len, "%lld",
                  (long long)json_integer_value(json_object_get(j, "nice")));
         return buf;
-    case 'r': s = json_string_value(json_object_get(j, "partition")); break;
-    case 'u': s = json_string_value(json_object_get(j, "user_name")); break;
-    case 'o': s = json_string_value(json_object_get(j, "account")); break;
-    case 'I': s = json_string_value(json_object_get(j, "qos")); break;
-    default: s = "";
+    case 'r':
+        s = json_string_value(json_object_get(j, "partition"));
+        break;
+    case 'u':
+        s = json_string_value(json_object_get(j, "user_name"));
+        break;
+    case 'o':
+        s = json_string_value(json_object_get(j, "account"));
+        break;
+    case 'I':
+        s = json_string_value(json_object_get(j, "qos"));
+        break;
+    default:
+        s = "";
     }
     return s ? s : "";
 }
@@ -156,7 +213,8 @@ static int add_filter(json_t *req, const char *key, const char *list,
         a = json_array();
         json_object_set_new(req, key, a);
     }
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    for (char *t = strtok_r(copy, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
         char *end;
         long long v = numbers ? strtoll(t, &end, 10) : 0;
         if (numbers && (*end != '\0' || v <= 0)) {
@@ -181,14 +239,30 @@ static int prio_parse(struct prio_args *a, int argc, char **argv)
     opt_init(&st, argc, argv, 1, false);
     while ((rc = opt_next(&st, prio_opts, &id, &arg, &e)) > 0) {
         switch (id) {
-        case P_JOBS: rc = add_filter(a->req, "job_ids", arg, true); break;
-        case P_USER: rc = add_filter(a->req, "users", arg, false); break;
-        case P_LONG: a->lng = true; break;
-        case P_NORM: a->norm = true; break;
-        case P_WEIGHTS: a->weights = true; break;
-        case P_NOHEADER: a->noheader = true; break;
-        case P_FORMAT: a->format = arg; break;
-        case P_JSON: a->json = true; break;
+        case P_JOBS:
+            rc = add_filter(a->req, "job_ids", arg, true);
+            break;
+        case P_USER:
+            rc = add_filter(a->req, "users", arg, false);
+            break;
+        case P_LONG:
+            a->lng = true;
+            break;
+        case P_NORM:
+            a->norm = true;
+            break;
+        case P_WEIGHTS:
+            a->weights = true;
+            break;
+        case P_NOHEADER:
+            a->noheader = true;
+            break;
+        case P_FORMAT:
+            a->format = arg;
+            break;
+        case P_JSON:
+            a->json = true;
+            break;
         case P_HELP:
             printf("Usage: %s [-j JOBS] [-u USERS] [-l] [-n] [-w] [-h] "
                    "[-o FORMAT] [--json]\nFormat letters: %s\n",
@@ -235,9 +309,9 @@ static int prio_print(struct prio_args *a, json_t *reply)
         putchar('\n');
         return 0;
     }
-    if (fmt_spec_parse(a->format      ? a->format
-                       : a->lng       ? PRIO_FORMAT_LONG
-                                      : PRIO_FORMAT,
+    if (fmt_spec_parse(a->format ? a->format
+                       : a->lng  ? PRIO_FORMAT_LONG
+                                 : PRIO_FORMAT,
                        PRIO_LETTERS, &sp, &e) < 0) {
         cli_error("--format: %s", e.text);
         return 1;

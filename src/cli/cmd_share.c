@@ -85,8 +85,7 @@ static void share_row(const struct share_args *a, json_t *row)
     num(eu, sizeof(eu), json_object_get(row, "effective_usage"), 6);
     num(fs, sizeof(fs), json_object_get(row, "fairshare"), 6);
     num(lfs, sizeof(lfs), json_object_get(row, "level_fs"), 6);
-    printf("%-20.20s %10.10s %10lld %11s %11s %13s %10s", acc,
-           user ? user : "",
+    printf("%-20.20s %10.10s %10lld %11s %11s %13s %10s", acc, user ? user : "",
            (long long)json_integer_value(json_object_get(row, "raw_shares")),
            ns, ru, eu, fs);
     if (a->lng)
@@ -130,12 +129,24 @@ static int share_parse(struct share_args *a, int argc, char **argv)
     opt_init(&st, argc, argv, 1, false);
     while ((rc = opt_next(&st, share_opts, &id, &arg, &e)) > 0) {
         switch (id) {
-        case S_ALL: a->all = true; break;
-        case S_LONG: a->lng = true; break;
-        case S_ACCOUNTS: a->accounts = arg; break;
-        case S_USERS: a->users = arg; break;
-        case S_NOHEADER: a->noheader = true; break;
-        case S_JSON: a->json = true; break;
+        case S_ALL:
+            a->all = true;
+            break;
+        case S_LONG:
+            a->lng = true;
+            break;
+        case S_ACCOUNTS:
+            a->accounts = arg;
+            break;
+        case S_USERS:
+            a->users = arg;
+            break;
+        case S_NOHEADER:
+            a->noheader = true;
+            break;
+        case S_JSON:
+            a->json = true;
+            break;
         case S_HELP:
             printf("Usage: %s [-a] [-l] [-A ACCOUNTS] [-u USERS] [-n] "
                    "[--json]\n",

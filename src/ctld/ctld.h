@@ -60,7 +60,7 @@ struct ctld {
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;
-    struct prio_drv *prio; /* priorities and fair-share usage */
+    struct prio_drv *prio;  /* priorities and fair-share usage */
     struct jlimits *limits; /* resource limits (jlimits.h) */
     struct listen *listen;
 

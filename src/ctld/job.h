@@ -79,9 +79,9 @@ struct job {
     struct prio_accrual accrual;
     /* the factors of priority as last computed (owned; NULL until then) */
     struct prio_result *factors;
-    uint64_t prio_gen;   /* prio_drv generation factors were computed at */
-    bool prio_fixed;     /* an administrator set the priority: kept */
-    time_t start_est;    /* pending: backfill's estimated start, 0 unknown */
+    uint64_t prio_gen;      /* prio_drv generation factors were computed at */
+    bool prio_fixed;        /* an administrator set the priority: kept */
+    time_t start_est;       /* pending: backfill's estimated start, 0 unknown */
     uint32_t restart_count; /* times requeued */
     int64_t cancel_uid;     /* who cancelled it; -1: nobody */
     /* --signal=[{R|B}:]SIG[@SECONDS]: warn_signal (0: none) warn_time_s

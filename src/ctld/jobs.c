@@ -790,9 +790,9 @@ void jobs_tick(struct jobs *js, time_t now)
             due = true;
             j->eligible_time = 0;
             eligible(js, j, now, &e);
+            prio_drv_job_event(js->c, j, now); /* accrues since begin */
         }
         time_limit(js, j, now);
-    prio_drv_job_event(js->c, j, time(NULL));
     }
     if (due)
         ctld_schedule(js->c);

@@ -92,7 +92,8 @@ static int conf_parts(struct prio_drv *p, const struct conf *cf, struct err *e)
             p->part_tres[i][LIMITS_TRES_CPU] += n->cpus;
             p->part_tres[i][LIMITS_TRES_MEM] += n->mem_mib;
             p->part_tres[i][LIMITS_TRES_NODE]++;
-            p->part_tres[i][LIMITS_TRES_GPU] += gres_count(n->gres, "gpu", NULL);
+            p->part_tres[i][LIMITS_TRES_GPU] +=
+                gres_count(n->gres, "gpu", NULL);
         }
     }
     p->norm.nodes = (uint32_t)cf->n_nodes;

@@ -36,10 +36,10 @@ static json_t *factors_json(const struct prio_result *r)
     json_t *o = json_object();
 
     for (int f = 0; f < PRIO_NFACTORS; f++)
-        json_object_set_new(
-            o, prio_factor_name((enum prio_factor)f),
-            json_pack("{s:f, s:f}", "normalized", r ? r->norm[f] : 0.0,
-                      "weighted", r ? r->weighted[f] : 0.0));
+        json_object_set_new(o, prio_factor_name((enum prio_factor)f),
+                            json_pack("{s:f, s:f}", "normalized",
+                                      r ? r->norm[f] : 0.0, "weighted",
+                                      r ? r->weighted[f] : 0.0));
     return o;
 }
 
@@ -98,13 +98,14 @@ static void note_differ(json_t *notes, struct item *it, size_t n,
     for (size_t i = 0; i < n && len < sizeof(buf); i++) {
         if (i == NOTE_ITEMS - 1 && n > NOTE_ITEMS)
             i = n - 1; /* the lowest closes the list */
-        const char *sep = i == 0 ? "" : i == n - 1 && n > NOTE_ITEMS ? " … " : ", ";
-        len += (size_t)(fmt_int ? snprintf(buf + len, sizeof(buf) - len,
-                                           "%s%s %.0f", sep, it[i].name,
-                                           it[i].v)
-                                : snprintf(buf + len, sizeof(buf) - len,
-                                           "%s%s %.3f", sep, it[i].name,
-                                           it[i].v));
+        const char *sep = i == 0                         ? ""
+                          : i == n - 1 && n > NOTE_ITEMS ? " … "
+                                                         : ", ";
+        len +=
+            (size_t)(fmt_int ? snprintf(buf + len, sizeof(buf) - len,
+                                        "%s%s %.0f", sep, it[i].name, it[i].v)
+                             : snprintf(buf + len, sizeof(buf) - len,
+                                        "%s%s %.3f", sep, it[i].name, it[i].v));
     }
     if (len < sizeof(buf))
         snprintf(buf + len, sizeof(buf) - len, ") but %s=0: %s", key, tail);
@@ -121,8 +122,8 @@ static void note_qos(const struct prio_drv *p, json_t *notes)
         n++;
     it = xcalloc(n ? n : 1, sizeof(*it));
     for (size_t i = 0; i < n; i++)
-        it[i] = (struct item){acct_qos_at(a, i)->name,
-                              acct_qos_at(a, i)->priority};
+        it[i] =
+            (struct item){acct_qos_at(a, i)->name, acct_qos_at(a, i)->priority};
     note_differ(notes, it, n, "QOS priorities", "PriorityWeightQOS",
                 "QOS does not affect priority", true);
     free(it);
@@ -134,8 +135,8 @@ static void note_parts(const struct prio_drv *p, json_t *notes)
     struct item *it = xcalloc(cf->n_parts ? cf->n_parts : 1, sizeof(*it));
 
     for (size_t i = 0; i < cf->n_parts; i++)
-        it[i] = (struct item){cf->parts[i].name,
-                              cf->parts[i].priority_job_factor};
+        it[i] =
+            (struct item){cf->parts[i].name, cf->parts[i].priority_job_factor};
     note_differ(notes, it, cf->n_parts, "partitions' PriorityJobFactor",
                 "PriorityWeightPartition",
                 "the partition factor does not affect priority (PriorityTier "
@@ -197,17 +198,15 @@ json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now)
             jobs,
             json_pack("{s:I, s:s?, s:s?, s:s, s:s?, s:I, s:b, s:i, s:o}",
                       "job_id", (json_int_t)j->id, "user_name", j->user_name,
-                      "account", key[0] ? key : NULL,
-                      "partition", cf->parts[j->part].name, "qos", j->qos,
-                      "priority", (json_int_t)j->priority, "fixed",
-                      j->prio_fixed, "nice", 0, "factors",
-                      factors_json(j->factors)));
+                      "account", key[0] ? key : NULL, "partition",
+                      cf->parts[j->part].name, "qos", j->qos, "priority",
+                      (json_int_t)j->priority, "fixed", j->prio_fixed, "nice",
+                      0, "factors", factors_json(j->factors)));
     }
-    return json_pack("{s:s, s:o, s:o, s:o}", "priority_type",
-                     p->pc.multifactor ? "priority/multifactor"
-                                       : "priority/basic",
-                     "weights", weights_json(p), "jobs", jobs, "notes",
-                     notes_json(p));
+    return json_pack(
+        "{s:s, s:o, s:o, s:o}", "priority_type",
+        p->pc.multifactor ? "priority/multifactor" : "priority/basic",
+        "weights", weights_json(p), "jobs", jobs, "notes", notes_json(p));
 }
 
 /* Depth-first from i, children in creation order. */
@@ -223,17 +222,15 @@ static void share_walk(const struct prio_drv *p, size_t i, int depth,
              p->fs_key[i]);
     json_array_append_new(
         out,
-        json_pack("{s:s, s:s?, s:s?, s:i, s:I, s:f, s:f, s:f, s:o, s:o}",
-                  "account", account, "user", a->is_user ? a->name : NULL,
-                  "parent",
-                  a->parent == FS_NO_PARENT ? NULL : p->fs[a->parent].name,
-                  "depth", depth, "raw_shares", (json_int_t)a->shares_raw,
-                  "norm_shares", a->shares_norm, "raw_usage", a->usage_tree,
-                  "effective_usage", p->fair_tree ? a->usage_norm : a->usage_eff,
-                  "fairshare", a->is_user ? json_real(a->factor) : json_null(),
-                  "level_fs",
-                  isfinite(a->level_fs) ? json_real(a->level_fs)
-                                        : json_null()));
+        json_pack(
+            "{s:s, s:s?, s:s?, s:i, s:I, s:f, s:f, s:f, s:o, s:o}", "account",
+            account, "user", a->is_user ? a->name : NULL, "parent",
+            a->parent == FS_NO_PARENT ? NULL : p->fs[a->parent].name, "depth",
+            depth, "raw_shares", (json_int_t)a->shares_raw, "norm_shares",
+            a->shares_norm, "raw_usage", a->usage_tree, "effective_usage",
+            p->fair_tree ? a->usage_norm : a->usage_eff, "fairshare",
+            a->is_user ? json_real(a->factor) : json_null(), "level_fs",
+            isfinite(a->level_fs) ? json_real(a->level_fs) : json_null()));
     for (size_t k = 0; k < p->nfs; k++)
         if (p->fs[k].parent == i && k != i)
             share_walk(p, k, depth + 1, out);

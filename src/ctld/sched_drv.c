@@ -44,11 +44,11 @@ struct sched_drv {
     struct event *defer_ev;
     uint64_t passes;
     struct reason *why;
-    bool backfill;         /* SchedulerType=sched/backfill */
-    struct sched_bf bf;    /* SchedulerParameters */
-    bool bf_more;          /* a backfill cycle is under way */
+    bool backfill;      /* SchedulerType=sched/backfill */
+    struct sched_bf bf; /* SchedulerParameters */
+    bool bf_more;       /* a backfill cycle is under way */
     struct sched_bf_cursor cursor;
-    size_t slice_jobs;     /* jobs the next slice may examine */
+    size_t slice_jobs; /* jobs the next slice may examine */
     int64_t slice_budget_us;
     struct sched_sample sample; /* of the last pass */
     struct sched_stats st;
@@ -426,8 +426,7 @@ static void pending_free(struct pending *pd)
 
 /* Run the core on cl: main pass, or main pass and one backfill slice. */
 static int decide(struct sched_drv *s, struct sched_cluster *cl, bool cont,
-                  time_t now, struct sched_result *r,
-                  struct sched_bf_stats *st)
+                  time_t now, struct sched_result *r, struct sched_bf_stats *st)
 {
     struct sched_bf bf = s->bf;
     int rc;
@@ -588,18 +587,16 @@ json_t *sched_drv_diag(struct sched_drv *s, time_t now)
     json_t *o = sched_stats_json(&s->st, now);
     char buf[32];
 
-    json_object_set_new(o, "scheduler_type",
-                        json_string(s->backfill ? "sched/backfill"
-                                                : "sched/builtin"));
+    json_object_set_new(
+        o, "scheduler_type",
+        json_string(s->backfill ? "sched/backfill" : "sched/builtin"));
     json_object_set_new(o, "pending",
                         json_integer((json_int_t)s->st.last_queue));
     snprintf(buf, sizeof(buf), "%s", s->bf_more ? "running" : "idle");
     json_object_set_new(o, "backfill_state", json_string(buf));
-    json_object_set_new(o, "slice_budget_us",
-                        json_integer(s->slice_budget_us));
+    json_object_set_new(o, "slice_budget_us", json_integer(s->slice_budget_us));
     json_object_set_new(o, "bf_window_s", json_integer(s->bf.window_s));
-    json_object_set_new(o, "bf_max_job_test",
-                        json_integer(s->bf.max_job_test));
+    json_object_set_new(o, "bf_max_job_test", json_integer(s->bf.max_job_test));
     json_object_set_new(o, "bf_continue", json_boolean(s->bf.cont));
     return o;
 }
