@@ -188,7 +188,8 @@ struct conf_part {
     char *deny_accounts; /* "" by default */
     char *deny_qos;
     char *tres_billing_weights; /* "CPU=1,GRES/gpu=4" ("": CPUs count 1) */
-    uint32_t max_nodes;         /* CONF_UNLIMITED by default */
+    char *qos; /* QOS=: the partition QOS (its limits apply); "" none */
+    uint32_t max_nodes; /* CONF_UNLIMITED by default */
     uint32_t min_nodes;
     enum conf_oversubscribe oversubscribe;
     uint32_t oversubscribe_count;     /* FORCE:4 / YES:4; 0 when not given */

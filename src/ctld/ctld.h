@@ -46,6 +46,7 @@ struct persist;
 struct sched_drv;
 struct prio_drv;
 struct jlimits;
+struct jchain;
 
 struct ctld {
     const struct conf *conf; /* borrowed from main */
@@ -62,6 +63,7 @@ struct ctld {
     struct sched_drv *sched;
     struct prio_drv *prio;  /* priorities and fair-share usage */
     struct jlimits *limits; /* resource limits (jlimits.h) */
+    struct jchain *chain;   /* their chain from acct (jchain.h) */
     struct listen *listen;
 
     struct event *flush_ev;

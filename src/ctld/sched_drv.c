@@ -340,7 +340,7 @@ static void apply(struct sched_drv *s, struct job **pend,
                      d->reason != SCHED_REASON_RESOURCES)
                 j->start_est = 0; /* held, limited...: no estimate */
             if (d->reason == SCHED_REASON_LIMIT)
-                job_set_reason(j, d->limit); /* static, Slurm's name */
+                jlimits_hold(s->c->limits, j, d->job, d->limit);
             else
                 reason_set(s->why, j, d->reason);
             continue;
