@@ -130,8 +130,12 @@ static void next_pass(struct ctld *c, struct job *j,
         json_pack("{s:b, s:s, s:o}", "would_start", starts, "reason", why,
                   "node_list",
                   starts ? node_names(c, b->nodes, b->nnodes) : json_null()));
+    /* squeue --start's estimate (the last backfill cycle), else this
+     * pass's reservation */
     SET(o, "estimated_start",
-        starts || b->start_est > 0 ? opt_time(b->start_est) : json_null());
+        j->start_est > 0 && !starts ? opt_time(j->start_est)
+        : starts || b->start_est > 0 ? opt_time(b->start_est)
+                                     : json_null());
     if (b->reason != SCHED_REASON_LIMIT || b->limit == NULL) {
         SET(o, "limit", json_null());
         return;

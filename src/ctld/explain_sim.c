@@ -67,9 +67,9 @@ static struct sched_job model_job(struct explain_sim *x, const struct job *j)
 {
     struct sched_job sj = sched_drv_model_job(j);
 
-    sj.tier = parts_get(x->c->parts, j->part)->priority_tier;
+    /* as the real pass (sched_drv.c) sets them */
+    sj.tier = x->c->conf->parts[j->part].priority_tier;
     sj.time_limit_s = model_limit(x, j->time_limit_s);
-    sj.user = j->user_id;
     return sj;
 }
 
@@ -153,7 +153,9 @@ struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
 
     x->c = c;
     x->now = now;
-    x->div = c->time_divisor ? c->time_divisor : 1;
+    /* the real pass models limits in real seconds, the test divisor
+     * aside; so do these */
+    x->div = 1;
     collect(x, j);
     add_running(x);
     set_backfill(x);
@@ -200,7 +202,7 @@ static void apply_tweak(struct explain_sim *x, const struct explain_sim_tweak *t
         sj->time_limit_s = model_limit(x, t->time_limit_s);
     if (t->part >= 0 && (size_t)t->part < x->c->conf->n_parts) {
         sj->part = (size_t)t->part;
-        sj->tier = parts_get(x->c->parts, (size_t)t->part)->priority_tier;
+        sj->tier = x->c->conf->parts[t->part].priority_tier;
     }
     if (t->no_charges) {
         sj->charges = NULL;
