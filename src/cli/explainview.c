@@ -45,7 +45,8 @@ static const char *amount(json_t *a, char *buf, size_t len)
 
     buf[0] = '\0';
     if (INT(a, "cpus") > 0) {
-        k = snprintf(buf, len, "%" PRId64 " CPUs", (int64_t)INT(a, "cpus"));
+        k = snprintf(buf, len, "%" PRId64 " CPU%s", (int64_t)INT(a, "cpus"),
+                     INT(a, "cpus") == 1 ? "" : "s");
         off = k > 0 ? (size_t)k : 0;
     }
     if (INT(a, "mem_mib") > 0 && off < len) {
@@ -54,8 +55,8 @@ static const char *amount(json_t *a, char *buf, size_t len)
         off += k > 0 ? (size_t)k : 0;
     }
     if (INT(a, "gpus") > 0 && off < len)
-        snprintf(buf + off, len - off, "%s%" PRId64 " GPUs", off ? ", " : "",
-                 (int64_t)INT(a, "gpus"));
+        snprintf(buf + off, len - off, "%s%" PRId64 " GPU%s", off ? ", " : "",
+                 (int64_t)INT(a, "gpus"), INT(a, "gpus") == 1 ? "" : "s");
     return buf;
 }
 
@@ -68,15 +69,16 @@ static void header(FILE *fp, json_t *o)
             STR(o, "job_state"), STR(o, "partition"));
     if (strcmp(STR(o, "job_state"), "PENDING") == 0)
         fprintf(fp, ": %s", STR(o, "state_reason"));
-    fprintf(fp, "\n  asks for %" PRId64 " node%s with %" PRId64 " CPUs",
-            (int64_t)INT(o, "nodes"), INT(o, "nodes") == 1 ? "" : "s",
+    fprintf(fp, "\n  asks for %" PRId64 " node%s with %" PRId64 " CPU(s)",
+            (int64_t)INT(o, "num_nodes"), INT(o, "num_nodes") == 1 ? "" : "s",
             (int64_t)INT(o, "cpus_per_node"));
     if (INT(o, "mem_per_node_mib") > 0)
         fprintf(fp, ", %s memory",
                 fmt_mem((uint64_t)INT(o, "mem_per_node_mib"), m, sizeof(m)));
     if (INT(o, "gpus_per_node") > 0)
-        fprintf(fp, ", %" PRId64 " GPUs", (int64_t)INT(o, "gpus_per_node"));
-    fprintf(fp, "%s; time limit %s\n", INT(o, "nodes") == 1 ? "" : " each",
+        fprintf(fp, ", %" PRId64 " GPU%s", (int64_t)INT(o, "gpus_per_node"),
+                INT(o, "gpus_per_node") == 1 ? "" : "s");
+    fprintf(fp, "%s; time limit %s\n", INT(o, "num_nodes") == 1 ? "" : " each",
             limit_str(GET(o, "time_limit_s"), lim, sizeof(lim)));
 }
 

@@ -53,7 +53,7 @@ static json_t *common(const struct job *j)
         j->user_name, "job_state", job_state_name(j->state), "state_reason",
         job_reason(j), "priority", (int)j->priority, "reason_detail",
         detail ? json_string(detail) : json_null(), "submit_time",
-        (json_int_t)j->submit_time, "nodes", (int)j->nodes, "cpus_per_node",
+        (json_int_t)j->submit_time, "num_nodes", (int)j->nodes, "cpus_per_node",
         (int)j->cpus_per_node, "mem_per_node_mib",
         (json_int_t)job_mem_per_node(j), "gpus_per_node", (int)j->gpus_per_node,
         "time_limit_s", limit_json(j->time_limit_s));

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# sluice explain names the right obstacle, and squeue's reason column the
+# principal one, on a local cluster (tests/e2e/conf/explain.conf: gpu =
+# node01,node02 with 2 GPUs each, dev = node03 with MaxTime 1 h not
+# enforced at submit): busy GPUs with the time they free up, the queue
+# position behind another pending job, a shorter --time that would
+# backfill now (and does, once set), another partition with room, a
+# drained node (and that resuming it would start the job), a partition
+# time limit, a QOS limit with the numbers, a hold, and running and
+# finished jobs.  Dependencies are not on main yet: not covered here.
+. "$(dirname "$0")/lib.sh"
+
+cluster_start "$E2E_ROOT/tests/e2e/conf/explain.conf"
+ME=$(id -un)
+sacctmgr -i add qos lim_qos >/dev/null
+sacctmgr -i add account acc >/dev/null
+sacctmgr -i add user "$ME" account=acc qos=normal,lim_qos >/dev/null
+
+run() {
+    submit -o /dev/null "$@" --wrap "while [ ! -e $WORK/go ]; do sleep 0.2; done"
+}
+reason() { squeue -h -t all -j "$1" -o %r; }
+running() { [ "$(job_state "$1")" = RUNNING ]; }
+reason_is() { [ "$(reason "$1")" = "$2" ]; }
+
+# --- busy GPUs: node01 full, node02 has 1 of 2 ------------------------------
+A=$(run -p gpu --gres=gpu:2 -w node01 --time=120)
+B=$(run -p gpu --gres=gpu:1 -w node02 --time=60)
+wait_for 15 eval "running $A && running $B" || not_ok "the first two jobs run"
+C=$(run -p gpu --gres=gpu:2 --time=120)
+wait_for 5 reason_is "$C" Resources
+is "$(reason "$C")" Resources "squeue: a job waiting for GPUs shows Resources"
+out=$(sluice explain "$C")
+like "$out" "is PENDING in partition gpu: Resources" "explain: the principal reason"
+like "$out" "node01 +busy: lacks 2 GPUs .*when job $A ends" \
+    "explain: node01 lacks 2 GPUs until job $A ends"
+like "$out" "node02 +busy: lacks 1 GPU \(free .*1 GPU\).*when job $B ends" \
+    "explain: node02 lacks 1 GPU (1 free) until job $B ends"
+like "$out" "estimated start: [0-9T:-]+ \(in (59|1:00):" \
+    "explain: the estimated start is when job $B ends (in an hour)"
+j=$(sluice explain --json "$C")
+is "$(printf '%s' "$j" | jq -r '[.nodes[].status] | join(",")')" "busy,busy" \
+    "explain --json: both nodes busy"
+
+# --- queue position and a shorter --time ----------------------------------
+D=$(run -p gpu --gres=gpu:1 --time=180)
+wait_for 5 reason_is "$D" Priority
+is "$(reason "$D")" Priority "squeue: the job behind it shows Priority"
+out=$(sluice explain "$D")
+like "$out" "queue: number 2 in its partition; ahead: job $C \(priority [0-9]+, Resources\)" \
+    "explain: queue position 2 behind job $C"
+like "$out" "node02 +has room now" "explain: node02 has room (held for job $C's reservation)"
+like "$out" "with a time limit of (00:59:00|01:00:00) or less it would start now" \
+    "explain: a shorter --time would backfill now"
+lim=$(sluice explain --json "$D" | jq -r '.suggestions[] | select(.kind == "time_limit") | .time_limit_s')
+scontrol update JobId="$D" TimeLimit=$((lim / 60)) >/dev/null
+wait_for 10 running "$D"
+is "$(job_state "$D")" RUNNING "with the suggested time limit it starts at once (backfill)"
+
+# --- another partition has room ---------------------------------------------
+E=$(run -p gpu --gres=gpu:1 --time=30)
+wait_for 5 reason_is "$E" Priority
+out=$(sluice explain "$E")
+like "$out" "partition dev has room now \(on node03\)" \
+    "explain: partition dev has room now"
+
+# --- a drained node; resuming it would start the job ------------------------
+scontrol update NodeName=node03 State=DRAIN Reason=maint >/dev/null
+F=$(run -p dev --time=30)
+wait_for 5 reason_is "$F" "ReqNodeNotAvail, UnavailableNodes:node03"
+is "$(reason "$F")" "ReqNodeNotAvail, UnavailableNodes:node03" \
+    "squeue: ReqNodeNotAvail with UnavailableNodes for a drained node"
+out=$(sluice explain "$F")
+like "$out" "node03 +DRAIN: maint" "explain: node03 is drained for maint"
+like "$out" "it would start on node03 if that node were resumed" \
+    "explain: resuming node03 would start it"
+scontrol update NodeName=node03 State=RESUME >/dev/null
+wait_for 10 running "$F"
+is "$(job_state "$F")" RUNNING "after the resume it runs"
+
+# --- partition time limit (EnforcePartLimits=NO) ---------------------------
+G=$(run -p dev --time=120)
+wait_for 5 reason_is "$G" PartitionTimeLimit
+is "$(reason "$G")" PartitionTimeLimit "squeue: over MaxTime shows PartitionTimeLimit"
+out=$(sluice explain "$G")
+like "$out" "its time limit 02:00:00 is over the partition's MaxTime 01:00:00" \
+    "explain: the time limit against MaxTime"
+like "$out" "its time limit must be at most 01:00:00|time limit of 01:00:00 or less" \
+    "explain: suggests MaxTime as the limit"
+
+# --- a QOS limit with the numbers --------------------------------------------
+sacctmgr -i modify qos lim_qos set MaxJobsPerUser=1 >/dev/null
+H1=$(run -p dev --time=10 -A acc --qos=lim_qos)
+wait_for 10 running "$H1"
+H2=$(run -p dev --time=10 -A acc --qos=lim_qos)
+wait_for 5 reason_is "$H2" QOSMaxJobsPerUserLimit
+is "$(reason "$H2")" QOSMaxJobsPerUserLimit "squeue: QOSMaxJobsPerUserLimit"
+out=$(sluice explain "$H2")
+like "$out" "limit: QOSMaxJobsPerUserLimit; user $ME in lim_qos has 1/1 jobs running" \
+    "explain: the limit with who and the numbers"
+like "$out" "the limit QOSMaxJobsPerUserLimit is the only obstacle" \
+    "explain: the limit is the only obstacle"
+
+# --- held, running and finished ----------------------------------------------
+I=$(run -p dev --time=10 -H)
+is "$(reason "$I")" JobHeldUser "squeue: JobHeldUser"
+like "$(sluice explain "$I")" "held by its user" "explain: held by its user"
+out=$(sluice explain "$A")
+like "$out" "is RUNNING in partition gpu" "explain: a running job's state"
+like "$out" "^  on node01 since [0-9T:-]+; its time limit ends it by" \
+    "explain: a running job's node, start and end by its time limit"
+scancel "$I"
+wait_for 10 job_ended "$I"
+like "$(sluice explain "$I")" "is CANCELLED" "explain: a finished job's final state"
+out=$(sluice explain 999999 2>&1)
+is "$?|$out" "1|sluice: explain: job 999999: Invalid job id specified" \
+    "explain: an unknown job id is an error"
+
+touch "$WORK/go"
+cluster_gone
+finish
