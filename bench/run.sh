@@ -4,7 +4,8 @@
 # (four nodes, durable state: SQLite WAL, synchronous=FULL, group commit),
 # runs RUNS times, prints every run with its exact command and the median.
 #
-#   bench/run.sh [-r RUNS] [submit|cli|jobs|memory]...   (default: all four)
+#   bench/run.sh [-r RUNS] [submit|cli|jobs|memory|latency]...
+#                                          (default: all five)
 #
 #   submit  persistent connections: 1, 8, 32 clients, unix socket and TCP
 #           with auth/key (build/bench/submit_bench, held jobs)
@@ -12,6 +13,8 @@
 #   jobs    1,000 trivial jobs (true): first submission to last completion,
 #           submitted by one sbatch each, then on one persistent connection
 #   memory  sluicectld's VmRSS idle, with 10,000 and 100,000 pending jobs
+#   latency submit -> the job's first instruction on an idle cluster, one
+#           job at a time, LATENCY_JOBS (200) jobs (build/bench/start_latency)
 #
 # Environment: SLUICE_BUILD (default build), SUBMIT_JOBS (jobs per submit
 # measurement, default 20000), CLI_JOBS (default 1000), BENCH_JOBS (1000),
@@ -26,6 +29,7 @@ RUNS=3
 SUBMIT_JOBS=${SUBMIT_JOBS:-20000}
 CLI_JOBS=${CLI_JOBS:-1000}
 BENCH_JOBS=${BENCH_JOBS:-1000}
+LATENCY_JOBS=${LATENCY_JOBS:-200}
 CLI_BIN=${CLI_BIN:-$BIN/sbatch}
 DIR=
 
@@ -221,14 +225,33 @@ bench_memory() {
         "$(field marginal "$lines" | median)"
 }
 
+bench_latency() {
+    local lines="" line
+    echo "== (d) start latency: submit to the job's first instruction, one job at a time; load $(load)"
+    for r in $(seq "$RUNS"); do
+        cluster_up
+        echo "+ SLUICE_CONF=\$DIR/sluice.conf build/bench/start_latency -n $LATENCY_JOBS"
+        line=$("$ROOT/$BUILD/bench/start_latency" -n "$LATENCY_JOBS") ||
+            die "start_latency failed"
+        echo "  run $r: $line load=$(load | cut -d" " -f1)"
+        lines="$lines$line"$'\n'
+        cluster_down
+    done
+    printf 'median start_p50_ms=%s start_p99_ms=%s submit_reply_p50_ms=%s fork_exec_p50_ms=%s\n' \
+        "$(field start_p50_ms "$lines" | median)" \
+        "$(field start_p99_ms "$lines" | median)" \
+        "$(field submit_reply_p50_ms "$lines" | median)" \
+        "$(field fork_exec_p50_ms "$lines" | median)"
+}
+
 while getopts r: opt; do
     case $opt in
     r) RUNS=$OPTARG ;;
-    *) die "usage: bench/run.sh [-r RUNS] [submit|cli|jobs|memory]..." ;;
+    *) die "usage: bench/run.sh [-r RUNS] [submit|cli|jobs|memory|latency]..." ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- submit cli jobs memory
+[ $# -gt 0 ] || set -- submit cli jobs memory latency
 for b in sluice sluicectld sluiced sbatch squeue; do
     [ -x "$BIN/$b" ] || die "$BIN/$b is not built (make)"
 done
@@ -237,7 +260,7 @@ command -v bc >/dev/null || die "bc is needed"
 echo "# $(date); $(nproc) CPUs; load: $(load)"
 for b in "$@"; do
     case $b in
-    submit | cli | jobs | memory) "bench_$b" ;;
+    submit | cli | jobs | memory | latency) "bench_$b" ;;
     *) die "unknown benchmark $b" ;;
     esac
 done

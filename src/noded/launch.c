@@ -303,16 +303,18 @@ static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
         return err_set(e, "cannot create %s: %s", jobdir, strerror(errno));
     if ((*lock_fd = spool_lock(jobdir, 0, e)) < 0)
         return -1;
-    if (spool_write(jobdir, "script", l->script, strlen(l->script), 0700,
-                    geteuid() == 0 ? l->uid : (uid_t)-1, l->gid, e) < 0)
+    /* no fsync: these live only as long as the job (spool.h) */
+    if (spool_write_volatile(jobdir, "script", l->script, strlen(l->script),
+                             0700, geteuid() == 0 ? l->uid : (uid_t)-1, l->gid,
+                             e) < 0)
         return -1;
     text = json_dumps(l->json, JSON_COMPACT);
     if (text == NULL) {
         errno = ENOMEM;
         return err_set(e, "cannot encode launch.json");
     }
-    rc = spool_write(jobdir, "launch.json", text, strlen(text), 0600, (uid_t)-1,
-                     (gid_t)-1, e);
+    rc = spool_write_volatile(jobdir, "launch.json", text, strlen(text), 0600,
+                              (uid_t)-1, (gid_t)-1, e);
     free(text);
     return rc;
 }

@@ -103,8 +103,10 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-int spool_write(const char *dir, const char *name, const void *data, size_t len,
-                mode_t mode, uid_t uid, gid_t gid, struct err *e)
+/* Write dir/name through a temporary and a rename; durable: fsync the
+ * file and the directory too. */
+static int put(const char *dir, const char *name, const void *data, size_t len,
+               mode_t mode, uid_t uid, gid_t gid, bool durable, struct err *e)
 {
     char *tmp = xasprintf("%s/.%s.tmp", dir, name);
     char *path = xasprintf("%s/%s", dir, name);
@@ -117,12 +119,12 @@ int spool_write(const char *dir, const char *name, const void *data, size_t len,
         goto error;
     if (uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
         goto error;
-    if (fsync(fd) < 0 || close(fd) < 0) {
+    if ((durable && fsync(fd) < 0) || close(fd) < 0) {
         fd = -1;
         goto error;
     }
     fd = -1;
-    if (rename(tmp, path) < 0 || fsync_dir(dir) < 0)
+    if (rename(tmp, path) < 0 || (durable && fsync_dir(dir) < 0))
         goto error;
     free(tmp);
     free(path);
@@ -175,6 +177,19 @@ error:
     free(path);
     errno = saved;
     return NULL;
+}
+
+int spool_write(const char *dir, const char *name, const void *data, size_t len,
+                mode_t mode, uid_t uid, gid_t gid, struct err *e)
+{
+    return put(dir, name, data, len, mode, uid, gid, true, e);
+}
+
+int spool_write_volatile(const char *dir, const char *name, const void *data,
+                         size_t len, mode_t mode, uid_t uid, gid_t gid,
+                         struct err *e)
+{
+    return put(dir, name, data, len, mode, uid, gid, false, e);
 }
 
 int spool_status_write(const char *jobdir, const struct spool_status *st,
@@ -294,8 +309,8 @@ int spool_pid_write(const char *jobdir, const struct spool_pid *p,
     int n =
         snprintf(buf, sizeof(buf), "%d %llu\n", (int)p->pid, p->start_ticks);
 
-    return spool_write(jobdir, "supervisor.pid", buf, (size_t)n, 0644,
-                       (uid_t)-1, (gid_t)-1, e);
+    return spool_write_volatile(jobdir, "supervisor.pid", buf, (size_t)n,
+                                0644, (uid_t)-1, (gid_t)-1, e);
 }
 
 int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e)
@@ -323,8 +338,8 @@ int spool_int_write(const char *jobdir, const char *name, int64_t v,
     char buf[32];
     int n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", v);
 
-    return spool_write(jobdir, name, buf, (size_t)n, 0644, (uid_t)-1, (gid_t)-1,
-                       e);
+    return spool_write_volatile(jobdir, name, buf, (size_t)n, 0644, (uid_t)-1,
+                                (gid_t)-1, e);
 }
 
 int spool_int_read(const char *jobdir, const char *name, int64_t *v,

@@ -48,6 +48,18 @@ char *spool_job_dir(const char *spool, uint32_t job_id);
  */
 int spool_write(const char *dir, const char *name, const void *data, size_t len,
                 mode_t mode, uid_t uid, gid_t gid, struct err *e);
+/*
+ * spool_write_volatile: the same without the fsyncs: atomic against a
+ * crash of sluiced or a supervisor, not of the machine.  For what lives
+ * only as long as the job's processes (the script, launch.json,
+ * supervisor.pid, pgid, kill), which a crash of the machine takes with
+ * it: a restarted sluiced removes a job directory it cannot read, and the
+ * controller settles the job.  Keeps several milliseconds of fsync out of
+ * every job's start (bench/RESULTS.md, start latency).
+ */
+int spool_write_volatile(const char *dir, const char *name, const void *data,
+                         size_t len, mode_t mode, uid_t uid, gid_t gid,
+                         struct err *e);
 
 /*
  * spool_read: the contents of dir/name, NUL-terminated, at most max bytes
@@ -70,13 +82,13 @@ int spool_pid_self(struct spool_pid *p);
 /* spool_pid_alive: p names a live process that is the one recorded. */
 bool spool_pid_alive(const struct spool_pid *p);
 /* spool_pid_write / spool_pid_read: "PID START_TICKS\n" in
- * jobdir/supervisor.pid. */
+ * jobdir/supervisor.pid (written without fsync: spool_write_volatile). */
 int spool_pid_write(const char *jobdir, const struct spool_pid *p,
                     struct err *e);
 int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e);
 
 /* spool_int_write / spool_int_read: one decimal integer in jobdir/name
- * (pgid, kill). */
+ * (pgid, kill; written without fsync: spool_write_volatile). */
 int spool_int_write(const char *jobdir, const char *name, int64_t v,
                     struct err *e);
 int spool_int_read(const char *jobdir, const char *name, int64_t *v,
