@@ -6,8 +6,8 @@
 # position behind another pending job, a shorter --time that would
 # backfill now (and does, once set), another partition with room, a
 # drained node (and that resuming it would start the job), a partition
-# time limit, a QOS limit with the numbers, a hold, and running and
-# finished jobs.  Dependencies are not on main yet: not covered here.
+# time limit, a QOS limit with the numbers, holds, a begin time, a
+# partition down or inactive, and running and finished jobs.  Dependencies are not on main yet: not covered here.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start "$E2E_ROOT/tests/e2e/conf/explain.conf"
@@ -115,6 +115,25 @@ like "$(sluice explain "$I")" "is CANCELLED" "explain: a finished job's final st
 out=$(sluice explain 999999 2>&1)
 is "$?|$out" "1|sluice: explain: job 999999: Invalid job id specified" \
     "explain: an unknown job id is an error"
+
+# --- the other reasons squeue shows, and what explain says of them ---------
+K=$(run -p dev --time=10 --begin=now+3600)
+is "$(reason "$K")" BeginTime "squeue: BeginTime for --begin in an hour"
+like "$(sluice explain "$K")" "may not begin before [0-9T:-]+ \(in (59:|1:00:)" \
+    "explain: the begin time"
+scontrol hold "$K" >/dev/null
+is "$(reason "$K")" JobHeldAdmin "squeue: JobHeldAdmin after an administrator's hold"
+like "$(sluice explain "$K")" "held by an administrator" "explain: held by an administrator"
+scontrol update PartitionName=gpu State=DOWN >/dev/null
+wait_for 5 reason_is "$E" PartitionDown
+is "$(reason "$E")" PartitionDown "squeue: PartitionDown"
+like "$(sluice explain "$E")" "partition gpu is DOWN" "explain: the partition is down"
+scontrol update PartitionName=gpu State=INACTIVE >/dev/null
+wait_for 5 reason_is "$E" PartitionInactive
+is "$(reason "$E")" PartitionInactive "squeue: PartitionInactive"
+scontrol update PartitionName=gpu State=UP >/dev/null
+wait_for 5 reason_is "$E" Priority
+is "$(reason "$E")" Priority "squeue: back to Priority once the partition is up"
 
 touch "$WORK/go"
 cluster_gone
