@@ -10,8 +10,15 @@
 #include "cli/fmt.h"
 
 #define GET(o, k) json_object_get(o, k)
-#define STR(o, k) json_string_value(json_object_get(o, k))
+#define STR(o, k) json_string_value(json_object_get(o, k)) /* or NULL */
+#define TXT(o, k) txt(json_object_get(o, k))                /* or "?" */
 #define INT(o, k) json_integer_value(json_object_get(o, k))
+
+/* A field that should be a string; a reply without it still prints. */
+static const char *txt(json_t *v)
+{
+    return json_is_string(v) ? json_string_value(v) : "?";
+}
 
 static const char *when(json_t *v, time_t now, char *buf, size_t len)
 {
@@ -65,10 +72,10 @@ static void header(FILE *fp, json_t *o)
     char lim[FMT_BUFLEN], m[FMT_BUFLEN];
 
     fprintf(fp, "Job %" PRId64 " (%s, user %s) is %s in partition %s",
-            (int64_t)INT(o, "job_id"), STR(o, "name"), STR(o, "user_name"),
-            STR(o, "job_state"), STR(o, "partition"));
-    if (strcmp(STR(o, "job_state"), "PENDING") == 0)
-        fprintf(fp, ": %s", STR(o, "state_reason"));
+            (int64_t)INT(o, "job_id"), TXT(o, "name"), TXT(o, "user_name"),
+            TXT(o, "job_state"), TXT(o, "partition"));
+    if (strcmp(TXT(o, "job_state"), "PENDING") == 0)
+        fprintf(fp, ": %s", TXT(o, "state_reason"));
     fprintf(fp, "\n  asks for %" PRId64 " node%s with %" PRId64 " CPU(s)",
             (int64_t)INT(o, "num_nodes"), INT(o, "num_nodes") == 1 ? "" : "s",
             (int64_t)INT(o, "cpus_per_node"));
@@ -96,7 +103,7 @@ static void started(FILE *fp, json_t *o, time_t now)
                 (int64_t)INT(ec, "return_code"), (int64_t)INT(ec, "signal"));
         return;
     }
-    fprintf(fp, "  on %s since %s", STR(o, "node_list"),
+    fprintf(fp, "  on %s since %s", TXT(o, "node_list"),
             when(GET(o, "start_time"), now, a, sizeof(a)));
     if (json_is_integer(GET(o, "end_time_est")))
         fprintf(fp, "; its time limit ends it by %s",
@@ -106,10 +113,10 @@ static void started(FILE *fp, json_t *o, time_t now)
 
 static void node_line(FILE *fp, json_t *n, time_t now)
 {
-    const char *st = STR(n, "status"), *why = STR(n, "reason");
+    const char *st = TXT(n, "status"), *why = STR(n, "reason");
     char a[128], b[128];
 
-    fprintf(fp, "    %-10s ", STR(n, "name"));
+    fprintf(fp, "    %-10s ", TXT(n, "name"));
     if (strcmp(st, "busy") == 0) {
         fprintf(fp, "busy: lacks %s (free %s)",
                 amount(GET(n, "lacks"), a, sizeof(a)),
@@ -126,7 +133,7 @@ static void node_line(FILE *fp, json_t *n, time_t now)
         fprintf(fp, "has room now (free %s)",
                 amount(GET(n, "free"), a, sizeof(a)));
     } else if (strcmp(st, "down") == 0 || strcmp(st, "drained") == 0) {
-        fprintf(fp, "%s%s%s", STR(n, "state"), why ? ": " : "",
+        fprintf(fp, "%s%s%s", TXT(n, "state"), why ? ": " : "",
                 why ? why : "");
     } else if (strcmp(st, "too_small") == 0) {
         fprintf(fp, "too small: has only %s",
@@ -158,7 +165,7 @@ static void queue(FILE *fp, json_t *q)
     {
         fprintf(fp, "%s job %" PRId64 " (priority %" PRId64 ", %s)",
                 i ? "," : "", (int64_t)INT(v, "job_id"),
-                (int64_t)INT(v, "priority"), STR(v, "reason"));
+                (int64_t)INT(v, "priority"), TXT(v, "reason"));
     }
     if ((size_t)INT(q, "ahead_count") > json_array_size(a))
         fprintf(fp, " and %" PRId64 " more",
@@ -168,7 +175,7 @@ static void queue(FILE *fp, json_t *q)
 
 static void suggestion(FILE *fp, json_t *o, json_t *s)
 {
-    const char *k = STR(s, "kind");
+    const char *k = TXT(s, "kind");
     char lim[FMT_BUFLEN];
     int64_t id = (int64_t)INT(o, "job_id");
 
@@ -186,20 +193,20 @@ static void suggestion(FILE *fp, json_t *o, json_t *s)
     } else if (strcmp(k, "partition") == 0) {
         fprintf(fp, "    - partition %s has room now (on %s): scontrol update "
                     "JobId=%" PRId64 " Partition=%s\n",
-                STR(s, "partition"), STR(s, "node_list"), id,
-                STR(s, "partition"));
+                TXT(s, "partition"), TXT(s, "node_list"), id,
+                TXT(s, "partition"));
     } else if (strcmp(k, "limit") == 0) {
         fprintf(fp, "    - the limit %s is the only obstacle: without it the "
                     "job would start now\n",
-                STR(s, "reason"));
+                TXT(s, "reason"));
     } else if (strcmp(k, "resume_node") == 0) {
         fprintf(fp, "    - it would start on %s if that node were resumed "
                     "(%s%s%s)\n",
-                STR(s, "node"), STR(s, "state"), STR(s, "reason") ? ": " : "",
+                TXT(s, "node"), TXT(s, "state"), STR(s, "reason") ? ": " : "",
                 STR(s, "reason") ? STR(s, "reason") : "");
     } else if (strcmp(k, "release") == 0) {
         fprintf(fp, "    - release it: scontrol release %" PRId64 "%s\n", id,
-                strcmp(STR(s, "by"), "admin") == 0 ? " (an administrator)"
+                strcmp(TXT(s, "by"), "admin") == 0 ? " (an administrator)"
                                                   : "");
     }
 }
@@ -211,14 +218,14 @@ static void gates(FILE *fp, json_t *o, time_t now)
 
     if (STR(o, "held"))
         fprintf(fp, "  held by %s\n",
-                strcmp(STR(o, "held"), "admin") == 0 ? "an administrator"
+                strcmp(TXT(o, "held"), "admin") == 0 ? "an administrator"
                                                      : "its user");
     if (json_is_integer(GET(o, "begin_time")))
         fprintf(fp, "  may not begin before %s\n",
                 when(GET(o, "begin_time"), now, a, sizeof(a)));
-    if (strcmp(STR(o, "partition_state"), "UP") != 0)
-        fprintf(fp, "  partition %s is %s\n", STR(o, "partition"),
-                STR(o, "partition_state"));
+    if (STR(o, "partition_state") && strcmp(STR(o, "partition_state"), "UP"))
+        fprintf(fp, "  partition %s is %s\n", TXT(o, "partition"),
+                TXT(o, "partition_state"));
     if (json_is_object(pl) && GET(pl, "max_time_s") != NULL)
         fprintf(fp, "  its time limit %s is over the partition's MaxTime %s\n",
                 limit_str(GET(pl, "time_limit_s"), a, sizeof(a)),
@@ -229,7 +236,7 @@ static void gates(FILE *fp, json_t *o, time_t now)
                 (int64_t)INT(pl, "nodes"));
     if (json_is_object(lim))
         fprintf(fp, "  limit: %s\n",
-                STR(lim, "detail") ? STR(lim, "detail") : STR(lim, "reason"));
+                STR(lim, "detail") ? STR(lim, "detail") : TXT(lim, "reason"));
 }
 
 static void pending(FILE *fp, json_t *o, time_t now)
@@ -241,7 +248,7 @@ static void pending(FILE *fp, json_t *o, time_t now)
     gates(fp, o, now);
     if (json_is_true(GET(np, "would_start")))
         fprintf(fp, "  it would start at the next pass on %s\n",
-                STR(np, "node_list"));
+                TXT(np, "node_list"));
     fprintf(fp, "  nodes:\n");
     json_array_foreach(GET(o, "nodes"), i, v) node_line(fp, v, now);
     if (json_is_object(GET(o, "queue")))
@@ -263,7 +270,7 @@ static void pending(FILE *fp, json_t *o, time_t now)
 void explainview_print(FILE *fp, json_t *o, time_t now)
 {
     header(fp, o);
-    if (strcmp(STR(o, "job_state"), "PENDING") == 0)
+    if (strcmp(TXT(o, "job_state"), "PENDING") == 0)
         pending(fp, o, now);
     else
         started(fp, o, now);
