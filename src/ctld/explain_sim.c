@@ -65,7 +65,7 @@ static int64_t model_limit(const struct explain_sim *x, int64_t secs)
 
 static struct sched_job model_job(struct explain_sim *x, const struct job *j)
 {
-    struct sched_job sj = sched_drv_model_job(j);
+    struct sched_job sj = sched_drv_model_job(x->c->sched, j);
 
     /* as the real pass (sched_drv.c) sets them */
     sj.tier = x->c->conf->parts[j->part].priority_tier;
@@ -203,6 +203,7 @@ static void apply_tweak(struct explain_sim *x, const struct explain_sim_tweak *t
     if (t->part >= 0 && (size_t)t->part < x->c->conf->n_parts) {
         sj->part = (size_t)t->part;
         sj->tier = x->c->conf->parts[t->part].priority_tier;
+        sj->exclusive_user = x->c->conf->parts[t->part].exclusive_user;
     }
     if (t->no_charges) {
         sj->charges = NULL;

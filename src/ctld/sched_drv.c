@@ -620,7 +620,7 @@ struct sched_node *sched_drv_model_nodes(struct sched_drv *s, uint64_t **used)
     return model_nodes(s->c, used);
 }
 
-struct sched_job sched_drv_model_job(const struct job *j)
+struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j)
 {
-    return model_job(j);
+    return model_job(s->c, j);
 }

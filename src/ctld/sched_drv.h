@@ -54,6 +54,6 @@ json_t *sched_drv_diag(struct sched_drv *s, time_t now);
  */
 const struct sched_part *sched_drv_model_parts(struct sched_drv *s);
 struct sched_node *sched_drv_model_nodes(struct sched_drv *s, uint64_t **used);
-struct sched_job sched_drv_model_job(const struct job *j);
+struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j);
 
 #endif
