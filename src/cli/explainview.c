@@ -261,10 +261,13 @@ static void pending(FILE *fp, json_t *o, time_t now)
                 json_is_true(GET(o, "backfill"))
                     ? " (no backfill reservation for it)"
                     : " (SchedulerType=sched/builtin makes none)");
-    if (json_array_size(s) == 0)
-        return;
-    fprintf(fp, "  it would start sooner:\n");
-    json_array_foreach(s, i, v) suggestion(fp, o, v);
+    if (json_array_size(s) > 0) {
+        fprintf(fp, "  it would start sooner:\n");
+        json_array_foreach(s, i, v) suggestion(fp, o, v);
+    }
+    if (json_is_false(GET(o, "suggestions_complete")))
+        fprintf(fp, "  (the search for what would help was cut short: the "
+                    "queue is long)\n");
 }
 
 void explainview_print(FILE *fp, json_t *o, time_t now)

@@ -152,7 +152,13 @@ static void queue(struct explain_sim *x, json_t *o)
 {
     size_t n = 0;
     const struct explain_sim_ahead *a = explain_sim_queue(x, &n);
-    json_t *arr = json_array();
+    json_t *arr;
+
+    if (a == NULL) { /* the budget ran out */
+        SET(o, "queue", json_null());
+        return;
+    }
+    arr = json_array();
 
     for (size_t i = 0; a != NULL && i < n && i < EXPLAIN_AHEAD_MAX; i++)
         json_array_append_new(
@@ -339,6 +345,8 @@ static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
     next_pass(c, j, &b, o);
     queue(x, o);
     SET(o, "suggestions", suggestions(c, x, j, &b));
+    /* false: the time budget cut the what-if passes short */
+    SET(o, "suggestions_complete", json_boolean(!explain_sim_cut(x)));
     explain_sim_out_clear(&b);
 out:
     explain_sim_destroy(x);

@@ -4,6 +4,7 @@
  */
 #include "ctld/explain_sim.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,9 @@ struct explain_sim {
     bool limits_open;
     struct explain_sim_ahead *ahead;
     size_t nahead;
+    int64_t start_ms; /* for EXPLAIN_SIM_BUDGET_MS */
+    size_t runs;
+    bool cut;
 };
 
 struct explain_sim_tweak explain_sim_tweak_none(void)
@@ -153,6 +157,7 @@ struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
 
     x->c = c;
     x->now = now;
+    x->start_ms = ctld_mono_ms();
     /* the real pass models limits in real seconds, the test divisor
      * aside; so do these */
     x->div = 1;
@@ -186,6 +191,11 @@ void explain_sim_destroy(struct explain_sim *x)
     free(x->jobs);
     free(x->pend);
     free(x);
+}
+
+bool explain_sim_cut(const struct explain_sim *x)
+{
+    return x->cut;
 }
 
 bool explain_sim_backfill(const struct explain_sim *x)
@@ -223,6 +233,12 @@ static int run_pass(struct explain_sim *x, const struct explain_sim_tweak *t,
     struct sched_cluster cl = x->base;
     int rc;
 
+    if (x->runs++ > 0 &&
+        ctld_mono_ms() - x->start_ms > EXPLAIN_SIM_BUDGET_MS) {
+        x->cut = true;
+        errno = ETIME;
+        return -1;
+    }
     cl.nodes = sched_drv_model_nodes(x->c->sched, &used);
     cl.parts = sched_drv_model_parts(x->c->sched);
     memcpy(x->work, x->jobs, x->njobs * sizeof(*x->work));

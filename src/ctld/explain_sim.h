@@ -58,8 +58,13 @@ struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
 /* explain_sim_destroy: accepts NULL. */
 void explain_sim_destroy(struct explain_sim *x);
 
+/* What-if passes stop once this much time has gone into one explain, so
+ * that a long queue cannot hold the controller's loop: the first pass
+ * always runs, later ones fail with ETIME. */
+#define EXPLAIN_SIM_BUDGET_MS 300
+
 /* explain_sim_run: the pass with t applied; o filled (clear it).  -1 when
- * the core refused the model (logged). */
+ * the core refused the model (logged), or with ETIME past the budget. */
 int explain_sim_run(struct explain_sim *x, const struct explain_sim_tweak *t,
                     struct explain_sim_out *o);
 
@@ -79,6 +84,9 @@ const struct explain_sim_ahead *explain_sim_queue(struct explain_sim *x,
  * would, or when backfill is off.
  */
 int64_t explain_sim_shorter_time(struct explain_sim *x);
+
+/* explain_sim_cut: a run was refused for the budget. */
+bool explain_sim_cut(const struct explain_sim *x);
 
 /* explain_sim_backfill: whether passes run backfill (sched/backfill). */
 bool explain_sim_backfill(const struct explain_sim *x);
