@@ -40,6 +40,8 @@ void jobs_destroy(struct jobs *js);
  */
 int jobs_load(struct jobs *js, struct err *e);
 
+/* jobs_dep: the dependency index (jobdep.h). */
+struct jobdep *jobs_dep(struct jobs *js);
 /* jobs_ctld: the controller the table belongs to. */
 struct ctld *jobs_ctld(struct jobs *js);
 /* jobs_active: jobs not yet finished (for MaxJobCount). */

@@ -21,6 +21,8 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jobarray.h"
+#include "ctld/jobdep.h"
 #include "ctld/jobgpu.h"
 #include "ctld/sched_drv.h"
 
@@ -385,6 +387,33 @@ static int apply_time_limit(const struct conf *conf, json_t *spec,
     return 0;
 }
 
+/* --array, --dependency, --kill-on-invalid-dep. */
+static int parse_array_dep(struct jobs *js, const struct conf *conf,
+                           json_t *spec, struct job *j, struct err *e)
+{
+    json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
+    char *dep = NULL;
+    int rc;
+
+    if (json_object_get(spec, "array") != NULL &&
+        !json_is_null(json_object_get(spec, "array")) &&
+        conf->max_array_size == 0)
+        return bad(e, "job arrays are disabled (MaxArraySize=0)");
+    if (jobarray_parse(spec, conf->max_array_size, j, e) < 0 ||
+        opt_str(spec, "dependency", SPEC_MAX_PATH, &dep, e) < 0)
+        return -1;
+    rc = jobdep_set(js, j, dep, e);
+    free(dep);
+    if (rc < 0)
+        return -1;
+    if (kill != NULL && !json_is_null(kill) && !json_is_boolean(kill))
+        return bad(e, "job kill_on_invalid_dep: expected true or false");
+    j->kill_invalid_dep = json_is_boolean(kill)
+                              ? json_is_true(kill)
+                              : jobdep_kill_default(conf->scheduler_parameters);
+    return 0;
+}
+
 /* Build a pending job from spec; *payload gets the stored payload. */
 static struct job *parse_spec(struct jobs *js, const struct conf *conf,
                               json_t *spec, const struct auth_id *who,
@@ -395,7 +424,6 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     bool hold;
     time_t now = time(NULL);
 
-    (void)js;
     *payload = NULL;
     if (parse_payload(spec, payload, e) < 0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
@@ -406,7 +434,8 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         apply_time_limit(conf, spec, j, e) < 0 ||
         jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <
             0 ||
-        jobs_check_fit(conf, j->part, j, e) < 0)
+        jobs_check_fit(conf, j->part, j, e) < 0 ||
+        parse_array_dep(js, conf, spec, j, e) < 0)
         goto error;
     set_identity(j, who);
     default_name(j, *payload);
@@ -472,6 +501,8 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
              "gpus_per_node=%u",
              j->id, j->user_name, c->conf->parts[j->part].name,
              j->cpus_per_node * j->nodes, j->gpus_per_node);
+    if (j->dep.n > 0)
+        jobdep_track(js, j, j->submit_time);
     if (!j->held_user && !j->part_time_limit)
         ctld_schedule(c);
     *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);
@@ -527,6 +558,36 @@ static int update_partition(struct jobs *js, struct job *j, json_t *set,
     return 0;
 }
 
+/* Dependency=: a new expression ("" removes it), judged at once.  Done
+ * last, so that nothing before it can fail after it. */
+static int update_dependency(struct jobs *js, struct job *j, json_t *set,
+                             struct err *e)
+{
+    json_t *v = json_object_get(set, "dependency");
+
+    if (v == NULL)
+        return 0;
+    if (!json_is_null(v) && !json_is_string(v))
+        return bad(e, "job dependency: expected a string");
+    if (j->state != JOB_PENDING) {
+        errno = EBUSY;
+        return err_set(e, "Job is no longer pending execution: its "
+                          "dependency cannot change");
+    }
+    if (jobdep_set(js, j, json_string_value(v), e) < 0)
+        return -1;
+    arrayset_clear(j->dep_ready);
+    free(j->dep_ready);
+    j->dep_ready = NULL;
+    if (j->dep.n > 0) {
+        jobdep_track(js, j, time(NULL));
+    } else if (strncmp(job_reason(j), "Dependency", 10) == 0) {
+        job_set_reason(j, NULL);
+        j->eligible_time = time(NULL);
+    }
+    return 0;
+}
+
 int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e)
 {
@@ -555,7 +616,8 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         goto error;
     }
     if (update_partition(js, j, set, e) < 0 ||
-        update_time(js, j, admin, json_object_get(set, "time_limit_s"), e) < 0)
+        update_time(js, j, admin, json_object_get(set, "time_limit_s"), e) < 0 ||
+        update_dependency(js, j, set, e) < 0)
         goto error;
     if (name != NULL) {
         free(j->name);

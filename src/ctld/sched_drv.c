@@ -14,6 +14,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
@@ -235,6 +236,14 @@ static json_t *launch_body(struct ctld *c, const struct job *j, json_t *payload)
     S("gpus", launch_gpus(j));
     S("restart_count", json_integer(j->restart_count));
     S("submit_time", json_integer((json_int_t)j->submit_time));
+    if (j->array_job_id != 0 && j->array_task_id >= 0) {
+        S("array_job_id", json_integer((json_int_t)j->array_job_id));
+        S("array_task_id", json_integer(j->array_task_id));
+        S("array_task_count", json_integer(j->array_count));
+        S("array_task_min", json_integer(j->array_min));
+        S("array_task_max", json_integer(j->array_max));
+        S("array_task_step", json_integer(j->array_step));
+    }
 #undef S
     free(nl);
     return o;
@@ -249,7 +258,9 @@ static void launch(struct ctld *c, struct job *j)
     char *text;
 
     err_clear(&e);
-    text = persist_job_payload(c->persist, j->id, &e);
+    /* an array's tasks share the script stored with its first record */
+    text = persist_job_payload(
+        c->persist, j->array_job_id ? j->array_job_id : j->id, &e);
     if (text != NULL && (payload = json_loads(text, 0, &jerr)) == NULL)
         err_set(&e, "stored payload unreadable: %s", jerr.text);
     free(text);
@@ -274,17 +285,30 @@ out:
 
 /* ---- the pass --------------------------------------------------------- */
 
-static void apply(struct sched_drv *s, struct job **pend,
+/* Returns whether an array started tasks and has more pending: those
+ * beyond the ones offered wait for another pass. */
+static bool apply(struct sched_drv *s, const struct sched_model *m,
                   const struct sched_result *r, time_t now)
 {
+    bool more = false;
     struct err e;
 
     for (size_t i = 0; i < r->n; i++) {
         const struct sched_decision *d = &r->decisions[i];
-        struct job *j = pend[d->job];
+        struct job *j = m->pend[d->job];
         uint32_t *gpus;
         if (d->nnodes == 0) {
             reason_set(s->why, j, d->reason);
+            if (d->reason == SCHED_REASON_LIMIT && d->limit != NULL)
+                job_set_reason(j, d->limit);
+            continue;
+        }
+        more = more || (m->task[d->job] >= 0 &&
+                        j->array_pending->count > 1);
+        if (m->task[d->job] >= 0 &&
+            (j = jobarray_split(s->c->jobs, j, (uint32_t)m->task[d->job],
+                                &e)) == NULL) {
+            log_warnx("array task not split off: %s", e.text);
             continue;
         }
         gpus = decision_gpus(s->c, j, d);
@@ -294,38 +318,34 @@ static void apply(struct sched_drv *s, struct job **pend,
         free(gpus);
         launch(s->c, j);
     }
+    return more;
 }
 
 static void pass(struct sched_drv *s, time_t now)
 {
     struct ctld *c = s->c;
-    size_t cap = jobs_active(c->jobs), n = 0;
-    struct job **pend = xcalloc(cap ? cap : 1, sizeof(*pend));
-    struct sched_job *sj = xcalloc(cap ? cap : 1, sizeof(*sj));
+    struct sched_model m;
     struct sched_result r;
     struct sched_cluster cl;
     uint64_t *used = NULL;
 
-    for (struct job *j = jobs_first(c->jobs); j != NULL && n < cap;
-         j = j->next) {
-        if (j->state != JOB_PENDING || j->part_time_limit)
-            continue;
-        pend[n] = j;
-        sj[n++] = model_job(j);
-    }
-    if (n > 0) {
+    sched_model_collect(c->jobs, &m, model_job);
+    if (m.n > 0) {
         cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
                                     .nnodes = nodes_count(c->nodes),
                                     .parts = s->parts,
                                     .nparts = c->conf->n_parts,
-                                    .jobs = sj,
-                                    .njobs = n};
+                                    .jobs = m.sj,
+                                    .njobs = m.n,
+                                    .counters = m.ctr,
+                                    .ncounters = m.nctr};
         reason_begin(s->why);
         if (sched_pass(&cl, now, &r) == 0) {
-            apply(s, pend, &r, now);
+            if (apply(s, &m, &r, now))
+                ctld_schedule(c);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
-                          s->passes, n, r.started);
+                          s->passes, m.n, r.started);
             sched_result_clear(&r);
         } else {
             log_warn("sched pass=%" PRIu64 " refused the model", s->passes);
@@ -333,8 +353,7 @@ static void pass(struct sched_drv *s, time_t now)
         free(cl.nodes);
         free(used);
     }
-    free(sj);
-    free(pend);
+    sched_model_free(&m);
 }
 
 void sched_drv_run(struct sched_drv *s, time_t now)
