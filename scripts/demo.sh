@@ -56,6 +56,13 @@ export SLUICE_CONF
 echo "SLUICE_CONF=$SLUICE_CONF"
 run sinfo
 
+say "The seed's QOS and user, made with sacctmgr as the seed writes them"
+run sacctmgr -i add qos prod_qos Priority=1000
+run sacctmgr -i add qos backtest_qos Priority=500
+run sacctmgr -i add qos dev_qos Priority=100
+run sacctmgr -i add user zhangsan qos=prod_qos,backtest_qos,dev_qos
+run sacctmgr show qos format=Name,Priority
+
 mkdir -p "$DIR/work"
 cd "$DIR/work"
 cat >backtest.sh <<'EOF'

@@ -42,8 +42,10 @@ int cmd_hold(int argc, char **argv);
 int cmd_release(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_scontrol(int argc, char **argv);
+int cmd_acct(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
+int cmd_acctmgr(int argc, char **argv);
 
 /* The bodies of show, hold/release and update, given the words after the
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */

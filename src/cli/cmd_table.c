@@ -19,9 +19,13 @@ const struct cli_cmd cli_cmds[] = {
     {"hold", cmd_hold, "hold JOBID..."},
     {"release", cmd_release, "release JOBID..."},
     {"update", cmd_update,
-     "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R]"},
+     "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R] | "
+     "PartitionName=P KEY=VALUE..."},
+    {"acct", cmd_acct, "acct [SACCT OPTIONS] | acct --events JOBID"},
     {"up", cmd_up, "up [-f CONFIG] [--dir DIR]"},
     {"down", cmd_down, "down [--dir DIR] [--cancel]"},
+    {"acctmgr", cmd_acctmgr,
+     "acctmgr [-i] [-n] [-p|-P] [--json] add|modify|delete|show ENTITY ..."},
     {NULL, NULL, NULL},
 };
 
@@ -32,6 +36,8 @@ const struct cli_cmd cli_slurm_cmds[] = {
     {"scancel", cmd_cancel, "scancel [OPTIONS] [JOBID...]"},
     {"sinfo", cmd_info, "sinfo [OPTIONS]"},
     {"scontrol", cmd_scontrol, "scontrol [OPTIONS] COMMAND ..."},
+    {"sacctmgr", cmd_acctmgr, "sacctmgr [OPTIONS] COMMAND ENTITY [SPECS]"},
+    {"sacct", cmd_acct, "sacct [OPTIONS]"},
     {NULL, NULL, NULL},
 };
 

@@ -198,23 +198,93 @@ out:
     return rc;
 }
 
+/* Partition keys into set (values go as written; the controller parses
+ * them); -1 with e. */
+static int upd_part_keys(json_t *set, int argc, char **argv, struct err *e)
+{
+    static const struct {
+        const char *key, *field;
+    } keys[] = {
+        {"State", "state"},
+        {"MaxTime", "max_time_s"},
+        {"DefaultTime", "default_time_s"},
+        {"MaxNodes", "max_nodes"},
+        {"MinNodes", "min_nodes"},
+        {"PriorityTier", "priority_tier"},
+        {"Nodes", "nodes"},
+    };
+    const char *v;
+
+    for (int k = 0; k < argc; k++) {
+        size_t i;
+        for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+            if ((v = upd_value(argv[k], keys[i].key)) != NULL)
+                break;
+        if (i == sizeof(keys) / sizeof(keys[0])) {
+            errno = EINVAL;
+            return err_set(e,
+                           "Invalid input: %s (a partition update takes "
+                           "State, MaxTime, DefaultTime, MaxNodes, MinNodes, "
+                           "PriorityTier and Nodes)",
+                           argv[k]);
+        }
+        json_object_set_new(set, keys[i].field, json_string(v));
+    }
+    return 0;
+}
+
+static int upd_part(const char *name, int argc, char **argv)
+{
+    json_t *set = json_object(), *req = NULL, *reply = NULL;
+    struct err e;
+    int rc = 1;
+
+    if (upd_part_keys(set, argc, argv, &e) < 0) {
+        cli_error("%s", e.text);
+        goto out;
+    }
+    if (json_object_size(set) == 0) {
+        cli_error("nothing to update (give PartitionName=NAME Key=Value)");
+        goto out;
+    }
+    req = json_pack("{s:s, s:O}", "partition", name, "set", set);
+    if (cli_call(PROTO_MSG_PART_UPDATE, req, &reply, &e) < 0)
+        cli_error("Update of partition %s failed: %s", name, e.text);
+    else
+        rc = 0;
+out:
+    json_decref(set);
+    json_decref(req);
+    json_decref(reply);
+    return rc;
+}
+
 int update_run(int argc, char **argv)
 {
     const char *v;
 
     if (argc < 1) {
         cli_error("usage: update JobId=ID KEY=VALUE... | NodeName=NODES "
-                  "State=DRAIN|DOWN|RESUME [Reason=TEXT]");
+                  "State=DRAIN|DOWN|RESUME [Reason=TEXT] | "
+                  "PartitionName=NAME KEY=VALUE...");
         return 2;
     }
     if ((v = upd_value(argv[0], "JobId")) != NULL ||
         (v = upd_value(argv[0], "Job")) != NULL)
         return upd_job(v, argc - 1, argv + 1);
+    /* also "update job ID ..." and "update partition NAME ..." */
+    if (argc >= 2 && strcasecmp(argv[0], "job") == 0)
+        return upd_job(argv[1], argc - 2, argv + 2);
+    if (argc >= 2 && strcasecmp(argv[0], "partition") == 0)
+        return upd_part(argv[1], argc - 2, argv + 2);
+    if ((v = upd_value(argv[0], "PartitionName")) != NULL ||
+        (v = upd_value(argv[0], "Partition")) != NULL)
+        return upd_part(v, argc - 1, argv + 1);
     if ((v = upd_value(argv[0], "NodeName")) != NULL ||
         (v = upd_value(argv[0], "Node")) != NULL)
         return upd_node(v, argc - 1, argv + 1);
-    cli_error("Invalid input: %s (update takes JobId=ID or NodeName=NODES "
-              "first)",
+    cli_error("Invalid input: %s (update takes JobId=ID, NodeName=NODES or "
+              "PartitionName=NAME first)",
               argv[0]);
     return 1;
 }

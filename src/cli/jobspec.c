@@ -47,6 +47,7 @@ const struct opt_def jobspec_opts[] = {
     {"array", 'a', OPT_ARG, JS_ARRAY},
     {"dependency", 'd', OPT_ARG, JS_DEPENDENCY},
     {"kill-on-invalid-dep", 0, OPT_ARG, JS_KILL_INVALID_DEP},
+    {"signal", 0, OPT_ARG, JS_SIGNAL},
     {"parsable", 0, OPT_NOARG, JS_PARSABLE},
     {"test-only", 0, OPT_NOARG, JS_TEST_ONLY},
     {"wrap", 0, OPT_ARG, JS_WRAP},
@@ -241,6 +242,20 @@ static int js_begin(struct jobspec *js, const char *arg, time_t now,
     return 0;
 }
 
+static int js_signal(struct jobspec *js, const char *arg, struct err *e)
+{
+    unsigned secs;
+    bool batch;
+    int sig;
+
+    if (jobspec_signal_parse(arg, &sig, &secs, &batch, e) < 0)
+        return -1;
+    json_object_set_new(js->job, "warn_signal", json_integer(sig));
+    json_object_set_new(js->job, "warn_time_s", json_integer(secs));
+    json_object_set_new(js->job, "warn_batch", json_boolean(batch));
+    return 0;
+}
+
 static int js_export(struct jobspec *js, const char *arg, struct err *e)
 {
     char *const none[] = {NULL};
@@ -353,6 +368,8 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_dependency(js, arg, e);
     case JS_KILL_INVALID_DEP:
         return js_yes_no(js, "kill_on_invalid_dep", arg, e);
+    case JS_SIGNAL:
+        return js_signal(js, arg, e);
     default:
         return js_set_local(js, id, arg, e);
     }

@@ -39,6 +39,7 @@ enum jobspec_opt {
     JS_GPUS,
     JS_HOLD,
     JS_BEGIN,
+    JS_SIGNAL,
     JS_PARSABLE,
     JS_TEST_ONLY,
     JS_WRAP,
@@ -101,6 +102,14 @@ int jobspec_check_script(const char *script, size_t len, struct err *e);
  * "midnight", "noon", "teatime" (local time).  -1 with EINVAL and e.
  */
 int jobspec_begin_parse(const char *s, time_t now, time_t *out, struct err *e);
+
+/*
+ * jobspec_signal_parse: --signal=[{R|B}:]SIG[@SECONDS]: SIG by number
+ * (1-64) or name ("USR1", "SIGUSR1"), SECONDS 0-65535 (default 60);
+ * B: only the batch shell.  -1 with EINVAL and e.
+ */
+int jobspec_signal_parse(const char *s, int *sig, unsigned *secs, bool *batch,
+                         struct err *e);
 
 /*
  * jobspec_export_env: the environment a job gets for --export=spec: "ALL"

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -359,4 +360,63 @@ json_t *jobspec_finish(struct jobspec *js, const char *script,
     json_object_set_new(job, "work_dir", json_string(wd));
     free(wd);
     return job;
+}
+
+static int signal_number(const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        int sig;
+    } tab[] = {{"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT},
+               {"KILL", SIGKILL}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+               {"TERM", SIGTERM}, {"CONT", SIGCONT}, {"STOP", SIGSTOP},
+               {"ALRM", SIGALRM}, {"URG", SIGURG},   {"XCPU", SIGXCPU}};
+    char buf[16];
+    unsigned long n;
+    char *end;
+
+    if (len == 0 || len >= sizeof(buf))
+        return -1;
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    n = strtoul(buf, &end, 10);
+    if (*end == '\0')
+        return n >= 1 && n <= 64 ? (int)n : -1;
+    for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+        if (strcasecmp(buf, tab[i].name) == 0 ||
+            (strncasecmp(buf, "SIG", 3) == 0 &&
+             strcasecmp(buf + 3, tab[i].name) == 0))
+            return tab[i].sig;
+    return -1;
+}
+
+int jobspec_signal_parse(const char *s, int *sig, unsigned *secs, bool *batch,
+                         struct err *e)
+{
+    const char *p = s, *at;
+    unsigned long n = 60;
+    char *end;
+
+    *batch = false;
+    if ((p[0] == 'B' || p[0] == 'R') && p[1] == ':') {
+        *batch = p[0] == 'B';
+        p += 2;
+    }
+    at = strchr(p, '@');
+    if (at != NULL) {
+        n = strtoul(at + 1, &end, 10);
+        if (at[1] == '\0' || *end != '\0' || n > 65535)
+            goto bad;
+    }
+    *sig = signal_number(p, at ? (size_t)(at - p) : strlen(p));
+    if (*sig < 0)
+        goto bad;
+    *secs = (unsigned)n;
+    return 0;
+bad:
+    errno = EINVAL;
+    return err_set(e,
+                   "invalid signal specification \"%s\" (expected "
+                   "[{R|B}:]SIG[@SECONDS], e.g. B:USR1@60)",
+                   s);
 }

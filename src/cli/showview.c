@@ -393,6 +393,15 @@ void showview_part(FILE *fp, json_t *part, bool oneliner)
     kv(&k, "MaxTime", "%s",
        jlimit(jobview_int(part, "max_time_s", -1), b, sizeof(b)));
     kv_line(&k);
+    kv(&k, "MaxNodes", "%s",
+       json_is_integer(json_object_get(part, "max_nodes"))
+           ? (snprintf(b, sizeof(b), "%lld", jobview_int(part, "max_nodes", 0)),
+              b)
+           : "UNLIMITED");
+    kv(&k, "MinNodes", "%lld", jobview_int(part, "min_nodes", 0));
+    kv(&k, "ExclusiveUser", "%s",
+       json_is_true(json_object_get(part, "exclusive_user")) ? "YES" : "NO");
+    kv_line(&k);
     kv(&k, "Nodes", "%s", js(part, "nodes"));
     kv_line(&k);
     kv(&k, "PriorityJobFactor", "%lld",

@@ -3,6 +3,7 @@
  * the two loop-level duties: the flush event (schedule, commit, release
  * held output) and the one-second tick (time limits, node timeouts).
  */
+#include "ctld/jlimits.h"
 #include "ctld/ctld.h"
 
 #include <errno.h>
@@ -12,9 +13,12 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
+#include "ctld/acct_store.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
+#include "ctld/parts.h"
 #include "ctld/persist.h"
 #include "ctld/sched_drv.h"
 
@@ -28,7 +32,11 @@ int64_t ctld_mono_ms(void)
 
 bool ctld_is_admin(const struct ctld *c, uid_t uid)
 {
-    return uid == 0 || uid == c->self_uid;
+    /* AdminLevel=Operator or Administrator in sacctmgr counts, as in Slurm
+     * (operators may manage anyone's jobs) */
+    return uid == 0 || uid == c->self_uid ||
+           (c->acct != NULL &&
+            acct_user_admin_uid(c->acct, uid) >= ACCT_ADMIN_OPERATOR);
 }
 
 void ctld_kick(struct ctld *c)
@@ -100,6 +108,27 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
     jobs_tick(c->jobs, now);
 }
 
+/* SLUICE_TEST_TIME_DIVISOR (ctld.h): 1 unless a test sets 1..3600. */
+static uint32_t test_time_divisor(void)
+{
+    const char *s = getenv("SLUICE_TEST_TIME_DIVISOR");
+    char *end;
+    unsigned long v;
+
+    if (s == NULL || *s == '\0')
+        return 1;
+    v = strtoul(s, &end, 10);
+    if (*end != '\0' || v < 1 || v > 3600) {
+        log_warnx("SLUICE_TEST_TIME_DIVISOR=%.32s ignored: expected 1-3600", s);
+        return 1;
+    }
+    if (v > 1)
+        log_warnx("SLUICE_TEST_TIME_DIVISOR=%lu: time limits run %lu times "
+                  "faster (for tests only)",
+                  v, v);
+    return (uint32_t)v;
+}
+
 struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
                          struct event_base *base, struct err *e)
 {
@@ -111,6 +140,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->base = base;
     c->self_uid = geteuid();
     c->started = time(NULL);
+    c->time_divisor = test_time_divisor();
     c->flush_ev = event_new(base, -1, 0, flush_cb, c);
     event_priority_set(c->flush_ev, CTLD_PRIO_FLUSH);
     c->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, c);
@@ -118,9 +148,19 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;
+    c->acct_store = acct_store_open(c->persist, e);
+    if (c->acct_store == NULL)
+        goto error;
+    c->acct = acct_create(conf->cluster_name, c->acct_store, e);
+    if (c->acct == NULL || persist_commit(c->persist, e) < 0)
+        goto error;
+    c->parts = parts_create(c, e);
+    if (c->parts == NULL)
+        goto error;
     c->nodes = nodes_create(c, e);
     if (c->nodes == NULL)
         goto error;
+    c->limits = jlimits_create(conf->accounting_storage_enforce);
     c->jobs = jobs_create(c);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
@@ -157,7 +197,12 @@ void ctld_destroy(struct ctld *c)
     c->sched = NULL;
     jobs_destroy(c->jobs);
     c->jobs = NULL;
+    jlimits_destroy(c->limits); /* after the jobs and their charges */
+    c->limits = NULL;
     nodes_destroy(c->nodes);
+    acct_destroy(c->acct);
+    acct_store_close(c->acct_store);
+    parts_destroy(c->parts);
     persist_close(c->persist);
     if (c->tick_ev)
         event_free(c->tick_ev);

@@ -36,11 +36,15 @@
 /* Finished jobs kept in memory for queries; older ones are in SQLite. */
 #define CTLD_FINISHED_KEEP 10000
 
+struct acct;
+struct acct_store;
 struct listen;
 struct jobs;
 struct nodes;
+struct parts;
 struct persist;
 struct sched_drv;
+struct jlimits;
 
 struct ctld {
     const struct conf *conf; /* borrowed from main */
@@ -49,13 +53,21 @@ struct ctld {
     uid_t self_uid;
 
     struct persist *persist;
+    struct acct_store *acct_store;
+    struct acct *acct;   /* accounting model (acct.h) */
+    struct parts *parts; /* partitions as changed at run time */
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;
+    struct jlimits *limits; /* resource limits (jlimits.h) */
     struct listen *listen;
 
     struct event *flush_ev;
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
+    /* Tests only: time limits and --signal times are divided by this
+     * (SLUICE_TEST_TIME_DIVISOR, default 1), so that --time=1 ends in
+     * seconds.  Logged as a warning when set; never set in production. */
+    uint32_t time_divisor;
     bool flush_armed;
     int64_t txn_start_ms;
     time_t started;
@@ -86,7 +98,8 @@ void ctld_flush(struct ctld *c);
 /* ctld_txn_old: whether the open transaction is past CTLD_TXN_MAX_MS. */
 bool ctld_txn_old(const struct ctld *c);
 
-/* ctld_is_admin: uid 0 or the controller's own uid. */
+/* ctld_is_admin: uid 0, the controller's own uid, or a user whose
+ * sacctmgr AdminLevel is Operator or Administrator. */
 bool ctld_is_admin(const struct ctld *c, uid_t uid);
 
 int64_t ctld_mono_ms(void);

@@ -15,6 +15,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/jobgpu.h"
+#include "sched/limits.h"
 
 static const struct {
     const char *name;
@@ -107,6 +108,7 @@ void job_free(struct job *j)
 {
     if (j == NULL)
         return;
+    limits_charge_destroy(j->lim_charge);
     free(j->user_name);
     free(j->name);
     free(j->std_out);
@@ -264,6 +266,12 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         json_pack("{s:i, s:i}", "return_code", j->exit_code, "signal",
                   j->exit_signal));
     set(o, "restart_count", json_integer(j->restart_count));
+    set(o, "cancelled_by",
+        j->cancel_uid >= 0 ? json_integer(j->cancel_uid) : json_null());
+    set(o, "warn_signal",
+        j->warn_signal ? json_integer(j->warn_signal) : json_null());
+    set(o, "warn_time_s", json_integer(j->warn_time_s));
+    set(o, "warn_batch", json_boolean(j->warn_batch));
     set(o, "priority", json_integer(j->priority));
     set(o, "cpus", json_integer((json_int_t)j->cpus_per_node * j->nodes));
     jobgpu_to_json(o, j, conf);
@@ -271,9 +279,11 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     if (record) {
         set(o, "held_admin", json_boolean(j->held_admin));
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
+        set(o, "part_node_limit", json_boolean(j->part_node_limit));
         set(o, "kill", json_integer(j->kill));
         set(o, "kill_sent", json_boolean(j->kill_sent));
         set(o, "launched", json_boolean(j->launched));
+        set(o, "warn_sent", json_boolean(j->warn_sent));
     }
     free(nl);
     return o;
@@ -298,14 +308,16 @@ static int restore_alloc(struct job *j, json_t *o, const struct conf *conf,
     const char *nl = json_string_value(json_object_get(o, "node_list"));
     struct hostlist *hl;
 
-    if (nl == NULL || j->state != JOB_RUNNING)
+    if (nl == NULL || j->state == JOB_PENDING)
         return 0;
     hl = hostlist_expand(nl, e);
     if (hl == NULL)
-        return -1;
+        return job_state_final(j->state) ? 0 : -1;
     j->alloc = xcalloc(hostlist_count(hl), sizeof(*j->alloc));
     for (size_t i = 0; i < hostlist_count(hl); i++) {
         const struct conf_node *n = conf_node_find(conf, hostlist_nth(hl, i));
+        if (n == NULL && job_state_final(j->state))
+            continue; /* history: keep the nodes still configured */
         if (n == NULL) {
             hostlist_destroy(hl);
             errno = EINVAL;
@@ -359,6 +371,11 @@ static void restore_fields(struct job *j, json_t *o)
     j->end_time = get_int(o, "end_time", 0);
     j->priority = (uint32_t)get_int(o, "priority", 1);
     j->restart_count = (uint32_t)get_int(o, "restart_count", 0);
+    j->cancel_uid = get_int(o, "cancelled_by", -1);
+    j->warn_signal = (int)get_int(o, "warn_signal", 0);
+    j->warn_time_s = (uint32_t)get_int(o, "warn_time_s", 0);
+    j->warn_batch = json_is_true(json_object_get(o, "warn_batch"));
+    j->warn_sent = json_is_true(json_object_get(o, "warn_sent"));
     j->exit_code = (int32_t)get_int(ec, "return_code", 0);
     j->exit_signal = (int32_t)get_int(ec, "signal", 0);
     j->kill = (enum job_kill)get_int(o, "kill", JOB_KILL_NONE);
@@ -367,6 +384,7 @@ static void restore_fields(struct job *j, json_t *o)
     j->launched = !json_is_false(json_object_get(o, "launched"));
     j->held_admin = json_is_true(json_object_get(o, "held_admin"));
     j->part_time_limit = json_is_true(json_object_get(o, "part_time_limit"));
+    j->part_node_limit = json_is_true(json_object_get(o, "part_node_limit"));
     j->held_user = !j->held_admin && json_is_true(json_object_get(o, "hold"));
 }
 

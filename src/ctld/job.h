@@ -21,6 +21,8 @@
 #include "common/err.h"
 #include "sched/depend.h"
 
+struct limits_charge;
+
 enum job_state {
     JOB_PENDING,
     JOB_RUNNING,
@@ -41,6 +43,8 @@ enum job_kill {
     JOB_KILL_NONE,
     JOB_KILL_CANCEL,
     JOB_KILL_TIMEOUT,
+    JOB_KILL_PREEMPT, /* ends PREEMPTED (PreemptMode=CANCEL) */
+    JOB_KILL_REQUEUE, /* back to PENDING once its node reports the end */
 };
 
 struct job {
@@ -71,11 +75,19 @@ struct job {
     bool *node_allowed; /* NULL, or one per conf node (-w/-x) */
     time_t submit_time, eligible_time, begin_time, start_time, end_time;
     uint32_t priority;
-    uint32_t restart_count;
+    uint32_t restart_count; /* times requeued */
+    int64_t cancel_uid;     /* who cancelled it; -1: nobody */
+    /* --signal=[{R|B}:]SIG[@SECONDS]: warn_signal (0: none) warn_time_s
+     * before the time limit, to the batch shell only when warn_batch */
+    int warn_signal;
+    uint32_t warn_time_s;
+    bool warn_batch;
+    bool warn_sent;
     enum job_state state;
     enum job_kill kill;
     bool held_user, held_admin;
     bool part_time_limit; /* over MaxTime with EnforcePartLimits=NO */
+    bool part_node_limit; /* outside MinNodes-MaxNodes, the same way */
     bool kill_sent;       /* JOB_KILL went to the node */
     bool launched;        /* its node confirmed the launch or listed it */
     const char *reason;   /* static: "Resources"; see job_reason() */
@@ -88,6 +100,8 @@ struct job {
     /* GPU indices (as the nodes registered them), gpus_per_node for each
      * node of alloc in its order; NULL without GPUs */
     uint32_t *gpu_alloc;
+    /* what it counts for resource limits (jlimits.h); NULL when none */
+    struct limits_charge *lim_charge;
 
     /* Job arrays (docs/arrays.md).  array_job_id is 0 for a plain job.
      * The array's first record (id == array_job_id) holds the tasks not

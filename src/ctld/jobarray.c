@@ -116,11 +116,14 @@ static void push(struct sched_model *m, struct job *j, int64_t task,
         m->task = xreallocarray(m->task, m->cap, sizeof(*m->task));
         m->sj = xreallocarray(m->sj, m->cap, sizeof(*m->sj));
         m->chg = xreallocarray(m->chg, 2 * m->cap, sizeof(*m->chg));
+        m->nmine = xreallocarray(m->nmine, m->cap, sizeof(*m->nmine));
     }
     m->pend[m->n] = j;
     m->task[m->n] = task;
     m->sj[m->n] = sj;
+    m->sj[m->n].charges = NULL;
     m->sj[m->n].ncharges = 0;
+    m->nmine[m->n] = 0;
     m->n++;
 }
 
@@ -132,15 +135,12 @@ static size_t new_counter(struct sched_model *m, uint64_t cap,
     return m->nctr++;
 }
 
-/* Charges are kept as counter indices in chg until the arrays stop
- * growing; sched_model_collect then points each entry at its own. */
+/* Charges wait in chg (indices into m->ctr) for sched_model_merge. */
 static void add_charge(struct sched_model *m, size_t entry, size_t counter)
 {
-    struct sched_job *sj = &m->sj[entry];
-
-    m->chg[2 * entry + sj->ncharges] =
+    m->chg[2 * entry + m->nmine[entry]] =
         (struct sched_charge){.counter = counter, .amount = 1};
-    sj->ncharges++;
+    m->nmine[entry]++;
 }
 
 /* Singleton counters: one per (name, user) among the pending jobs. */
@@ -221,22 +221,53 @@ void sched_model_collect(struct jobs *js, struct sched_model *m,
     memset(m, 0, sizeof(*m));
     for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
         if (j->state != JOB_PENDING || j->part_time_limit ||
-            j->dep_state != DEP_MET)
+            j->part_node_limit || j->dep_state != DEP_MET)
             continue;
         offer(m, &s, j, model);
     }
     if (m->nctr > 0)
         count_running(js, m, &s);
-    for (size_t i = 0; i < m->n; i++) {
-        m->sj[i].charges = m->sj[i].ncharges ? &m->chg[2 * i] : NULL;
+    for (size_t i = 0; i < m->n; i++)
         m->pend[i]->sched_slot = 0;
-    }
     free(s.key);
     free(s.ctr);
 }
 
+void sched_model_merge(struct sched_model *m, struct sched_cluster *c)
+{
+    size_t nl = c->counters != NULL ? c->ncounters : 0, total = 0, off = 0;
+
+    if (m->nctr == 0)
+        return;
+    m->all_ctr = xcalloc(nl + m->nctr, sizeof(*m->all_ctr));
+    if (nl > 0)
+        memcpy(m->all_ctr, c->counters, nl * sizeof(*m->all_ctr));
+    memcpy(m->all_ctr + nl, m->ctr, m->nctr * sizeof(*m->ctr));
+    for (size_t i = 0; i < m->n; i++)
+        total += m->sj[i].ncharges + m->nmine[i];
+    m->all_chg = xcalloc(total ? total : 1, sizeof(*m->all_chg));
+    for (size_t i = 0; i < m->n; i++) {
+        struct sched_job *sj = &m->sj[i];
+        size_t n = sj->ncharges;
+        if (n > 0)
+            memcpy(m->all_chg + off, sj->charges, n * sizeof(*m->all_chg));
+        for (size_t k = 0; k < m->nmine[i]; k++) {
+            m->all_chg[off + n + k] = m->chg[2 * i + k];
+            m->all_chg[off + n + k].counter += nl;
+        }
+        sj->charges = m->all_chg + off;
+        sj->ncharges = n + m->nmine[i];
+        off += sj->ncharges;
+    }
+    c->counters = m->all_ctr;
+    c->ncounters = nl + m->nctr;
+}
+
 void sched_model_free(struct sched_model *m)
 {
+    free(m->nmine);
+    free(m->all_ctr);
+    free(m->all_chg);
     free(m->pend);
     free(m->task);
     free(m->sj);

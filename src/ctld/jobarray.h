@@ -52,13 +52,20 @@ struct sched_model {
     size_t n, cap;
     struct sched_counter *ctr;
     size_t nctr;
-    struct sched_charge *chg; /* two per entry */
+    struct sched_charge *chg; /* two per entry, nmine[i] used */
+    size_t *nmine;
+    struct sched_counter *all_ctr; /* after sched_model_merge */
+    struct sched_charge *all_chg;
 };
 
 /* sched_model_collect: fill m from js (model turns a job into its
  * sched_job); jobs whose dependencies are not met are left out. */
 void sched_model_collect(struct jobs *js, struct sched_model *m,
                          struct sched_job (*model)(const struct job *));
+/* sched_model_merge: append m's counters to those c already has (the
+ * limit engine's) and each job's charges to its own; the merged arrays
+ * belong to m.  c->jobs must be m->sj. */
+void sched_model_merge(struct sched_model *m, struct sched_cluster *c);
 void sched_model_free(struct sched_model *m);
 
 #endif

@@ -230,10 +230,10 @@ void jobdep_judge(struct jobs *js, struct job *j, time_t now)
         r = judge_task(js, j, j->array_task_id, now);
     j->dep_state = r;
     if (r == DEP_MET && old != DEP_MET) {
-        /* the wait for a dependency does not count as age */
-        j->eligible_time = now > j->begin_time ? now : j->begin_time;
         if (strncmp(job_reason(j), "Dependency", 10) == 0)
             job_set_reason(j, NULL);
+        /* the wait for a dependency does not count as age: it starts now */
+        jobs_eligible(js, j, now, &e);
         ctld_schedule(jobs_ctld(js));
     } else if (r == DEP_WAIT && !j->held_user && !j->held_admin) {
         job_set_reason(j, "Dependency");

@@ -338,7 +338,7 @@ static void restore_alloc(struct job *j, json_t *o, const struct conf *conf)
     json_t *by_node = json_object_get(o, "gpu_alloc");
     uint32_t g = j->gpus_per_node;
 
-    if (g == 0 || j->n_alloc == 0 || j->state != JOB_RUNNING)
+    if (g == 0 || j->n_alloc == 0 || j->state == JOB_PENDING)
         return;
     j->gpu_alloc = xcalloc(j->n_alloc * g, sizeof(*j->gpu_alloc));
     for (size_t k = 0; k < j->n_alloc; k++) {

@@ -17,8 +17,10 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/jobdep.h"
+#include "ctld/jlimits.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
+#include "ctld/parts.h"
 #include "ctld/persist.h"
 
 struct jobs {
@@ -287,7 +289,7 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
                     struct err *e)
 {
     struct persist_job row;
-    char *rec = NULL;
+    char *rec = NULL, detail[32];
 
     if (ctld_write(js->c, e) < 0)
         goto error;
@@ -296,14 +298,22 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
         j->array_job_id = j->id;
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
+    snprintf(detail, sizeof(detail), "by uid %u", (unsigned)j->user_id);
     if (persist_job_insert(js->c->persist, &row, payload, e) < 0 ||
-        persist_job_event(js->c->persist, j->id, j->submit_time, "submit", "",
-                          e) < 0 ||
+        persist_job_event(js->c->persist, j->id, j->submit_time, "submit",
+                          detail, e) < 0 ||
+        (j->held_user &&
+         persist_job_event(js->c->persist, j->id, j->submit_time, "hold",
+                           "at submit (user hold)", e) < 0) ||
+        (j->eligible_time != 0 && j->eligible_time <= j->submit_time &&
+         persist_job_event(js->c->persist, j->id, j->submit_time, "eligible",
+                           "", e) < 0) ||
         persist_meta_set(js->c->persist, "next_job_id", j->id + 1, e) < 0)
         goto error;
     free(rec);
     js->next_id++;
     table_add(js, j);
+    jlimits_job_added(js->c->limits, j);
     return 0;
 error:
     log_warnx("submission not saved: %s", e->text);
@@ -339,6 +349,8 @@ static int load_one(void *arg, uint64_t id, const char *record)
         js->next_id = id + 1;
     if (job_state_final(j->state))
         add_finished(js, j);
+    else
+        jlimits_job_added(js->c->limits, j); /* counted as it stands */
     if (j->state == JOB_RUNNING)
         charge(js, j);
     return 0;
@@ -374,7 +386,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
                     struct err *e)
 {
     size_t ng = nnodes * j->gpus_per_node;
-    char *nl;
+    char *nl, detail[1200];
     int rc;
 
     ASSERT(j->state == JOB_PENDING && nnodes > 0);
@@ -390,22 +402,26 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     }
     charge(js, j);
     j->state = JOB_RUNNING;
+    jlimits_job_started(js->c->limits, j);
     j->start_time = now;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     j->launched = false;
+    j->warn_sent = false;
     job_set_reason(j, NULL);
     nl = job_alloc_list(j, js->c->conf);
     if (j->gpu_alloc != NULL) {
         char list[512];
+        nodegpu_idx_list(j->gpu_alloc, ng, list, sizeof(list));
         log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s gpus=%s",
-                 j->id, nl, j->user_name,
-                 nodegpu_idx_list(j->gpu_alloc, ng, list, sizeof(list)));
+                 j->id, nl, j->user_name, list);
+        snprintf(detail, sizeof(detail), "nodes=%s gpus=%s", nl, list);
     } else {
         log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s", j->id, nl,
                  j->user_name);
+        snprintf(detail, sizeof(detail), "nodes=%s", nl);
     }
-    rc = save(js, j, "start", nl, e);
+    rc = save(js, j, "start", detail, e);
     free(nl);
     jobdep_changed(js, j, now);
     return rc;
@@ -421,6 +437,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
 
     if (held)
         uncharge(js, j);
+    jlimits_job_ended(js->c->limits, j);
     j->state = state;
     j->end_time = now;
     if (j->start_time == 0 && state != JOB_CANCELLED)
@@ -435,6 +452,47 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     return rc;
 }
 
+/* j's node reported the end of a job killed to be requeued: it waits
+ * again, keeps its submit time (its age), and counts a restart. */
+static int requeue(struct jobs *js, struct job *j, const char *why,
+                   struct err *e)
+{
+    uncharge(js, j);
+    free(j->alloc);
+    j->alloc = NULL;
+    j->n_alloc = 0;
+    free(j->gpu_alloc);
+    j->gpu_alloc = NULL;
+    j->state = JOB_PENDING;
+    j->start_time = j->end_time = 0;
+    j->kill = JOB_KILL_NONE;
+    j->kill_sent = j->launched = j->warn_sent = false;
+    j->restart_count++;
+    j->eligible_time = time(NULL);
+    job_set_reason(j, NULL);
+    log_info("job=%" PRIu64 " state=PENDING requeued restarts=%u why=\"%s\"",
+             j->id, j->restart_count, why);
+    ctld_schedule(js->c);
+    return save(js, j, "requeue", why, e);
+}
+
+int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job,
+                 bool requeue_it, struct err *e)
+{
+    char detail[96];
+
+    if (j->state != JOB_RUNNING) {
+        errno = EBUSY;
+        return err_set(e, "job %" PRIu64 " is not running", j->id);
+    }
+    j->kill = requeue_it ? JOB_KILL_REQUEUE : JOB_KILL_PREEMPT;
+    jobs_kill(js, j, "preempted");
+    snprintf(detail, sizeof(detail), "by job %" PRIu64 " mode=%s", by_job,
+             requeue_it ? "REQUEUE" : "CANCEL");
+    log_info("job=%" PRIu64 " preempted %s", j->id, detail);
+    return save(js, j, "preempt", detail, e);
+}
+
 int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
                struct err *e)
 {
@@ -447,8 +505,15 @@ int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
         return 0;
     j->exit_code = exit_code;
     j->exit_signal = signal;
+    if (j->kill == JOB_KILL_REQUEUE) {
+        snprintf(detail, sizeof(detail), "after preemption: exit=%d signal=%d",
+                 exit_code, signal);
+        return requeue(js, j, detail, e);
+    }
     if (j->kill == JOB_KILL_CANCEL)
         st = JOB_CANCELLED;
+    else if (j->kill == JOB_KILL_PREEMPT)
+        st = JOB_PREEMPTED;
     else if (j->kill == JOB_KILL_TIMEOUT)
         st = JOB_TIMEOUT;
     else if (r->oom)
@@ -467,8 +532,9 @@ int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
         job_set_reason(j, "TimeLimit");
     else
         job_set_reason(j, NULL);
-    snprintf(detail, sizeof(detail), "state=%s exit=%d signal=%d",
-             job_state_name(st), exit_code, signal);
+    snprintf(detail, sizeof(detail), "state=%s exit=%d signal=%d%s",
+             job_state_name(st), exit_code, signal,
+             r->oom ? " out of memory" : "");
     if (end <= 0 || end > time(NULL) + 60)
         end = time(NULL);
     return finish(js, j, st, end, "end", detail, e);
@@ -506,13 +572,14 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
         return finish(js, j, JOB_CANCELLED, time(NULL), "end",
                       "state=CANCELLED before its launch", e);
     }
-    for (size_t i = 0; i < j->n_alloc; i++)
-        nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
-                      job_mem_per_node(j));
+    uncharge(js, j); /* CPUs, memory and GPUs */
     free(j->alloc);
     j->alloc = NULL;
     j->n_alloc = 0;
+    free(j->gpu_alloc);
+    j->gpu_alloc = NULL;
     j->state = JOB_PENDING;
+    jlimits_job_stopped(js->c->limits, j);
     j->start_time = 0;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
@@ -551,7 +618,8 @@ void jobs_kill(struct jobs *js, struct job *j, const char *reason)
     json_decref(body);
 }
 
-static int signal_job(struct jobs *js, struct job *j, int signal, struct err *e)
+int jobs_signal(struct jobs *js, struct job *j, int signal, bool batch_only,
+                struct err *e)
 {
     struct node *n = nodes_get(js->c->nodes, j->alloc[0]);
     json_t *body;
@@ -561,12 +629,13 @@ static int signal_job(struct jobs *js, struct job *j, int signal, struct err *e)
         errno = EHOSTUNREACH;
         return err_set(e, "node %s is not connected", n->cf->name);
     }
-    body =
-        json_pack("{s:I, s:i}", "job_id", (json_int_t)j->id, "signal", signal);
+    body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)j->id, "signal",
+                     signal, "batch_only", batch_only);
     rc = listen_request(n->conn, PROTO_MSG_JOB_SIGNAL, body, NULL, j->id, e);
     json_decref(body);
     if (rc == 0)
-        log_info("job=%" PRIu64 " signal=%d", j->id, signal);
+        log_info("job=%" PRIu64 " signal=%d batch_only=%d", j->id, signal,
+                 batch_only);
     return rc;
 }
 
@@ -592,16 +661,18 @@ int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
             errno = EBUSY;
             return err_set(e, "Job is pending execution");
         }
-        return signal_job(js, j, signal, e);
+        return jobs_signal(js, j, signal, false, e);
     }
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
     if (j->state == JOB_PENDING) {
         job_set_reason(j, NULL);
+        j->cancel_uid = uid;
         return finish(js, j, JOB_CANCELLED, time(NULL), "cancel", detail, e);
     }
     if (j->kill == JOB_KILL_CANCEL && j->kill_sent)
         return 0;
     j->kill = JOB_KILL_CANCEL;
+    j->cancel_uid = uid;
     jobs_kill(js, j, "cancelled");
     log_info("job=%" PRIu64 " cancel requested uid=%u", j->id, (unsigned)uid);
     return save(js, j, "cancel", detail, e);
@@ -616,6 +687,7 @@ static int not_pending(struct err *e)
 int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 {
     bool admin = ctld_is_admin(js->c, uid);
+    char detail[48];
 
     if (!jobs_may_act(js, j, uid))
         return deny(e);
@@ -627,11 +699,32 @@ int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
         j->held_user = true;
     job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
     log_info("job=%" PRIu64 " held by uid=%u", j->id, (unsigned)uid);
-    return save(js, j, "hold", admin ? "admin" : "user", e);
+    snprintf(detail, sizeof(detail), "by uid %u (%s)", (unsigned)uid,
+             admin ? "admin hold" : "user hold");
+    return save(js, j, "hold", detail, e);
+}
+
+/* j may start from now on (released, BeginTime reached, dependency
+ * met): record it once. */
+static int eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
+{
+    if (j->held_user || j->held_admin || j->part_time_limit ||
+        j->part_node_limit || j->dep_state != DEP_MET ||
+        (j->begin_time != 0 && j->begin_time > now) ||
+        (j->eligible_time != 0 && j->eligible_time <= now))
+        return 0;
+    j->eligible_time = now;
+    return save(js, j, "eligible", "", e);
+}
+
+int jobs_eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
+{
+    return eligible(js, j, now, e);
 }
 
 int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 {
+    char detail[32];
     if (!jobs_may_act(js, j, uid))
         return deny(e);
     if (j->state != JOB_PENDING)
@@ -641,37 +734,115 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     if (!j->held_admin && !j->held_user)
         return 0;
     j->held_admin = j->held_user = false;
-    job_set_reason(j, NULL);
+    job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
+                      : j->part_node_limit ? "PartitionNodeLimit"
+                                           : NULL);
     ctld_schedule(js->c);
     log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
-    return save(js, j, "release", "", e);
+    snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
+    if (save(js, j, "release", detail, e) < 0)
+        return -1;
+    return eligible(js, j, time(NULL), e);
+}
+
+/* The time a limit of secs seconds ends for j (the test divisor shortens
+ * it; see ctld.h). */
+static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
+{
+    uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
+
+    return j->start_time + (time_t)((secs + div - 1) / div);
+}
+
+/* --signal: warn_signal goes warn_time_s before the limit, once. */
+static void warn_before_limit(struct jobs *js, struct job *j, time_t now)
+{
+    uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
+    char detail[64];
+    struct err e;
+
+    if (j->warn_signal == 0 || j->warn_sent ||
+        now < deadline(js, j, j->time_limit_s) - (time_t)(j->warn_time_s / div))
+        return;
+    j->warn_sent = true;
+    if (jobs_signal(js, j, j->warn_signal, j->warn_batch, &e) < 0)
+        log_warnx("job=%" PRIu64 " warning signal not sent: %s", j->id, e.text);
+    snprintf(detail, sizeof(detail), "signal %d to %s, %us before the limit",
+             j->warn_signal, j->warn_batch ? "the batch shell" : "all steps",
+             j->warn_time_s);
+    save(js, j, "signal", detail, &e);
+}
+
+static void time_limit(struct jobs *js, struct job *j, time_t now)
+{
+    char detail[64], lim[TIMEFMT_BUFLEN];
+    struct err e;
+
+    if (j->state != JOB_RUNNING || j->kill != JOB_KILL_NONE ||
+        j->time_limit_s == TIMEFMT_INFINITE)
+        return;
+    warn_before_limit(js, j, now);
+    if (now < deadline(js, j, j->time_limit_s))
+        return;
+    j->kill = JOB_KILL_TIMEOUT;
+    log_info("job=%" PRIu64 " time limit reached limit_s=%" PRId64, j->id,
+             j->time_limit_s);
+    jobs_kill(js, j, "timeout");
+    snprintf(detail, sizeof(detail), "time limit %s reached",
+             timefmt_format(j->time_limit_s, lim, sizeof(lim)));
+    save(js, j, "timeout", detail, &e);
 }
 
 void jobs_tick(struct jobs *js, time_t now)
 {
     bool due = false;
+    struct err e;
 
     for (struct job *j = js->head; j != NULL; j = j->next) {
         if (j->state == JOB_PENDING && j->dep_recheck != 0 &&
             j->dep_recheck <= now)
             jobdep_judge(js, j, now);
         if (j->state == JOB_PENDING && j->begin_time != 0 &&
-            j->begin_time <= now && !j->held_user && !j->held_admin)
-            due = due || strcmp(job_reason(j), "BeginTime") == 0;
-        if (j->state != JOB_RUNNING || j->kill != JOB_KILL_NONE ||
-            j->time_limit_s == TIMEFMT_INFINITE ||
-            now < j->start_time + j->time_limit_s)
-            continue;
-        struct err e;
-        j->kill = JOB_KILL_TIMEOUT;
-        log_info("job=%" PRIu64 " time limit reached limit_s=%" PRId64, j->id,
-                 j->time_limit_s);
-        jobs_kill(js, j, "timeout");
-        save(js, j, "timeout", "", &e);
+            j->begin_time <= now && !j->held_user && !j->held_admin &&
+            strcmp(job_reason(j), "BeginTime") == 0) {
+            due = true;
+            j->eligible_time = 0;
+            eligible(js, j, now, &e);
+        }
+        time_limit(js, j, now);
     }
     if (due)
         ctld_schedule(js->c);
     evict_finished(js);
+}
+
+void jobs_part_changed(struct jobs *js, size_t part)
+{
+    const struct part *p = parts_get(js->c->parts, part);
+    time_t now = time(NULL);
+    struct err e;
+
+    for (struct job *j = js->head; j != NULL; j = j->next) {
+        bool over_time, over_nodes, was;
+        if (j->state != JOB_PENDING || j->part != part)
+            continue;
+        over_time = j->time_limit_s > p->max_time_s;
+        over_nodes = j->nodes < p->min_nodes || j->nodes > p->max_nodes;
+        was = j->part_time_limit || j->part_node_limit;
+        if (over_time == j->part_time_limit && over_nodes == j->part_node_limit)
+            continue;
+        j->part_time_limit = over_time;
+        j->part_node_limit = over_nodes;
+        if (!j->held_user && !j->held_admin)
+            job_set_reason(j, over_time    ? "PartitionTimeLimit"
+                              : over_nodes ? "PartitionNodeLimit"
+                                           : NULL);
+        log_info("job=%" PRIu64 " partition limits now %s", j->id,
+                 over_time || over_nodes ? "exceeded" : "met");
+        save(js, j, NULL, NULL, &e);
+        if (was && !over_time && !over_nodes)
+            eligible(js, j, now, &e);
+    }
 }
 
 struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,

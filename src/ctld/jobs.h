@@ -28,6 +28,7 @@
 
 struct ctld;
 struct jobs;
+struct part;
 
 struct jobs *jobs_create(struct ctld *c);
 /* jobs_destroy: frees every job (accepts NULL). */
@@ -86,8 +87,15 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
  * EINVAL and e such as "requested 64 CPUs per node but the largest node
  * in partition dev has 16".
  */
-int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
-                   struct err *e);
+int jobs_check_fit(const struct conf *conf, const struct part *p,
+                   const struct job *j, struct err *e);
+
+/*
+ * jobs_part_changed: partition part changed at run time (MaxTime,
+ * MinNodes, MaxNodes): its pending jobs are held with PartitionTimeLimit
+ * or PartitionNodeLimit, or let go, as they now fit.
+ */
+void jobs_part_changed(struct jobs *js, size_t part);
 
 /* Transitions.  jobs_start_gpus also gives j the GPU indices gpus
  * (j->gpus_per_node for each node, in nodes order; NULL: none). */
@@ -134,6 +142,13 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e);
 int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e);
 
+/*
+ * jobs_eligible: j may start from now on (nothing holds it: hold,
+ * BeginTime, partition limits, dependency): set its eligible_time (the
+ * start of its age) and record an "eligible" event, once.
+ */
+int jobs_eligible(struct jobs *js, struct job *j, time_t now, struct err *e);
+
 /* jobs_may_act: owner, uid 0 or the controller's uid. */
 bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid);
 
@@ -149,6 +164,23 @@ struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
                           size_t *n);
 /* jobs_node_down: the node is gone; its jobs end NODE_FAIL. */
 void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now);
+
+/*
+ * jobs_signal: send signal to j on its batch host (all its processes, or
+ * the batch shell alone).  -1 with e when the node is not connected.
+ */
+int jobs_signal(struct jobs *js, struct job *j, int signal, bool batch_only,
+                struct err *e);
+
+/*
+ * jobs_preempt: the scheduler preempts running j for job by_job: a
+ * "preempt" event naming by_job, and JOB_KILL (SIGTERM, KillWait,
+ * SIGKILL).  When its node reports the end, j ends PREEMPTED, or with
+ * requeue waits again as PENDING (restart_count + 1, a "requeue" event,
+ * its submit time kept).  -1 with EBUSY when j is not running.
+ */
+int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job, bool requeue,
+                 struct err *e);
 
 /* jobs_kill: send JOB_KILL for j to its batch host (reason "cancelled",
  * "timeout", ...); a job whose node cannot be reached is left to the node

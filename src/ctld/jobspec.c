@@ -23,7 +23,10 @@
 #include "ctld/ctld.h"
 #include "ctld/jobarray.h"
 #include "ctld/jobdep.h"
+#include "ctld/jlimits.h"
+#include "ctld/jobacct.h"
 #include "ctld/jobgpu.h"
+#include "ctld/parts.h"
 #include "ctld/sched_drv.h"
 
 #define SPEC_MAX_NAME 1024
@@ -155,10 +158,10 @@ int jobs_node_filter(const struct conf *conf, const char *nodelist,
     return 0;
 }
 
-int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
-                   struct err *e)
+int jobs_check_fit(const struct conf *conf, const struct part *rp,
+                   const struct job *j, struct err *e)
 {
-    const struct conf_part *p = &conf->parts[part];
+    const struct part *p = rp;
     uint64_t mem = job_mem_per_node(j), gpus = j->gpus_per_node;
     uint64_t max_mem = 0, max_gpus = 0;
     uint32_t max_cpus = 0;
@@ -180,24 +183,25 @@ int jobs_check_fit(const struct conf *conf, size_t part, const struct job *j,
         return 0;
     if (usable < j->nodes)
         return bad(e, "requested %u node%s but partition %s has %zu%s",
-                   j->nodes, j->nodes == 1 ? "" : "s", p->name, usable,
+                   j->nodes, j->nodes == 1 ? "" : "s", p->cf->name, usable,
                    j->node_allowed ? " that the node list allows" : "");
     if (max_cpus < j->cpus_per_node)
         return bad(e,
                    "requested %u CPUs per node but the largest node in "
                    "partition %s has %u",
-                   j->cpus_per_node, p->name, max_cpus);
+                   j->cpus_per_node, p->cf->name, max_cpus);
     if (max_mem < mem)
         return bad(e,
                    "requested %" PRIu64 " MiB of memory per node but the "
                    "largest node in partition %s has %" PRIu64 " MiB",
-                   mem, p->name, max_mem);
+                   mem, p->cf->name, max_mem);
     if (max_gpus < gpus)
-        return jobgpu_fit_error(j, p, max_gpus, e);
+        return jobgpu_fit_error(j, p->cf, max_gpus, e);
     return bad(e,
                "requested %u nodes with %u CPUs, %" PRIu64 " MiB and %u "
                "GPUs each but partition %s has only %zu such nodes",
-               j->nodes, j->cpus_per_node, mem, j->gpus_per_node, p->name, fit);
+               j->nodes, j->cpus_per_node, mem, j->gpus_per_node, p->cf->name,
+               fit);
 }
 
 static int resolve_partition(const struct conf *conf, json_t *spec,
@@ -224,6 +228,41 @@ static int resolve_partition(const struct conf *conf, json_t *spec,
     }
     *part = (size_t)(p - conf->parts);
     return 0;
+}
+
+/* DRAIN and INACTIVE partitions take no new jobs (DOWN ones do). */
+static int part_accepts(const struct parts *ps, size_t part, struct err *e)
+{
+    const struct part *p = parts_get(ps, part);
+
+    if (p->state != CONF_PART_DRAIN && p->state != CONF_PART_INACTIVE)
+        return 0;
+    errno = EPERM;
+    return err_set(e, "partition %s is %s: it accepts no new jobs", p->cf->name,
+                   conf_part_state_name(p->state));
+}
+
+/* MinNodes/MaxNodes: rejected under EnforcePartLimits, else held. */
+static int apply_node_limits(const struct conf *conf, const struct part *p,
+                             struct job *j, struct err *e)
+{
+    j->part_node_limit = false;
+    if (j->nodes >= p->min_nodes && j->nodes <= p->max_nodes)
+        return 0;
+    if (conf->enforce_part_limits == CONF_ENFORCE_NO) {
+        j->part_node_limit = true;
+        return 0;
+    }
+    if (j->nodes < p->min_nodes)
+        return bad(e,
+                   "requested %u node%s but partition %s needs at least %u "
+                   "(MinNodes)",
+                   j->nodes, j->nodes == 1 ? "" : "s", p->cf->name,
+                   p->min_nodes);
+    return bad(e,
+               "requested %u nodes but partition %s allows at most %u "
+               "(MaxNodes)",
+               j->nodes, p->cf->name, p->max_nodes);
 }
 
 /* Resources: cpus, tasks, nodes, memory. */
@@ -365,10 +404,9 @@ static void default_name(struct job *j, json_t *payload)
 }
 
 /* Time limit: default, MaxTime, EnforcePartLimits. */
-static int apply_time_limit(const struct conf *conf, json_t *spec,
-                            struct job *j, struct err *e)
+static int apply_time_limit(const struct conf *conf, const struct part *p,
+                            json_t *spec, struct job *j, struct err *e)
 {
-    const struct conf_part *p = &conf->parts[j->part];
     char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
     bool given;
 
@@ -382,7 +420,7 @@ static int apply_time_limit(const struct conf *conf, json_t *spec,
     if (conf->enforce_part_limits != CONF_ENFORCE_NO)
         return bad(e, "time limit %s exceeds the MaxTime %s of partition %s",
                    timefmt_format(j->time_limit_s, a, sizeof(a)),
-                   timefmt_format(p->max_time_s, b, sizeof(b)), p->name);
+                   timefmt_format(p->max_time_s, b, sizeof(b)), p->cf->name);
     j->part_time_limit = true;
     return 0;
 }
@@ -414,12 +452,30 @@ static int parse_array_dep(struct jobs *js, const struct conf *conf,
     return 0;
 }
 
+/* --signal: warn_signal 1-64, warn_time_s 0-65535 (default 60, as
+ * Slurm), warn_batch. */
+static int parse_warn(json_t *spec, struct job *j, struct err *e)
+{
+    int64_t sig = 0, secs = 60;
+    bool batch;
+
+    if (opt_int(spec, "warn_signal", 1, 64, &sig, e) < 0 ||
+        opt_int(spec, "warn_time_s", 0, 65535, &secs, e) < 0 ||
+        opt_bool(spec, "warn_batch", &batch, e) < 0)
+        return -1;
+    j->warn_signal = (int)sig;
+    j->warn_time_s = sig ? (uint32_t)secs : 0;
+    j->warn_batch = sig && batch;
+    return 0;
+}
+
 /* Build a pending job from spec; *payload gets the stored payload. */
 static struct job *parse_spec(struct jobs *js, const struct conf *conf,
                               json_t *spec, const struct auth_id *who,
                               json_t **payload, struct err *e)
 {
     struct job *j = xcalloc(1, sizeof(*j));
+    const struct parts *ps = jobs_ctld(js)->parts;
     int64_t begin = 0;
     bool hold;
     time_t now = time(NULL);
@@ -431,24 +487,35 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         jobgpu_parse(spec, j, e) < 0 ||
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||
-        apply_time_limit(conf, spec, j, e) < 0 ||
+        part_accepts(ps, j->part, e) < 0 ||
+        apply_time_limit(conf, parts_get(ps, j->part), spec, j, e) < 0 ||
+        apply_node_limits(conf, parts_get(ps, j->part), j, e) < 0 ||
+        parse_warn(spec, j, e) < 0 ||
         jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <
             0 ||
-        jobs_check_fit(conf, j->part, j, e) < 0 ||
+        jobs_check_fit(conf, parts_get(ps, j->part), j, e) < 0 ||
         parse_array_dep(js, conf, spec, j, e) < 0)
         goto error;
     set_identity(j, who);
+    if (jobacct_resolve(jobs_ctld(js)->acct, conf, j, e) < 0)
+        goto error;
     default_name(j, *payload);
     j->state = JOB_PENDING;
     j->priority = 1;
+    j->cancel_uid = -1;
     j->submit_time = now;
     j->begin_time = (time_t)begin;
+    /* eligible: now, at its begin time, or (held) when released */
     j->eligible_time = begin > now ? (time_t)begin : now;
+    if (hold || j->part_time_limit || j->part_node_limit || j->dep.n > 0)
+        j->eligible_time = 0; /* a dependency met at once: jobdep_track */
     j->held_user = hold;
     if (hold)
         job_set_reason(j, "JobHeldUser");
     else if (j->part_time_limit)
         job_set_reason(j, "PartitionTimeLimit");
+    else if (j->part_node_limit)
+        job_set_reason(j, "PartitionNodeLimit");
     else if (begin > now)
         job_set_reason(j, "BeginTime");
     return j;
@@ -489,6 +556,11 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         return err_set(e, "MaxJobCount (%u) reached: try again later",
                        c->conf->max_job_count);
     }
+    if (jlimits_submit_check(c->limits, j, e) < 0) {
+        json_decref(payload);
+        job_free(j);
+        return -1;
+    }
     text = json_dumps(payload, JSON_COMPACT);
     json_decref(payload);
     if (text == NULL)
@@ -503,7 +575,7 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
              j->cpus_per_node * j->nodes, j->gpus_per_node);
     if (j->dep.n > 0)
         jobdep_track(js, j, j->submit_time);
-    if (!j->held_user && !j->part_time_limit)
+    if (!j->held_user && !j->part_time_limit && !j->part_node_limit)
         ctld_schedule(c);
     *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);
     return 0;
@@ -511,26 +583,34 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
 
 /* ---- JOB_UPDATE ------------------------------------------------------- */
 
+/* TimeLimit=: users may only lower it; administrators may raise it, but
+ * not past the partition's MaxTime.  A running job's end moves with it. */
 static int update_time(struct jobs *js, struct job *j, bool admin, json_t *v,
-                       struct err *e)
+                       char *what, size_t len, struct err *e)
 {
     const struct conf_part *p = &jobs_ctld(js)->conf->parts[j->part];
-    int64_t t;
+    int64_t t, max = parts_max_time(jobs_ctld(js)->parts, j->part);
+    char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
     bool given;
 
     if (parse_time_limit(v, &t, &given, e) < 0 || !given)
         return given ? -1 : 0;
     if (!admin && t > j->time_limit_s) {
         errno = EPERM;
-        return err_set(e, "Access/permission denied: only an administrator "
-                          "may raise a time limit");
+        return err_set(e,
+                       "Access/permission denied: only an administrator "
+                       "may raise a time limit (now %s)",
+                       timefmt_format(j->time_limit_s, a, sizeof(a)));
     }
-    if (t > p->max_time_s && !admin &&
-        jobs_ctld(js)->conf->enforce_part_limits != CONF_ENFORCE_NO)
-        return bad(e, "time limit exceeds the MaxTime of partition %s",
-                   p->name);
+    if (t > max && t > j->time_limit_s)
+        return bad(e, "time limit %s exceeds the MaxTime %s of partition %s",
+                   timefmt_format(t, a, sizeof(a)),
+                   timefmt_format(max, b, sizeof(b)), p->name);
+    snprintf(what, len, "TimeLimit=%s (was %s)",
+             timefmt_format(t, a, sizeof(a)),
+             timefmt_format(j->time_limit_s, b, sizeof(b)));
     j->time_limit_s = t;
-    if (j->part_time_limit && (t <= p->max_time_s || admin)) {
+    if (j->part_time_limit && t <= max) {
         j->part_time_limit = false;
         if (strcmp(job_reason(j), "PartitionTimeLimit") == 0)
             job_set_reason(j, NULL);
@@ -552,7 +632,8 @@ static int update_partition(struct jobs *js, struct job *j, json_t *set,
                           "cannot change");
     }
     if (resolve_partition(conf, set, &part, e) < 0 ||
-        jobs_check_fit(conf, part, j, e) < 0)
+        part_accepts(jobs_ctld(js)->parts, part, e) < 0 ||
+        jobs_check_fit(conf, parts_get(jobs_ctld(js)->parts, part), j, e) < 0)
         return -1;
     j->part = part;
     return 0;
@@ -581,9 +662,11 @@ static int update_dependency(struct jobs *js, struct job *j, json_t *set,
     j->dep_ready = NULL;
     if (j->dep.n > 0) {
         jobdep_track(js, j, time(NULL));
-    } else if (strncmp(job_reason(j), "Dependency", 10) == 0) {
-        job_set_reason(j, NULL);
-        j->eligible_time = time(NULL);
+    } else {
+        if (strncmp(job_reason(j), "Dependency", 10) == 0)
+            job_set_reason(j, NULL);
+        j->dep_state = DEP_MET;
+        return jobs_eligible(js, j, time(NULL), e);
     }
     return 0;
 }
@@ -593,7 +676,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
 {
     bool admin = ctld_is_admin(jobs_ctld(js), uid);
     struct job saved = *j;
-    char *name = NULL;
+    char *name = NULL, what[128] = "", detail[192];
     int64_t prio = -1;
 
     if (!jobs_may_act(js, j, uid)) {
@@ -616,7 +699,8 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         goto error;
     }
     if (update_partition(js, j, set, e) < 0 ||
-        update_time(js, j, admin, json_object_get(set, "time_limit_s"), e) < 0 ||
+        update_time(js, j, admin, json_object_get(set, "time_limit_s"), what,
+                    sizeof(what), e) < 0 ||
         update_dependency(js, j, set, e) < 0)
         goto error;
     if (name != NULL) {
@@ -626,7 +710,9 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
     if (prio >= 0)
         j->priority = (uint32_t)prio;
     ctld_schedule(jobs_ctld(js));
-    return jobs_save_event(js, j, "update", "", e);
+    snprintf(detail, sizeof(detail), "%s%sby uid %u", what, what[0] ? " " : "",
+             (unsigned)uid);
+    return jobs_save_event(js, j, "update", detail, e);
 error:
     /* a failed update changes nothing */
     j->time_limit_s = saved.time_limit_s;

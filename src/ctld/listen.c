@@ -77,12 +77,18 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_JOB_HOLD] = rpc_job_hold,
     [PROTO_MSG_JOB_RELEASE] = rpc_job_release,
     [PROTO_MSG_JOB_UPDATE] = rpc_job_update,
+    [PROTO_MSG_JOB_ACCT] = rpc_job_acct,
     [PROTO_MSG_NODE_QUERY] = rpc_node_query,
     [PROTO_MSG_PART_QUERY] = rpc_part_query,
     [PROTO_MSG_NODE_UPDATE] = rpc_node_update,
+    [PROTO_MSG_PART_UPDATE] = rpc_part_update,
     [PROTO_MSG_NODE_REGISTER] = rpc_node_register,
     [PROTO_MSG_NODE_HEARTBEAT] = rpc_node_heartbeat,
     [PROTO_MSG_JOB_END] = rpc_job_end,
+    [PROTO_MSG_ACCT_ADD] = rpc_acct_add,
+    [PROTO_MSG_ACCT_MODIFY] = rpc_acct_modify,
+    [PROTO_MSG_ACCT_DELETE] = rpc_acct_delete,
+    [PROTO_MSG_ACCT_LIST] = rpc_acct_list,
 };
 
 rpc_fn rpc_lookup(uint16_t type)

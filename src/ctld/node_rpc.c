@@ -18,6 +18,7 @@
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
+#include "ctld/parts.h"
 #include "ctld/rpc.h"
 
 static int einval(struct err *e, const char *fmt, ...)
@@ -99,36 +100,6 @@ int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
     return 0;
 }
 
-static json_t *part_to_json(const struct conf *conf, const struct conf_part *p)
-{
-    struct hostlist *hl = hostlist_create();
-    uint64_t cpus = 0;
-    char *nodes;
-    json_t *o;
-
-    for (size_t i = 0; i < p->n_nodes; i++) {
-        hostlist_push_host(hl, conf->nodes[p->node_idx[i]].name);
-        cpus += conf->nodes[p->node_idx[i]].cpus;
-    }
-    hostlist_sort_uniq(hl);
-    nodes = hostlist_compress(hl);
-    hostlist_destroy(hl);
-    o = json_pack(
-        "{s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:i, s:i}", "name", p->name,
-        "state", conf_part_state_name(p->state), "default", p->is_default,
-        "nodes", nodes, "total_nodes", (json_int_t)p->n_nodes, "total_cpus",
-        (json_int_t)cpus, "max_time_s",
-        p->max_time_s == TIMEFMT_INFINITE ? json_null()
-                                          : json_integer(p->max_time_s),
-        "default_time_s",
-        p->default_time_s == TIMEFMT_INFINITE ? json_null()
-                                              : json_integer(p->default_time_s),
-        "priority_tier", (int)p->priority_tier, "priority_job_factor",
-        (int)p->priority_job_factor);
-    free(nodes);
-    return o;
-}
-
 int rpc_part_query(struct rpc *r, json_t **reply, struct err *e)
 {
     const struct conf *conf = r->ctld->conf;
@@ -139,7 +110,7 @@ int rpc_part_query(struct rpc *r, json_t **reply, struct err *e)
     out = json_array();
     for (size_t i = 0; i < conf->n_parts; i++)
         if (in_filter(filter, conf->parts[i].name))
-            json_array_append_new(out, part_to_json(conf, &conf->parts[i]));
+            json_array_append_new(out, parts_to_json(r->ctld->parts, i));
     *reply = json_pack("{s:o}", "partitions", out);
     return 0;
 }
@@ -470,4 +441,32 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
         return 0;
     }
     return end_from(r->ctld, j, r->req->body, e);
+}
+
+int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
+{
+    const char *name =
+        json_string_value(json_object_get(r->req->body, "partition"));
+    const struct conf_part *cp;
+
+    (void)reply;
+    if (!ctld_is_admin(r->ctld, r->who.uid)) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied: only an administrator "
+                          "may update a partition");
+    }
+    if (name == NULL) {
+        errno = EINVAL;
+        return err_set(e, "PART_UPDATE: expected \"partition\": NAME");
+    }
+    if ((cp = conf_part_find(r->ctld->conf, name)) == NULL) {
+        errno = ENOENT;
+        return err_set(e, "Invalid partition name specified: %.64s", name);
+    }
+    if (parts_update(r->ctld->parts, (size_t)(cp - r->ctld->conf->parts),
+                     json_object_get(r->req->body, "set"), e) < 0)
+        return -1;
+    jobs_part_changed(r->ctld->jobs, (size_t)(cp - r->ctld->conf->parts));
+    ctld_schedule(r->ctld);
+    return 0;
 }

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/parts.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/persist.h"
@@ -216,9 +217,8 @@ static json_t *node_parts(struct nodes *ns, size_t idx)
     json_t *a = json_array();
 
     for (size_t i = 0; i < conf->n_parts; i++)
-        for (size_t k = 0; k < conf->parts[i].n_nodes; k++)
-            if (conf->parts[i].node_idx[k] == idx)
-                json_array_append_new(a, json_string(conf->parts[i].name));
+        if (parts_has_node(ns->c->parts, i, idx))
+            json_array_append_new(a, json_string(conf->parts[i].name));
     return a;
 }
 

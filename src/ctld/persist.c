@@ -30,6 +30,8 @@ enum stmt_id {
     ST_JOB_EVENTS,
     ST_NODE_SAVE,
     ST_NODE_LOAD,
+    ST_PART_SAVE,
+    ST_PART_LOAD,
     ST_COUNT
 };
 
@@ -57,6 +59,10 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "SET state = excluded.state, reason = excluded.reason, "
                      "reason_time = excluded.reason_time",
     [ST_NODE_LOAD] = "SELECT name, state, reason, reason_time FROM nodes",
+    [ST_PART_SAVE] = "INSERT INTO partitions(name, settings) VALUES (?1, ?2) "
+                     "ON CONFLICT(name) DO UPDATE SET settings = "
+                     "excluded.settings",
+    [ST_PART_LOAD] = "SELECT name, settings FROM partitions",
 };
 
 /* migrations[v] takes the schema from version v to v + 1. */
@@ -76,6 +82,19 @@ static const char *const migrations[PERSIST_SCHEMA_VERSION] = {
     "CREATE INDEX job_events_time ON job_events(time);"
     "CREATE TABLE nodes (name TEXT PRIMARY KEY, state TEXT NOT NULL,"
     " reason TEXT NOT NULL, reason_time INTEGER NOT NULL);",
+    /* 2: the accounting store (acct_store.c): one table per kind */
+    "CREATE TABLE acct_clusters (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_accounts (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_users (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_assocs (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);"
+    "CREATE TABLE acct_qos (seq INTEGER PRIMARY KEY,"
+    " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);",
+    /* 3: partitions changed at run time (scontrol update PartitionName=) */
+    "CREATE TABLE partitions (name TEXT PRIMARY KEY, settings TEXT NOT NULL);",
 };
 
 struct persist {
@@ -241,6 +260,11 @@ int persist_begin(struct persist *p, struct err *e)
         return -1;
     p->in_txn = true;
     return 0;
+}
+
+struct sqlite3 *persist_sqlite(struct persist *p)
+{
+    return p->db;
 }
 
 bool persist_in_txn(const struct persist *p)
@@ -449,5 +473,63 @@ int persist_node_load(struct persist *p, persist_node_fn fn, void *arg,
     if (ret == 0 && rc != SQLITE_DONE)
         ret = db_error(p, rc, "loading nodes", e);
     sqlite3_reset(s);
+    return ret;
+}
+
+int persist_part_save(struct persist *p, const char *name, const char *text,
+                      struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_PART_SAVE);
+
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+    return exec_stmt(p, s, "saving a partition", e);
+}
+
+int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
+                      struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_PART_LOAD);
+    int rc, ret = 0;
+
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (fn(arg, (const char *)sqlite3_column_text(s, 0),
+               (const char *)sqlite3_column_text(s, 1)) < 0) {
+            ret = -1;
+            break;
+        }
+    }
+    if (ret == 0 && rc != SQLITE_DONE)
+        ret = db_error(p, rc, "loading partitions", e);
+    sqlite3_reset(s);
+    return ret;
+}
+
+int persist_job_scan(struct persist *p, uint64_t after_id, time_t from,
+                     time_t to, persist_job_fn fn, void *arg, struct err *e)
+{
+    static const char sql[] =
+        "SELECT id, record FROM jobs WHERE id > ?1 AND submit_time <= ?3 "
+        "AND (end_time = 0 OR end_time >= ?2) ORDER BY id";
+    sqlite3_stmt *s = NULL;
+    int rc, ret = 0, r = 0;
+
+    rc = sqlite3_prepare_v2(p->db, sql, -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return db_error(p, rc, "scanning jobs", e);
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)after_id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)from);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)to);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        r = fn(arg, (uint64_t)sqlite3_column_int64(s, 0),
+               (const char *)sqlite3_column_text(s, 1));
+        if (r != 0)
+            break;
+    }
+    if (r < 0)
+        ret = -1;
+    else if (r == 0 && rc != SQLITE_DONE)
+        ret = db_error(p, rc, "scanning jobs", e);
+    sqlite3_finalize(s);
     return ret;
 }

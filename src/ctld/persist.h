@@ -20,7 +20,7 @@
 #include "common/err.h"
 
 #define PERSIST_DB_NAME "sluice.db"
-#define PERSIST_SCHEMA_VERSION 1
+#define PERSIST_SCHEMA_VERSION 3
 
 struct persist;
 
@@ -35,6 +35,10 @@ void persist_close(struct persist *p);
 /* persist_begin: open the iteration's transaction unless one is open. */
 int persist_begin(struct persist *p, struct err *e);
 bool persist_in_txn(const struct persist *p);
+/* persist_sqlite: the open database handle, for the accounting store
+ * (acct_store.c), which keeps its SQL in its own file. */
+struct sqlite3;
+struct sqlite3 *persist_sqlite(struct persist *p);
 /* persist_commit: commit the open transaction (0 when none is open).  On
  * failure the transaction is rolled back and -1 returned with e set. */
 int persist_commit(struct persist *p, struct err *e);
@@ -89,6 +93,15 @@ typedef int (*persist_job_fn)(void *arg, uint64_t id, const char *record);
 int persist_job_load(struct persist *p, size_t max_finished, persist_job_fn fn,
                      void *arg, struct err *e);
 
+/*
+ * persist_job_scan: call fn for each job with id > after_id whose life
+ * (submit to end, or to now while it has not ended) overlaps [from, to],
+ * in ascending id order, committed or in the open transaction.  fn
+ * returns 0 to go on, 1 to stop; its -1 stops the scan and is returned.
+ */
+int persist_job_scan(struct persist *p, uint64_t after_id, time_t from,
+                     time_t to, persist_job_fn fn, void *arg, struct err *e);
+
 /* Events of one job in time order: fn(arg, when, event, detail). */
 typedef int (*persist_event_fn)(void *arg, time_t when, const char *event,
                                 const char *detail);
@@ -101,6 +114,14 @@ int persist_node_save(struct persist *p, const char *name, const char *state,
 typedef int (*persist_node_fn)(void *arg, const char *name, const char *state,
                                const char *reason, time_t reason_time);
 int persist_node_load(struct persist *p, persist_node_fn fn, void *arg,
+                      struct err *e);
+
+/* Run-time settings of a partition (parts.h): JSON text, one row per
+ * partition name, replaced whole. */
+int persist_part_save(struct persist *p, const char *name, const char *text,
+                      struct err *e);
+typedef int (*persist_part_fn)(void *arg, const char *name, const char *text);
+int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
                       struct err *e);
 
 #endif

@@ -12,6 +12,7 @@
 #include "common/hostlist.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/parts.h"
 #include "ctld/jobgpu.h"
 #include "ctld/nodes.h"
 
@@ -94,7 +95,7 @@ static void add_cause(char *buf, size_t len, size_t *off, const struct node *n)
 /* The unavailable nodes of j's partition that could hold it. */
 static void compute(struct reason *w, const struct job *j)
 {
-    const struct conf_part *p = &w->c->conf->parts[j->part];
+    const struct part *p = parts_get(w->c->parts, j->part);
     struct hostlist *hl = hostlist_create();
     char causes[2048] = "";
     size_t off = 0, n = 0;

@@ -34,13 +34,23 @@ int rpc_job_hold(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_release(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
 
+/* jobacct_rpc.c */
+int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e);
+
 /* node_rpc.c */
 int rpc_node_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_part_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_update(struct rpc *r, json_t **reply, struct err *e);
+int rpc_part_update(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_register(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_end(struct rpc *r, json_t **reply, struct err *e);
+
+/* acct_rpc.c */
+int rpc_acct_add(struct rpc *r, json_t **reply, struct err *e);
+int rpc_acct_modify(struct rpc *r, json_t **reply, struct err *e);
+int rpc_acct_delete(struct rpc *r, json_t **reply, struct err *e);
+int rpc_acct_list(struct rpc *r, json_t **reply, struct err *e);
 
 /* rpc_lookup: the handler for type, or NULL (listen.c answers PING and
  * unknown types itself). */

@@ -14,10 +14,12 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jlimits.h"
 #include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
+#include "ctld/parts.h"
 #include "ctld/persist.h"
 #include "ctld/reason.h"
 #include "sched/sched.h"
@@ -60,18 +62,6 @@ struct sched_drv *sched_drv_create(struct ctld *c)
 
     s->c = c;
     s->parts = xcalloc(conf->n_parts ? conf->n_parts : 1, sizeof(*s->parts));
-    for (size_t i = 0; i < conf->n_parts; i++) {
-        const struct conf_part *p = &conf->parts[i];
-        s->parts[i] = (struct sched_part){
-            .name = p->name,
-            /* DRAIN takes no new submissions but still starts its queue */
-            .start_jobs =
-                p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
-            .inactive = p->state == CONF_PART_INACTIVE,
-            .nodes = p->node_idx,
-            .nnodes = p->n_nodes,
-        };
-    }
     s->defer_ev = evtimer_new(c->base, defer_cb, s);
     s->why = reason_create(c);
     return s;
@@ -96,6 +86,26 @@ void sched_drv_want(struct sched_drv *s)
 bool sched_drv_wanted(const struct sched_drv *s)
 {
     return s->wanted;
+}
+
+/* The partitions as they are now (scontrol update may change them). */
+static const struct sched_part *model_parts(struct sched_drv *s)
+{
+    const struct conf *conf = s->c->conf;
+
+    for (size_t i = 0; i < conf->n_parts; i++) {
+        const struct part *p = parts_get(s->c->parts, i);
+        s->parts[i] = (struct sched_part){
+            .name = conf->parts[i].name,
+            /* DRAIN takes no new submissions but still starts its queue */
+            .start_jobs =
+                p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
+            .inactive = p->state == CONF_PART_INACTIVE,
+            .nodes = p->node_idx,
+            .nnodes = p->n_nodes,
+        };
+    }
+    return s->parts;
 }
 
 /* The model of the nodes; *used gets the GPU bitmaps (one block for all
@@ -297,10 +307,12 @@ static bool apply(struct sched_drv *s, const struct sched_model *m,
         const struct sched_decision *d = &r->decisions[i];
         struct job *j = m->pend[d->job];
         uint32_t *gpus;
+        if (d->nnodes == 0 && d->reason == SCHED_REASON_LIMIT) {
+            job_set_reason(j, d->limit); /* static, Slurm's name */
+            continue;
+        }
         if (d->nnodes == 0) {
             reason_set(s->why, j, d->reason);
-            if (d->reason == SCHED_REASON_LIMIT && d->limit != NULL)
-                job_set_reason(j, d->limit);
             continue;
         }
         more = more || (m->task[d->job] >= 0 &&
@@ -331,14 +343,22 @@ static void pass(struct sched_drv *s, time_t now)
 
     sched_model_collect(c->jobs, &m, model_job);
     if (m.n > 0) {
+        size_t *first = xcalloc(m.n, sizeof(*first));
+        size_t *ncharge = xcalloc(m.n, sizeof(*ncharge));
+        jlimits_pass_begin(c->limits);
+        for (size_t i = 0; i < m.n; i++)
+            jlimits_pass_job(c->limits, m.pend[i], &first[i], &ncharge[i]);
         cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
                                     .nnodes = nodes_count(c->nodes),
-                                    .parts = s->parts,
+                                    .parts = model_parts(s),
                                     .nparts = c->conf->n_parts,
                                     .jobs = m.sj,
-                                    .njobs = m.n,
-                                    .counters = m.ctr,
-                                    .ncounters = m.nctr};
+                                    .njobs = m.n};
+        jlimits_pass_finish(c->limits, &cl, m.sj, first, ncharge);
+        /* the counters of array throttles and singletons join the limits' */
+        sched_model_merge(&m, &cl);
+        free(ncharge);
+        free(first);
         reason_begin(s->why);
         if (sched_pass(&cl, now, &r) == 0) {
             if (apply(s, &m, &r, now))
@@ -352,6 +372,7 @@ static void pass(struct sched_drv *s, time_t now)
         }
         free(cl.nodes);
         free(used);
+        jlimits_pass_end(c->limits);
     }
     sched_model_free(&m);
 }
@@ -383,7 +404,7 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
     uint64_t *used;
     struct sched_cluster cl = {.nodes = model_nodes(c, &used),
                                .nnodes = nodes_count(c->nodes),
-                               .parts = s->parts,
+                               .parts = model_parts(s),
                                .nparts = c->conf->n_parts,
                                .jobs = &sj,
                                .njobs = 1};

@@ -137,6 +137,7 @@ static void job_signal(struct jobs *j, const struct proto_frame *f,
     json_t *v = json_object_get(f->body, "signal");
     struct njob *job;
     char text[160];
+    bool batch;
     int sig;
 
     if (!json_is_integer(v) || json_integer_value(v) < 0 ||
@@ -155,10 +156,13 @@ static void job_signal(struct jobs *j, const struct proto_frame *f,
         reply_err(j, f, gen, ESRCH, text);
         return;
     }
-    log_info("job=%" PRIu32 " signal=%d pgid=%d", job->id, sig, (int)job->pgid);
-    if (kill(-job->pgid, sig) < 0 && errno != ESRCH) {
-        snprintf(text, sizeof(text), "kill(-%d, %d): %s", (int)job->pgid, sig,
-                 strerror(errno));
+    /* batch_only (--signal=B:): the batch shell, the group's leader */
+    batch = json_is_true(json_object_get(f->body, "batch_only"));
+    log_info("job=%" PRIu32 " signal=%d pgid=%d batch_only=%d", job->id, sig,
+             (int)job->pgid, batch);
+    if (kill(batch ? job->pgid : -job->pgid, sig) < 0 && errno != ESRCH) {
+        snprintf(text, sizeof(text), "kill(%s%d, %d): %s", batch ? "" : "-",
+                 (int)job->pgid, sig, strerror(errno));
         reply_err(j, f, gen, errno, text);
         return;
     }

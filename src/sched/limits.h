@@ -1,13 +1,19 @@
 /*
- * Resource limits as QOS and associations carry them (Slurm's names), and
- * the TRES they count.  Pure data: the accounting store keeps these, the
- * limit engine (limits.c) checks jobs against them.  No I/O.
+ * Resource limits as QOS and associations carry them (Slurm's names), the
+ * TRES they count, and the limit engine: the chain of limit sets that
+ * applies to a job (docs/limits.md), the usage the controller keeps up to
+ * date on every job transition, the submit-time verdict, and the counters
+ * a scheduling pass charges for run-time limits.  Pure: no I/O, no clock.
  */
 #ifndef SLUICE_SCHED_LIMITS_H
 #define SLUICE_SCHED_LIMITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "common/err.h"
+#include "sched/sched.h"
 
 /* The TRES a limit can name, in the order Slurm prints them. */
 enum limits_tres {
@@ -50,5 +56,147 @@ void limits_init(struct limits *l);
 
 /* limits_tres_name: "cpu", "mem", "node", "billing", "gres/gpu". */
 const char *limits_tres_name(enum limits_tres t);
+
+/* ---- The chain ---------------------------------------------------- */
+
+enum limits_kind {
+    LIMITS_QOS,   /* a QOS: the partition's or the job's */
+    LIMITS_ASSOC, /* an association: the user's, then its accounts' */
+};
+
+/*
+ * One level of the chain that applies to a job.  Strings and lim are
+ * borrowed; they must outlive the calls they are passed to (a charge
+ * copies the keys it needs).
+ */
+struct limits_level {
+    enum limits_kind kind;
+    const char *name; /* QOS name, or the association's account */
+    const char *key;  /* association: a key unique among associations (its
+                         id as text); QOS: NULL (the name is the key) */
+    const struct limits *lim;
+};
+
+/* The most levels a chain may have (two QOS and an account tree 14
+ * deep); longer chains fail with EINVAL. */
+#define LIMITS_LEVEL_MAX 16
+
+/*
+ * limits_chain: the levels of a job in Slurm's order of precedence into
+ * out (LIMITS_LEVEL_MAX of them): the partition QOS, then the job's QOS
+ * (the other way round when the job's QOS has OverPartQOS; one of them
+ * when they are the same QOS, or when either is NULL), then assocs as
+ * given (the user's association first, then its accounts' up to root).
+ * Returns the number of levels; -1 with EINVAL when there are too many.
+ */
+int limits_chain(struct limits_level *out, const struct limits_level *part_qos,
+                 const struct limits_level *job_qos, bool over_part_qos,
+                 const struct limits_level *assocs, size_t nassocs);
+
+/* What a job asks for, as the engine sees it.  Strings are borrowed. */
+struct limits_job {
+    const char *user;
+    const char *account;
+    uint64_t tres[LIMITS_TRES_COUNT]; /* for the whole job */
+    uint64_t wall_s;                  /* time limit; LIMITS_UNSET: none */
+    bool deny_on_limit; /* a QOS of the job has Flags=DenyOnLimit */
+    const struct limits_level *levels; /* precedence order (limits_chain) */
+    size_t nlevels;
+};
+
+/* ---- Usage ---------------------------------------------------------- */
+
+/*
+ * What jobs hold, by name: per QOS, per user and per account in a QOS,
+ * per association (an account's association counts every job below it).
+ * Jobs submitted (pending or running), jobs running, TRES held by running
+ * jobs.  Hash tables keyed by names: every update costs O(levels).
+ */
+struct limits_usage;
+
+/* limits_usage_create / _destroy (accepts NULL; every charge made on u
+ * must have been destroyed first). */
+struct limits_usage *limits_usage_create(void);
+void limits_usage_destroy(struct limits_usage *u);
+
+/*
+ * A job's charge: the usage entries it counts in, found once when it is
+ * submitted (or recovered), so that starting and ending it cost no
+ * lookups and count where it was counted even if the chain changes.
+ * limits_charge_create counts j as submitted (pending) and returns the
+ * charge (owned by the caller; NULL with EINVAL when j has more than
+ * LIMITS_LEVEL_MAX levels).  _start counts it running with j's TRES
+ * (again: no change); _stop counts it pending again (requeue; not
+ * running: no change); _destroy uncounts it entirely (end, cancel;
+ * accepts NULL).
+ */
+struct limits_charge;
+struct limits_charge *limits_charge_create(struct limits_usage *u,
+                                           const struct limits_job *j);
+void limits_charge_start(struct limits_charge *c);
+void limits_charge_stop(struct limits_charge *c);
+void limits_charge_destroy(struct limits_charge *c);
+bool limits_charge_running(const struct limits_charge *c);
+
+/* What u counts (for tests, sprio-like views and the benchmark): jobs
+ * submitted and running, and the TRES t held, under one entry; zeros when
+ * there is none.  who: LIMITS_QOS with user and account NULL: the QOS in
+ * all; with user: that user in it; with account: that account in it.
+ * LIMITS_ASSOC: the association with that key (user, account unused). */
+struct limits_count {
+    uint64_t submitted;
+    uint64_t running;
+    uint64_t tres[LIMITS_TRES_COUNT];
+};
+void limits_usage_get(const struct limits_usage *u, enum limits_kind who,
+                      const char *name, const char *user, const char *account,
+                      struct limits_count *out);
+
+/* ---- Decisions -------------------------------------------------------- */
+
+/*
+ * limits_check_submit: may j be submitted, given what u counts now (j not
+ * yet counted)?  0 when it may; -1 with EDQUOT when a submit-time limit
+ * (MaxSubmitJobs*, GrpSubmitJobs) is full, or with DenyOnLimit a run-time
+ * limit the job alone can never meet (MaxWall, MaxTRESPerJob,
+ * MaxTRESPerUser, GrpTRES); *reason is then Slurm's reason name (static)
+ * and e says "QOSMaxSubmitJobPerUserLimit: zhangsan has 3/3 jobs in
+ * dev_qos".  -1 with EINVAL on a chain longer than LIMITS_LEVEL_MAX.
+ */
+int limits_check_submit(const struct limits_usage *u,
+                        const struct limits_job *j, const char **reason,
+                        struct err *e);
+
+/*
+ * limits_max_wall: the MaxWall that applies to j (the first level that
+ * sets one), in seconds; LIMITS_UNSET when none does.  A job without a
+ * time limit gets it, as in Slurm.
+ */
+uint64_t limits_max_wall(const struct limits_job *j);
+
+/*
+ * A scheduling pass's counters (sched.h): one per run-time limit that
+ * applies to some pending job (a QOS's GrpJobs, a user's MaxJobsPerUser
+ * in a QOS, an association's GrpTRES=gres/gpu ...), capacity the limit,
+ * used what running jobs hold now, reason Slurm's name; and per job the
+ * charges the pass must take.  A job that can never meet a per-job limit
+ * (MaxWall, MaxTRESPerJob, without DenyOnLimit) charges a counter of no
+ * capacity, so it waits with that limit's name.
+ *
+ * limits_pass_create starts a pass over u (owned by the caller, freed
+ * with limits_pass_destroy, which accepts NULL).  limits_pass_job adds
+ * the charges of pending job j, by the limits that apply to it now: they
+ * are entries *first .. *first + *n - 1 of limits_pass_charges(p).  That
+ * array and limits_pass_counters' belong to p and stay put from the last
+ * limits_pass_job until p is destroyed: take pointers after adding every
+ * job.
+ */
+struct limits_pass;
+struct limits_pass *limits_pass_create(struct limits_usage *u);
+void limits_pass_job(struct limits_pass *p, const struct limits_job *j,
+                     size_t *first, size_t *n);
+const struct sched_charge *limits_pass_charges(const struct limits_pass *p);
+struct sched_counter *limits_pass_counters(struct limits_pass *p, size_t *n);
+void limits_pass_destroy(struct limits_pass *p);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * FIFO placement: jobs in order of priority, submit time and id, each on
+ * The main pass: jobs in order of partition tier, priority, submit time
+ * and id, each on
  * nodes of its partition with enough free CPUs, memory and GPUs, chosen by
  * select.c (best fit, GPUs linked where possible).  A job
  * that cannot start blocks the jobs behind it in the same partition, as
@@ -44,6 +45,8 @@ static int job_order(const void *a, const void *b, void *arg)
     const struct sched_job *x = &jobs[*(const size_t *)a];
     const struct sched_job *y = &jobs[*(const size_t *)b];
 
+    if (x->tier != y->tier)
+        return x->tier > y->tier ? -1 : 1;
     if (x->priority != y->priority)
         return x->priority > y->priority ? -1 : 1;
     if (x->submit_time != y->submit_time)
@@ -202,4 +205,15 @@ void sched_result_clear(struct sched_result *r)
     }
     free(r->decisions);
     memset(r, 0, sizeof(*r));
+}
+
+bool sched_counters_room(const struct sched_cluster *c,
+                         const struct sched_job *j)
+{
+    return full_counter(c, j) == NULL;
+}
+
+void sched_counters_charge(struct sched_cluster *c, const struct sched_job *j)
+{
+    charge(c, j);
 }

@@ -4,11 +4,13 @@
  * a struct sched_cluster from its state on every pass; the simulator and
  * the unit tests build one by hand.
  *
- * This core places jobs FIFO (priority, then submit time, then id) on
+ * This core places jobs in order of partition PriorityTier, priority,
+ * submit time and id on
  * nodes with enough free CPUs, memory and GPUs, choosing among the nodes
  * that fit the one where the job fits most tightly (best fit), and on a
- * node the GPUs best connected to each other (select.h).  Priority,
- * backfill and preemption grow here behind the same seam.
+ * node the GPUs best connected to each other (select.h).  Priorities
+ * are computed beforehand (prio.h, fairshare.h) and kept on the jobs;
+ * backfill (backfill.h) follows the main pass.
  */
 #ifndef SLUICE_SCHED_H
 #define SLUICE_SCHED_H
@@ -115,6 +117,9 @@ struct sched_job {
     const char *gpu_type;               /* NULL or "": any type */
     const struct sched_charge *charges; /* NULL, or ncharges of them */
     size_t ncharges;
+    uint32_t tier;        /* PriorityTier of its partition: first key */
+    int64_t time_limit_s; /* <= 0: none (INFINITE), for backfill */
+    uint32_t user;        /* uid, for bf_max_job_user */
 };
 
 /* How a job's nodes are chosen among those that fit. */
@@ -149,6 +154,9 @@ struct sched_decision {
     /* GPU positions, gpus_per_node for each node in nodes order, each
      * node's ascending (owned); NULL when the job asks for none */
     uint32_t *gpus;
+    time_t start_est; /* started: now; else the backfill reservation's
+                         start; 0 when unknown */
+    bool backfilled;  /* started by backfill, ahead of its turn */
 };
 
 struct sched_result {
@@ -171,5 +179,11 @@ struct sched_result {
  */
 int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out);
 void sched_result_clear(struct sched_result *r);
+
+/* sched_counters_room: every counter j charges has room for it (backfill
+ * starts jobs too); sched_counters_charge: charge them. */
+bool sched_counters_room(const struct sched_cluster *c,
+                         const struct sched_job *j);
+void sched_counters_charge(struct sched_cluster *c, const struct sched_job *j);
 
 #endif

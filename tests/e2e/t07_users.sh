@@ -29,6 +29,8 @@ for u in "$UA" "$UB"; do
         exit
     fi
     USERS_MADE="$USERS_MADE $u"
+    # The seed's configuration enforces associations: give each an account.
+    sacctmgr -i add user "$u" account=root >/dev/null
 done
 # Other users must reach the working directories under DIR.
 chmod 755 "$DIR" "$WORK"

@@ -40,6 +40,8 @@ if useradd -M -d /nonexistent -s /bin/sh "$user" 2>/dev/null; then
     trap 'userdel "$user" 2>/dev/null; cluster_stop' EXIT
     uid=$(id -u "$user")
     gid=$(id -g "$user")
+    # The seed's configuration enforces associations: give the user one.
+    sacctmgr -i add user "$user" account=root >/dev/null
     mkdir -p "$WORK/u"
     chown "$user" "$WORK/u"
     uidjob=$(cd "$WORK/u" && runuser -u "$user" -- env SLUICE_CONF="$SLUICE_CONF" \

@@ -1,0 +1,463 @@
+/*
+ * sacct's fields and output (acctview.h).  Widths, justification and the
+ * "+" that marks a cut value follow Slurm's sacct; times print as
+ * YYYY-MM-DDTHH:MM:SS, "Unknown" when not reached.
+ */
+#include "cli/acctview.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/fmt.h"
+#include "cli/jobspec.h"
+#include "cli/jobview.h"
+#include "common/xalloc.h"
+
+enum {
+    F_JOBID,
+    F_JOBIDRAW,
+    F_JOBNAME,
+    F_PARTITION,
+    F_ACCOUNT,
+    F_QOS,
+    F_USER,
+    F_UID,
+    F_ALLOCCPUS,
+    F_NNODES,
+    F_STATE,
+    F_EXITCODE,
+    F_SUBMIT,
+    F_ELIGIBLE,
+    F_START,
+    F_END,
+    F_ELAPSED,
+    F_ELAPSEDRAW,
+    F_TIMELIMIT,
+    F_NODELIST,
+    F_ALLOCTRES,
+    F_REQTRES,
+    F_RESTARTS,
+    F_REASON,
+    F_PRIORITY,
+    F_WORKDIR,
+    F_COUNT
+};
+
+static const struct {
+    const char *name;
+    int width;
+    bool left;
+} fields[F_COUNT] = {
+    [F_JOBID] = {"JobID", 12, true},
+    [F_JOBIDRAW] = {"JobIDRaw", 12, true},
+    [F_JOBNAME] = {"JobName", 10, false},
+    [F_PARTITION] = {"Partition", 10, false},
+    [F_ACCOUNT] = {"Account", 10, false},
+    [F_QOS] = {"QOS", 10, false},
+    [F_USER] = {"User", 9, false},
+    [F_UID] = {"UID", 6, false},
+    [F_ALLOCCPUS] = {"AllocCPUS", 10, false},
+    [F_NNODES] = {"NNodes", 8, false},
+    [F_STATE] = {"State", 10, false},
+    [F_EXITCODE] = {"ExitCode", 8, false},
+    [F_SUBMIT] = {"Submit", 19, false},
+    [F_ELIGIBLE] = {"Eligible", 19, false},
+    [F_START] = {"Start", 19, false},
+    [F_END] = {"End", 19, false},
+    [F_ELAPSED] = {"Elapsed", 10, false},
+    [F_ELAPSEDRAW] = {"ElapsedRaw", 10, false},
+    [F_TIMELIMIT] = {"Timelimit", 10, false},
+    [F_NODELIST] = {"NodeList", 15, false},
+    [F_ALLOCTRES] = {"AllocTRES", 10, false},
+    [F_REQTRES] = {"ReqTRES", 10, false},
+    [F_RESTARTS] = {"Restarts", 8, false},
+    [F_REASON] = {"Reason", 20, false},
+    [F_PRIORITY] = {"Priority", 10, false},
+    [F_WORKDIR] = {"WorkDir", 20, false},
+};
+
+int acctview_field(const char *name)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (strcasecmp(name, fields[i].name) == 0)
+            return i;
+    return -1;
+}
+
+const char *acctview_fields(void)
+{
+    static char buf[512];
+
+    if (buf[0] == '\0')
+        for (int i = 0; i < F_COUNT; i++)
+            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+                     i ? "," : "", fields[i].name);
+    return buf;
+}
+
+int acctview_spec_parse(const char *s, struct acctview_spec *out, struct err *e)
+{
+    char *copy = xstrdup(s), *save = NULL, *tok;
+
+    memset(out, 0, sizeof(*out));
+    for (tok = strtok_r(copy, ", ", &save); tok != NULL;
+         tok = strtok_r(NULL, ", ", &save)) {
+        char *pct = strchr(tok, '%'), *end;
+        long w = -1;
+        int f;
+        if (pct != NULL) {
+            *pct = '\0';
+            w = strtol(pct + 1, &end, 10);
+            if (pct[1] == '\0' || *end != '\0' || w < 0 || w > 1000) {
+                errno = EINVAL;
+                err_set(e, "invalid width in field \"%s%%%s\"", tok, pct + 1);
+                goto error;
+            }
+        }
+        if ((f = acctview_field(tok)) < 0) {
+            errno = EINVAL;
+            err_set(e, "Invalid field requested: \"%s\" (fields: %s)", tok,
+                    acctview_fields());
+            goto error;
+        }
+        out->cols = xreallocarray(out->cols, out->n + 1, sizeof(*out->cols));
+        out->cols[out->n++] =
+            (struct acctview_col){f, w >= 0 ? (int)w : fields[f].width};
+    }
+    free(copy);
+    if (out->n == 0) {
+        errno = EINVAL;
+        return err_set(e, "no fields given");
+    }
+    return 0;
+error:
+    free(copy);
+    acctview_spec_free(out);
+    return -1;
+}
+
+void acctview_spec_free(struct acctview_spec *sp)
+{
+    free(sp->cols);
+    memset(sp, 0, sizeof(*sp));
+}
+
+/* ---- values ----------------------------------------------------------- */
+
+static time_t jtime(json_t *job, const char *key)
+{
+    return (time_t)jobview_int(job, key, 0);
+}
+
+bool acctview_has_batch(json_t *job)
+{
+    return jtime(job, "start_time") > 0 &&
+           json_is_string(json_object_get(job, "node_list"));
+}
+
+const char *acctview_state(const struct acctview_row *r, char *buf, size_t len)
+{
+    const char *st = jobview_str(r->job, "job_state", "UNKNOWN");
+    json_t *by = json_object_get(r->job, "cancelled_by");
+
+    if (r->step != NULL) {
+        /* the script was killed by a signal for these */
+        if (strcmp(st, "TIMEOUT") == 0 || strcmp(st, "PREEMPTED") == 0)
+            return "CANCELLED";
+        return st;
+    }
+    if (strcmp(st, "CANCELLED") == 0 && json_is_integer(by)) {
+        snprintf(buf, len, "CANCELLED by %lld",
+                 (long long)json_integer_value(by));
+        return buf;
+    }
+    if (strcmp(st, "PENDING") == 0 && jobview_int(r->job, "restart_count", 0))
+        return "REQUEUED";
+    return st;
+}
+
+static int64_t elapsed(const struct acctview_row *r)
+{
+    time_t s = jtime(r->job, "start_time"), e = jtime(r->job, "end_time");
+
+    if (s <= 0)
+        return 0;
+    if (e <= 0)
+        e = r->now;
+    return e > s ? (int64_t)(e - s) : 0;
+}
+
+/* Slurm's "HH:MM:SS" / "D-HH:MM:SS". */
+static char *hms(int64_t secs, char *buf, size_t len)
+{
+    if (secs >= 86400)
+        snprintf(buf, len, "%lld-%02lld:%02lld:%02lld",
+                 (long long)(secs / 86400), (long long)(secs / 3600 % 24),
+                 (long long)(secs / 60 % 60), (long long)(secs % 60));
+    else
+        snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
+                 (long long)(secs / 60 % 60), (long long)(secs % 60));
+    return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A TRES string with its items sorted by name, as sacct prints them. */
+static const char *tres_sorted(const char *s, char *buf, size_t len)
+{
+    char *copy, *save = NULL, *items[32];
+    size_t n = 0, off = 0;
+
+    if (s == NULL)
+        return "";
+    copy = xstrdup(s);
+    for (char *t = strtok_r(copy, ",", &save); t && n < 32;
+         t = strtok_r(NULL, ",", &save))
+        items[n++] = t;
+    qsort(items, n, sizeof(items[0]), cmp_str);
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+                                items[i]);
+    free(copy);
+    return buf;
+}
+
+static const char *when(json_t *job, const char *key, char *buf, size_t len)
+{
+    return fmt_time(jtime(job, key), "Unknown", buf, len);
+}
+
+/* The .batch step's own values; NULL: as the job's. */
+static const char *step_value(int f, const struct acctview_row *r, char *buf,
+                              size_t len)
+{
+    switch (f) {
+    case F_JOBNAME:
+        return r->step;
+    case F_SUBMIT:
+        return when(r->job, "start_time", buf, len);
+    case F_NNODES:
+        return "1";
+    case F_NODELIST:
+        return jobview_str(r->job, "batch_host", "");
+    case F_PARTITION:
+    case F_QOS:
+    case F_USER:
+    case F_UID:
+    case F_TIMELIMIT:
+    case F_REQTRES:
+    case F_RESTARTS:
+    case F_REASON:
+    case F_PRIORITY:
+    case F_WORKDIR:
+    case F_ELIGIBLE:
+        return "";
+    default:
+        return NULL;
+    }
+}
+
+static const char *id_value(int f, const struct acctview_row *r, char *buf,
+                            size_t len)
+{
+    snprintf(buf, len, "%lld%s%s", jobview_int(r->job, "job_id", 0),
+             r->step ? "." : "", r->step ? r->step : "");
+    (void)f;
+    return buf;
+}
+
+static const char *time_value(int f, const struct acctview_row *r, char *buf,
+                              size_t len)
+{
+    int64_t lim = jobview_int(r->job, "time_limit_s", -1);
+
+    switch (f) {
+    case F_SUBMIT:
+        return when(r->job, "submit_time", buf, len);
+    case F_ELIGIBLE:
+        return when(r->job, "eligible_time", buf, len);
+    case F_START:
+        return when(r->job, "start_time", buf, len);
+    case F_END:
+        return when(r->job, "end_time", buf, len);
+    case F_ELAPSED:
+        return hms(elapsed(r), buf, len);
+    case F_ELAPSEDRAW:
+        snprintf(buf, len, "%lld", (long long)elapsed(r));
+        return buf;
+    default: /* F_TIMELIMIT */
+        return lim < 0 ? "UNLIMITED" : hms(lim, buf, len);
+    }
+}
+
+const char *acctview_value(int f, const struct acctview_row *r, char *buf,
+                           size_t len)
+{
+    json_t *j = r->job, *ec = json_object_get(j, "exit_code");
+    const char *v;
+
+    if (r->step != NULL && (v = step_value(f, r, buf, len)) != NULL)
+        return v;
+    switch (f) {
+    case F_JOBID:
+    case F_JOBIDRAW:
+        return id_value(f, r, buf, len);
+    case F_JOBNAME:
+        return jobview_str(j, "name", "");
+    case F_PARTITION:
+        return jobview_str(j, "partition", "");
+    case F_ACCOUNT:
+        return jobview_str(j, "account", "");
+    case F_QOS:
+        return jobview_str(j, "qos", "");
+    case F_USER:
+        return jobview_str(j, "user_name", "");
+    case F_UID:
+    case F_ALLOCCPUS:
+    case F_NNODES:
+    case F_RESTARTS:
+    case F_PRIORITY:
+        snprintf(buf, len, "%lld",
+                 f == F_UID              ? jobview_int(j, "user_id", 0)
+                 : f == F_RESTARTS       ? jobview_int(j, "restart_count", 0)
+                 : f == F_PRIORITY       ? jobview_int(j, "priority", 0)
+                 : f == F_NNODES         ? jobview_int(j, "nodes", 1)
+                 : acctview_has_batch(j) ? jobview_int(j, "cpus", 0)
+                                         : 0);
+        return buf;
+    case F_STATE:
+        return acctview_state(r, buf, len);
+    case F_EXITCODE:
+        snprintf(buf, len, "%lld:%lld", jobview_int(ec, "return_code", 0),
+                 jobview_int(ec, "signal", 0));
+        return buf;
+    case F_NODELIST:
+        return jobview_str(j, "node_list", "None assigned");
+    case F_ALLOCTRES:
+        return tres_sorted(jobview_str(j, "tres_alloc_str", NULL), buf, len);
+    case F_REQTRES:
+        return tres_sorted(jobview_str(j, "tres_req_str", NULL), buf, len);
+    case F_REASON:
+        return jobview_str(j, "state_reason", "None");
+    case F_WORKDIR:
+        return jobview_str(j, "work_dir", "");
+    default:
+        return time_value(f, r, buf, len);
+    }
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+/* A column: cut to width with a "+" at the end, as sacct does. */
+static void cell(FILE *fp, const char *s, int width, bool left)
+{
+    int n = (int)strlen(s);
+
+    if (width > 0 && n > width)
+        fprintf(fp, "%.*s+", width - 1, s);
+    else if (left)
+        fprintf(fp, "%-*s", width, s);
+    else
+        fprintf(fp, "%*s", width, s);
+}
+
+static void put(FILE *fp, const struct acctview_spec *sp,
+                enum acctview_mode mode, size_t i, const char *s)
+{
+    const struct acctview_col *c = &sp->cols[i];
+
+    if (mode == ACCTVIEW_COLUMNS) {
+        cell(fp, s, c->width, fields[c->field].left);
+        fputc(' ', fp);
+    } else {
+        fputs(s, fp);
+        if (mode == ACCTVIEW_PARSABLE || i + 1 < sp->n)
+            fputc('|', fp);
+    }
+}
+
+void acctview_header(FILE *fp, const struct acctview_spec *sp,
+                     enum acctview_mode mode)
+{
+    for (size_t i = 0; i < sp->n; i++)
+        put(fp, sp, mode, i, fields[sp->cols[i].field].name);
+    fputc('\n', fp);
+    if (mode != ACCTVIEW_COLUMNS)
+        return;
+    for (size_t i = 0; i < sp->n; i++) {
+        for (int k = 0; k < sp->cols[i].width; k++)
+            fputc('-', fp);
+        fputc(' ', fp);
+    }
+    fputc('\n', fp);
+}
+
+void acctview_print(FILE *fp, const struct acctview_spec *sp,
+                    enum acctview_mode mode, const struct acctview_row *r)
+{
+    char buf[1024];
+
+    for (size_t i = 0; i < sp->n; i++)
+        put(fp, sp, mode, i,
+            acctview_value(sp->cols[i].field, r, buf, sizeof(buf)));
+    fputc('\n', fp);
+}
+
+json_t *acctview_json(json_t *job, time_t now)
+{
+    struct acctview_row r = {job, NULL, now};
+    json_t *o = json_object(), *steps = json_array();
+    char buf[1024];
+
+#define SET(k, v) json_object_set_new(o, k, v)
+#define COPY(k) json_object_set(o, k, json_object_get(job, k))
+    COPY("job_id");
+    COPY("name");
+    COPY("partition");
+    COPY("account");
+    COPY("qos");
+    COPY("user_name");
+    COPY("user_id");
+    SET("state", json_string(acctview_state(&r, buf, sizeof(buf))));
+    COPY("job_state");
+    COPY("state_reason");
+    COPY("exit_code");
+    COPY("submit_time");
+    COPY("eligible_time");
+    COPY("start_time");
+    COPY("end_time");
+    SET("elapsed_s", json_integer(elapsed(&r)));
+    COPY("time_limit_s");
+    COPY("node_list");
+    COPY("cpus");
+    COPY("nodes");
+    SET("alloc_tres",
+        json_string(acctview_value(F_ALLOCTRES, &r, buf, sizeof(buf))));
+    SET("req_tres",
+        json_string(acctview_value(F_REQTRES, &r, buf, sizeof(buf))));
+    SET("restarts", json_integer(jobview_int(job, "restart_count", 0)));
+    COPY("cancelled_by");
+    if (acctview_has_batch(job)) {
+        struct acctview_row s = {job, "batch", now};
+        json_array_append_new(
+            steps, json_pack("{s:s, s:s, s:O}", "step_id", "batch", "state",
+                             acctview_state(&s, buf, sizeof(buf)), "exit_code",
+                             json_object_get(job, "exit_code")));
+    }
+    SET("steps", steps);
+    if (json_is_array(json_object_get(job, "events")))
+        COPY("events");
+    else
+        SET("events", json_array());
+#undef SET
+#undef COPY
+    return o;
+}

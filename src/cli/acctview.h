@@ -1,0 +1,90 @@
+/*
+ * sacct's view of a job: its fields by Slurm's names and widths (JobID,
+ * State, ExitCode, AllocTRES, ...), the rows of a job and its .batch
+ * step, Slurm's column, -p and -P output, and sacct's time arguments.
+ */
+#ifndef SLUICE_CLI_ACCTVIEW_H
+#define SLUICE_CLI_ACCTVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "common/err.h"
+
+#define ACCTVIEW_DEFAULT                                                       \
+    "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+#define ACCTVIEW_LONG                                                          \
+    "JobID,JobIDRaw,JobName,Partition,Account,QOS,User,Submit,Eligible,"       \
+    "Start,End,Elapsed,Timelimit,NNodes,AllocCPUS,ReqTRES,AllocTRES,State,"    \
+    "ExitCode,Restarts,NodeList"
+
+/* One row: a job (step NULL) or its step ("batch"), at time now. */
+struct acctview_row {
+    json_t *job; /* a record of JOB_ACCT */
+    const char *step;
+    time_t now;
+};
+
+struct acctview_col {
+    int field; /* index into the field table */
+    int width;
+};
+
+struct acctview_spec {
+    struct acctview_col *cols;
+    size_t n;
+};
+
+/*
+ * acctview_spec_parse: "JobID,State%20,..." (names any case; %N sets the
+ * width).  -1 with EINVAL and e naming an unknown field.  Free with
+ * acctview_spec_free.
+ */
+int acctview_spec_parse(const char *s, struct acctview_spec *out,
+                        struct err *e);
+void acctview_spec_free(struct acctview_spec *sp);
+
+/* acctview_fields: the field names, comma-separated (for --helpformat). */
+const char *acctview_fields(void);
+
+enum acctview_mode {
+    ACCTVIEW_COLUMNS,   /* Slurm's fixed-width columns */
+    ACCTVIEW_PARSABLE,  /* -p: "a|b|" */
+    ACCTVIEW_PARSABLE2, /* -P: "a|b" */
+};
+
+/* acctview_header: the header line (and, in columns, the dashes). */
+void acctview_header(FILE *fp, const struct acctview_spec *sp,
+                     enum acctview_mode mode);
+/* acctview_print: one row. */
+void acctview_print(FILE *fp, const struct acctview_spec *sp,
+                    enum acctview_mode mode, const struct acctview_row *r);
+
+/* acctview_value: field f of row r as text (buf or a constant). */
+const char *acctview_value(int f, const struct acctview_row *r, char *buf,
+                           size_t len);
+/* acctview_field: the index of a field name, or -1. */
+int acctview_field(const char *name);
+
+/* acctview_state: "COMPLETED", "CANCELLED by 0", ... of a row. */
+const char *acctview_state(const struct acctview_row *r, char *buf, size_t len);
+
+/* acctview_has_batch: whether the job ran a batch step (it started). */
+bool acctview_has_batch(json_t *job);
+
+/* acctview_json: the --json object of one job (docs/cli.md); new. */
+json_t *acctview_json(json_t *job, time_t now);
+
+/*
+ * acctview_time_parse: sacct's -S/-E times: "YYYY-MM-DD[THH:MM[:SS]]",
+ * "MM/DD[/YY]", "HH:MM[:SS]" (today), "now", "today", "midnight",
+ * "noon", "now[+-]N[seconds|minutes|hours|days|weeks]", or Unix seconds
+ * after "@".  -1 with EINVAL and e.
+ */
+int acctview_time_parse(const char *s, time_t now, time_t *out, struct err *e);
+
+#endif

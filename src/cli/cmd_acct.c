@@ -1,0 +1,341 @@
+/*
+ * sluice acct / sacct: the accounting history of jobs (JOB_ACCT), in
+ * sacct's columns, -p/-P, or --json; --events JOBID shows one job's
+ * timeline.  Slurm's defaults: since midnight today unless -j (or -s), the
+ * caller's own jobs unless -a or -u (root and the controller's user see
+ * everyone's), and a .batch line under each job that ran unless -X.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/acctview.h"
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/fmt.h"
+#include "cli/jobfilter.h"
+#include "cli/opt.h"
+#include "common/proto.h"
+
+enum {
+    A_JOBS = 1,
+    A_USER,
+    A_ACCOUNTS,
+    A_PARTITION,
+    A_STATE,
+    A_START,
+    A_END,
+    A_ALLUSERS,
+    A_ALLOCATIONS,
+    A_FORMAT,
+    A_PARSABLE2,
+    A_PARSABLE,
+    A_NOHEADER,
+    A_LONG,
+    A_JSON,
+    A_EVENTS,
+    A_HELPFORMAT,
+    A_HELP,
+    A_VERSION,
+};
+
+static const struct opt_def acct_opts[] = {
+    {"jobs", 'j', OPT_ARG, A_JOBS},
+    {"user", 'u', OPT_ARG, A_USER},
+    {"uid", 0, OPT_ARG, A_USER},
+    {"accounts", 'A', OPT_ARG, A_ACCOUNTS},
+    {"partition", 'r', OPT_ARG, A_PARTITION},
+    {"state", 's', OPT_ARG, A_STATE},
+    {"starttime", 'S', OPT_ARG, A_START},
+    {"endtime", 'E', OPT_ARG, A_END},
+    {"allusers", 'a', OPT_NOARG, A_ALLUSERS},
+    {"allocations", 'X', OPT_NOARG, A_ALLOCATIONS},
+    {"format", 'o', OPT_ARG, A_FORMAT},
+    {"parsable2", 'P', OPT_NOARG, A_PARSABLE2},
+    {"parsable", 'p', OPT_NOARG, A_PARSABLE},
+    {"noheader", 'n', OPT_NOARG, A_NOHEADER},
+    {"long", 'l', OPT_NOARG, A_LONG},
+    {"json", 0, OPT_NOARG, A_JSON},
+    {"events", 0, OPT_ARG, A_EVENTS},
+    {"helpformat", 'e', OPT_NOARG, A_HELPFORMAT},
+    {"help", 'h', OPT_NOARG, A_HELP},
+    {"usage", 0, OPT_NOARG, A_HELP},
+    {"version", 'V', OPT_NOARG, A_VERSION},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
+struct acct {
+    struct jobfilter f; /* ids, users, partitions, states */
+    json_t *accounts;
+    const char *format, *events;
+    time_t start, end;
+    bool start_set, end_set, all_users, alloc_only, noheader, json;
+    enum acctview_mode mode;
+};
+
+static void acct_help(void)
+{
+    printf(
+        "Usage: %s [OPTIONS]\n"
+        "  -j, --jobs=LIST        -u, --user=LIST        -A, --accounts=LIST\n"
+        "  -r, --partition=LIST   -s, --state=LIST       -S, --starttime=TIME\n"
+        "  -E, --endtime=TIME     -a, --allusers         -X, --allocations\n"
+        "  -o, --format=FIELDS    -P, --parsable2        -p, --parsable\n"
+        "  -n, --noheader         -l, --long             --json\n"
+        "  --events=JOBID (the job's timeline)           -e, --helpformat\n",
+        cli_slurm_face() ? "sacct" : "sluice acct");
+}
+
+static void add_list(json_t **a, const char *arg)
+{
+    char *copy = strdup(arg), *save = NULL;
+
+    if (*a == NULL)
+        *a = json_array();
+    for (char *t = strtok_r(copy, ",", &save); t;
+         t = strtok_r(NULL, ",", &save))
+        json_array_append_new(*a, json_string(t));
+    free(copy);
+}
+
+static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
+{
+    time_t now = time(NULL);
+
+    switch (id) {
+    case A_JOBS:
+        return jobfilter_add(&q->f, JOBFILTER_IDS, arg, e);
+    case A_USER:
+        return jobfilter_add(&q->f, JOBFILTER_USERS, arg, e);
+    case A_PARTITION:
+        return jobfilter_add(&q->f, JOBFILTER_PARTITIONS, arg, e);
+    case A_STATE:
+        return jobfilter_add(&q->f, JOBFILTER_STATES, arg, e);
+    case A_ACCOUNTS:
+        add_list(&q->accounts, arg);
+        return 0;
+    case A_START:
+        q->start_set = true;
+        return acctview_time_parse(arg, now, &q->start, e) < 0
+                   ? err_prefix(e, "--starttime")
+                   : 0;
+    case A_END:
+        q->end_set = true;
+        return acctview_time_parse(arg, now, &q->end, e) < 0
+                   ? err_prefix(e, "--endtime")
+                   : 0;
+    case A_ALLUSERS:
+        q->all_users = true;
+        return 0;
+    case A_ALLOCATIONS:
+        q->alloc_only = true;
+        return 0;
+    case A_FORMAT:
+        q->format = arg;
+        return 0;
+    case A_LONG:
+        q->format = ACCTVIEW_LONG;
+        return 0;
+    case A_PARSABLE2:
+        q->mode = ACCTVIEW_PARSABLE2;
+        return 0;
+    case A_PARSABLE:
+        q->mode = ACCTVIEW_PARSABLE;
+        return 0;
+    case A_NOHEADER:
+        q->noheader = true;
+        return 0;
+    case A_JSON:
+        q->json = true;
+        return 0;
+    case A_EVENTS:
+        q->events = arg;
+        return jobfilter_add(&q->f, JOBFILTER_IDS, arg, e);
+    }
+    return 0;
+}
+
+/* 1: parsed, 0: help printed, -1: error printed. */
+static int acct_parse(struct acct *q, int argc, char **argv)
+{
+    struct opt_state st;
+    const char *arg;
+    struct err e;
+    int id, rc;
+
+    opt_init(&st, argc, argv, 1, false);
+    while ((rc = opt_next(&st, acct_opts, &id, &arg, &e)) > 0) {
+        if (id == A_HELP || id == A_VERSION || id == A_HELPFORMAT) {
+            if (id == A_HELP)
+                acct_help();
+            else if (id == A_VERSION)
+                printf("sluice %s\n", SLUICE_VERSION);
+            else
+                printf("%s\n", acctview_fields());
+            opt_free(&st);
+            return 0;
+        }
+        if ((rc = acct_opt(q, id, arg, &e)) < 0)
+            break;
+    }
+    if (rc == 0 && st.ind < argc) {
+        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
+                 argv[st.ind]);
+        rc = -1;
+    }
+    opt_free(&st);
+    if (rc < 0) {
+        cli_error("%s", e.text);
+        return -1;
+    }
+    return 1;
+}
+
+/* Midnight today, local time. */
+static time_t midnight(time_t now)
+{
+    struct tm tm;
+
+    localtime_r(&now, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    return mktime(&tm);
+}
+
+static json_t *acct_request(const struct acct *q)
+{
+    json_t *req = jobfilter_request(&q->f);
+    time_t now = time(NULL), start = q->start;
+
+    if (!q->start_set)
+        start = q->f.job_ids != NULL || q->f.states != NULL ? 0 : midnight(now);
+    json_object_set_new(req, "start_time", json_integer((json_int_t)start));
+    if (q->end_set)
+        json_object_set_new(req, "end_time", json_integer((json_int_t)q->end));
+    if (q->accounts != NULL)
+        json_object_set(req, "accounts", q->accounts);
+    json_object_set_new(req, "all_users", json_boolean(q->all_users));
+    json_object_set_new(req, "events", json_boolean(q->json || q->events));
+    return req;
+}
+
+/* Every page of JOB_ACCT; new array, or NULL after an error printed. */
+static json_t *acct_fetch(const struct acct *q)
+{
+    json_t *req = acct_request(q), *all = json_array();
+    struct err e;
+
+    for (;;) {
+        json_t *reply = NULL, *next;
+        if (cli_call(PROTO_MSG_JOB_ACCT, req, &reply, &e) < 0) {
+            cli_error("%s", e.text);
+            json_decref(req);
+            json_decref(all);
+            return NULL;
+        }
+        json_array_extend(all, json_object_get(reply, "jobs"));
+        next = json_object_get(reply, "next_after_job_id");
+        if (!json_is_integer(next)) {
+            json_decref(reply);
+            break;
+        }
+        json_object_set(req, "after_job_id", next);
+        json_decref(reply);
+    }
+    json_decref(req);
+    return all;
+}
+
+static int print_events(json_t *jobs)
+{
+    json_t *job = json_array_get(jobs, 0), *ev;
+    char t[FMT_BUFLEN];
+    size_t i;
+
+    if (job == NULL) {
+        cli_error("no such job (or not yours)");
+        return 1;
+    }
+    printf("%-19s %-10s %s\n", "Time", "Event", "Detail");
+    json_array_foreach(json_object_get(job, "events"), i, ev)
+    {
+        printf("%-19s %-10s %s\n",
+               fmt_time((time_t)json_integer_value(json_object_get(ev, "time")),
+                        "Unknown", t, sizeof(t)),
+               json_string_value(json_object_get(ev, "event")),
+               json_string_value(json_object_get(ev, "detail")));
+    }
+    return 0;
+}
+
+static int acct_print(const struct acct *q, json_t *jobs)
+{
+    struct acctview_spec sp;
+    time_t now = time(NULL);
+    struct err e;
+    json_t *job;
+    size_t i;
+
+    if (q->events != NULL)
+        return print_events(jobs);
+    if (q->json) {
+        json_t *out = json_array(), *o;
+        json_array_foreach(jobs, i, job)
+            json_array_append_new(out, acctview_json(job, now));
+        o = json_pack("{s:o}", "jobs", out);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(o);
+        return 0;
+    }
+    if (acctview_spec_parse(q->format ? q->format : ACCTVIEW_DEFAULT, &sp, &e) <
+        0) {
+        cli_error("%s", e.text);
+        return 1;
+    }
+    if (!q->noheader)
+        acctview_header(stdout, &sp, q->mode);
+    json_array_foreach(jobs, i, job)
+    {
+        struct acctview_row r = {job, NULL, now};
+        acctview_print(stdout, &sp, q->mode, &r);
+        if (!q->alloc_only && acctview_has_batch(job)) {
+            r.step = "batch";
+            acctview_print(stdout, &sp, q->mode, &r);
+        }
+    }
+    acctview_spec_free(&sp);
+    return 0;
+}
+
+int cmd_acct(int argc, char **argv)
+{
+    struct acct q = {.mode = ACCTVIEW_COLUMNS};
+    json_t *jobs = NULL;
+    int rc;
+
+    cli_set_prog(argv[0]);
+    rc = acct_parse(&q, argc, argv);
+    if (rc > 0 && q.format != NULL && !q.json) {
+        struct acctview_spec sp;
+        struct err e;
+        if (acctview_spec_parse(q.format, &sp, &e) < 0) {
+            cli_error("%s", e.text);
+            rc = -1;
+        }
+        acctview_spec_free(&sp);
+    }
+    if (rc > 0) {
+        jobs = acct_fetch(&q);
+        rc = jobs != NULL ? acct_print(&q, jobs) : 1;
+        cli_close();
+    } else {
+        rc = rc < 0 ? 1 : 0;
+    }
+    json_decref(jobs);
+    json_decref(q.accounts);
+    jobfilter_clear(&q.f);
+    return rc;
+}
