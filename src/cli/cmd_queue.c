@@ -157,7 +157,8 @@ static void expand_tasks(json_t *out, json_t *job)
     struct arrayset set;
 
     if (pend == NULL ||
-        arrayset_parse(pend, (uint32_t)jobview_int(job, "array_task_max", 0) + 1,
+        arrayset_parse(pend,
+                       (uint32_t)jobview_int(job, "array_task_max", 0) + 1,
                        &set, NULL) < 0) {
         json_array_append(out, job);
         return;

@@ -84,8 +84,8 @@ static int jf_array_ref(struct jobfilter *f, const char *s, struct err *e)
     else
         tasks = xstrdup(us);
     rc = value_parse_u64(id, 1, UINT32_MAX, &v, NULL);
-    if (rc == 0 && (rc = arrayset_parse(tasks, ARRAYSPEC_MAX_SIZE, &set,
-                                        NULL)) == 0)
+    if (rc == 0 &&
+        (rc = arrayset_parse(tasks, ARRAYSPEC_MAX_SIZE, &set, NULL)) == 0)
         arrayset_clear(&set);
     free(id);
     free(tasks);
@@ -247,10 +247,9 @@ static bool jf_match_tasks(const char *ref, json_t *job)
     if (task >= 0) {
         hit = arrayset_has(&want, (uint32_t)task);
     } else if (pend != NULL &&
-               arrayset_parse(pend,
-                              (uint32_t)jobview_int(job, "array_task_max", 0) +
-                                  1,
-                              &have, NULL) == 0) {
+               arrayset_parse(
+                   pend, (uint32_t)jobview_int(job, "array_task_max", 0) + 1,
+                   &have, NULL) == 0) {
         for (int64_t t = arrayset_next(&have, 0); t >= 0 && !hit;
              t = arrayset_next(&have, (uint32_t)t + 1))
             hit = arrayset_has(&want, (uint32_t)t);
@@ -269,11 +268,11 @@ static bool jf_match_ids(json_t *ids, json_t *job)
         return true;
     json_array_foreach(ids, i, v)
     {
-        if (json_is_string(v) ? jf_match_tasks(json_string_value(v), job)
-                              : json_integer_value(v) ==
-                                        jobview_int(job, "job_id", -1) ||
-                                    json_integer_value(v) ==
-                                        jobview_int(job, "array_job_id", -1))
+        if (json_is_string(v)
+                ? jf_match_tasks(json_string_value(v), job)
+                : json_integer_value(v) == jobview_int(job, "job_id", -1) ||
+                      json_integer_value(v) ==
+                          jobview_int(job, "array_job_id", -1))
             return true;
     }
     return false;

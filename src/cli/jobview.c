@@ -72,40 +72,23 @@ static const struct {
     char letter;
     const char *title;
 } jv_headers[] = {
-    {'a', "ACCOUNT"},
-    {'b', "TRES_PER_NODE"},
-    {'B', "EXEC_HOST"},
-    {'c', "MIN_CPUS"},
-    {'C', "CPUS"},
-    {'D', "NODES"},
-    {'e', "END_TIME"},
-    {'E', "DEPENDENCY"},
-    {'F', "ARRAY_JOB_ID"},
-    {'g', "GROUP"},
-    {'G', "GROUP"},
-    {'i', "JOBID"},
-    {'j', "NAME"},
-    {'K', "ARRAY_TASK_ID"},
-    {'l', "TIME_LIMIT"},
-    {'L', "TIME_LEFT"},
-    {'m', "MIN_MEMORY"},
-    {'M', "TIME"},
-    {'n', "REQ_NODES"},
-    {'N', "NODELIST"},
-    {'o', "COMMAND"},
-    {'P', "PARTITION"},
-    {'q', "QOS"},
-    {'Q', "PRIORITY"},
-    {'r', "REASON"},
-    {'R', "NODELIST(REASON)"},
-    {'S', "START_TIME"},
-    {'t', "ST"},
-    {'T', "STATE"},
-    {'u', "USER"},
-    {'U', "UID"},
-    {'V', "SUBMIT_TIME"},
-    {'x', "EXC_NODES"},
-    {'Z', "WORK_DIR"},
+    {'a', "ACCOUNT"},      {'b', "TRES_PER_NODE"},
+    {'B', "EXEC_HOST"},    {'c', "MIN_CPUS"},
+    {'C', "CPUS"},         {'D', "NODES"},
+    {'e', "END_TIME"},     {'E', "DEPENDENCY"},
+    {'F', "ARRAY_JOB_ID"}, {'g', "GROUP"},
+    {'G', "GROUP"},        {'i', "JOBID"},
+    {'j', "NAME"},         {'K', "ARRAY_TASK_ID"},
+    {'l', "TIME_LIMIT"},   {'L', "TIME_LEFT"},
+    {'m', "MIN_MEMORY"},   {'M', "TIME"},
+    {'n', "REQ_NODES"},    {'N', "NODELIST"},
+    {'o', "COMMAND"},      {'P', "PARTITION"},
+    {'q', "QOS"},          {'Q', "PRIORITY"},
+    {'r', "REASON"},       {'R', "NODELIST(REASON)"},
+    {'S', "START_TIME"},   {'t', "ST"},
+    {'T', "STATE"},        {'u', "USER"},
+    {'U', "UID"},          {'V', "SUBMIT_TIME"},
+    {'x', "EXC_NODES"},    {'Z', "WORK_DIR"},
 };
 
 const char *jobview_header(char letter)
@@ -297,9 +280,9 @@ static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
     case 'E':
         return jobview_str(job, "dependency", "(null)");
     case 'F':
-        return jv_num(jobview_int(job, "array_job_id",
-                                  jobview_int(job, "job_id", 0)),
-                      buf, len);
+        return jv_num(
+            jobview_int(job, "array_job_id", jobview_int(job, "job_id", 0)),
+            buf, len);
     case 'K':
         return jv_task(job, buf, len);
     case 'j':

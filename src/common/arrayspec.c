@@ -86,9 +86,9 @@ char *arrayset_format(const struct arrayset *s)
             len += (size_t)snprintf(out + len, cap - len, "%s%lld",
                                     len ? "," : "", (long long)id);
         else
-            len += (size_t)snprintf(out + len, cap - len, "%s%lld-%lld",
-                                    len ? "," : "", (long long)id,
-                                    (long long)end);
+            len +=
+                (size_t)snprintf(out + len, cap - len, "%s%lld-%lld",
+                                 len ? "," : "", (long long)id, (long long)end);
         id = end + 1 < s->nbits ? arrayset_next(s, (uint32_t)end + 1) : -1;
     }
     return out;
@@ -250,7 +250,8 @@ int arrayspec_parse(const char *s, uint32_t max_size, struct arrayspec *out,
     }
     a.throttle = (uint32_t)throttle;
     a.min = (uint32_t)arrayset_next(&a.set, 0);
-    for (int64_t id = a.min; id >= 0; id = arrayset_next(&a.set, (uint32_t)id + 1))
+    for (int64_t id = a.min; id >= 0;
+         id = arrayset_next(&a.set, (uint32_t)id + 1))
         a.max = (uint32_t)id;
     a.step = spacing(&a.set, a.min);
     shrink(&a.set, a.max + 1);

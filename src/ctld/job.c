@@ -152,8 +152,8 @@ char *job_array_str(const struct job *j)
                          (long long)j->array_task_id);
     set = arrayset_format(j->array_pending);
     if (j->array_throttle > 0)
-        s = xasprintf("%llu_[%s%%%u]", (unsigned long long)j->array_job_id,
-                      set, j->array_throttle);
+        s = xasprintf("%llu_[%s%%%u]", (unsigned long long)j->array_job_id, set,
+                      j->array_throttle);
     else
         s = xasprintf("%llu_[%s]", (unsigned long long)j->array_job_id, set);
     free(set);
@@ -225,9 +225,9 @@ static void add_array_fields(json_t *o, const struct job *j)
 
     set(o, "array_job_id",
         arr ? json_integer((json_int_t)j->array_job_id) : json_null());
-    set(o, "array_task_id", arr && j->array_task_id >= 0
-                                ? json_integer(j->array_task_id)
-                                : json_null());
+    set(o, "array_task_id",
+        arr && j->array_task_id >= 0 ? json_integer(j->array_task_id)
+                                     : json_null());
     set(o, "array_task_str", str_or_null(pend));
     set(o, "array_max_tasks", json_integer(j->array_throttle));
     if (arr) {

@@ -110,15 +110,15 @@ struct job {
     uint64_t array_job_id;
     int64_t array_task_id;
     struct arrayset *array_pending;
-    uint32_t array_throttle; /* %N: 0 none */
+    uint32_t array_throttle;                                /* %N: 0 none */
     uint32_t array_count, array_min, array_max, array_step; /* as submitted */
 
     /* Dependencies: dep.n == 0 when none; dep_state is kept up to date
      * by jobdep.c when the jobs it names change state. */
     struct depend dep;
     enum dep_result dep_state;
-    time_t dep_recheck;     /* an after+minutes comes due; 0: none */
-    bool kill_invalid_dep;  /* cancel when it can never be satisfied */
+    time_t dep_recheck;         /* an after+minutes comes due; 0: none */
+    bool kill_invalid_dep;      /* cancel when it can never be satisfied */
     struct arrayset *dep_ready; /* aftercorr: the pending tasks met */
     size_t sched_slot;          /* scratch for the pass (1 + counter) */
 

@@ -559,8 +559,8 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
     n = job_ref(id, &tasks);
     j = jobs_find(r->ctld->jobs, n);
     t = tasks != NULL ? strtoll(tasks, NULL, 10) : -1;
-    if (tasks != NULL && (strspn(tasks, "0123456789") != strlen(tasks) ||
-                          *tasks == '\0')) {
+    if (tasks != NULL &&
+        (strspn(tasks, "0123456789") != strlen(tasks) || *tasks == '\0')) {
         free(tasks);
         return einval(e, "JOB_UPDATE: one array task at a time (N_T)");
     }

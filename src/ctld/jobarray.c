@@ -169,8 +169,8 @@ static void offer(struct sched_model *m, struct singles *s, struct job *j,
 {
     bool single = depend_has(&j->dep, DEP_SINGLETON);
     size_t single_ctr = single ? single_counter(m, s, j) : 0;
-    const struct arrayset *ready = j->dep_ready ? j->dep_ready
-                                                : j->array_pending;
+    const struct arrayset *ready =
+        j->dep_ready ? j->dep_ready : j->array_pending;
     size_t thr = 0, offered = 0;
 
     if (j->array_pending == NULL) {

@@ -46,8 +46,8 @@ struct job *jobarray_find_task(struct jobs *js, uint64_t a, int64_t t);
 /* The pass's pending jobs, one entry per job, or per task offered of a
  * pending array, with the counters they charge. */
 struct sched_model {
-    struct job **pend;   /* the job (for a task: its array's record) */
-    int64_t *task;       /* the task offered, -1 for a plain job */
+    struct job **pend; /* the job (for a task: its array's record) */
+    int64_t *task;     /* the task offered, -1 for a plain job */
     struct sched_job *sj;
     size_t n, cap;
     struct sched_counter *ctr;

@@ -65,15 +65,15 @@ static bool task_known(struct jobs *js, uint64_t a, int64_t task)
     for (struct job *j = jobs_find(js, a); j != NULL; j = j->next) {
         if (j->array_job_id != a)
             continue;
-        if ((j->array_pending && arrayset_has(j->array_pending, (uint32_t)task)) ||
+        if ((j->array_pending &&
+             arrayset_has(j->array_pending, (uint32_t)task)) ||
             j->array_task_id == task)
             return true;
     }
     return false;
 }
 
-int jobdep_set(struct jobs *js, struct job *j, const char *text,
-               struct err *e)
+int jobdep_set(struct jobs *js, struct job *j, const char *text, struct err *e)
 {
     struct depend d = {0};
 
@@ -84,8 +84,8 @@ int jobdep_set(struct jobs *js, struct job *j, const char *text,
         struct job *t = c->job_id ? jobs_find(js, c->job_id) : NULL;
         if (c->type == DEP_SINGLETON)
             continue;
-        if (t == NULL || (c->task != DEP_ALL_TASKS &&
-                          !task_known(js, c->job_id, c->task))) {
+        if (t == NULL ||
+            (c->task != DEP_ALL_TASKS && !task_known(js, c->job_id, c->task))) {
             errno = EINVAL;
             if (c->task != DEP_ALL_TASKS)
                 err_set(e,
@@ -93,8 +93,9 @@ int jobdep_set(struct jobs *js, struct job *j, const char *text,
                         " is not known",
                         c->job_id, c->task);
             else
-                err_set(e, "Job dependency problem: job %" PRIu64
-                           " is not known", c->job_id);
+                err_set(e,
+                        "Job dependency problem: job %" PRIu64 " is not known",
+                        c->job_id);
             depend_clear(&d);
             return -1;
         }
@@ -153,9 +154,9 @@ static void gather(struct jobs *js, const struct dep_clause *c, int64_t task,
         if (j->array_job_id != a)
             continue;
         if (j->array_pending != NULL)
-            f->total += want < 0 ? j->array_pending->count
-                                 : arrayset_has(j->array_pending,
-                                                (uint32_t)want);
+            f->total += want < 0
+                            ? j->array_pending->count
+                            : arrayset_has(j->array_pending, (uint32_t)want);
         if (j->array_task_id >= 0 && (want < 0 || j->array_task_id == want))
             add_job(f, j);
     }
@@ -163,8 +164,8 @@ static void gather(struct jobs *js, const struct dep_clause *c, int64_t task,
         f->known = false; /* aftercorr without a counterpart: met */
 }
 
-static enum dep_result judge_task(struct jobs *js, struct job *j,
-                                  int64_t task, time_t now)
+static enum dep_result judge_task(struct jobs *js, struct job *j, int64_t task,
+                                  time_t now)
 {
     enum dep_result *each = xcalloc(j->dep.n, sizeof(*each)), r;
     struct dep_facts f;
@@ -240,7 +241,9 @@ void jobdep_judge(struct jobs *js, struct job *j, time_t now)
     }
     if (r != old || r == DEP_MET)
         log_info("job=%" PRIu64 " dependency=%s", j->id,
-                 r == DEP_MET ? "met" : r == DEP_WAIT ? "waiting" : "never");
+                 r == DEP_MET    ? "met"
+                 : r == DEP_WAIT ? "waiting"
+                                 : "never");
     if (r == DEP_NEVER)
         never(js, j);
     if (j->state == JOB_PENDING && r != old)

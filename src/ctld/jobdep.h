@@ -26,8 +26,7 @@ void jobdep_destroy(struct jobdep *d); /* accepts NULL */
  * every job it names is known ("Job dependency problem: ...").  -1 with
  * EINVAL and e, j untouched.  Does not index or judge: see jobdep_track.
  */
-int jobdep_set(struct jobs *js, struct job *j, const char *text,
-               struct err *e);
+int jobdep_set(struct jobs *js, struct job *j, const char *text, struct err *e);
 
 /* jobdep_track: index j (which has its id) under the jobs it names and
  * judge it now. */

@@ -269,8 +269,8 @@ static void launch(struct ctld *c, struct job *j)
 
     err_clear(&e);
     /* an array's tasks share the script stored with its first record */
-    text = persist_job_payload(
-        c->persist, j->array_job_id ? j->array_job_id : j->id, &e);
+    text = persist_job_payload(c->persist,
+                               j->array_job_id ? j->array_job_id : j->id, &e);
     if (text != NULL && (payload = json_loads(text, 0, &jerr)) == NULL)
         err_set(&e, "stored payload unreadable: %s", jerr.text);
     free(text);
@@ -315,8 +315,7 @@ static bool apply(struct sched_drv *s, const struct sched_model *m,
             reason_set(s->why, j, d->reason);
             continue;
         }
-        more = more || (m->task[d->job] >= 0 &&
-                        j->array_pending->count > 1);
+        more = more || (m->task[d->job] >= 0 && j->array_pending->count > 1);
         if (m->task[d->job] >= 0 &&
             (j = jobarray_split(s->c->jobs, j, (uint32_t)m->task[d->job],
                                 &e)) == NULL) {

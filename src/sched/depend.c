@@ -14,9 +14,9 @@
 #define DEP_MAX_CLAUSES 1024
 
 static const char *const type_names[] = {
-    [DEP_AFTER] = "after",           [DEP_AFTERANY] = "afterany",
-    [DEP_AFTEROK] = "afterok",       [DEP_AFTERNOTOK] = "afternotok",
-    [DEP_AFTERCORR] = "aftercorr",   [DEP_SINGLETON] = "singleton",
+    [DEP_AFTER] = "after",         [DEP_AFTERANY] = "afterany",
+    [DEP_AFTEROK] = "afterok",     [DEP_AFTERNOTOK] = "afternotok",
+    [DEP_AFTERCORR] = "aftercorr", [DEP_SINGLETON] = "singleton",
 };
 
 const char *depend_type_name(enum dep_type t)
@@ -28,8 +28,9 @@ static int bad(struct err *e, const char *s, const char *what, const char *at,
                size_t len)
 {
     errno = EINVAL;
-    return err_set(e, "Job dependency problem: invalid --dependency \"%.80s\": "
-                      "%s \"%.*s\"",
+    return err_set(e,
+                   "Job dependency problem: invalid --dependency \"%.80s\": "
+                   "%s \"%.*s\"",
                    s, what, (int)(len > 40 ? 40 : len), at);
 }
 
@@ -93,7 +94,8 @@ static int clause(const char *s, const char *p, size_t len, struct depend *d,
     int t = -1;
 
     for (int i = 0; i <= DEP_SINGLETON; i++)
-        if (strlen(type_names[i]) == tlen && memcmp(type_names[i], p, tlen) == 0)
+        if (strlen(type_names[i]) == tlen &&
+            memcmp(type_names[i], p, tlen) == 0)
             t = i;
     if (t < 0)
         return bad(e, s, "unknown dependency type", p, tlen);

@@ -27,8 +27,8 @@ enum dep_type {
 
 struct dep_clause {
     enum dep_type type;
-    uint64_t job_id; /* 0 for singleton */
-    int64_t task;    /* "123_4": 4; DEP_ALL_TASKS for "123" */
+    uint64_t job_id;  /* 0 for singleton */
+    int64_t task;     /* "123_4": 4; DEP_ALL_TASKS for "123" */
     uint32_t minutes; /* after:ID+minutes */
 };
 

@@ -88,8 +88,9 @@ static void test_set_errors(void **state)
         {JS_BEGIN, "someday", "--begin=someday: bad time \"someday\""},
         {JS_EXPORT, "1BAD=x", "--export=1BAD=x: bad variable name"},
         {JS_PARTITION, "", "--partition=: empty value"},
-        {JS_ARRAY, "0-15:0", "--array=0-15:0: invalid --array \"0-15:0\": "
-                             "a step of 0"},
+        {JS_ARRAY, "0-15:0",
+         "--array=0-15:0: invalid --array \"0-15:0\": "
+         "a step of 0"},
         {JS_DEPENDENCY, "afterok:1?afterany:2,afterok:3",
          "--dependency=afterok:1?afterany:2,afterok:3: Job dependency "
          "problem"},
