@@ -133,6 +133,22 @@ static void add_job(struct dep_facts *f, const struct job *j)
         f->ok++;
 }
 
+/* The tasks of pending record j (those named by want, -1: all): not
+ * begun while it waits, ended unstarted when it was cancelled. */
+static void add_pending(struct dep_facts *f, const struct job *j, int64_t want)
+{
+    uint32_t n = want < 0 ? j->array_pending->count
+                          : arrayset_has(j->array_pending, (uint32_t)want);
+
+    f->total += n;
+    if (n > 0 && job_state_final(j->state)) {
+        f->begun += n;
+        f->ended += n;
+        if (j->end_time > f->last_begin)
+            f->last_begin = j->end_time;
+    }
+}
+
 /* Facts about what c names; task is the waiting job's own task id, used
  * by aftercorr. */
 static void gather(struct jobs *js, const struct dep_clause *c, int64_t task,
@@ -154,9 +170,7 @@ static void gather(struct jobs *js, const struct dep_clause *c, int64_t task,
         if (j->array_job_id != a)
             continue;
         if (j->array_pending != NULL)
-            f->total += want < 0
-                            ? j->array_pending->count
-                            : arrayset_has(j->array_pending, (uint32_t)want);
+            add_pending(f, j, want);
         if (j->array_task_id >= 0 && (want < 0 || j->array_task_id == want))
             add_job(f, j);
     }

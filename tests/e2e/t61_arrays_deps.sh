@@ -97,10 +97,13 @@ wait_for 10 running_is "$b" 2
 is "$(running_of "$b")" "${b}_1 ${b}_7 " "scancel A_[3,5-6] cancels those three tasks"
 c=$(submit -p dev -c 16 -t 5 --array=0-4 -o /dev/null task.sh)
 wait_for 10 shows "$c" '%i %T' "${c}_[0-4] PENDING"
+cdep=$(submit -p backtest -t 5 -d afterany:$c --wrap true)
 scancel "$b" "$c"
 wait_for 10 eval "[ -z \"\$(squeue -h -j $b,$c)\" ]"
 is "$(squeue -h -t all -j "$b,$c" -o %T | sort | uniq -c | awk '{print $1, $2}')" \
     "6 CANCELLED" "scancel A cancels the whole array, running tasks and pending rest"
+wait_for 10 job_ended "$cdep"
+is "$(job_state "$cdep")" COMPLETED "afterany on an array cancelled while pending runs"
 
 # --- dependencies ---------------------------------------------------------
 j1=$(submit -p backtest -t 5 --wrap 'sleep 0.3; echo 1 >>chain')
