@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 
 #define NBUCKETS 4096
@@ -194,24 +195,46 @@ static enum dep_result judge_task(struct jobs *js, struct job *j, int64_t task,
 }
 
 /* A pending array with aftercorr: which tasks may start. */
-static enum dep_result judge_tasks(struct jobs *js, struct job *j, time_t now)
+/* A pending array with aftercorr: which tasks may start (dep_ready);
+ * those that never can go into *nev. */
+static enum dep_result judge_tasks(struct jobs *js, struct job *j, time_t now,
+                                   struct arrayset *nev)
 {
-    size_t never = 0;
-
     if (j->dep_ready == NULL)
         j->dep_ready = xcalloc(1, sizeof(*j->dep_ready));
     arrayset_clear(j->dep_ready);
     arrayset_init(j->dep_ready, j->array_pending->nbits);
+    arrayset_init(nev, j->array_pending->nbits);
     for (int64_t t = arrayset_next(j->array_pending, 0); t >= 0;
          t = arrayset_next(j->array_pending, (uint32_t)t + 1)) {
         enum dep_result r = judge_task(js, j, t, now);
         if (r == DEP_MET)
             arrayset_add(j->dep_ready, (uint32_t)t);
-        never += r == DEP_NEVER;
+        else if (r == DEP_NEVER)
+            arrayset_add(nev, (uint32_t)t);
     }
     if (j->dep_ready->count > 0)
         return DEP_MET;
-    return never == j->array_pending->count ? DEP_NEVER : DEP_WAIT;
+    return nev->count == j->array_pending->count ? DEP_NEVER : DEP_WAIT;
+}
+
+/* Tasks of array j that can never start while others still may: each
+ * becomes a job of its own, judged (and maybe cancelled) alone. */
+static void split_never(struct jobs *js, struct job *j,
+                        const struct arrayset *nev, time_t now)
+{
+    struct err e;
+
+    for (int64_t t = arrayset_next(nev, 0); t >= 0;
+         t = arrayset_next(nev, (uint32_t)t + 1)) {
+        struct job *k = jobarray_split(js, j, (uint32_t)t, &e);
+        if (k == NULL) {
+            log_warnx("job=%" PRIu64 " task %lld not split off: %s", j->id,
+                      (long long)t, e.text);
+            continue;
+        }
+        jobdep_track(js, k, now);
+    }
 }
 
 /* ---- verdicts ---------------------------------------------------------- */
@@ -239,10 +262,15 @@ void jobdep_judge(struct jobs *js, struct job *j, time_t now)
     if (j->dep.n == 0 || j->state != JOB_PENDING)
         return;
     j->dep_recheck = 0;
-    if (j->array_pending != NULL && depend_has(&j->dep, DEP_AFTERCORR))
-        r = judge_tasks(js, j, now);
-    else
+    if (j->array_pending != NULL && depend_has(&j->dep, DEP_AFTERCORR)) {
+        struct arrayset nev;
+        r = judge_tasks(js, j, now, &nev);
+        if (r != DEP_NEVER && nev.count > 0)
+            split_never(js, j, &nev, now);
+        arrayset_clear(&nev);
+    } else {
         r = judge_task(js, j, j->array_task_id, now);
+    }
     j->dep_state = r;
     if (r == DEP_MET && old != DEP_MET) {
         if (strncmp(job_reason(j), "Dependency", 10) == 0)

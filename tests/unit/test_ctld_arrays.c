@@ -313,10 +313,22 @@ static void test_dep_on_array(void **state)
     assert_true(arrayset_has(job(f, corr)->dep_ready, 2));
     assert_false(arrayset_has(job(f, corr)->dep_ready, 1));
     assert_false(arrayset_has(job(f, corr)->dep_ready, 3));
-    run_task(f, a, 1, 0);
-    assert_int_equal(job(f, all)->dep_state, DEP_WAIT);
     run_task(f, a, 3, 0);
-    assert_int_equal(job(f, all)->dep_state, DEP_MET);
+    assert_int_equal(job(f, all)->dep_state, DEP_WAIT);
+    /* task 1 fails: afterok on the array never; corr's task 1 leaves its
+     * array's record as a job of its own that can never run */
+    run_task(f, a, 1, 1);
+    assert_int_equal(job(f, all)->dep_state, DEP_NEVER);
+    assert_string_equal(job_reason(job(f, all)), "DependencyNeverSatisfied");
+    {
+        struct job *t1 = jobarray_find_task(f->c->jobs, corr, 1);
+        assert_non_null(t1);
+        assert_int_not_equal(t1->id, corr);
+        assert_int_equal(t1->state, JOB_PENDING);
+        assert_string_equal(job_reason(t1), "DependencyNeverSatisfied");
+        assert_false(arrayset_has(job(f, corr)->array_pending, 1));
+        assert_true(arrayset_has(job(f, corr)->dep_ready, 3));
+    }
     /* a task named that does not exist */
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu_7\"}",
