@@ -308,7 +308,7 @@ static bool apply(struct sched_drv *s, const struct sched_model *m,
         struct job *j = m->pend[d->job];
         uint32_t *gpus;
         if (d->nnodes == 0 && d->reason == SCHED_REASON_LIMIT) {
-            job_set_reason(j, d->limit); /* static, Slurm's name */
+            jlimits_hold(s->c->limits, j, d->job, d->limit);
             continue;
         }
         if (d->nnodes == 0) {
