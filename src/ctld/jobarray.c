@@ -164,32 +164,51 @@ static size_t single_counter(struct sched_model *m, struct singles *s,
     return s->ctr[s->n++];
 }
 
-static void offer(struct sched_model *m, struct singles *s, struct job *j,
-                  struct sched_job (*model)(const struct job *))
+/* The throttle counter of j's array (j a pending record or a task split
+ * off it), made on first use and remembered in the array's record; -1
+ * when the array has no throttle (or its record is gone). */
+static int64_t throttle_counter(struct jobs *js, struct sched_model *m,
+                                struct job *j)
+{
+    struct job *a = j->array_job_id ? jobs_find(js, j->array_job_id) : NULL;
+
+    if (j->array_throttle == 0 || a == NULL)
+        return -1;
+    if (a->sched_slot == 0) {
+        a->sched_slot =
+            new_counter(m, j->array_throttle, "JobArrayTaskLimit") + 1;
+        m->slotted =
+            xreallocarray(m->slotted, m->nslotted + 1, sizeof(*m->slotted));
+        m->slotted[m->nslotted++] = a;
+    }
+    return (int64_t)a->sched_slot - 1;
+}
+
+static void offer(struct jobs *js, struct sched_model *m, struct singles *s,
+                  struct job *j, struct sched_job (*model)(const struct job *))
 {
     bool single = depend_has(&j->dep, DEP_SINGLETON);
     size_t single_ctr = single ? single_counter(m, s, j) : 0;
     const struct arrayset *ready =
         j->dep_ready ? j->dep_ready : j->array_pending;
-    size_t thr = 0, offered = 0;
+    int64_t thr = throttle_counter(js, m, j);
+    size_t offered = 0;
 
     if (j->array_pending == NULL) {
         push(m, j, -1, model(j));
+        if (thr >= 0)
+            add_charge(m, m->n - 1, (size_t)thr);
         if (single)
             add_charge(m, m->n - 1, single_ctr);
         return;
-    }
-    if (j->array_throttle > 0) {
-        thr = new_counter(m, j->array_throttle, "JobArrayTaskLimit");
-        j->sched_slot = thr + 1;
     }
     for (int64_t t = arrayset_next(ready, 0);
          t >= 0 && offered < JOBARRAY_OFFER_MAX &&
          (j->array_throttle == 0 || offered < j->array_throttle);
          t = arrayset_next(ready, (uint32_t)t + 1), offered++) {
         push(m, j, t, model(j));
-        if (j->array_throttle > 0)
-            add_charge(m, m->n - 1, thr);
+        if (thr >= 0)
+            add_charge(m, m->n - 1, (size_t)thr);
         if (single)
             add_charge(m, m->n - 1, single_ctr);
     }
@@ -223,12 +242,12 @@ void sched_model_collect(struct jobs *js, struct sched_model *m,
         if (j->state != JOB_PENDING || j->part_time_limit ||
             j->part_node_limit || j->dep_state != DEP_MET)
             continue;
-        offer(m, &s, j, model);
+        offer(js, m, &s, j, model);
     }
     if (m->nctr > 0)
         count_running(js, m, &s);
-    for (size_t i = 0; i < m->n; i++)
-        m->pend[i]->sched_slot = 0;
+    for (size_t i = 0; i < m->nslotted; i++)
+        m->slotted[i]->sched_slot = 0;
     free(s.key);
     free(s.ctr);
 }
@@ -265,6 +284,7 @@ void sched_model_merge(struct sched_model *m, struct sched_cluster *c)
 
 void sched_model_free(struct sched_model *m)
 {
+    free(m->slotted);
     free(m->nmine);
     free(m->all_ctr);
     free(m->all_chg);

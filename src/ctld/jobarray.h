@@ -54,6 +54,8 @@ struct sched_model {
     size_t nctr;
     struct sched_charge *chg; /* two per entry, nmine[i] used */
     size_t *nmine;
+    struct job **slotted; /* array records whose sched_slot is set */
+    size_t nslotted;
     struct sched_counter *all_ctr; /* after sched_model_merge */
     struct sched_charge *all_chg;
 };

@@ -119,7 +119,6 @@ static struct job *job(struct fx *f, uint64_t id)
     return j;
 }
 
-
 /* Start job id, end it with exit code code (0: COMPLETED). */
 static void run_end(struct fx *f, struct job *j, int code)
 {
@@ -174,8 +173,9 @@ static void test_array_record_and_split(void **state)
     assert_string_equal(s, "1_4");
     free(s);
     /* spec errors name what is wrong */
-    assert_int_equal(submit(f, "{\"script\": \"#!/bin/sh\", \"array\": "
-                               "\"0-100\"}",
+    assert_int_equal(submit(f,
+                            "{\"script\": \"#!/bin/sh\", \"array\": "
+                            "\"0-100\"}",
                             &alice, &e),
                      0);
     assert_non_null(strstr(e.text, "task id 100 is above MaxArraySize-1 (99)"));
@@ -248,8 +248,7 @@ static void test_dep_chain_and_age(void **state)
                             "\"afterok:999\"}",
                             &alice, &e),
                      0);
-    assert_string_equal(e.text,
-                        "Job dependency problem: job 999 is not known");
+    assert_string_equal(e.text, "Job dependency problem: job 999 is not known");
 }
 
 static void test_dep_never_and_kill(void **state)
@@ -360,6 +359,46 @@ static void test_dep_on_cancelled_array(void **state)
     assert_int_equal(job(f, ok)->dep_state, DEP_NEVER);
 }
 
+static struct sched_job model(const struct job *j)
+{
+    return (struct sched_job){.id = j->id, .nodes = 1};
+}
+
+/* The pass's model: a throttled array offers up to %N tasks, each
+ * charging the array's one counter, and so does a task split off it
+ * (held alone, then released); running tasks fill the counter. */
+static void test_model_throttle(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}",
+                        &alice, &e);
+    struct job *run = jobarray_split(f->c->jobs, job(f, a), 0, &e);
+    struct job *alone = jobarray_split(f->c->jobs, job(f, a), 7, &e);
+    const size_t node = 0;
+    struct sched_model m;
+    size_t tasks = 0;
+
+    assert_int_equal(jobs_start(f->c->jobs, run, &node, 1, time(NULL), &e), 0);
+    sched_model_collect(f->c->jobs, &m, model);
+    assert_int_equal(m.nctr, 1);
+    assert_int_equal(m.ctr[0].capacity, 3);
+    assert_int_equal(m.ctr[0].used, 1);
+    assert_string_equal(m.ctr[0].reason, "JobArrayTaskLimit");
+    for (size_t i = 0; i < m.n; i++) {
+        assert_int_equal(m.nmine[i], 1);
+        assert_int_equal(m.chg[2 * i].counter, 0);
+        if (m.pend[i] == alone)
+            assert_int_equal(m.task[i], -1);
+        else
+            tasks++;
+    }
+    assert_int_equal(tasks, 3);
+    assert_int_equal(m.n, 4);
+    assert_int_equal(job(f, a)->sched_slot, 0);
+    sched_model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +414,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dep_on_array, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dep_on_cancelled_array, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_model_throttle, setup, teardown),
     };
     log_init("test", LOG_LEVEL_WARN, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
