@@ -184,8 +184,14 @@ static int64_t throttle_counter(struct jobs *js, struct sched_model *m,
     return (int64_t)a->sched_slot - 1;
 }
 
+/* What turns a job into its sched_job. */
+struct modeler {
+    struct sched_job (*fn)(void *, const struct job *);
+    void *arg;
+};
+
 static void offer(struct jobs *js, struct sched_model *m, struct singles *s,
-                  struct job *j, struct sched_job (*model)(const struct job *))
+                  struct job *j, const struct modeler *model)
 {
     bool single = depend_has(&j->dep, DEP_SINGLETON);
     size_t single_ctr = single ? single_counter(m, s, j) : 0;
@@ -195,7 +201,7 @@ static void offer(struct jobs *js, struct sched_model *m, struct singles *s,
     size_t offered = 0;
 
     if (j->array_pending == NULL) {
-        push(m, j, -1, model(j));
+        push(m, j, -1, model->fn(model->arg, j));
         if (thr >= 0)
             add_charge(m, m->n - 1, (size_t)thr);
         if (single)
@@ -206,7 +212,7 @@ static void offer(struct jobs *js, struct sched_model *m, struct singles *s,
          t >= 0 && offered < JOBARRAY_OFFER_MAX &&
          (j->array_throttle == 0 || offered < j->array_throttle);
          t = arrayset_next(ready, (uint32_t)t + 1), offered++) {
-        push(m, j, t, model(j));
+        push(m, j, t, model->fn(model->arg, j));
         if (thr >= 0)
             add_charge(m, m->n - 1, (size_t)thr);
         if (single)
@@ -233,16 +239,18 @@ static void count_running(struct jobs *js, struct sched_model *m,
 }
 
 void sched_model_collect(struct jobs *js, struct sched_model *m,
-                         struct sched_job (*model)(const struct job *))
+                         struct sched_job (*fn)(void *, const struct job *),
+                         void *arg)
 {
     struct singles s = {0};
+    const struct modeler model = {fn, arg};
 
     memset(m, 0, sizeof(*m));
     for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
         if (j->state != JOB_PENDING || j->part_time_limit ||
             j->part_node_limit || j->dep_state != DEP_MET)
             continue;
-        offer(js, m, &s, j, model);
+        offer(js, m, &s, j, &model);
     }
     if (m->nctr > 0)
         count_running(js, m, &s);

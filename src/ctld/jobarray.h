@@ -60,10 +60,11 @@ struct sched_model {
     struct sched_charge *all_chg;
 };
 
-/* sched_model_collect: fill m from js (model turns a job into its
- * sched_job); jobs whose dependencies are not met are left out. */
+/* sched_model_collect: fill m from js (model(arg, job) turns a job into
+ * its sched_job); jobs whose dependencies are not met are left out. */
 void sched_model_collect(struct jobs *js, struct sched_model *m,
-                         struct sched_job (*model)(const struct job *));
+                         struct sched_job (*model)(void *, const struct job *),
+                         void *arg);
 /* sched_model_merge: append m's counters to those c already has (the
  * limit engine's) and each job's charges to its own; the merged arrays
  * belong to m.  c->jobs must be m->sj. */

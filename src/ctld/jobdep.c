@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/jobarray.h"
 #include "ctld/jobs.h"
+#include "ctld/prio_drv.h"
 
 #define NBUCKETS 4096
 
@@ -288,8 +289,11 @@ void jobdep_judge(struct jobs *js, struct job *j, time_t now)
                                  : "never");
     if (r == DEP_NEVER)
         never(js, j);
-    if (j->state == JOB_PENDING && r != old)
+    if (j->state == JOB_PENDING && r != old) {
+        /* age accrues only while nothing but resources holds it */
+        prio_drv_job_event(jobs_ctld(js), j, now);
         jobs_save_event(js, j, NULL, NULL, &e);
+    }
 }
 
 static void index_add(struct jobdep *d, uint64_t target, uint64_t dependent)

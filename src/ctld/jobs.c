@@ -22,6 +22,7 @@
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
 #include "ctld/persist.h"
+#include "ctld/prio_drv.h"
 
 struct jobs {
     struct ctld *c;
@@ -296,6 +297,7 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     j->id = js->next_id;
     if (j->array_pending != NULL && j->array_job_id == 0)
         j->array_job_id = j->id;
+    prio_drv_job_event(js->c, j, j->submit_time);
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)j->user_id);
@@ -404,6 +406,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     j->state = JOB_RUNNING;
     jlimits_job_started(js->c->limits, j);
     j->start_time = now;
+    prio_drv_job_event(js->c, j, now);
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     j->launched = false;
@@ -435,8 +438,10 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     bool held = j->state == JOB_RUNNING || j->state == JOB_COMPLETING;
     int rc;
 
-    if (held)
+    if (held) {
         uncharge(js, j);
+        prio_drv_job_ended(js->c, j, now);
+    }
     jlimits_job_ended(js->c->limits, j);
     j->state = state;
     j->end_time = now;
@@ -581,6 +586,7 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     j->state = JOB_PENDING;
     jlimits_job_stopped(js->c->limits, j);
     j->start_time = 0;
+    prio_drv_job_event(js->c, j, time(NULL));
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     job_set_reason(j, NULL);
@@ -698,6 +704,7 @@ int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     else
         j->held_user = true;
     job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
+    prio_drv_job_event(js->c, j, time(NULL));
     log_info("job=%" PRIu64 " held by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u (%s)", (unsigned)uid,
              admin ? "admin hold" : "user hold");
@@ -737,6 +744,7 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
                       : j->part_node_limit ? "PartitionNodeLimit"
                                            : NULL);
+    prio_drv_job_event(js->c, j, time(NULL));
     ctld_schedule(js->c);
     log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
@@ -808,6 +816,7 @@ void jobs_tick(struct jobs *js, time_t now)
             due = true;
             j->eligible_time = 0;
             eligible(js, j, now, &e);
+            prio_drv_job_event(js->c, j, now); /* accrues since begin */
         }
         time_limit(js, j, now);
     }

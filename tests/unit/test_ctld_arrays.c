@@ -359,8 +359,9 @@ static void test_dep_on_cancelled_array(void **state)
     assert_int_equal(job(f, ok)->dep_state, DEP_NEVER);
 }
 
-static struct sched_job model(const struct job *j)
+static struct sched_job model(void *arg, const struct job *j)
 {
+    (void)arg;
     return (struct sched_job){.id = j->id, .nodes = 1};
 }
 
@@ -380,7 +381,7 @@ static void test_model_throttle(void **state)
     size_t tasks = 0;
 
     assert_int_equal(jobs_start(f->c->jobs, run, &node, 1, time(NULL), &e), 0);
-    sched_model_collect(f->c->jobs, &m, model);
+    sched_model_collect(f->c->jobs, &m, model, NULL);
     assert_int_equal(m.nctr, 1);
     assert_int_equal(m.ctr[0].capacity, 3);
     assert_int_equal(m.ctr[0].used, 1);
