@@ -201,6 +201,12 @@ static void evict_finished(struct jobs *js)
 
 /* ---- resources -------------------------------------------------------- */
 
+/* Whether j's partition keeps its nodes to one user (ExclusiveUser). */
+static bool exclusive_user(const struct jobs *js, const struct job *j)
+{
+    return js->c->conf->parts[j->part].exclusive_user;
+}
+
 /* Charge j's CPUs, memory and GPUs to its nodes. */
 static void charge(struct jobs *js, const struct job *j)
 {
@@ -209,6 +215,8 @@ static void charge(struct jobs *js, const struct job *j)
     for (size_t i = 0; i < j->n_alloc; i++) {
         nodes_alloc(js->c->nodes, j->alloc[i], j->cpus_per_node,
                     job_mem_per_node(j));
+        nodes_user_add(js->c->nodes, j->alloc[i], j->user_id,
+                       exclusive_user(js, j));
         if (j->gpu_alloc != NULL &&
             nodes_gpus_take(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g,
                             g) > 0)
@@ -223,6 +231,8 @@ static void uncharge(struct jobs *js, const struct job *j)
     for (size_t i = 0; i < j->n_alloc; i++) {
         nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
                       job_mem_per_node(j));
+        nodes_user_remove(js->c->nodes, j->alloc[i], j->user_id,
+                          exclusive_user(js, j));
         if (j->gpu_alloc != NULL)
             nodes_gpus_give(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g, g);
     }

@@ -162,7 +162,13 @@ static struct sched_node *model_nodes(struct ctld *c, uint64_t **used)
             if (nodes_gpu_used(nd, nd->gpus.v[p].index))
                 w[p / 64] |= UINT64_C(1) << (p % 64);
         off += SCHED_GPU_WORDS(nd->gpus.n);
+        bool excl = false;
+        for (size_t u = 0; u < nd->n_users; u++)
+            excl |= nd->users[u].exclusive > 0;
         out[i] = (struct sched_node){
+            .users = nd->n_users > 1 ? 2 : (uint32_t)nd->n_users,
+            .user_exclusive = excl,
+            .user = nd->n_users > 0 ? nd->users[0].uid : 0,
             .name = nd->cf->name,
             .cpus = nd->cf->cpus,
             .cpus_alloc = nd->cpus_alloc,
@@ -178,7 +184,7 @@ static struct sched_node *model_nodes(struct ctld *c, uint64_t **used)
     return out;
 }
 
-static struct sched_job model_job(const struct job *j)
+static struct sched_job model_job(const struct ctld *c, const struct job *j)
 {
     return (struct sched_job){
         .id = j->id,
@@ -197,6 +203,7 @@ static struct sched_job model_job(const struct job *j)
         .time_limit_s =
             j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
         .user = j->user_id,
+        .exclusive_user = c->conf->parts[j->part].exclusive_user,
     };
 }
 
@@ -409,7 +416,7 @@ static struct sched_running *model_running(struct ctld *c, size_t *n)
 static struct sched_job model_entry(void *arg, const struct job *j)
 {
     const struct sched_drv *s = arg;
-    struct sched_job sj = model_job(j);
+    struct sched_job sj = model_job(s->c, j);
 
     sj.tier = s->c->conf->parts[j->part].priority_tier;
     return sj;
@@ -558,7 +565,7 @@ void sched_drv_run(struct sched_drv *s, time_t now)
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
 {
     struct ctld *c = s->c;
-    struct sched_job sj = model_job(j);
+    struct sched_job sj = model_job(c, j);
     uint64_t *used;
     struct sched_cluster cl = {.nodes = model_nodes(c, &used),
                                .nnodes = nodes_count(c->nodes),
