@@ -211,6 +211,31 @@ static void suggestion(FILE *fp, json_t *o, json_t *s)
     }
 }
 
+/* "afterok:12 (job 12 RUNNING), singleton" */
+static void dep_line(FILE *fp, json_t *d)
+{
+    json_t *v;
+    size_t i;
+    const char *st = TXT(d, "state");
+
+    fprintf(fp, "  dependency %s: %s", TXT(d, "expression"),
+            strcmp(st, "met") == 0     ? "met"
+            : strcmp(st, "never") == 0 ? "can never be satisfied"
+                                       : "waiting");
+    json_array_foreach(GET(d, "on"), i, v)
+    {
+        if (!json_is_integer(GET(v, "job_id")))
+            continue;
+        fprintf(fp, "%s %s on job %" PRId64, i ? "," : ";", TXT(v, "type"),
+                (int64_t)INT(v, "job_id"));
+        if (json_is_integer(GET(v, "task")))
+            fprintf(fp, "_%" PRId64, (int64_t)INT(v, "task"));
+        fprintf(fp, " (%s)",
+                STR(v, "job_state") ? STR(v, "job_state") : "gone");
+    }
+    fputc('\n', fp);
+}
+
 static void gates(FILE *fp, json_t *o, time_t now)
 {
     json_t *pl = GET(o, "partition_limit"), *lim = GET(o, "limit");
@@ -220,6 +245,8 @@ static void gates(FILE *fp, json_t *o, time_t now)
         fprintf(fp, "  held by %s\n",
                 strcmp(TXT(o, "held"), "admin") == 0 ? "an administrator"
                                                      : "its user");
+    if (json_is_object(GET(o, "dependency")))
+        dep_line(fp, GET(o, "dependency"));
     if (json_is_integer(GET(o, "begin_time")))
         fprintf(fp, "  may not begin before %s\n",
                 when(GET(o, "begin_time"), now, a, sizeof(a)));

@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/explain_sim.h"
 #include "ctld/jobacct.h"
+#include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
@@ -325,6 +326,56 @@ static json_t *suggestions(struct ctld *c, struct explain_sim *x,
     return a;
 }
 
+static const char *const dep_states[] = {"waiting", "met", "never"};
+
+/* What j's --dependency waits on: each clause and its jobs' states. */
+static json_t *dependency(struct ctld *c, const struct job *j)
+{
+    char *text = depend_format(&j->dep);
+    json_t *on = json_array();
+
+    for (size_t i = 0; i < j->dep.n; i++) {
+        const struct dep_clause *d = &j->dep.v[i];
+        const struct job *t = NULL;
+        if (d->job_id != 0)
+            t = d->task == DEP_ALL_TASKS
+                    ? jobs_find(c->jobs, d->job_id)
+                    : jobarray_find_task(c->jobs, d->job_id, d->task);
+        if (t == NULL && d->job_id != 0 && d->task != DEP_ALL_TASKS)
+            t = jobs_find(c->jobs, d->job_id); /* still in its array */
+        json_array_append_new(
+            on, json_pack("{s:s, s:o, s:o, s:o}", "type",
+                          depend_type_name(d->type), "job_id",
+                          d->job_id ? json_integer((json_int_t)d->job_id)
+                                    : json_null(),
+                          "task",
+                          d->task == DEP_ALL_TASKS ? json_null()
+                                                   : json_integer(d->task),
+                          "job_state",
+                          t ? json_string(job_state_name(t->state))
+                            : json_null()));
+    }
+    json_t *r = json_pack("{s:s, s:s, s:b, s:o}", "expression",
+                          text ? text : "", "state", dep_states[j->dep_state],
+                          "any", j->dep.any, "on", on);
+
+    free(text);
+    return r;
+}
+
+/* A job waiting on its dependency is not in the pass: say only that. */
+static void dep_blocked(struct job *j, json_t *o)
+{
+    SET(o, "next_pass",
+        json_pack("{s:b, s:s, s:n}", "would_start", 0, "reason",
+                  job_reason(j), "node_list"));
+    SET(o, "limit", json_null());
+    SET(o, "queue", json_null());
+    SET(o, "estimated_start", json_null());
+    SET(o, "suggestions", json_array());
+    SET(o, "suggestions_complete", json_true());
+}
+
 static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
 {
     struct explain_sim *x = explain_sim_create(c, j, now);
@@ -334,6 +385,11 @@ static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
     gates(c, j, now, o);
     SET(o, "nodes", explain_nodes(c, j));
     SET(o, "backfill", json_boolean(explain_sim_backfill(x)));
+    SET(o, "dependency", j->dep.n > 0 ? dependency(c, j) : json_null());
+    if (j->dep.n > 0 && j->dep_state != DEP_MET) {
+        dep_blocked(j, o);
+        goto out;
+    }
     if (explain_sim_run(x, &none, &b) < 0) {
         SET(o, "next_pass", json_null());
         SET(o, "suggestions", json_array());

@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/jlimits.h"
+#include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
@@ -28,10 +29,12 @@ struct explain_sim {
     struct ctld *c;
     time_t now;
     uint32_t div;  /* the test time divisor (ctld.h), at least 1 */
-    size_t target; /* index of the explained job in jobs */
+    size_t target; /* index of the explained job in jobs (its first entry,
+                      for an array: its first task offered) */
     size_t njobs;
-    struct job **pend;
-    struct sched_job *jobs; /* as the real pass would see them */
+    struct sched_model m;   /* as the real pass collects it (jobarray.h) */
+    struct job **pend;      /* m.pend */
+    struct sched_job *jobs; /* m.sj */
     struct sched_job *work; /* a run's copy */
     size_t *first, *ncharge;
     struct sched_cluster base; /* with the limit pass's own counters */
@@ -123,31 +126,56 @@ static void set_backfill(struct explain_sim *x)
     x->bf.nrunning = x->nrunning;
 }
 
-/* The pending jobs in id order, as the real pass collects them, and j. */
+static struct sched_job model_entry(void *arg, const struct job *j)
+{
+    return model_job(arg, j);
+}
+
+/* Add j to the model as the real pass leaves it out (over its partition's
+ * limits, or waiting on a dependency): what-ifs still ask about it. */
+static void append(struct sched_model *m, struct job *j, struct sched_job sj)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 16;
+        m->pend = xreallocarray(m->pend, m->cap, sizeof(*m->pend));
+        m->task = xreallocarray(m->task, m->cap, sizeof(*m->task));
+        m->sj = xreallocarray(m->sj, m->cap, sizeof(*m->sj));
+        m->chg = xreallocarray(m->chg, 2 * m->cap, sizeof(*m->chg));
+        m->nmine = xreallocarray(m->nmine, m->cap, sizeof(*m->nmine));
+    }
+    m->pend[m->n] = j;
+    m->task[m->n] = -1;
+    m->sj[m->n] = sj;
+    m->nmine[m->n] = 0;
+    m->n++;
+}
+
+/* The pending jobs (and array tasks) as the real pass collects them, with
+ * the same counters (limits, array throttles, singletons), and j. */
 static void collect(struct explain_sim *x, struct job *target)
 {
-    size_t cap = jobs_active(x->c->jobs) + 1, n = 0;
+    struct sched_model *m = &x->m;
 
-    x->pend = xcalloc(cap, sizeof(*x->pend));
-    x->jobs = xcalloc(cap, sizeof(*x->jobs));
-    x->work = xcalloc(cap, sizeof(*x->work));
-    x->first = xcalloc(cap, sizeof(*x->first));
-    x->ncharge = xcalloc(cap, sizeof(*x->ncharge));
+    sched_model_collect(x->c->jobs, m, model_entry, x);
     x->target = SIZE_MAX;
+    for (size_t i = 0; i < m->n && x->target == SIZE_MAX; i++)
+        if (m->pend[i] == target)
+            x->target = i;
+    if (x->target == SIZE_MAX && target->state == JOB_PENDING) {
+        x->target = m->n;
+        append(m, target, model_job(x, target));
+    }
+    x->njobs = m->n;
+    x->pend = m->pend;
+    x->jobs = m->sj;
+    x->work = xcalloc(m->n ? m->n : 1, sizeof(*x->work));
+    x->first = xcalloc(m->n ? m->n : 1, sizeof(*x->first));
+    x->ncharge = xcalloc(m->n ? m->n : 1, sizeof(*x->ncharge));
     jlimits_pass_begin(x->c->limits);
     x->limits_open = true;
-    for (struct job *j = jobs_first(x->c->jobs); j != NULL && n < cap;
-         j = j->next) {
-        if (j->state != JOB_PENDING ||
-            (j != target && (j->part_time_limit || j->part_node_limit)))
-            continue;
-        if (j == target)
-            x->target = n;
-        jlimits_pass_job(x->c->limits, j, &x->first[n], &x->ncharge[n]);
-        x->pend[n] = j;
-        x->jobs[n++] = model_job(x, j);
-    }
-    x->njobs = n;
+    for (size_t i = 0; i < m->n; i++)
+        jlimits_pass_job(x->c->limits, m->pend[i], &x->first[i],
+                         &x->ncharge[i]);
 }
 
 struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
@@ -171,6 +199,7 @@ struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
         .njobs = x->njobs,
     };
     jlimits_pass_finish(c->limits, &x->base, x->jobs, x->first, x->ncharge);
+    sched_model_merge(&x->m, &x->base);
     x->cwork = xcalloc(x->base.ncounters ? x->base.ncounters : 1,
                        sizeof(*x->cwork));
     return x;
@@ -188,8 +217,7 @@ void explain_sim_destroy(struct explain_sim *x)
     free(x->ncharge);
     free(x->first);
     free(x->work);
-    free(x->jobs);
-    free(x->pend);
+    sched_model_free(&x->m);
     free(x);
 }
 
@@ -203,11 +231,10 @@ bool explain_sim_backfill(const struct explain_sim *x)
     return x->backfill;
 }
 
-static void apply_tweak(struct explain_sim *x, const struct explain_sim_tweak *t,
-                        struct sched_node *nodes)
+/* t on one entry of the explained job. */
+static void tweak_job(struct explain_sim *x, const struct explain_sim_tweak *t,
+                      struct sched_job *sj)
 {
-    struct sched_job *sj = &x->work[x->target];
-
     if (t->time_limit_s > 0)
         sj->time_limit_s = model_limit(x, t->time_limit_s);
     if (t->part >= 0 && (size_t)t->part < x->c->conf->n_parts) {
@@ -219,6 +246,15 @@ static void apply_tweak(struct explain_sim *x, const struct explain_sim_tweak *t
         sj->charges = NULL;
         sj->ncharges = 0;
     }
+}
+
+/* t on every entry of the explained job (an array offers several). */
+static void apply_tweak(struct explain_sim *x, const struct explain_sim_tweak *t,
+                        struct sched_node *nodes)
+{
+    for (size_t i = x->target; i < x->njobs; i++)
+        if (x->pend[i] == x->pend[x->target])
+            tweak_job(x, t, &x->work[i]);
     if (t->node_up >= 0 && (size_t)t->node_up < x->base.nnodes) {
         nodes[t->node_up].up = true;
         nodes[t->node_up].drain = false;
@@ -266,7 +302,8 @@ int explain_sim_run(struct explain_sim *x, const struct explain_sim_tweak *t,
         return -1;
     for (size_t k = 0; k < r.n; k++) {
         const struct sched_decision *d = &r.decisions[k];
-        if (d->job != x->target)
+        /* the first of its entries the pass decided on */
+        if (x->pend[d->job] != x->pend[x->target])
             continue;
         o->reason = d->nnodes > 0 ? SCHED_REASON_NONE : d->reason;
         o->limit = d->limit;
@@ -303,10 +340,12 @@ const struct explain_sim_ahead *explain_sim_queue(struct explain_sim *x,
     if (run_pass(x, &none, &r) < 0)
         return NULL;
     x->ahead = xcalloc(r.n ? r.n : 1, sizeof(*x->ahead));
-    for (size_t k = 0; k < r.n && r.decisions[k].job != x->target; k++) {
+    for (size_t k = 0;
+         k < r.n && x->pend[r.decisions[k].job] != x->pend[x->target]; k++) {
         const struct sched_decision *d = &r.decisions[k];
-        if (x->jobs[d->job].part != x->jobs[x->target].part || !in_line(d))
-            continue;
+        if (x->jobs[d->job].part != x->jobs[x->target].part || !in_line(d) ||
+            (x->nahead > 0 && x->ahead[x->nahead - 1].job == x->pend[d->job]))
+            continue; /* the tasks of one array count once */
         x->ahead[x->nahead++] = (struct explain_sim_ahead){
             x->pend[d->job], d->nnodes > 0 ? SCHED_REASON_NONE : d->reason};
     }

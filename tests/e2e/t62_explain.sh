@@ -7,7 +7,8 @@
 # backfill now (and does, once set), another partition with room, a
 # drained node (and that resuming it would start the job), a partition
 # time limit, a QOS limit with the numbers, holds, a begin time, a
-# partition down or inactive, and running and finished jobs.  Dependencies are not on main yet: not covered here.
+# partition down or inactive, dependencies (waiting, never satisfied),
+# and running and finished jobs.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start "$E2E_ROOT/tests/e2e/conf/explain.conf"
@@ -112,6 +113,17 @@ like "$out" "^  on node01 since [0-9T:-]+; its time limit ends it by" \
 scancel "$I"
 wait_for 10 job_ended "$I"
 like "$(sluice explain "$I")" "is CANCELLED" "explain: a finished job's final state"
+# --- dependencies ------------------------------------------------------------
+L=$(run -p dev --time=10 -d "afterok:$A")
+wait_for 5 reason_is "$L" Dependency
+is "$(reason "$L")" Dependency "squeue: Dependency"
+like "$(sluice explain "$L")" "dependency afterok:$A: waiting; afterok on job $A \(RUNNING\)" \
+    "explain: the job it waits on and that job's state"
+M=$(run -p dev --time=10 -d "afterok:$I")
+wait_for 5 reason_is "$M" DependencyNeverSatisfied
+is "$(reason "$M")" DependencyNeverSatisfied "squeue: DependencyNeverSatisfied"
+like "$(sluice explain "$M")" "dependency afterok:$I: can never be satisfied; afterok on job $I \(CANCELLED\)" \
+    "explain: a dependency that can never be satisfied, and why"
 out=$(sluice explain 999999 2>&1)
 is "$?|$out" "1|sluice: explain: job 999999: Invalid job id specified" \
     "explain: an unknown job id is an error"
