@@ -290,6 +290,72 @@ static void test_over_max_time_and_exclude(void **state)
     json_decref(o);
 }
 
+static uint64_t submit_spec(struct fx *f, json_t *o)
+{
+    json_t *reply = NULL;
+    struct err e;
+    uint64_t id;
+
+    if (jobs_submit(f->c->jobs, o, &alice, &reply, &e) < 0)
+        fail_msg("submit: %s", e.text);
+    id = (uint64_t)json_integer_value(json_object_get(reply, "job_id"));
+    json_decref(reply);
+    json_decref(o);
+    return id;
+}
+
+static void test_dependency(void **state)
+{
+    struct fx *f = *state;
+    char dep[64];
+    uint64_t j;
+    json_t *o, *d;
+
+    snprintf(dep, sizeof(dep), "afterok:%llu", (unsigned long long)f->a);
+    j = submit_spec(f, json_pack("{s:s, s:s, s:i, s:s}", "script",
+                                 "#!/bin/sh\n", "partition", "dev",
+                                 "time_limit_s", 600, "dependency", dep));
+    o = explain(f, j);
+    d = json_object_get(o, "dependency");
+    assert_string_equal(json_string_value(json_object_get(d, "state")),
+                        "waiting");
+    assert_string_equal(json_string_value(json_object_get(d, "expression")),
+                        dep);
+    assert_int_equal(num(d, "on.0.job_id"), f->a);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(d, "on"), 0),
+                            "job_state")),
+                        "RUNNING");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(o, "next_pass"), "reason")),
+                        "Dependency");
+    assert_int_equal(json_array_size(json_object_get(o, "suggestions")), 0);
+    json_decref(o);
+}
+
+/* A pending array is explained by its first task; it stands once in the
+ * queue of the jobs behind it. */
+static void test_array(void **state)
+{
+    struct fx *f = *state;
+    uint64_t arr = submit_spec(
+        f, json_pack("{s:s, s:s, s:i, s:s, s:s}", "script", "#!/bin/sh\n",
+                     "partition", "gpu", "time_limit_s", 7200, "gres",
+                     "gpu:2", "array", "0-9"));
+    uint64_t d = submit(f, "gpu", "gpu:1", 10800, NULL);
+    json_t *o = explain(f, arr);
+
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(o, "next_pass"), "reason")),
+                        "Resources");
+    assert_int_equal(num(o, "queue.rank"), 1);
+    json_decref(o);
+    o = explain(f, d);
+    assert_int_equal(num(o, "queue.rank"), 2);
+    assert_int_equal(num(o, "queue.ahead.0.job_id"), arr);
+    json_decref(o);
+}
+
 static void test_running(void **state)
 {
     struct fx *f = *state;
@@ -314,6 +380,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_drained_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_over_max_time_and_exclude, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_dependency, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_array, setup, teardown),
         cmocka_unit_test_setup_teardown(test_running, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
