@@ -11,7 +11,7 @@
 
 #define GET(o, k) json_object_get(o, k)
 #define STR(o, k) json_string_value(json_object_get(o, k)) /* or NULL */
-#define TXT(o, k) txt(json_object_get(o, k))                /* or "?" */
+#define TXT(o, k) txt(json_object_get(o, k))               /* or "?" */
 #define INT(o, k) json_integer_value(json_object_get(o, k))
 
 /* A field that should be a string; a reply without it still prints. */
@@ -95,8 +95,9 @@ static void started(FILE *fp, json_t *o, time_t now)
 
     if (GET(o, "end_time") != NULL) {
         json_t *ec = GET(o, "exit_code");
-        fprintf(fp, "  ran on %s from %s, ended %s (exit code %" PRId64
-                    ":%" PRId64 ")\n",
+        fprintf(fp,
+                "  ran on %s from %s, ended %s (exit code %" PRId64 ":%" PRId64
+                ")\n",
                 STR(o, "node_list") ? STR(o, "node_list") : "no node",
                 when(GET(o, "start_time"), now, a, sizeof(a)),
                 when(GET(o, "end_time"), now, b, sizeof(b)),
@@ -126,15 +127,15 @@ static void node_line(FILE *fp, json_t *n, time_t now)
                     when(GET(n, "until"), now, a, sizeof(a)),
                     (int64_t)INT(n, "until_job"));
         else if (json_is_integer(GET(n, "no_time_limit_job")))
-            fprintf(fp, "; not before job %" PRId64 " ends (it has no time "
-                        "limit)",
+            fprintf(fp,
+                    "; not before job %" PRId64 " ends (it has no time "
+                    "limit)",
                     (int64_t)INT(n, "no_time_limit_job"));
     } else if (strcmp(st, "fits") == 0) {
         fprintf(fp, "has room now (free %s)",
                 amount(GET(n, "free"), a, sizeof(a)));
     } else if (strcmp(st, "down") == 0 || strcmp(st, "drained") == 0) {
-        fprintf(fp, "%s%s%s", TXT(n, "state"), why ? ": " : "",
-                why ? why : "");
+        fprintf(fp, "%s%s%s", TXT(n, "state"), why ? ": " : "", why ? why : "");
     } else if (strcmp(st, "too_small") == 0) {
         fprintf(fp, "too small: has only %s",
                 amount(GET(n, "configured"), a, sizeof(a)));
@@ -182,32 +183,37 @@ static void suggestion(FILE *fp, json_t *o, json_t *s)
     if (strcmp(k, "time_limit") == 0) {
         limit_str(GET(s, "time_limit_s"), lim, sizeof(lim));
         if (json_is_true(GET(s, "would_start")))
-            fprintf(fp, "    - with a time limit of %s or less it would start "
-                        "now: scontrol update JobId=%" PRId64 " TimeLimit=%s\n",
+            fprintf(fp,
+                    "    - with a time limit of %s or less it would start "
+                    "now: scontrol update JobId=%" PRId64 " TimeLimit=%s\n",
                     lim, id, lim);
         else
-            fprintf(fp, "    - its time limit must be at most %s to be "
-                        "considered: scontrol update JobId=%" PRId64
-                        " TimeLimit=%s\n",
+            fprintf(fp,
+                    "    - its time limit must be at most %s to be "
+                    "considered: scontrol update JobId=%" PRId64
+                    " TimeLimit=%s\n",
                     lim, id, lim);
     } else if (strcmp(k, "partition") == 0) {
-        fprintf(fp, "    - partition %s has room now (on %s): scontrol update "
-                    "JobId=%" PRId64 " Partition=%s\n",
+        fprintf(fp,
+                "    - partition %s has room now (on %s): scontrol update "
+                "JobId=%" PRId64 " Partition=%s\n",
                 TXT(s, "partition"), TXT(s, "node_list"), id,
                 TXT(s, "partition"));
     } else if (strcmp(k, "limit") == 0) {
-        fprintf(fp, "    - the limit %s is the only obstacle: without it the "
-                    "job would start now\n",
+        fprintf(fp,
+                "    - the limit %s is the only obstacle: without it the "
+                "job would start now\n",
                 TXT(s, "reason"));
     } else if (strcmp(k, "resume_node") == 0) {
-        fprintf(fp, "    - it would start on %s if that node were resumed "
-                    "(%s%s%s)\n",
+        fprintf(fp,
+                "    - it would start on %s if that node were resumed "
+                "(%s%s%s)\n",
                 TXT(s, "node"), TXT(s, "state"), STR(s, "reason") ? ": " : "",
                 STR(s, "reason") ? STR(s, "reason") : "");
     } else if (strcmp(k, "release") == 0) {
         fprintf(fp, "    - release it: scontrol release %" PRId64 "%s\n", id,
                 strcmp(TXT(s, "by"), "admin") == 0 ? " (an administrator)"
-                                                  : "");
+                                                   : "");
     }
 }
 
@@ -258,8 +264,9 @@ static void gates(FILE *fp, json_t *o, time_t now)
                 limit_str(GET(pl, "time_limit_s"), a, sizeof(a)),
                 limit_str(GET(pl, "max_time_s"), b, sizeof(b)));
     else if (json_is_object(pl))
-        fprintf(fp, "  %" PRId64 " nodes is outside the partition's "
-                    "MinNodes-MaxNodes\n",
+        fprintf(fp,
+                "  %" PRId64 " nodes is outside the partition's "
+                "MinNodes-MaxNodes\n",
                 (int64_t)INT(pl, "nodes"));
     if (json_is_object(lim))
         fprintf(fp, "  limit: %s\n",

@@ -50,9 +50,9 @@ static json_t *common(const struct job *j)
 
     return json_pack(
         "{s:I, s:s, s:s, s:s, s:s, s:i, s:o, s:I, s:i, s:i, s:I, s:i, s:o}",
-        "job_id", (json_int_t)j->id, "name", j->name, "user_name",
-        j->user_name, "job_state", job_state_name(j->state), "state_reason",
-        job_reason(j), "priority", (int)j->priority, "reason_detail",
+        "job_id", (json_int_t)j->id, "name", j->name, "user_name", j->user_name,
+        "job_state", job_state_name(j->state), "state_reason", job_reason(j),
+        "priority", (int)j->priority, "reason_detail",
         detail ? json_string(detail) : json_null(), "submit_time",
         (json_int_t)j->submit_time, "num_nodes", (int)j->nodes, "cpus_per_node",
         (int)j->cpus_per_node, "mem_per_node_mib",
@@ -68,8 +68,9 @@ static void started(struct ctld *c, const struct job *j, json_t *o)
     SET(o, "start_time", opt_time(j->start_time));
     if (job_state_final(j->state)) {
         SET(o, "end_time", opt_time(j->end_time));
-        SET(o, "exit_code", json_pack("{s:i, s:i}", "return_code",
-                                      j->exit_code, "signal", j->exit_signal));
+        SET(o, "exit_code",
+            json_pack("{s:i, s:i}", "return_code", j->exit_code, "signal",
+                      j->exit_signal));
     } else {
         SET(o, "end_time_est", opt_time(limit_end(c, j)));
     }
@@ -84,25 +85,25 @@ static void gates(struct ctld *c, const struct job *j, time_t now, json_t *o)
 {
     const struct part *p = parts_get(c->parts, j->part);
 
-    SET(o, "held", j->held_admin  ? json_string(hold_names[1])
-                   : j->held_user ? json_string(hold_names[0])
-                                  : json_null());
-    SET(o, "begin_time", j->begin_time > now ? opt_time(j->begin_time)
-                                             : json_null());
+    SET(o, "held",
+        j->held_admin  ? json_string(hold_names[1])
+        : j->held_user ? json_string(hold_names[0])
+                       : json_null());
+    SET(o, "begin_time",
+        j->begin_time > now ? opt_time(j->begin_time) : json_null());
     SET(o, "partition_state", json_string(conf_part_state_name(p->state)));
     if (j->part_time_limit)
         SET(o, "partition_limit",
             json_pack("{s:s, s:o, s:o}", "reason", "PartitionTimeLimit",
-                      "time_limit_s", limit_json(j->time_limit_s),
-                      "max_time_s", limit_json(p->max_time_s)));
+                      "time_limit_s", limit_json(j->time_limit_s), "max_time_s",
+                      limit_json(p->max_time_s)));
     else if (j->part_node_limit)
         SET(o, "partition_limit",
-            json_pack("{s:s, s:i, s:i, s:o}", "reason", "PartitionNodeLimit",
-                      "nodes", (int)j->nodes, "min_nodes", (int)p->min_nodes,
-                      "max_nodes",
-                      p->max_nodes == CONF_UNLIMITED
-                          ? json_null()
-                          : json_integer(p->max_nodes)));
+            json_pack(
+                "{s:s, s:i, s:i, s:o}", "reason", "PartitionNodeLimit", "nodes",
+                (int)j->nodes, "min_nodes", (int)p->min_nodes, "max_nodes",
+                p->max_nodes == CONF_UNLIMITED ? json_null()
+                                               : json_integer(p->max_nodes)));
 }
 
 static json_t *node_names(struct ctld *c, const size_t *idx, size_t n)
@@ -134,7 +135,7 @@ static void next_pass(struct ctld *c, struct job *j,
     /* squeue --start's estimate (the last backfill cycle), else this
      * pass's reservation */
     SET(o, "estimated_start",
-        j->start_est > 0 && !starts ? opt_time(j->start_est)
+        j->start_est > 0 && !starts  ? opt_time(j->start_est)
         : starts || b->start_est > 0 ? opt_time(b->start_est)
                                      : json_null());
     if (b->reason != SCHED_REASON_LIMIT || b->limit == NULL) {
@@ -162,16 +163,17 @@ static void queue(struct explain_sim *x, json_t *o)
     arr = json_array();
 
     for (size_t i = 0; a != NULL && i < n && i < EXPLAIN_AHEAD_MAX; i++)
-        json_array_append_new(
-            arr, json_pack("{s:I, s:i, s:s, s:s}", "job_id",
-                           (json_int_t)a[i].job->id, "priority",
-                           (int)a[i].job->priority, "user_name",
-                           a[i].job->user_name, "reason",
-                           a[i].reason == SCHED_REASON_NONE
-                               ? "starting"
-                               : sched_reason_name(a[i].reason)));
-    SET(o, "queue", json_pack("{s:I, s:I, s:o}", "rank", (json_int_t)(n + 1),
-                              "ahead_count", (json_int_t)n, "ahead", arr));
+        json_array_append_new(arr,
+                              json_pack("{s:I, s:i, s:s, s:s}", "job_id",
+                                        (json_int_t)a[i].job->id, "priority",
+                                        (int)a[i].job->priority, "user_name",
+                                        a[i].job->user_name, "reason",
+                                        a[i].reason == SCHED_REASON_NONE
+                                            ? "starting"
+                                            : sched_reason_name(a[i].reason)));
+    SET(o, "queue",
+        json_pack("{s:I, s:I, s:o}", "rank", (json_int_t)(n + 1), "ahead_count",
+                  (json_int_t)n, "ahead", arr));
 }
 
 /* ---- what would let it start sooner ----------------------------------- */
@@ -220,8 +222,7 @@ static void suggest_partitions(struct ctld *c, struct explain_sim *x,
 {
     size_t found = 0;
 
-    for (size_t p = 0; p < c->conf->n_parts && found < EXPLAIN_AHEAD_MAX;
-         p++) {
+    for (size_t p = 0; p < c->conf->n_parts && found < EXPLAIN_AHEAD_MAX; p++) {
         struct explain_sim_tweak t = explain_sim_tweak_none();
         json_t *where = NULL;
         if (p == j->part || !may_use(c, j, p))
@@ -273,10 +274,10 @@ static void suggest_max_time(struct ctld *c, struct explain_sim *x,
     if (p->max_time_s == TIMEFMT_INFINITE)
         return;
     t.time_limit_s = p->max_time_s;
-    json_array_append_new(
-        a, json_pack("{s:s, s:I, s:b}", "kind", "time_limit", "time_limit_s",
-                     (json_int_t)p->max_time_s, "would_start",
-                     sim_starts(x, &t, c, NULL)));
+    json_array_append_new(a,
+                          json_pack("{s:s, s:I, s:b}", "kind", "time_limit",
+                                    "time_limit_s", (json_int_t)p->max_time_s,
+                                    "would_start", sim_starts(x, &t, c, NULL)));
 }
 
 static bool waits_for_room(enum sched_reason r)
@@ -298,24 +299,24 @@ static json_t *suggestions(struct ctld *c, struct explain_sim *x,
     if (j->part_time_limit)
         suggest_max_time(c, x, j, a);
     if (j->held_user || j->held_admin)
-        json_array_append_new(a, json_pack("{s:s, s:s}", "kind", "release",
-                                           "by", j->held_admin ? "admin"
-                                                               : "user"));
+        json_array_append_new(a,
+                              json_pack("{s:s, s:s}", "kind", "release", "by",
+                                        j->held_admin ? "admin" : "user"));
     if (b->reason == SCHED_REASON_LIMIT) {
         t.no_charges = true;
         if (sim_starts(x, &t, c, NULL))
-            json_array_append_new(
-                a, json_pack("{s:s, s:s}", "kind", "limit", "reason",
-                             b->limit ? b->limit : "Limit"));
+            json_array_append_new(a, json_pack("{s:s, s:s}", "kind", "limit",
+                                               "reason",
+                                               b->limit ? b->limit : "Limit"));
     }
     if (waits_for_room(b->reason) && !j->part_time_limit &&
         !j->part_node_limit) {
         secs = explain_sim_shorter_time(x);
         if (secs > 0)
-            json_array_append_new(
-                a, json_pack("{s:s, s:I, s:b}", "kind", "time_limit",
-                             "time_limit_s", (json_int_t)secs, "would_start",
-                             1));
+            json_array_append_new(a, json_pack("{s:s, s:I, s:b}", "kind",
+                                               "time_limit", "time_limit_s",
+                                               (json_int_t)secs, "would_start",
+                                               1));
         suggest_resume(c, x, j, a);
     }
     if (waits_for_room(b->reason) || b->reason == SCHED_REASON_LIMIT ||
@@ -344,16 +345,15 @@ static json_t *dependency(struct ctld *c, const struct job *j)
         if (t == NULL && d->job_id != 0 && d->task != DEP_ALL_TASKS)
             t = jobs_find(c->jobs, d->job_id); /* still in its array */
         json_array_append_new(
-            on, json_pack("{s:s, s:o, s:o, s:o}", "type",
-                          depend_type_name(d->type), "job_id",
-                          d->job_id ? json_integer((json_int_t)d->job_id)
-                                    : json_null(),
-                          "task",
-                          d->task == DEP_ALL_TASKS ? json_null()
-                                                   : json_integer(d->task),
-                          "job_state",
-                          t ? json_string(job_state_name(t->state))
-                            : json_null()));
+            on,
+            json_pack(
+                "{s:s, s:o, s:o, s:o}", "type", depend_type_name(d->type),
+                "job_id",
+                d->job_id ? json_integer((json_int_t)d->job_id) : json_null(),
+                "task",
+                d->task == DEP_ALL_TASKS ? json_null() : json_integer(d->task),
+                "job_state",
+                t ? json_string(job_state_name(t->state)) : json_null()));
     }
     json_t *r = json_pack("{s:s, s:s, s:b, s:o}", "expression",
                           text ? text : "", "state", dep_states[j->dep_state],
@@ -367,8 +367,8 @@ static json_t *dependency(struct ctld *c, const struct job *j)
 static void dep_blocked(struct job *j, json_t *o)
 {
     SET(o, "next_pass",
-        json_pack("{s:b, s:s, s:n}", "would_start", 0, "reason",
-                  job_reason(j), "node_list"));
+        json_pack("{s:b, s:s, s:n}", "would_start", 0, "reason", job_reason(j),
+                  "node_list"));
     SET(o, "limit", json_null());
     SET(o, "queue", json_null());
     SET(o, "estimated_start", json_null());

@@ -63,7 +63,8 @@ static int64_t gpus_held(const struct job *j, const struct job *r,
         if (r->alloc[a] != n->idx)
             continue;
         for (uint32_t g = 0; g < r->gpus_per_node; g++) {
-            long p = nodegpu_find(&n->gpus, r->gpu_alloc[a * r->gpus_per_node + g]);
+            long p =
+                nodegpu_find(&n->gpus, r->gpu_alloc[a * r->gpus_per_node + g]);
             if (p >= 0 && gpu_matches(j, n->gpus.v[p].type))
                 k++;
         }
@@ -105,7 +106,8 @@ static void busy_until(struct ctld *c, const struct job *j,
         const struct job *r = on[i];
         bool inf = r->time_limit_s == TIMEFMT_INFINITE;
         rel[i] = (struct release){
-            inf ? 0 : r->start_time + (r->time_limit_s + div - 1) / div, r->id,
+            inf ? 0 : r->start_time + (r->time_limit_s + div - 1) / div,
+            r->id,
             {r->cpus_per_node, (int64_t)job_mem_per_node(r),
              gpus_held(j, r, n)}};
         json_array_append_new(ids, json_integer((json_int_t)r->id));
@@ -133,15 +135,13 @@ static void busy_until(struct ctld *c, const struct job *j,
 
 static json_t *amount_json(const struct amount *a)
 {
-    return json_pack("{s:I, s:I, s:I}", "cpus", (json_int_t)a->cpus,
-                     "mem_mib", (json_int_t)a->mem_mib, "gpus",
-                     (json_int_t)a->gpus);
+    return json_pack("{s:I, s:I, s:I}", "cpus", (json_int_t)a->cpus, "mem_mib",
+                     (json_int_t)a->mem_mib, "gpus", (json_int_t)a->gpus);
 }
 
 /* What j lacks on an up node: status "busy" with the numbers, or "fits". */
-static void resources(struct ctld *c, const struct job *j,
-                      const struct node *n, const struct amount *need,
-                      json_t *o)
+static void resources(struct ctld *c, const struct job *j, const struct node *n,
+                      const struct amount *need, json_t *o)
 {
     struct amount have = {(int64_t)n->cf->cpus - n->cpus_alloc,
                           (int64_t)n->cf->mem_mib - (int64_t)n->mem_alloc_mib,
@@ -215,10 +215,10 @@ static void outside(struct ctld *c, const struct job *j, json_t *a)
         struct node *n = nodes_find(c->nodes, name);
         if (n != NULL && parts_has_node(c->parts, j->part, n->idx))
             continue;
-        json_array_append_new(
-            a, json_pack("{s:s, s:s, s:s}", "name", name, "state",
-                         n ? node_state_name(n) : "UNKNOWN", "status",
-                         "not_in_partition"));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", name,
+                                           "state",
+                                           n ? node_state_name(n) : "UNKNOWN",
+                                           "status", "not_in_partition"));
     }
     hostlist_destroy(hl);
 }

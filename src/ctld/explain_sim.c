@@ -200,8 +200,8 @@ struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
     };
     jlimits_pass_finish(c->limits, &x->base, x->jobs, x->first, x->ncharge);
     sched_model_merge(&x->m, &x->base);
-    x->cwork = xcalloc(x->base.ncounters ? x->base.ncounters : 1,
-                       sizeof(*x->cwork));
+    x->cwork =
+        xcalloc(x->base.ncounters ? x->base.ncounters : 1, sizeof(*x->cwork));
     return x;
 }
 
@@ -249,7 +249,8 @@ static void tweak_job(struct explain_sim *x, const struct explain_sim_tweak *t,
 }
 
 /* t on every entry of the explained job (an array offers several). */
-static void apply_tweak(struct explain_sim *x, const struct explain_sim_tweak *t,
+static void apply_tweak(struct explain_sim *x,
+                        const struct explain_sim_tweak *t,
                         struct sched_node *nodes)
 {
     for (size_t i = x->target; i < x->njobs; i++)
@@ -269,8 +270,7 @@ static int run_pass(struct explain_sim *x, const struct explain_sim_tweak *t,
     struct sched_cluster cl = x->base;
     int rc;
 
-    if (x->runs++ > 0 &&
-        ctld_mono_ms() - x->start_ms > EXPLAIN_SIM_BUDGET_MS) {
+    if (x->runs++ > 0 && ctld_mono_ms() - x->start_ms > EXPLAIN_SIM_BUDGET_MS) {
         x->cut = true;
         errno = ETIME;
         return -1;
@@ -376,8 +376,7 @@ int64_t explain_sim_shorter_time(struct explain_sim *x)
     if (!x->backfill || x->target == SIZE_MAX)
         return 0;
     lim = x->pend[x->target]->time_limit_s;
-    hi = lim == TIMEFMT_INFINITE || lim <= 0 ? SIM_MAX_MINUTES
-                                             : (lim - 1) / 60;
+    hi = lim == TIMEFMT_INFINITE || lim <= 0 ? SIM_MAX_MINUTES : (lim - 1) / 60;
     if (hi < 1 || !starts_with(x, 1))
         return 0;
     if (starts_with(x, hi))

@@ -309,8 +309,8 @@ int spool_pid_write(const char *jobdir, const struct spool_pid *p,
     int n =
         snprintf(buf, sizeof(buf), "%d %llu\n", (int)p->pid, p->start_ticks);
 
-    return spool_write_volatile(jobdir, "supervisor.pid", buf, (size_t)n,
-                                0644, (uid_t)-1, (gid_t)-1, e);
+    return spool_write_volatile(jobdir, "supervisor.pid", buf, (size_t)n, 0644,
+                                (uid_t)-1, (gid_t)-1, e);
 }
 
 int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e)

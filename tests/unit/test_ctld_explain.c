@@ -70,8 +70,7 @@ static uint64_t submit(struct fx *f, const char *part, const char *gres,
     return id;
 }
 
-static void run_on(struct fx *f, uint64_t id, size_t node,
-                   const uint32_t *gpus)
+static void run_on(struct fx *f, uint64_t id, size_t node, const uint32_t *gpus)
 {
     struct err e;
 
@@ -149,8 +148,8 @@ static json_int_t num(json_t *o, const char *path)
 
 static const char *str(json_t *o, size_t node, const char *key)
 {
-    return json_string_value(
-        json_object_get(json_array_get(json_object_get(o, "nodes"), node), key));
+    return json_string_value(json_object_get(
+        json_array_get(json_object_get(o, "nodes"), node), key));
 }
 
 /* The suggestion of kind k, or NULL. */
@@ -322,10 +321,10 @@ static void test_dependency(void **state)
     assert_string_equal(json_string_value(json_object_get(d, "expression")),
                         dep);
     assert_int_equal(num(d, "on.0.job_id"), f->a);
-    assert_string_equal(json_string_value(json_object_get(
-                            json_array_get(json_object_get(d, "on"), 0),
-                            "job_state")),
-                        "RUNNING");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(d, "on"), 0), "job_state")),
+        "RUNNING");
     assert_string_equal(json_string_value(json_object_get(
                             json_object_get(o, "next_pass"), "reason")),
                         "Dependency");
@@ -340,8 +339,8 @@ static void test_array(void **state)
     struct fx *f = *state;
     uint64_t arr = submit_spec(
         f, json_pack("{s:s, s:s, s:i, s:s, s:s}", "script", "#!/bin/sh\n",
-                     "partition", "gpu", "time_limit_s", 7200, "gres",
-                     "gpu:2", "array", "0-9"));
+                     "partition", "gpu", "time_limit_s", 7200, "gres", "gpu:2",
+                     "array", "0-9"));
     uint64_t d = submit(f, "gpu", "gpu:1", 10800, NULL);
     json_t *o = explain(f, arr);
 
