@@ -41,6 +41,8 @@ const struct opt_def jobspec_opts[] = {
     {"cpus-per-gpu", 0, OPT_ARG, JS_CPUS_PER_GPU},
     {"mem-per-gpu", 0, OPT_ARG, JS_MEM_PER_GPU},
     {"hold", 'H', OPT_NOARG, JS_HOLD},
+    {"requeue", 0, OPT_NOARG, JS_REQUEUE},
+    {"no-requeue", 0, OPT_NOARG, JS_NO_REQUEUE},
     {"begin", 'b', OPT_ARG, JS_BEGIN},
     {"signal", 0, OPT_ARG, JS_SIGNAL},
     {"parsable", 0, OPT_NOARG, JS_PARSABLE},
@@ -234,6 +236,11 @@ static int js_set_local(struct jobspec *js, int id, const char *arg,
     switch (id) {
     case JS_HOLD:
         json_object_set_new(js->job, "hold", json_true());
+        return 0;
+    case JS_REQUEUE:
+    case JS_NO_REQUEUE:
+        json_object_set_new(js->job, "requeue",
+                            json_boolean(id == JS_REQUEUE));
         return 0;
     case JS_TEST_ONLY:
         json_object_set_new(js->job, "test_only", json_true());

@@ -20,6 +20,7 @@
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
 #include "ctld/persist.h"
+#include "ctld/preempt_drv.h"
 #include "ctld/reason.h"
 #include "sched/sched.h"
 
@@ -35,6 +36,7 @@ struct sched_drv {
     struct event *defer_ev;
     uint64_t passes;
     struct reason *why;
+    struct preempt_drv *preempt;
 };
 
 static int64_t mono_us(void)
@@ -63,6 +65,7 @@ struct sched_drv *sched_drv_create(struct ctld *c)
     s->parts = xcalloc(conf->n_parts ? conf->n_parts : 1, sizeof(*s->parts));
     s->defer_ev = evtimer_new(c->base, defer_cb, s);
     s->why = reason_create(c);
+    s->preempt = preempt_drv_create(c);
     return s;
 }
 
@@ -74,6 +77,7 @@ void sched_drv_destroy(struct sched_drv *s)
         event_free(s->defer_ev);
     free(s->parts);
     reason_destroy(s->why);
+    preempt_drv_destroy(s->preempt);
     free(s);
 }
 
@@ -330,7 +334,8 @@ static void pass(struct sched_drv *s, time_t now)
             jlimits_pass_begin(c->limits);
         jlimits_pass_job(c->limits, j, &first[n], &ncharge[n]);
         pend[n] = j;
-        sj[n++] = model_job(j);
+        sj[n] = model_job(j);
+        sj[n++].tier = parts_get(c->parts, j->part)->priority_tier;
     }
     if (n > 0) {
         cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
@@ -340,9 +345,11 @@ static void pass(struct sched_drv *s, time_t now)
                                     .jobs = sj,
                                     .njobs = n};
         jlimits_pass_finish(c->limits, &cl, sj, first, ncharge);
+        preempt_drv_hold(s->preempt, &cl, sj, n);
         reason_begin(s->why);
         if (sched_pass(&cl, now, &r) == 0) {
             apply(s, pend, &r, now);
+            preempt_drv_run(s->preempt, &cl, pend, &r, now);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
                           s->passes, n, r.started);
