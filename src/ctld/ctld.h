@@ -54,7 +54,7 @@ struct ctld {
 
     struct persist *persist;
     struct acct_store *acct_store;
-    struct acct *acct; /* accounting model (acct.h) */
+    struct acct *acct;   /* accounting model (acct.h) */
     struct parts *parts; /* partitions as changed at run time */
     struct nodes *nodes;
     struct jobs *jobs;
