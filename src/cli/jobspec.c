@@ -239,8 +239,7 @@ static int js_set_local(struct jobspec *js, int id, const char *arg,
         return 0;
     case JS_REQUEUE:
     case JS_NO_REQUEUE:
-        json_object_set_new(js->job, "requeue",
-                            json_boolean(id == JS_REQUEUE));
+        json_object_set_new(js->job, "requeue", json_boolean(id == JS_REQUEUE));
         return 0;
     case JS_TEST_ONLY:
         json_object_set_new(js->job, "test_only", json_true());

@@ -56,6 +56,7 @@ enum proto_type {
     PROTO_MSG_ACCT_MODIFY = 41,
     PROTO_MSG_ACCT_DELETE = 42,
     PROTO_MSG_ACCT_LIST = 43,
+    PROTO_MSG_JOB_CHECKPOINT = 50,
 };
 
 /* proto_type_name: "SUBMIT" etc. (static), or NULL for an unknown type. */

@@ -89,6 +89,7 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_ACCT_MODIFY] = rpc_acct_modify,
     [PROTO_MSG_ACCT_DELETE] = rpc_acct_delete,
     [PROTO_MSG_ACCT_LIST] = rpc_acct_list,
+    [PROTO_MSG_JOB_CHECKPOINT] = rpc_job_checkpoint,
 };
 
 rpc_fn rpc_lookup(uint16_t type)

@@ -354,16 +354,16 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
     for (size_t i = 0; i < plan->nvictims; i++) {
         size_t x = plan->victims[i];
         struct job *v = vs->j[x];
-        bool requeue = victim_mode(p, v) == CONF_PREEMPT_MODE_REQUEUE &&
-                       v->requeue;
+        bool requeue =
+            victim_mode(p, v) == CONF_PREEMPT_MODE_REQUEUE && v->requeue;
         hold_add(h, vs, x, plan);
         if (jobs_preempt(p->c->jobs, v, pj->id, requeue, grace_of(p, v), &e) <
             0)
             log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
         vs->v[x].may = false;
         if (len < sizeof(list))
-            len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%" PRIu64,
-                                    i ? "," : "", v->id);
+            len += (size_t)snprintf(list + len, sizeof(list) - len,
+                                    "%s%" PRIu64, i ? "," : "", v->id);
     }
     log_info("job=%" PRIu64 " preempts jobs=%s node=%s lost_gpu_s=%" PRIu64
              " lost_cpu_s=%" PRIu64,
@@ -400,8 +400,8 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
         }
         size_t cand = 0;
         for (size_t k = 0; k < vs.n; k++) {
-            vs.v[k].may = vs.j[k]->kill == JOB_KILL_NONE &&
-                          may_preempt(p, pj, vs.j[k]);
+            vs.v[k].may =
+                vs.j[k]->kill == JOB_KILL_NONE && may_preempt(p, pj, vs.j[k]);
             cand += vs.v[k].may;
         }
         if (cand == 0)
