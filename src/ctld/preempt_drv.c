@@ -357,6 +357,11 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
         bool requeue =
             victim_mode(p, v) == CONF_PREEMPT_MODE_REQUEUE && v->requeue;
         hold_add(h, vs, x, plan);
+        /* --signal: the job's own notice first, as Slurm sends it at the
+         * start of the grace time */
+        if (v->warn_signal != 0 &&
+            jobs_signal(p->c->jobs, v, v->warn_signal, v->warn_batch, &e) < 0)
+            log_warnx("job=%" PRIu64 " preemption notice: %s", v->id, e.text);
         if (jobs_preempt(p->c->jobs, v, pj->id, requeue, grace_of(p, v), &e) <
             0)
             log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
@@ -369,7 +374,6 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
              " lost_cpu_s=%" PRIu64,
              pj->id, list, p->c->conf->nodes[plan->nodes[0]].name,
              plan->lost_gpu_s, plan->lost_cpu_s);
-    job_set_reason_detail(pj, NULL);
     char detail[300];
     snprintf(detail, sizeof(detail), "waiting for preempted jobs %s", list);
     job_set_reason_detail(pj, detail);
