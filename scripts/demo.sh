@@ -136,7 +136,7 @@ mkdir -p "$DIR/work"
 cd "$DIR/work"
 printf '%s\n' '#!/bin/bash' \
     '#SBATCH --partition=dev --gpus-per-node=1 --output=dev-%j.out' \
-    'trap '"'"'echo "job $SLURM_JOB_ID: SIGTERM ($([ -e "$SLUICE_PREEMPT_FILE" ] && echo preempted || echo cancelled)): checkpoint saved"; exit 0'"'"' TERM' \
+    'trap '"'"'echo "job $SLURM_JOB_ID: SIGTERM ($([ -e "$SLUICE_PREEMPT_FILE" ] && echo preempted || echo cancelled)): checkpoint saved" >>victims.log; exit 0'"'"' TERM' \
     'echo "job $SLURM_JOB_ID run $((${SLURM_RESTART_COUNT:-0} + 1)) on $SLURM_JOB_NODELIST GPU $CUDA_VISIBLE_DEVICES"' \
     'sleep 14 & wait' \
     'echo "job $SLURM_JOB_ID finished"' >dev.sh
@@ -173,9 +173,7 @@ for _ in $(seq 1 600); do
     sleep 0.1
 done
 run sacct -X -o JobID,JobName,Partition,State,Restarts,Elapsed
-for f in dev-*.out; do
-    grep -q preempted "$f" && { printf -- '--- %s\n' "$f"; cat "$f"; }
-done
+run cat victims.log
 
 say "What it cost: sluice report preemptions"
 run sluice report preemptions
