@@ -396,6 +396,7 @@ void showview_part(FILE *fp, json_t *part, bool oneliner)
        jobview_int(part, "priority_job_factor", 1));
     kv(&k, "PriorityTier", "%lld", jobview_int(part, "priority_tier", 1));
     kv_line(&k);
+    kv(&k, "QoS", "%s", jobview_str(part, "qos", "N/A"));
     kv(&k, "State", "%s", jobview_str(part, "state", "UP"));
     kv(&k, "TotalCPUs", "%lld", jobview_int(part, "total_cpus", 0));
     kv(&k, "TotalNodes", "%lld", jobview_int(part, "total_nodes", 0));

@@ -187,6 +187,7 @@ struct conf_part {
     char *allow_qos;
     char *deny_accounts; /* "" by default */
     char *deny_qos;
+    char *qos; /* QOS=: the partition QOS (its limits apply); "" none */
     uint32_t max_nodes; /* CONF_UNLIMITED by default */
     uint32_t min_nodes;
     enum conf_oversubscribe oversubscribe;

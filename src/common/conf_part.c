@@ -183,6 +183,7 @@ const struct conf_key conf_part_keys[] = {
     K_STR("AllowQos", "allow_qos", allow_qos, 0),
     K_STR("DenyAccounts", "deny_accounts", deny_accounts, CKF_OMIT_EMPTY),
     K_STR("DenyQos", "deny_qos", deny_qos, CKF_OMIT_EMPTY),
+    K_STR("QOS", "qos", qos, CKF_OMIT_EMPTY),
     K_INT("MaxNodes", "max_nodes", max_nodes, 0, CONF_UNLIMITED, CKF_UNLIMITED),
     K_INT("MinNodes", "min_nodes", min_nodes, 0, CONF_UNLIMITED - 1, 0),
     K_CUSTOM("OverSubscribe", "oversubscribe", parse_oversub, print_oversub,
@@ -218,6 +219,7 @@ void conf_part_tmpl_init(struct conf_part_tmpl *t)
     p->allow_qos = xstrdup("ALL");
     p->deny_accounts = xstrdup("");
     p->deny_qos = xstrdup("");
+    p->qos = xstrdup("");
     p->max_nodes = CONF_UNLIMITED;
     p->oversubscribe = CONF_OVERSUB_NO;
     p->preempt_mode_inherited = true;
@@ -233,6 +235,7 @@ void conf_part_free(struct conf_part *p)
     free(p->allow_qos);
     free(p->deny_accounts);
     free(p->deny_qos);
+    free(p->qos);
 }
 
 void conf_part_tmpl_free(struct conf_part_tmpl *t)
@@ -255,6 +258,7 @@ static void part_tmpl_copy(struct conf_part_tmpl *dst,
     d->allow_qos = xstrdup(s->allow_qos);
     d->deny_accounts = xstrdup(s->deny_accounts);
     d->deny_qos = xstrdup(s->deny_qos);
+    d->qos = xstrdup(s->qos);
 }
 
 /* One pass over the line's keys: the plain ones, or (late) the ones that
@@ -312,6 +316,13 @@ static int part_finish(struct conf *c, const struct conf_line *ln,
         conf_diag_at(c, CONF_ERROR, &p->loc,
                      "partition %s already defined at %s:%d", dup->name,
                      dup->loc.file, dup->loc.line);
+        return -1;
+    }
+    if (strpbrk(p->qos, ", \t") != NULL) {
+        conf_diag_at(c, CONF_ERROR, &p->loc,
+                     "partition %s: QOS=%.64s: one QOS name expected (the "
+                     "partition QOS)",
+                     ln->pairs[0].value, p->qos);
         return -1;
     }
     if (!(t->set & part_bit("DefaultTime")))

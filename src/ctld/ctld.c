@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/acct_store.h"
+#include "ctld/jchain.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
@@ -160,7 +161,10 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->nodes = nodes_create(c, e);
     if (c->nodes == NULL)
         goto error;
+    /* the chain before the jobs: recovered jobs are charged by it */
     c->limits = jlimits_create(conf->accounting_storage_enforce);
+    c->chain = jchain_create(c->acct, conf);
+    jlimits_set_chain(c->limits, jchain_levels, c->chain);
     c->jobs = jobs_create(c);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
@@ -199,6 +203,8 @@ void ctld_destroy(struct ctld *c)
     c->jobs = NULL;
     jlimits_destroy(c->limits); /* after the jobs and their charges */
     c->limits = NULL;
+    jchain_destroy(c->chain);
+    c->chain = NULL;
     nodes_destroy(c->nodes);
     acct_destroy(c->acct);
     acct_store_close(c->acct_store);

@@ -45,6 +45,7 @@ struct parts;
 struct persist;
 struct sched_drv;
 struct jlimits;
+struct jchain;
 
 struct ctld {
     const struct conf *conf; /* borrowed from main */
@@ -60,6 +61,7 @@ struct ctld {
     struct jobs *jobs;
     struct sched_drv *sched;
     struct jlimits *limits; /* resource limits (jlimits.h) */
+    struct jchain *chain;   /* their chain from acct (jchain.h) */
     struct listen *listen;
 
     struct event *flush_ev;

@@ -21,6 +21,9 @@ struct jlimits {
     void *chain_arg;
     struct limits_usage *usage;
     struct limits_pass *pass;
+    /* between jlimits_pass_finish and _end: the pass's model */
+    const struct sched_cluster *cl;
+    const struct sched_job *jobs;
 };
 
 /* Does the comma list s name word (case-insensitive)? */
@@ -161,6 +164,8 @@ void jlimits_job_ended(struct jlimits *l, struct job *j)
 
 void jlimits_pass_begin(struct jlimits *l)
 {
+    l->cl = NULL;
+    l->jobs = NULL;
     limits_pass_destroy(l->pass);
     l->pass = jlimits_enforced(l) ? limits_pass_create(l->usage) : NULL;
 }
@@ -193,9 +198,35 @@ void jlimits_pass_finish(struct jlimits *l, struct sched_cluster *c,
         return;
     ch = limits_pass_charges(l->pass);
     c->counters = limits_pass_counters(l->pass, &c->ncounters);
+    l->cl = c;
+    l->jobs = jobs;
     for (size_t i = 0; i < c->njobs; i++) {
         jobs[i].charges = n[i] > 0 ? ch + first[i] : NULL;
         jobs[i].ncharges = n[i];
+    }
+}
+
+void jlimits_hold(struct jlimits *l, struct job *j, size_t i,
+                  const char *reason)
+{
+    char what[256], *detail;
+
+    job_set_reason(j, reason);
+    if (l->pass == NULL || l->jobs == NULL || i >= l->cl->njobs)
+        return;
+    /* the full counter of that reason among the job's charges */
+    for (size_t k = 0; k < l->jobs[i].ncharges; k++) {
+        const struct sched_charge *ch = &l->jobs[i].charges[k];
+        const struct sched_counter *c = &l->cl->counters[ch->counter];
+        if (c->reason != reason || c->used + ch->amount <= c->capacity)
+            continue;
+        limits_pass_describe(l->pass, ch->counter, what, sizeof(what));
+        if (what[0] == '\0')
+            return;
+        detail = xasprintf("%s; %s", reason, what);
+        job_set_reason_detail(j, detail);
+        free(detail);
+        return;
     }
 }
 
@@ -203,4 +234,6 @@ void jlimits_pass_end(struct jlimits *l)
 {
     limits_pass_destroy(l->pass);
     l->pass = NULL;
+    l->cl = NULL;
+    l->jobs = NULL;
 }

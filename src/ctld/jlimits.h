@@ -71,4 +71,14 @@ void jlimits_pass_finish(struct jlimits *l, struct sched_cluster *c,
                          const size_t *n);
 void jlimits_pass_end(struct jlimits *l);
 
+/*
+ * jlimits_hold: j, jobs[i] of the pass, waits for the limit named reason
+ * (the decision's, static): its reason, and as the long form (scontrol
+ * show job, state_description) who the limit counts and the numbers:
+ * "QOSMaxJobsPerUserLimit; user zhangsan in dev_qos has 1/1 jobs
+ * running".  Between jlimits_pass_finish and jlimits_pass_end.
+ */
+void jlimits_hold(struct jlimits *l, struct job *j, size_t i,
+                  const char *reason);
+
 #endif

@@ -344,7 +344,7 @@ json_t *parts_to_json(const struct parts *ps, size_t idx)
 #define COUNT(n) ((n) == CONF_UNLIMITED ? json_null() : json_integer(n))
     o = json_pack(
         "{s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:i, s:i, s:o, s:i, s:b, "
-        "s:O}",
+        "s:O, s:o}",
         "name", p->cf->name, "state", conf_part_state_name(p->state), "default",
         p->cf->is_default, "nodes", nodes, "total_nodes",
         (json_int_t)p->n_nodes, "total_cpus", (json_int_t)cpus, "max_time_s",
@@ -352,7 +352,8 @@ json_t *parts_to_json(const struct parts *ps, size_t idx)
         "priority_tier", (int)p->priority_tier, "priority_job_factor",
         (int)p->cf->priority_job_factor, "max_nodes", COUNT(p->max_nodes),
         "min_nodes", (int)p->min_nodes, "exclusive_user", p->cf->exclusive_user,
-        "changed", p->changed);
+        "changed", p->changed, "qos",
+        p->cf->qos[0] != '\0' ? json_string(p->cf->qos) : json_null());
 #undef TIME
 #undef COUNT
     free(nodes);

@@ -298,7 +298,7 @@ static void apply(struct sched_drv *s, struct job **pend,
         struct job *j = pend[d->job];
         uint32_t *gpus;
         if (d->nnodes == 0 && d->reason == SCHED_REASON_LIMIT) {
-            job_set_reason(j, d->limit); /* static, Slurm's name */
+            jlimits_hold(s->c->limits, j, d->job, d->limit);
             continue;
         }
         if (d->nnodes == 0) {

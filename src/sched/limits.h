@@ -199,4 +199,14 @@ const struct sched_charge *limits_pass_charges(const struct limits_pass *p);
 struct sched_counter *limits_pass_counters(struct limits_pass *p, size_t *n);
 void limits_pass_destroy(struct limits_pass *p);
 
+/*
+ * limits_pass_describe: counter k of p for people, with its use now (the
+ * pass adds the jobs it starts): "user zhangsan in dev_qos has 1/1 jobs
+ * running", "dev_qos has gres/gpu=2/2 in use", "user li in account
+ * physics has ..."; "" for a per-job limit a job can never meet.  Names
+ * are the pass's: call it before limits_pass_destroy.
+ */
+void limits_pass_describe(const struct limits_pass *p, size_t k, char *buf,
+                          size_t len);
+
 #endif

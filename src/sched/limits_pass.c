@@ -5,16 +5,27 @@
  * that share a limit share its counter, so the pass cannot start two jobs
  * into its last unit.  docs/limits.md.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
 #include "sched/limits_int.h"
 
+/* Who a counter stands for, for people: pre a mid b ("user " "li" " in "
+ * "dev_qos"; pre and mid static, a and b borrowed for the pass; pre NULL:
+ * nobody), counting jobs (tres -1) or a TRES. */
+struct lim_desc {
+    const char *pre, *a, *mid, *b;
+    int tres;
+};
+
 struct limits_pass {
     struct limits_usage *u;
     uint64_t gen; /* entries' slot[] are this pass's when pass_gen == gen */
     struct sched_counter *counters;
+    struct lim_desc *descs; /* one per counter */
     size_t ncounters, capcounters;
     struct sched_charge *charges;
     size_t ncharges, capcharges;
@@ -34,19 +45,23 @@ void limits_pass_destroy(struct limits_pass *p)
     if (p == NULL)
         return;
     free(p->counters);
+    free(p->descs);
     free(p->charges);
     free(p);
 }
 
 static size_t new_counter(struct limits_pass *p, uint64_t capacity,
-                          uint64_t used, const char *reason)
+                          uint64_t used, const char *reason,
+                          const struct lim_desc *d)
 {
     if (p->ncounters == p->capcounters) {
         p->capcounters = p->capcounters ? 2 * p->capcounters : 64;
         p->counters =
             xreallocarray(p->counters, p->capcounters, sizeof(*p->counters));
+        p->descs = xreallocarray(p->descs, p->capcounters, sizeof(*p->descs));
     }
     p->counters[p->ncounters] = (struct sched_counter){capacity, used, reason};
+    p->descs[p->ncounters] = *d;
     return p->ncounters++;
 }
 
@@ -63,7 +78,8 @@ static void add_charge(struct limits_pass *p, size_t counter, uint64_t amount)
 /* Charge amount to slot s of entry e, its counter made on first use in
  * this pass with capacity max and what e holds now. */
 static void charge(struct limits_pass *p, struct lim_entry *e, size_t s,
-                   uint64_t max, uint64_t amount, const char *reason)
+                   uint64_t max, uint64_t amount, const char *reason,
+                   const struct lim_desc *d)
 {
     if (e->pass_gen != p->gen) {
         e->pass_gen = p->gen;
@@ -72,7 +88,7 @@ static void charge(struct limits_pass *p, struct lim_entry *e, size_t s,
     }
     if (e->slot[s] == SIZE_MAX) {
         uint64_t used = s < SLOT_TRES0 ? e->running : e->tres[s - SLOT_TRES0];
-        e->slot[s] = new_counter(p, max, used, reason);
+        e->slot[s] = new_counter(p, max, used, reason, d);
     }
     add_charge(p, e->slot[s], amount);
 }
@@ -86,7 +102,8 @@ static void never(struct limits_pass *p, const char *reason)
         if (p->counters[k].capacity == 0 && p->counters[k].reason == reason)
             break;
     if (k == p->ncounters)
-        k = new_counter(p, 0, 0, reason);
+        k = new_counter(p, 0, 0, reason,
+                        &(struct lim_desc){NULL, NULL, NULL, NULL, -1});
     add_charge(p, k, 1);
 }
 
@@ -111,6 +128,27 @@ static struct lim_entry *entry(struct limits_pass *p,
     return lim_get(p->u, ENT_QOS, l->name, NULL);
 }
 
+/* Who limit w of level i counts, as entry() chose it. */
+static struct lim_desc describe(const struct limits_job *j, size_t i,
+                                enum lim_what w, bool jobs, int t)
+{
+    const struct limits_level *l = &j->levels[i];
+    int ua = lim_user_assoc(j);
+    int tres = jobs ? -1 : t;
+
+    if (l->kind == LIMITS_ASSOC) {
+        if (w != W_GRP_JOBS && w != W_GRP_TRES && ua >= 0)
+            return (struct lim_desc){"user ", j->user, " in account ",
+                                     j->levels[ua].name, tres};
+        return (struct lim_desc){"account ", l->name, NULL, NULL, tres};
+    }
+    if (w == W_MAX_JOBS_PU || w == W_TRES_PU)
+        return (struct lim_desc){"user ", j->user, " in ", l->name, tres};
+    if (w == W_MAX_JOBS_PA)
+        return (struct lim_desc){"account ", j->account, " in ", l->name, tres};
+    return (struct lim_desc){"", l->name, NULL, NULL, tres};
+}
+
 static void charge_limit(struct limits_pass *p, const struct limits_job *j,
                          size_t i, enum lim_what w, int t)
 {
@@ -119,9 +157,10 @@ static void charge_limit(struct limits_pass *p, const struct limits_job *j,
     bool jobs = w == W_MAX_JOBS_PU || w == W_MAX_JOBS_PA || w == W_GRP_JOBS;
     size_t s = jobs ? (w == W_GRP_JOBS ? SLOT_JOBS_GRP : SLOT_JOBS_MAX)
                     : SLOT_TRES0 + (size_t)t;
+    struct lim_desc d = describe(j, i, w, jobs, t);
 
     charge(p, entry(p, j, i, w), s, max, jobs ? 1 : j->tres[t],
-           lim_reason(l->kind, w, t));
+           lim_reason(l->kind, w, t), &d);
 }
 
 static void pass_tres(struct limits_pass *p, const struct limits_job *j, int t)
@@ -173,4 +212,28 @@ struct sched_counter *limits_pass_counters(struct limits_pass *p, size_t *n)
 {
     *n = p->ncounters;
     return p->counters;
+}
+
+void limits_pass_describe(const struct limits_pass *p, size_t k, char *buf,
+                          size_t len)
+{
+    const struct lim_desc *d;
+    const struct sched_counter *c;
+    char who[160];
+
+    if (len > 0)
+        buf[0] = '\0';
+    if (k >= p->ncounters || p->descs[k].pre == NULL)
+        return;
+    d = &p->descs[k];
+    c = &p->counters[k];
+    snprintf(who, sizeof(who), "%s%s%s%s", d->pre, d->a ? d->a : "",
+             d->mid ? d->mid : "", d->b ? d->b : "");
+    if (d->tres < 0)
+        snprintf(buf, len, "%s has %" PRIu64 "/%" PRIu64 " jobs running", who,
+                 c->used, c->capacity);
+    else
+        snprintf(buf, len, "%s has %s=%" PRIu64 "/%" PRIu64 " in use", who,
+                 limits_tres_name((enum limits_tres)d->tres), c->used,
+                 c->capacity);
 }

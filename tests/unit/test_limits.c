@@ -415,6 +415,46 @@ static void test_usage_and_shared_counters(void **state)
     assert_int_equal(n.submitted, 0);
 }
 
+/* What a pass's counter says for people: who it counts, with the use and
+ * capacity, for each kind of level; nothing for a limit never met. */
+static void test_describe(void **state)
+{
+    static const struct {
+        uint64_t *field;
+        uint64_t value;
+        const char *want;
+    } cases[] = {
+        {&jq.max_jobs_pu, 1, "user zhangsan in dev_qos has 1/1 jobs running"},
+        {&jq.max_jobs_pa, 1, "account physics in dev_qos has 1/1 jobs running"},
+        {&pq.grp_jobs, 1, "part_qos has 1/1 jobs running"},
+        {&jq.grp_tres[LIMITS_TRES_GPU], 2, "dev_qos has gres/gpu=2/2 in use"},
+        {&aa.max_jobs_pu, 1,
+         "user zhangsan in account physics has 1/1 jobs running"},
+        {&aa.grp_jobs, 1, "account science has 1/1 jobs running"},
+        {&jq.max_wall_s, 60, ""},
+    };
+    struct limits_job j = job_of("zhangsan", 2);
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct limits_charge *held = limits_charge_create(usage, &j);
+        struct limits_pass *p = limits_pass_create(usage);
+        size_t first, n;
+        char buf[200];
+
+        *cases[i].field = cases[i].value;
+        limits_charge_start(held);
+        limits_pass_job(p, &j, &first, &n);
+        assert_int_equal(n, 1);
+        limits_pass_describe(p, limits_pass_charges(p)[first].counter, buf,
+                             sizeof(buf));
+        assert_string_equal(buf, cases[i].want);
+        limits_pass_destroy(p);
+        limits_charge_destroy(held);
+        *cases[i].field = LIMITS_UNSET;
+    }
+}
+
 /* Many names: the tables grow and keep every entry. */
 static void test_many_names(void **state)
 {
@@ -455,6 +495,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_grp_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deny_messages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_describe, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage_and_shared_counters, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_many_names, setup, teardown),
