@@ -7,6 +7,8 @@
 
 #include <inttypes.h>
 #include <stdint.h>
+
+#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,9 @@ struct preempt_drv {
     struct ctld *c;
     struct sched_preempt_params params;
     struct hold *holds;
+    /* a pass when the next victim's exemption ends, for a waiting job */
+    struct event *exempt_ev;
+    time_t exempt_at; /* when exempt_ev fires; 0: not armed */
 };
 
 /* The running jobs as victims, for one pass. */
@@ -55,12 +60,23 @@ struct victims {
     size_t n;
 };
 
+static void exempt_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct preempt_drv *p = arg;
+
+    (void)fd;
+    (void)what;
+    p->exempt_at = 0;
+    ctld_schedule(p->c);
+}
+
 struct preempt_drv *preempt_drv_create(struct ctld *c)
 {
     struct preempt_drv *p = xcalloc(1, sizeof(*p));
     struct err e;
 
     p->c = c;
+    p->exempt_ev = evtimer_new(c->base, exempt_cb, p);
     if (sched_preempt_params_parse(c->conf->preempt_parameters, &p->params,
                                    &e) < 0) {
         log_warnx("%s; using the defaults", e.text);
@@ -86,6 +102,8 @@ void preempt_drv_destroy(struct preempt_drv *p)
         p->holds = h->next;
         hold_free(h);
     }
+    if (p->exempt_ev != NULL)
+        event_free(p->exempt_ev);
     free(p);
 }
 
@@ -381,6 +399,27 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
     p->holds = h;
 }
 
+/* A pass at the earliest exempt time over of the victims that job may
+ * preempt but not yet (later than now; "until a checkpoint" excluded:
+ * the checkpoint itself asks for a pass). */
+static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
+                        time_t now)
+{
+    time_t next = 0;
+
+    for (size_t k = 0; k < vs->n; k++) {
+        time_t t = vs->v[k].exempt_until;
+        if (vs->v[k].may && t > now && t != (time_t)INT64_MAX &&
+            (next == 0 || t < next))
+            next = t;
+    }
+    if (next == 0 || (p->exempt_at != 0 && p->exempt_at <= next))
+        return;
+    struct timeval tv = {next - now, 0};
+    p->exempt_at = next;
+    evtimer_add(p->exempt_ev, &tv);
+}
+
 void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
                      struct job **pend, const struct sched_result *r,
                      time_t now)
@@ -416,6 +455,8 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
             log_warn("job=%" PRIu64 " preempt: the model was refused", pj->id);
         if (rc == 1 && plan.nvictims > 0)
             act(p, pj, &vs, &plan);
+        else
+            exempt_wake(p, &vs, now);
         sched_preempt_plan_clear(&plan);
     }
     if (built)

@@ -98,6 +98,20 @@ if grep -q done n1.log; then not_ok "n1 was not killed"; else ok "n1 was killed"
 wait_for 20 is_state "$p2" COMPLETED
 is "$(state_of "$p2")" COMPLETED "the prod job ran once the victim was gone"
 
+# --- a job waiting for exempt victims preempts when the exemption ends -----
+x1=$(submit -p dev -J x1 --gpus-per-node=4 -o x1.out victim.sh)
+wait_for 15 is_state "$x1" RUNNING
+p3=$(submit -p prod -J p3 --gpus-per-node=1 -o p3.out --wrap true)
+sleep 1
+is "$(state_of "$p3") $(state_of "$x1")" "PENDING RUNNING" \
+    "a prod job waits while the only victim is inside its exempt time"
+wait_for 20 is_state "$p3" COMPLETED
+is "$(state_of "$p3")" COMPLETED \
+    "it preempts as soon as the exemption ends (no other event needed)"
+touch stop
+wait_for 20 is_state "$x1" COMPLETED
+rm -f stop
+
 # --- accounting ------------------------------------------------------------
 like "$(sacct -n -X -j "$n1" -o state 2>&1)" PREEMPTED "sacct shows PREEMPTED"
 like "$(sacct -n -X -j "$d1" -o restarts 2>&1 | tr -d " ")" "^1$" \

@@ -61,16 +61,34 @@ scancel "$p2" "$dv1"
 touch stop stop-p1
 for j in "$p1" "$dv2" "$bt"; do wait_for 15 is_state "$j" COMPLETED; done
 
+# --- Flags=ExemptUntilCheckpoint: exempt until the first checkpoint ---------
+sacctmgr -i modify qos dev_qos set Flags=ExemptUntilCheckpoint >/dev/null 2>&1
+like "$(sacctmgr -n -P show qos dev_qos format=Flags 2>&1)" ExemptUntilCheckpoint \
+    "dev_qos has Flags=ExemptUntilCheckpoint"
+rm -f stop stop-p1
+e1=$(submit -J e1 -q dev_qos --gpus-per-node=4 -o e1.out job.sh)
+wait_for 15 is_state "$e1" RUNNING
+p3=$(submit -J p3 -q prod_qos --gpus-per-node=1 -o p3.out --wrap true)
+sleep 2
+is "$(state_of "$p3") $(state_of "$e1")" "PENDING RUNNING" \
+    "a dev_qos job that never checkpointed is not preempted"
+sluice checkpoint "$e1"
+wait_for 20 is_state "$p3" COMPLETED
+is "$(state_of "$p3")" COMPLETED "after its first checkpoint it is, and the prod job runs"
+touch stop
+wait_for 15 is_state "$e1" COMPLETED
+sacctmgr -i modify qos dev_qos set Flags=-1 >/dev/null 2>&1
+
 # --- the report -------------------------------------------------------------
 rep=$(sluice report preemptions --json 2>&1)
 val() { printf '%s' "$rep" | python3 -c "import json,sys; r=json.load(sys.stdin); print($1)"; }
-is "$(val "r['totals']['preempted'], r['totals']['requeues']")" "1 1" \
-    "report: one preemption, one requeue in all"
+is "$(val "r['totals']['preempted'], r['totals']['requeues']")" "2 2" \
+    "report: two preemptions, two requeues in all"
 is "$(val "[(g['name'], g['preempted'], g['caused']) for g in r['qos']]")" \
-    "[('backtest_qos', 0, 0), ('dev_qos', 1, 0), ('prod_qos', 0, 1)]" \
-    "report per QOS: dev_qos suffered it, prod_qos caused it"
+    "[('backtest_qos', 0, 0), ('dev_qos', 2, 0), ('prod_qos', 0, 2)]" \
+    "report per QOS: dev_qos suffered them, prod_qos caused them"
 is "$(val "r['share']")" 0.25 "the flag share comes from PreemptParameters=report_share"
-like "$(val "0 < r['totals']['gpu_hours_lost'] < 10 / 3600.0")" True \
-    "GPU-hours lost: a few GPU-seconds since the checkpoint"
-like "$(sluice report preemptions 2>&1)" 'dev_qos +[0-9]+ +1 ' "the text report"
+like "$(val "0 < r['totals']['gpu_hours_lost'] < 30 / 3600.0")" True \
+    "GPU-hours lost: a few GPU-seconds since the checkpoints"
+like "$(sluice report preemptions 2>&1)" 'dev_qos +[0-9]+ +2 ' "the text report"
 finish
