@@ -48,6 +48,9 @@ int cmd_acct(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_acctmgr(int argc, char **argv);
+int cmd_prio(int argc, char **argv);
+int cmd_share(int argc, char **argv);
+int cmd_diag(int argc, char **argv);
 
 /* The bodies of show, hold/release and update, given the words after the
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */

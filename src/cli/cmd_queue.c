@@ -29,6 +29,7 @@ enum {
     Q_LONG,
     Q_JSON,
     Q_ALL,
+    Q_START,
     Q_HELP,
     Q_VERSION,
 };
@@ -47,11 +48,16 @@ static const struct opt_def queue_opts[] = {
     {"long", 'l', OPT_NOARG, Q_LONG},
     {"json", 0, OPT_NOARG, Q_JSON},
     {"all", 'a', OPT_NOARG, Q_ALL},
+    {"start", 0, OPT_NOARG, Q_START},
     {"help", 0, OPT_NOARG, Q_HELP},
     {"usage", 0, OPT_NOARG, Q_HELP},
     {"version", 'V', OPT_NOARG, Q_VERSION},
     {NULL, 0, OPT_NOARG, 0},
 };
+
+/* squeue --start: the scheduler's estimate in START_TIME (N/A when it has
+ * none yet: beyond the backfill window or not reached). */
+#define QUEUE_FORMAT_START "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %R"
 
 struct queue {
     struct jobfilter f;
@@ -66,6 +72,7 @@ static void queue_help(void)
            "  -j, --jobs=LIST       -w, --nodelist=HOSTS   -n, --name=LIST\n"
            "  -o, --format=FORMAT   -l, --long             -h, --noheader\n"
            "      --me              --json                 -a, --all\n"
+           "      --start\n"
            "Format letters: %s\n",
            cli_slurm_face() ? "squeue" : "sluice queue", JOBVIEW_LETTERS);
 }
@@ -118,6 +125,10 @@ static int queue_parse(struct queue *q, int argc, char **argv)
             q->json = true;
             break;
         case Q_ALL:
+            break;
+        case Q_START: /* pending jobs with their estimated start */
+            q->format = QUEUE_FORMAT_START;
+            rc = jobfilter_add(&q->f, JOBFILTER_STATES, "PENDING", &e);
             break;
         case Q_HELP:
             queue_help();

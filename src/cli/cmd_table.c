@@ -29,6 +29,10 @@ const struct cli_cmd cli_cmds[] = {
     {"down", cmd_down, "down [--dir DIR] [--cancel]"},
     {"acctmgr", cmd_acctmgr,
      "acctmgr [-i] [-n] [-p|-P] [--json] add|modify|delete|show ENTITY ..."},
+    {"prio", cmd_prio,
+     "prio [-j JOBS] [-u USERS] [-l] [-n] [-w] [-h] [-o FORMAT] [--json]"},
+    {"share", cmd_share, "share [-a] [-l] [-A ACCOUNTS] [-u USERS] [--json]"},
+    {"diag", cmd_diag, "diag [--json]"},
     {NULL, NULL, NULL},
 };
 
@@ -40,6 +44,9 @@ const struct cli_cmd cli_slurm_cmds[] = {
     {"sinfo", cmd_info, "sinfo [OPTIONS]"},
     {"scontrol", cmd_scontrol, "scontrol [OPTIONS] COMMAND ..."},
     {"sacctmgr", cmd_acctmgr, "sacctmgr [OPTIONS] COMMAND ENTITY [SPECS]"},
+    {"sprio", cmd_prio, "sprio [OPTIONS]"},
+    {"sshare", cmd_share, "sshare [OPTIONS]"},
+    {"sdiag", cmd_diag, "sdiag [--json]"},
     {"sacct", cmd_acct, "sacct [OPTIONS]"},
     {NULL, NULL, NULL},
 };

@@ -232,6 +232,8 @@ const struct conf_key conf_cluster_keys[] = {
     K_STR("PriorityWeightTRES", "priority_weight_tres", priority_weight_tres,
           CKF_OMIT_EMPTY),
     K_KIND(CK_TIME, "PriorityMaxAge", "priority_max_age_s", priority_max_age_s),
+    K_KIND(CK_TIME, "PriorityCalcPeriod", "priority_calc_period_s",
+           priority_calc_period_s),
     K_KIND(CK_TIME, "PriorityDecayHalfLife", "priority_decay_half_life_s",
            priority_decay_half_life_s),
     K_ENUM("PriorityUsageResetPeriod", "priority_usage_reset_period",
@@ -416,6 +418,7 @@ static struct conf *conf_new(const char *path)
     c->priority_type = CONF_PRIORITY_BASIC;
     c->priority_weight_tres = xstrdup("");
     c->priority_max_age_s = 7 * 86400;
+    c->priority_calc_period_s = 5 * 60;
     c->priority_decay_half_life_s = 7 * 86400;
     c->priority_flags = xstrdup("");
     c->preempt_type = CONF_PREEMPT_NONE;

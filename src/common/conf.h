@@ -187,6 +187,7 @@ struct conf_part {
     char *allow_qos;
     char *deny_accounts; /* "" by default */
     char *deny_qos;
+    char *tres_billing_weights; /* "CPU=1,GRES/gpu=4" ("": CPUs count 1) */
     char *qos; /* QOS=: the partition QOS (its limits apply); "" none */
     uint32_t max_nodes; /* CONF_UNLIMITED by default */
     uint32_t min_nodes;
@@ -244,6 +245,7 @@ struct conf {
     uint32_t priority_weight_qos;
     char *priority_weight_tres; /* "CPU=1000,GRES/gpu=3000" */
     int64_t priority_max_age_s;
+    int64_t priority_calc_period_s; /* PriorityCalcPeriod, 5 minutes */
     int64_t priority_decay_half_life_s;
     enum conf_usage_reset priority_usage_reset_period;
     bool priority_favor_small;

@@ -331,6 +331,30 @@ static void check_preempt(struct conf *c)
         check_part_preempt(c, &c->parts[i]);
 }
 
+/* Priority weights that do nothing: the seed's setup has both. */
+static void check_priority(struct conf *c)
+{
+    const struct conf_loc *loc = check_key_loc(c, "PriorityWeightAge");
+
+    if (c->priority_type == CONF_PRIORITY_BASIC &&
+        (c->priority_weight_age || c->priority_weight_fairshare ||
+         c->priority_weight_qos || c->priority_weight_partition ||
+         c->priority_weight_job_size))
+        conf_diag_at(c, CONF_WARNING,
+                     loc ? loc : check_key_loc(c, "PriorityType"),
+                     "PriorityWeight* is set but PriorityType is "
+                     "priority/basic (the default), which ignores the "
+                     "weights and runs jobs in submit order; set "
+                     "PriorityType=priority/multifactor");
+    else if (c->priority_type == CONF_PRIORITY_MULTIFACTOR &&
+             c->priority_weight_age > 0 && c->priority_weight_qos == 0)
+        conf_diag_at(c, CONF_WARNING, loc,
+                     "hint: PriorityWeightQOS=0, so QOS Priority values "
+                     "(sacctmgr add qos prod_qos Priority=1000 ...) do not "
+                     "affect job priority; set PriorityWeightQOS if they "
+                     "should");
+}
+
 static void check_cluster(struct conf *c)
 {
     if (c->cluster_name[0] == '\0')
@@ -359,4 +383,5 @@ void conf_check(struct conf *c)
         check_orphans(c);
     check_gres_types(c);
     check_preempt(c);
+    check_priority(c);
 }

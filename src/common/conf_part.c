@@ -183,6 +183,8 @@ const struct conf_key conf_part_keys[] = {
     K_STR("AllowQos", "allow_qos", allow_qos, 0),
     K_STR("DenyAccounts", "deny_accounts", deny_accounts, CKF_OMIT_EMPTY),
     K_STR("DenyQos", "deny_qos", deny_qos, CKF_OMIT_EMPTY),
+    K_STR("TRESBillingWeights", "tres_billing_weights", tres_billing_weights,
+          CKF_OMIT_EMPTY),
     K_STR("QOS", "qos", qos, CKF_OMIT_EMPTY),
     K_INT("MaxNodes", "max_nodes", max_nodes, 0, CONF_UNLIMITED, CKF_UNLIMITED),
     K_INT("MinNodes", "min_nodes", min_nodes, 0, CONF_UNLIMITED - 1, 0),
@@ -219,6 +221,7 @@ void conf_part_tmpl_init(struct conf_part_tmpl *t)
     p->allow_qos = xstrdup("ALL");
     p->deny_accounts = xstrdup("");
     p->deny_qos = xstrdup("");
+    p->tres_billing_weights = xstrdup("");
     p->qos = xstrdup("");
     p->max_nodes = CONF_UNLIMITED;
     p->oversubscribe = CONF_OVERSUB_NO;
@@ -235,6 +238,7 @@ void conf_part_free(struct conf_part *p)
     free(p->allow_qos);
     free(p->deny_accounts);
     free(p->deny_qos);
+    free(p->tres_billing_weights);
     free(p->qos);
 }
 
@@ -258,6 +262,7 @@ static void part_tmpl_copy(struct conf_part_tmpl *dst,
     d->allow_qos = xstrdup(s->allow_qos);
     d->deny_accounts = xstrdup(s->deny_accounts);
     d->deny_qos = xstrdup(s->deny_qos);
+    d->tres_billing_weights = xstrdup(s->tres_billing_weights);
     d->qos = xstrdup(s->qos);
 }
 

@@ -42,6 +42,9 @@ static const struct {
     {PROTO_MSG_ACCT_MODIFY, "ACCT_MODIFY"},
     {PROTO_MSG_ACCT_DELETE, "ACCT_DELETE"},
     {PROTO_MSG_ACCT_LIST, "ACCT_LIST"},
+    {PROTO_MSG_PRIO_QUERY, "PRIO_QUERY"},
+    {PROTO_MSG_SHARE_QUERY, "SHARE_QUERY"},
+    {PROTO_MSG_SCHED_DIAG, "SCHED_DIAG"},
 };
 
 const char *proto_type_name(uint16_t type)

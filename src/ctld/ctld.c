@@ -21,6 +21,7 @@
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
 #include "ctld/persist.h"
+#include "ctld/prio_drv.h"
 #include "ctld/sched_drv.h"
 
 int64_t ctld_mono_ms(void)
@@ -168,6 +169,8 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->jobs = jobs_create(c);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
+    if (prio_drv_create(c, e) == NULL)
+        goto error;
     c->sched = sched_drv_create(c);
     event_add(c->tick_ev, &sec);
     ctld_schedule(c);
@@ -199,6 +202,8 @@ void ctld_destroy(struct ctld *c)
     c->listen = NULL;
     sched_drv_destroy(c->sched);
     c->sched = NULL;
+    prio_drv_destroy(c->prio);
+    c->prio = NULL;
     jobs_destroy(c->jobs);
     c->jobs = NULL;
     jlimits_destroy(c->limits); /* after the jobs and their charges */

@@ -44,6 +44,7 @@ struct nodes;
 struct parts;
 struct persist;
 struct sched_drv;
+struct prio_drv;
 struct jlimits;
 struct jchain;
 
@@ -60,6 +61,7 @@ struct ctld {
     struct nodes *nodes;
     struct jobs *jobs;
     struct sched_drv *sched;
+    struct prio_drv *prio;  /* priorities and fair-share usage */
     struct jlimits *limits; /* resource limits (jlimits.h) */
     struct jchain *chain;   /* their chain from acct (jchain.h) */
     struct listen *listen;

@@ -128,6 +128,7 @@ void job_free(struct job *j)
     free(j->reason_detail);
     free(j->alloc);
     free(j->gpu_alloc);
+    free(j->factors);
     free(j);
 }
 
@@ -203,7 +204,10 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "state_description", str_or_null(j->reason_detail));
     set(o, "submit_time", time_or_null(j->submit_time));
     set(o, "eligible_time", time_or_null(j->eligible_time));
-    set(o, "start_time", time_or_null(j->start_time));
+    /* a pending job's start_time is the scheduler's estimate */
+    set(o, "start_time",
+        time_or_null(!record && j->state == JOB_PENDING ? j->start_est
+                                                        : j->start_time));
     set(o, "end_time", time_or_null(j->end_time));
     set(o, "node_list", str_or_null(nl));
     set(o, "batch_host",
@@ -231,6 +235,9 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         set(o, "kill_sent", json_boolean(j->kill_sent));
         set(o, "launched", json_boolean(j->launched));
         set(o, "warn_sent", json_boolean(j->warn_sent));
+        set(o, "priority_fixed", json_boolean(j->prio_fixed));
+        set(o, "accrued_s", json_integer(j->accrual.accrued_s));
+        set(o, "accrue_since", json_integer(j->accrual.since));
     }
     free(nl);
     return o;
@@ -317,6 +324,9 @@ static void restore_fields(struct job *j, json_t *o)
     j->start_time = get_int(o, "start_time", 0);
     j->end_time = get_int(o, "end_time", 0);
     j->priority = (uint32_t)get_int(o, "priority", 1);
+    j->prio_fixed = json_is_true(json_object_get(o, "priority_fixed"));
+    j->accrual.accrued_s = get_int(o, "accrued_s", 0);
+    j->accrual.since = get_int(o, "accrue_since", 0);
     j->restart_count = (uint32_t)get_int(o, "restart_count", 0);
     j->requeue = !json_is_false(json_object_get(o, "requeue"));
     j->last_checkpoint = get_int(o, "last_checkpoint", 0);

@@ -18,6 +18,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "sched/prio.h"
 
 struct limits_charge;
 
@@ -73,6 +74,14 @@ struct job {
     bool *node_allowed; /* NULL, or one per conf node (-w/-x) */
     time_t submit_time, eligible_time, begin_time, start_time, end_time;
     uint32_t priority;
+    /* eligible time earned (prio_drv.c keeps it; persisted, so that a
+     * requeued or reloaded job keeps its age) */
+    struct prio_accrual accrual;
+    /* the factors of priority as last computed (owned; NULL until then) */
+    struct prio_result *factors;
+    uint64_t prio_gen;      /* prio_drv generation factors were computed at */
+    bool prio_fixed;        /* an administrator set the priority: kept */
+    time_t start_est;       /* pending: backfill's estimated start, 0 unknown */
     uint32_t restart_count; /* times requeued */
     bool requeue;           /* may be requeued (--requeue/--no-requeue,
                                JobRequeue); a preempted job that may not

@@ -21,6 +21,7 @@
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
 #include "ctld/persist.h"
+#include "ctld/prio_drv.h"
 
 struct jobs {
     struct ctld *c;
@@ -191,6 +192,12 @@ static void evict_finished(struct jobs *js)
 
 /* ---- resources -------------------------------------------------------- */
 
+/* Whether j's partition keeps its nodes to one user (ExclusiveUser). */
+static bool exclusive_user(const struct jobs *js, const struct job *j)
+{
+    return js->c->conf->parts[j->part].exclusive_user;
+}
+
 /* Charge j's CPUs, memory and GPUs to its nodes. */
 static void charge(struct jobs *js, const struct job *j)
 {
@@ -199,6 +206,8 @@ static void charge(struct jobs *js, const struct job *j)
     for (size_t i = 0; i < j->n_alloc; i++) {
         nodes_alloc(js->c->nodes, j->alloc[i], j->cpus_per_node,
                     job_mem_per_node(j));
+        nodes_user_add(js->c->nodes, j->alloc[i], j->user_id,
+                       exclusive_user(js, j));
         if (j->gpu_alloc != NULL &&
             nodes_gpus_take(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g,
                             g) > 0)
@@ -213,6 +222,8 @@ static void uncharge(struct jobs *js, const struct job *j)
     for (size_t i = 0; i < j->n_alloc; i++) {
         nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
                       job_mem_per_node(j));
+        nodes_user_remove(js->c->nodes, j->alloc[i], j->user_id,
+                          exclusive_user(js, j));
         if (j->gpu_alloc != NULL)
             nodes_gpus_give(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g, g);
     }
@@ -285,6 +296,7 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     if (ctld_write(js->c, e) < 0)
         goto error;
     j->id = js->next_id;
+    prio_drv_job_event(js->c, j, j->submit_time);
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)j->user_id);
@@ -391,6 +403,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     jlimits_job_started(js->c->limits, j);
     j->start_time = now;
     j->last_checkpoint = 0;
+    prio_drv_job_event(js->c, j, now);
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     j->launched = false;
@@ -421,8 +434,10 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     bool held = j->state == JOB_RUNNING || j->state == JOB_COMPLETING;
     int rc;
 
-    if (held)
+    if (held) {
         uncharge(js, j);
+        prio_drv_job_ended(js->c, j, now);
+    }
     jlimits_job_ended(js->c->limits, j);
     j->state = state;
     j->end_time = now;
@@ -567,6 +582,7 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     j->state = JOB_PENDING;
     jlimits_job_stopped(js->c->limits, j);
     j->start_time = 0;
+    prio_drv_job_event(js->c, j, time(NULL));
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     job_set_reason(j, NULL);
@@ -689,6 +705,7 @@ int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     else
         j->held_user = true;
     job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
+    prio_drv_job_event(js->c, j, time(NULL));
     log_info("job=%" PRIu64 " held by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u (%s)", (unsigned)uid,
              admin ? "admin hold" : "user hold");
@@ -721,6 +738,7 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
                       : j->part_node_limit ? "PartitionNodeLimit"
                                            : NULL);
+    prio_drv_job_event(js->c, j, time(NULL));
     ctld_schedule(js->c);
     log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
@@ -789,6 +807,7 @@ void jobs_tick(struct jobs *js, time_t now)
             due = true;
             j->eligible_time = 0;
             eligible(js, j, now, &e);
+            prio_drv_job_event(js->c, j, now); /* accrues since begin */
         }
         time_limit(js, j, now);
     }

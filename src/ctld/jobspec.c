@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/prio_drv.h"
 #include "ctld/ctld.h"
 #include "ctld/jlimits.h"
 #include "ctld/jobacct.h"
@@ -647,8 +648,11 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         free(j->name);
         j->name = name;
     }
-    if (prio >= 0)
+    if (prio >= 0) {
         j->priority = (uint32_t)prio;
+        j->prio_fixed = true;
+    }
+    prio_drv_job_event(jobs_ctld(js), j, time(NULL));
     ctld_schedule(jobs_ctld(js));
     snprintf(detail, sizeof(detail), "%s%sby uid %u", what, what[0] ? " " : "",
              (unsigned)uid);

@@ -89,6 +89,9 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_ACCT_MODIFY] = rpc_acct_modify,
     [PROTO_MSG_ACCT_DELETE] = rpc_acct_delete,
     [PROTO_MSG_ACCT_LIST] = rpc_acct_list,
+    [PROTO_MSG_PRIO_QUERY] = rpc_prio_query,
+    [PROTO_MSG_SHARE_QUERY] = rpc_share_query,
+    [PROTO_MSG_SCHED_DIAG] = rpc_sched_diag,
     [PROTO_MSG_JOB_CHECKPOINT] = rpc_job_checkpoint,
 };
 

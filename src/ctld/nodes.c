@@ -90,6 +90,7 @@ void nodes_destroy(struct nodes *ns)
         free(ns->v[i].gres_reported);
         free(ns->v[i].gres_note);
         free(ns->v[i].gpu_used);
+        free(ns->v[i].users);
         nodegpu_fini(&ns->v[i].gpus);
     }
     free(ns->v);
@@ -131,6 +132,38 @@ void nodes_release(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem)
     n->mem_alloc_mib = n->mem_alloc_mib > mem ? n->mem_alloc_mib - mem : 0;
     if (n->njobs > 0)
         n->njobs--;
+}
+
+void nodes_user_add(struct nodes *ns, size_t idx, uint32_t uid, bool exclusive)
+{
+    struct node *n = nodes_get(ns, idx);
+    size_t i = 0;
+
+    while (i < n->n_users && n->users[i].uid != uid)
+        i++;
+    if (i == n->n_users) {
+        n->users = xreallocarray(n->users, n->n_users + 1, sizeof(*n->users));
+        n->users[n->n_users++] = (struct node_user){.uid = uid};
+    }
+    n->users[i].jobs++;
+    n->users[i].exclusive += exclusive;
+}
+
+void nodes_user_remove(struct nodes *ns, size_t idx, uint32_t uid,
+                       bool exclusive)
+{
+    struct node *n = nodes_get(ns, idx);
+
+    for (size_t i = 0; i < n->n_users; i++) {
+        struct node_user *u = &n->users[i];
+        if (u->uid != uid)
+            continue;
+        if (exclusive && u->exclusive > 0)
+            u->exclusive--;
+        if (u->jobs > 0 && --u->jobs == 0)
+            n->users[i] = n->users[--n->n_users];
+        return;
+    }
 }
 
 bool nodes_gpu_used(const struct node *n, uint32_t index)

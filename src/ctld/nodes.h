@@ -29,6 +29,14 @@ enum node_admin {
     NODE_ADMIN_DOWN,
 };
 
+/* A user's running jobs on one node: all of them, and those started in a
+ * partition with ExclusiveUser=YES. */
+struct node_user {
+    uint32_t uid;
+    uint32_t jobs;
+    uint32_t exclusive;
+};
+
 struct node {
     const struct conf_node *cf;
     size_t idx;
@@ -50,6 +58,9 @@ struct node {
     uint32_t cpus_alloc;
     uint64_t mem_alloc_mib;
     uint32_t njobs;
+    /* the users whose jobs run here, for ExclusiveUser (a few per node) */
+    struct node_user *users;
+    size_t n_users;
     struct conn *conn; /* the node daemon's open connection, or NULL */
     time_t last_seen;
     time_t boot_time;
@@ -68,6 +79,11 @@ struct node *nodes_find(struct nodes *ns, const char *name);
 /* Resources a job takes and gives back on one node. */
 void nodes_alloc(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
 void nodes_release(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
+/* A job of uid starts or stops running on node idx; exclusive: it was
+ * started in an ExclusiveUser=YES partition. */
+void nodes_user_add(struct nodes *ns, size_t idx, uint32_t uid, bool exclusive);
+void nodes_user_remove(struct nodes *ns, size_t idx, uint32_t uid,
+                       bool exclusive);
 /* GPUs (registered indices) a job takes and gives back on one node.
  * nodes_gpus_take returns how many of them were taken already (logged: a
  * double allocation never passes silently). */

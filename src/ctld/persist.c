@@ -95,6 +95,8 @@ static const char *const migrations[PERSIST_SCHEMA_VERSION] = {
     " key TEXT NOT NULL UNIQUE, record TEXT NOT NULL);",
     /* 3: partitions changed at run time (scontrol update PartitionName=) */
     "CREATE TABLE partitions (name TEXT PRIMARY KEY, settings TEXT NOT NULL);",
+    /* 4: fair-share usage per user association (prio_usage.c) */
+    "CREATE TABLE fs_usage (key TEXT PRIMARY KEY, usage REAL NOT NULL);",
 };
 
 struct persist {

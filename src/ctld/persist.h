@@ -20,7 +20,7 @@
 #include "common/err.h"
 
 #define PERSIST_DB_NAME "sluice.db"
-#define PERSIST_SCHEMA_VERSION 3
+#define PERSIST_SCHEMA_VERSION 4
 
 struct persist;
 

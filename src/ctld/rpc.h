@@ -54,6 +54,11 @@ int rpc_acct_modify(struct rpc *r, json_t **reply, struct err *e);
 int rpc_acct_delete(struct rpc *r, json_t **reply, struct err *e);
 int rpc_acct_list(struct rpc *r, json_t **reply, struct err *e);
 
+/* sched_rpc.c */
+int rpc_prio_query(struct rpc *r, json_t **reply, struct err *e);
+int rpc_share_query(struct rpc *r, json_t **reply, struct err *e);
+int rpc_sched_diag(struct rpc *r, json_t **reply, struct err *e);
+
 /* rpc_lookup: the handler for type, or NULL (listen.c answers PING and
  * unknown types itself). */
 rpc_fn rpc_lookup(uint16_t type);

@@ -21,11 +21,20 @@
 #include "ctld/parts.h"
 #include "ctld/persist.h"
 #include "ctld/preempt_drv.h"
+#include "ctld/prio_drv.h"
 #include "ctld/reason.h"
+#include "ctld/sched_stats.h"
+#include "sched/backfill.h"
 #include "sched/sched.h"
 
 /* Passes shorter than this never wait: the fast lane stays fast. */
 #define SCHED_DRV_CHEAP_US 5000
+/* A backfill slice's time budget unless bf_yield_interval says less. */
+#define SCHED_DRV_SLICE_US 20000
+/* Jobs the first slice of a controller examines, and the fewest any
+ * slice does (the size adapts to the budget). */
+#define SCHED_DRV_FIRST_SLICE 1000
+#define SCHED_DRV_MIN_SLICE 50
 
 struct sched_drv {
     struct ctld *c;
@@ -36,6 +45,14 @@ struct sched_drv {
     struct event *defer_ev;
     uint64_t passes;
     struct reason *why;
+    bool backfill;      /* SchedulerType=sched/backfill */
+    struct sched_bf bf; /* SchedulerParameters */
+    bool bf_more;       /* a backfill cycle is under way */
+    struct sched_bf_cursor cursor;
+    size_t slice_jobs; /* jobs the next slice may examine */
+    int64_t slice_budget_us;
+    struct sched_sample sample; /* of the last pass */
+    struct sched_stats st;
     struct preempt_drv *preempt;
 };
 
@@ -56,6 +73,23 @@ static void defer_cb(evutil_socket_t fd, short what, void *arg)
     ctld_kick(s->c);
 }
 
+/* SchedulerParameters: bad bf_* values are logged and the defaults kept
+ * (check-config reports them too). */
+static void bf_setup(struct sched_drv *s, const struct conf *conf)
+{
+    struct err e;
+
+    if (sched_bf_params_parse(conf->scheduler_parameters, &s->bf, &e) < 0) {
+        log_warnx("SchedulerParameters: %s; backfill defaults used", e.text);
+        sched_bf_params_parse("", &s->bf, &e);
+    }
+    s->slice_jobs = SCHED_DRV_FIRST_SLICE;
+    s->slice_budget_us = SCHED_DRV_SLICE_US;
+    if (strstr(conf->scheduler_parameters, "bf_yield_interval") != NULL &&
+        s->bf.yield_interval_us < s->slice_budget_us)
+        s->slice_budget_us = s->bf.yield_interval_us;
+}
+
 struct sched_drv *sched_drv_create(struct ctld *c)
 {
     struct sched_drv *s = xcalloc(1, sizeof(*s));
@@ -65,6 +99,9 @@ struct sched_drv *sched_drv_create(struct ctld *c)
     s->parts = xcalloc(conf->n_parts ? conf->n_parts : 1, sizeof(*s->parts));
     s->defer_ev = evtimer_new(c->base, defer_cb, s);
     s->why = reason_create(c);
+    s->backfill = conf->scheduler_type == CONF_SCHED_BACKFILL;
+    bf_setup(s, conf);
+    sched_stats_init(&s->st, time(NULL));
     s->preempt = preempt_drv_create(c);
     return s;
 }
@@ -128,7 +165,13 @@ static struct sched_node *model_nodes(struct ctld *c, uint64_t **used)
             if (nodes_gpu_used(nd, nd->gpus.v[p].index))
                 w[p / 64] |= UINT64_C(1) << (p % 64);
         off += SCHED_GPU_WORDS(nd->gpus.n);
+        bool excl = false;
+        for (size_t u = 0; u < nd->n_users; u++)
+            excl |= nd->users[u].exclusive > 0;
         out[i] = (struct sched_node){
+            .users = nd->n_users > 1 ? 2 : (uint32_t)nd->n_users,
+            .user_exclusive = excl,
+            .user = nd->n_users > 0 ? nd->users[0].uid : 0,
             .name = nd->cf->name,
             .cpus = nd->cf->cpus,
             .cpus_alloc = nd->cpus_alloc,
@@ -144,7 +187,7 @@ static struct sched_node *model_nodes(struct ctld *c, uint64_t **used)
     return out;
 }
 
-static struct sched_job model_job(const struct job *j)
+static struct sched_job model_job(const struct ctld *c, const struct job *j)
 {
     return (struct sched_job){
         .id = j->id,
@@ -160,6 +203,10 @@ static struct sched_job model_job(const struct job *j)
         .node_allowed = j->node_allowed,
         .gpus_per_node = j->gpus_per_node,
         .gpu_type = j->gpu_type,
+        .time_limit_s =
+            j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
+        .user = j->user_id,
+        .exclusive_user = c->conf->parts[j->part].exclusive_user,
     };
 }
 
@@ -297,12 +344,16 @@ static void apply(struct sched_drv *s, struct job **pend,
         const struct sched_decision *d = &r->decisions[i];
         struct job *j = pend[d->job];
         uint32_t *gpus;
-        if (d->nnodes == 0 && d->reason == SCHED_REASON_LIMIT) {
-            jlimits_hold(s->c->limits, j, d->job, d->limit);
-            continue;
-        }
         if (d->nnodes == 0) {
-            reason_set(s->why, j, d->reason);
+            if (d->start_est > 0)
+                j->start_est = d->start_est;
+            else if (d->reason != SCHED_REASON_PRIORITY &&
+                     d->reason != SCHED_REASON_RESOURCES)
+                j->start_est = 0; /* held, limited...: no estimate */
+            if (d->reason == SCHED_REASON_LIMIT)
+                jlimits_hold(s->c->limits, j, d->job, d->limit);
+            else
+                reason_set(s->why, j, d->reason);
             continue;
         }
         gpus = decision_gpus(s->c, j, d);
@@ -314,45 +365,135 @@ static void apply(struct sched_drv *s, struct job **pend,
     }
 }
 
-static void pass(struct sched_drv *s, time_t now)
+/* Running jobs as backfill's profile sees them (caller frees). */
+static struct sched_running *model_running(struct ctld *c, size_t *n)
+{
+    size_t cap = 16;
+    struct sched_running *out = xcalloc(cap, sizeof(*out));
+
+    *n = 0;
+    for (struct job *j = jobs_first(c->jobs); j != NULL; j = j->next) {
+        if ((j->state != JOB_RUNNING && j->state != JOB_COMPLETING) ||
+            j->n_alloc == 0)
+            continue;
+        if (*n == cap) {
+            cap *= 2;
+            out = xrealloc(out, cap * sizeof(*out));
+        }
+        out[(*n)++] = (struct sched_running){
+            .nodes = j->alloc,
+            .nnodes = j->n_alloc,
+            .cpus_per_node = j->cpus_per_node,
+            .mem_per_node_mib = job_mem_per_node(j),
+            .gpus_per_node = j->gpus_per_node,
+            .end_time = j->time_limit_s == TIMEFMT_INFINITE
+                            ? 0
+                            : j->start_time + j->time_limit_s,
+        };
+    }
+    return out;
+}
+
+/* The pending jobs and their models; n of them. */
+struct pending {
+    struct job **job;
+    struct sched_job *sj;
+    size_t *first, *ncharge;
+    size_t n;
+};
+
+static void pending_collect(struct sched_drv *s, struct pending *pd)
 {
     struct ctld *c = s->c;
-    size_t cap = jobs_active(c->jobs), n = 0;
-    struct job **pend = xcalloc(cap ? cap : 1, sizeof(*pend));
-    struct sched_job *sj = xcalloc(cap ? cap : 1, sizeof(*sj));
-    size_t *first = xcalloc(cap ? cap : 1, sizeof(*first));
-    size_t *ncharge = xcalloc(cap ? cap : 1, sizeof(*ncharge));
-    struct sched_result r;
-    struct sched_cluster cl;
-    uint64_t *used = NULL;
+    size_t cap = jobs_active(c->jobs);
 
-    for (struct job *j = jobs_first(c->jobs); j != NULL && n < cap;
+    cap = cap ? cap : 1;
+    pd->job = xcalloc(cap, sizeof(*pd->job));
+    pd->sj = xcalloc(cap, sizeof(*pd->sj));
+    pd->first = xcalloc(cap, sizeof(*pd->first));
+    pd->ncharge = xcalloc(cap, sizeof(*pd->ncharge));
+    pd->n = 0;
+    for (struct job *j = jobs_first(c->jobs); j != NULL && pd->n < cap;
          j = j->next) {
         if (j->state != JOB_PENDING || j->part_time_limit || j->part_node_limit)
             continue;
-        if (n == 0)
+        if (pd->n == 0)
             jlimits_pass_begin(c->limits);
-        jlimits_pass_job(c->limits, j, &first[n], &ncharge[n]);
-        pend[n] = j;
-        sj[n] = model_job(j);
-        sj[n++].tier = parts_get(c->parts, j->part)->priority_tier;
+        jlimits_pass_job(c->limits, j, &pd->first[pd->n], &pd->ncharge[pd->n]);
+        pd->job[pd->n] = j;
+        pd->sj[pd->n] = model_job(c, j);
+        pd->sj[pd->n].tier = c->conf->parts[j->part].priority_tier;
+        pd->n++;
     }
-    if (n > 0) {
+}
+
+static void pending_free(struct pending *pd)
+{
+    free(pd->job);
+    free(pd->sj);
+    free(pd->first);
+    free(pd->ncharge);
+}
+
+/* Run the core on cl: main pass, or main pass and one backfill slice. */
+static int decide(struct sched_drv *s, struct sched_cluster *cl, bool cont,
+                  time_t now, struct sched_result *r, struct sched_bf_stats *st)
+{
+    struct sched_bf bf = s->bf;
+    int rc;
+
+    memset(st, 0, sizeof(*st));
+    st->done = true;
+    if (!s->backfill)
+        return sched_pass(cl, now, r);
+    bf.running = model_running(s->c, &bf.nrunning);
+    bf.max_examine = s->slice_jobs;
+    bf.resume = cont ? s->cursor : (struct sched_bf_cursor){0};
+    rc = sched_backfill_pass(cl, &bf, now, r, st);
+    free((void *)bf.running);
+    return rc;
+}
+
+static void sample_fill(struct sched_drv *s, const struct sched_result *r,
+                        const struct sched_bf_stats *st)
+{
+    s->sample.started = r->started;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->decisions[i].backfilled)
+            s->sample.backfilled++;
+    s->sample.examined = st->examined;
+    s->sample.reserved = st->reserved;
+}
+
+/* One pass; cont: continue the backfill cycle from its cursor. */
+static void pass(struct sched_drv *s, time_t now, bool cont)
+{
+    struct ctld *c = s->c;
+    struct pending pd;
+    struct sched_result r;
+    struct sched_bf_stats st = {.done = true};
+    struct sched_cluster cl;
+    uint64_t *used = NULL;
+
+    prio_drv_sync(c->prio, now);
+    pending_collect(s, &pd);
+    if (pd.n > 0) {
         cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
                                     .nnodes = nodes_count(c->nodes),
                                     .parts = model_parts(s),
                                     .nparts = c->conf->n_parts,
-                                    .jobs = sj,
-                                    .njobs = n};
-        jlimits_pass_finish(c->limits, &cl, sj, first, ncharge);
-        preempt_drv_hold(s->preempt, &cl, sj, n);
+                                    .jobs = pd.sj,
+                                    .njobs = pd.n};
+        jlimits_pass_finish(c->limits, &cl, pd.sj, pd.first, pd.ncharge);
+        preempt_drv_hold(s->preempt, &cl, pd.sj, pd.n);
         reason_begin(s->why);
-        if (sched_pass(&cl, now, &r) == 0) {
-            apply(s, pend, &r, now);
-            preempt_drv_run(s->preempt, &cl, pend, &r, now);
+        if (decide(s, &cl, cont, now, &r, &st) == 0) {
+            apply(s, pd.job, &r, now);
+            preempt_drv_run(s->preempt, &cl, pd.job, &r, now);
+            sample_fill(s, &r, &st);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
-                          s->passes, n, r.started);
+                          s->passes, pd.n, r.started);
             sched_result_clear(&r);
         } else {
             log_warn("sched pass=%" PRIu64 " refused the model", s->passes);
@@ -361,17 +502,33 @@ static void pass(struct sched_drv *s, time_t now)
         free(used);
         jlimits_pass_end(c->limits);
     }
-    free(ncharge);
-    free(first);
-    free(sj);
-    free(pend);
+    s->sample.queue = pd.n;
+    s->sample.cycle_done = st.done;
+    pending_free(&pd);
+    s->bf_more = !st.done;
+    if (s->bf_more)
+        s->cursor = st.next;
+}
+
+/* Size the next slice so that it takes about the slice budget. */
+static void slice_adapt(struct sched_drv *s, int64_t dur_us)
+{
+    if (!s->bf_more)
+        return;
+    if (dur_us > s->slice_budget_us && s->slice_jobs > SCHED_DRV_MIN_SLICE)
+        s->slice_jobs /= 2;
+    else if (dur_us < s->slice_budget_us / 2 && s->slice_jobs < (1u << 24))
+        s->slice_jobs *= 2;
+    if (s->slice_jobs < SCHED_DRV_MIN_SLICE)
+        s->slice_jobs = SCHED_DRV_MIN_SLICE;
 }
 
 void sched_drv_run(struct sched_drv *s, time_t now)
 {
-    int64_t start = mono_us(), wait_us;
+    int64_t start = mono_us(), wait_us, dur;
+    bool cont;
 
-    if (!s->wanted)
+    if (!s->wanted && !s->bf_more)
         return;
     wait_us = s->last_end_us + 4 * s->last_dur_us - start;
     if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0) {
@@ -380,17 +537,32 @@ void sched_drv_run(struct sched_drv *s, time_t now)
             evtimer_add(s->defer_ev, &tv);
         return;
     }
+    /* An event restarts the backfill cycle unless bf_continue. */
+    cont = s->bf_more && (!s->wanted || s->bf.cont);
     s->wanted = false;
     s->passes++;
-    pass(s, now);
+    s->sample = (struct sched_sample){.backfill = s->backfill,
+                                      .cont = cont,
+                                      .slice_jobs = s->slice_jobs,
+                                      .now = now};
+    pass(s, now, cont);
     s->last_end_us = mono_us();
-    s->last_dur_us = s->last_end_us - start;
+    dur = s->last_end_us - start;
+    s->last_dur_us = dur;
+    s->sample.dur_us = dur;
+    sched_stats_add(&s->st, &s->sample);
+    slice_adapt(s, dur);
+    if (s->bf_more && !evtimer_pending(s->defer_ev, NULL)) {
+        /* the next slice after this iteration's I/O */
+        struct timeval tv = {0, 0};
+        evtimer_add(s->defer_ev, &tv);
+    }
 }
 
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
 {
     struct ctld *c = s->c;
-    struct sched_job sj = model_job(j);
+    struct sched_job sj = model_job(c, j);
     uint64_t *used;
     struct sched_cluster cl = {.nodes = model_nodes(c, &used),
                                .nnodes = nodes_count(c->nodes),
@@ -420,5 +592,24 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
     }
     free(cl.nodes);
     free(used);
+    return o;
+}
+
+json_t *sched_drv_diag(struct sched_drv *s, time_t now)
+{
+    json_t *o = sched_stats_json(&s->st, now);
+    char buf[32];
+
+    json_object_set_new(
+        o, "scheduler_type",
+        json_string(s->backfill ? "sched/backfill" : "sched/builtin"));
+    json_object_set_new(o, "pending",
+                        json_integer((json_int_t)s->st.last_queue));
+    snprintf(buf, sizeof(buf), "%s", s->bf_more ? "running" : "idle");
+    json_object_set_new(o, "backfill_state", json_string(buf));
+    json_object_set_new(o, "slice_budget_us", json_integer(s->slice_budget_us));
+    json_object_set_new(o, "bf_window_s", json_integer(s->bf.window_s));
+    json_object_set_new(o, "bf_max_job_test", json_integer(s->bf.max_job_test));
+    json_object_set_new(o, "bf_continue", json_boolean(s->bf.cont));
     return o;
 }

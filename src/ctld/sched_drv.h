@@ -38,4 +38,8 @@ void sched_drv_run(struct sched_drv *s, time_t now);
  */
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j);
 
+/* sched_drv_diag: the SCHED_DIAG reply (docs/protocol.md), a new
+ * reference. */
+json_t *sched_drv_diag(struct sched_drv *s, time_t now);
+
 #endif

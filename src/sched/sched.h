@@ -69,6 +69,11 @@ struct sched_node {
     uint64_t *gpu_used; /* SCHED_GPU_WORDS(ngpus) words, bit set: allocated
                            (the pass sets the bits it gives out); may be
                            NULL when ngpus is 0 */
+    /* ExclusiveUser: who runs here (the pass updates these as it starts
+     * jobs).  users is 0 (nobody), 1 (only user) or 2 (several). */
+    uint32_t users;
+    uint32_t user;
+    bool user_exclusive; /* a job of an ExclusiveUser partition runs here */
 };
 
 struct sched_part {
@@ -119,7 +124,10 @@ struct sched_job {
     size_t ncharges;
     uint32_t tier;        /* PriorityTier of its partition: first key */
     int64_t time_limit_s; /* <= 0: none (INFINITE), for backfill */
-    uint32_t user;        /* uid, for bf_max_job_user */
+    uint32_t user;        /* uid, for bf_max_job_user and ExclusiveUser */
+    bool exclusive_user;  /* its partition has ExclusiveUser=YES: it takes
+                             no node another user runs on, and keeps its
+                             nodes to its user while it runs */
 };
 
 /* How a job's nodes are chosen among those that fit. */

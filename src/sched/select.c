@@ -74,9 +74,18 @@ uint32_t select_gpus_free(const struct sched_node *n, const char *type)
     return k;
 }
 
+/* ExclusiveUser: j may share n with the users running there. */
+static bool users_allow(const struct sched_node *n, const struct sched_job *j)
+{
+    if (n->users == 0 || (n->users == 1 && n->user == j->user))
+        return true;
+    return !n->user_exclusive && !j->exclusive_user;
+}
+
 bool select_fits_now(const struct sched_node *n, const struct sched_job *j)
 {
-    return n->up && !n->drain && n->cpus >= n->cpus_alloc &&
+    return n->up && !n->drain && users_allow(n, j) &&
+           n->cpus >= n->cpus_alloc &&
            n->cpus - n->cpus_alloc >= j->cpus_per_node &&
            n->mem_mib >= n->mem_alloc_mib &&
            n->mem_mib - n->mem_alloc_mib >= j->mem_per_node_mib &&
@@ -263,6 +272,11 @@ int select_place(struct sched_cluster *c, const struct sched_job *j,
         struct sched_node *n = &c->nodes[nodes[i]];
         n->cpus_alloc += j->cpus_per_node;
         n->mem_alloc_mib += j->mem_per_node_mib;
+        if (n->users == 0)
+            n->user = j->user;
+        if (n->users == 0 || n->user != j->user)
+            n->users = n->users == 0 ? 1 : 2;
+        n->user_exclusive |= j->exclusive_user;
         for (uint32_t g = 0; g < gpn; g++)
             set_bit(n->gpu_used, gpus[i * gpn + g]);
     }

@@ -24,6 +24,9 @@ GresTypes=gpu
 NodeName=node[01-02] CPUs=16 RealMemory=64000 Gres=gpu:a100:4
 NodeName=node[03-04] CPUs=16 RealMemory=64000 Gres=gpu:h200:4
 PartitionName=all Nodes=node[01-04] Default=YES MaxTime=1:00:00
+# strict order for the FIFO check below (backfill would rightly start the
+# any-type job on a free a100: it delays no h200 reservation)
+SchedulerType=sched/builtin
 EOF
 cluster_start "$CONFDIR/gpu.conf"
 trap 'cluster_stop; rm -rf "$CONFDIR"' EXIT

@@ -2,6 +2,7 @@
  * The FIFO scheduler core as a pure function on hand-built clusters.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -193,6 +194,70 @@ static void test_bad_index(void **state)
     assert_int_equal(sched_pass(&c, 100, &r), -1);
 }
 
+/* One job alone in a pass over the cluster; whether it started. */
+static bool starts(struct sched_job j)
+{
+    struct sched_cluster c = {nodes,          4,    parts, 2, &j, 1,
+                              SCHED_FIT_BEST, NULL, 0};
+    struct sched_result r;
+    bool ok;
+
+    assert_int_equal(sched_pass(&c, 100, &r), 0);
+    ok = r.started == 1;
+    sched_result_clear(&r);
+    return ok;
+}
+
+/* ExclusiveUser: a job of such a partition takes no node another user
+ * runs on and keeps its node to its user; others share as before. */
+static void test_exclusive_user(void **state)
+{
+    struct sched_job a = job(1, 1, 4), b = job(2, 1, 4), pair[2];
+    struct sched_cluster c = {nodes,          4,    parts, 2, pair, 2,
+                              SCHED_FIT_BEST, NULL, 0};
+    struct sched_result r;
+
+    (void)state;
+    /* node 3 (partition "one") runs a job of uid 500 */
+    nodes[3].cpus_alloc = 4;
+    nodes[3].users = 1;
+    nodes[3].user = 500;
+    a.user = 600;
+    a.exclusive_user = true;
+    assert_false(starts(a));
+    a.exclusive_user = false; /* an ordinary job shares the node */
+    assert_true(starts(a));
+    assert_int_equal(nodes[3].users, 2);
+    nodes[3].users = 1; /* back to uid 500 alone */
+    nodes[3].cpus_alloc = 4;
+    b.user = 500;
+    b.exclusive_user = true; /* the same user may join */
+    assert_true(starts(b));
+    assert_true(nodes[3].user_exclusive);
+    a.exclusive_user = false; /* and now nobody else may */
+    assert_false(starts(a));
+
+    /* two users' exclusive jobs on empty nodes never share one, although
+     * best fit would pack them together */
+    nodes[3] = nodes[0];
+    pair[0] = job(3, 0, 4);
+    pair[1] = job(4, 0, 4);
+    pair[0].user = 1;
+    pair[1].user = 2;
+    assert_int_equal(sched_pass(&c, 100, &r), 0);
+    assert_int_equal(r.started, 2);
+    assert_int_equal(decision_for(&r, 0)->nodes[0],
+                     decision_for(&r, 1)->nodes[0]);
+    sched_result_clear(&r);
+    setup(NULL);
+    pair[0].exclusive_user = pair[1].exclusive_user = true;
+    assert_int_equal(sched_pass(&c, 100, &r), 0);
+    assert_int_equal(r.started, 2);
+    assert_int_not_equal(decision_for(&r, 0)->nodes[0],
+                         decision_for(&r, 1)->nodes[0]);
+    sched_result_clear(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +268,7 @@ int main(void)
         cmocka_unit_test_setup(test_down_nodes_and_partitions, setup),
         cmocka_unit_test_setup(test_multi_node_and_filter, setup),
         cmocka_unit_test_setup(test_bad_index, setup),
+        cmocka_unit_test_setup(test_exclusive_user, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

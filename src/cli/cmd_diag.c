@@ -1,0 +1,110 @@
+/*
+ * sluice diag / sdiag: the scheduler's statistics (SCHED_DIAG): main
+ * passes and backfill cycles, their durations, jobs started, depth and
+ * queue length, in sdiag's layout, or --json.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/fmt.h"
+#include "common/proto.h"
+
+static long long iv(json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+static double dv(json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+static void when(const char *label, long long t)
+{
+    char buf[FMT_BUFLEN];
+
+    printf("\t%-28s %s (%lld)\n", label,
+           fmt_time((time_t)t, "N/A", buf, sizeof(buf)), t);
+}
+
+static void diag_print(json_t *r)
+{
+    json_t *m = json_object_get(r, "main"), *b = json_object_get(r, "backfill");
+    char buf[FMT_BUFLEN];
+
+    printf("*******************************************************\n");
+    printf("sdiag output at %s (%lld)\n",
+           fmt_time((time_t)iv(r, "now"), "N/A", buf, sizeof(buf)),
+           iv(r, "now"));
+    printf("Data since      %s (%lld)\n",
+           fmt_time((time_t)iv(r, "since"), "N/A", buf, sizeof(buf)),
+           iv(r, "since"));
+    printf("*******************************************************\n\n");
+    printf("Main schedule statistics (microseconds):\n");
+    printf("\t%-28s %lld\n", "Last cycle:", iv(m, "last_us"));
+    printf("\t%-28s %lld\n", "Max cycle:", iv(m, "max_us"));
+    printf("\t%-28s %lld\n", "Total cycles:", iv(m, "passes"));
+    printf("\t%-28s %.0f\n", "Mean cycle:", dv(m, "mean_us"));
+    printf("\t%-28s %lld\n",
+           "Cycles that started jobs:", iv(m, "passes_with_start"));
+    printf("\t%-28s %lld\n", "Jobs started:", iv(m, "jobs_started"));
+    printf("\t%-28s %.2f\n",
+           "Jobs started per cycle:", dv(m, "started_per_pass"));
+    printf("\t%-28s %lld\n", "Last queue length:", iv(m, "queue_length"));
+    when("Last cycle when:", iv(m, "last_pass_time"));
+    printf("\nBackfilling stats (%s, %s)\n",
+           json_string_value(json_object_get(r, "scheduler_type")),
+           json_string_value(json_object_get(r, "backfill_state")));
+    printf("\t%-28s %lld\n",
+           "Total backfilled jobs:", iv(b, "jobs_backfilled"));
+    printf("\t%-28s %lld\n", "Total cycles:", iv(b, "cycles"));
+    printf("\t%-28s %lld\n", "Slices:", iv(b, "slices"));
+    when("Last cycle when:", iv(b, "last_cycle_time"));
+    printf("\t%-28s %lld\n", "Last cycle:", iv(b, "last_cycle_us"));
+    printf("\t%-28s %lld\n", "Max cycle:", iv(b, "max_cycle_us"));
+    printf("\t%-28s %.0f\n", "Mean cycle:", dv(b, "mean_cycle_us"));
+    printf("\t%-28s %lld\n", "Last depth cycle:", iv(b, "last_depth"));
+    printf("\t%-28s %lld\n", "Max depth cycle:", iv(b, "max_depth"));
+    printf("\t%-28s %lld\n", "Current depth:", iv(b, "current_depth"));
+    printf("\t%-28s %lld\n", "Last reservations:", iv(b, "last_reserved"));
+    printf("\t%-28s %lld jobs, %lld us budget\n",
+           "Slice size:", iv(b, "slice_jobs"), iv(r, "slice_budget_us"));
+}
+
+int cmd_diag(int argc, char **argv)
+{
+    json_t *reply = NULL;
+    struct err e;
+    bool json = false;
+    int rc = 0;
+
+    cli_set_prog(argv[0]);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--help") == 0 ||
+                   strcmp(argv[i], "--usage") == 0) {
+            printf("Usage: %s [--json]\n",
+                   cli_slurm_face() ? "sdiag" : "sluice diag");
+            return 0;
+        } else {
+            cli_error("unrecognized option '%s'", argv[i]);
+            return 2;
+        }
+    }
+    if (cli_call(PROTO_MSG_SCHED_DIAG, NULL, &reply, &e) < 0) {
+        cli_error("%s", e.text);
+        rc = 1;
+    } else if (json) {
+        json_dumpf(reply, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else {
+        diag_print(reply);
+    }
+    json_decref(reply);
+    cli_close();
+    return rc;
+}

@@ -1,0 +1,68 @@
+/*
+ * Job priorities and fair-share usage in the controller (docs/scheduling.md,
+ * "In the daemon"): drives the pure core of src/sched/prio.h and
+ * fairshare.h from the jobs, the configuration and the accounting model.
+ *
+ * Each pending job carries its priority and its factors (struct job
+ * .priority, .factors), recomputed on events (submit, hold, release,
+ * requeue, update: prio_drv_job_event; a change of the accounting model,
+ * seen by acct_generation at the next pass: prio_drv_sync) and on the
+ * PriorityCalcPeriod timer, never per scheduling decision.  Usage, billed
+ * TRES x seconds x the QOS UsageFactor, is charged from running jobs on
+ * the timer and when a job ends, decayed by PriorityDecayHalfLife, reset
+ * by PriorityUsageResetPeriod, and kept in the fs_usage table.
+ */
+#ifndef SLUICE_CTLD_PRIO_DRV_H
+#define SLUICE_CTLD_PRIO_DRV_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "common/err.h"
+
+struct ctld;
+struct job;
+struct prio_drv;
+
+/*
+ * prio_drv_create: from c's configuration (PriorityWeight*, PriorityFlags,
+ * partitions' TRESBillingWeights) with usage loaded from c->persist; arms
+ * the PriorityCalcPeriod timer.  NULL with e naming the bad setting.
+ * prio_drv_destroy accepts NULL.
+ */
+struct prio_drv *prio_drv_create(struct ctld *c, struct err *e);
+void prio_drv_destroy(struct prio_drv *p);
+
+/* prio_drv_eligible: j accrues age now (pending, not held, past its
+ * begin time, not stuck over a partition's MaxTime). */
+bool prio_drv_eligible(const struct job *j, time_t now);
+
+/*
+ * prio_drv_job_event: j's state changed at when (submit, hold, release,
+ * start, requeue, begin time reached, update): fold its accrual and, if it
+ * is pending, recompute its priority.  Does nothing when c has no
+ * prio_drv yet (loading).  The caller saves the job's record.
+ */
+void prio_drv_job_event(struct ctld *c, struct job *j, time_t when);
+
+/* prio_drv_job_ended: charge the usage of j (leaving RUNNING at end). */
+void prio_drv_job_ended(struct ctld *c, struct job *j, time_t end);
+
+/* prio_drv_sync: before a pass: recompute every pending job's priority if
+ * the accounting model changed since the last computation. */
+void prio_drv_sync(struct prio_drv *p, time_t now);
+
+/* prio_drv_refresh: the timer's work (charge, decay, reset, save, recompute
+ * all, schedule); public for tests. */
+void prio_drv_refresh(struct prio_drv *p, time_t now);
+
+/*
+ * The replies of PRIO_QUERY and SHARE_QUERY (docs/protocol.md), new
+ * references.  req may filter: "job_ids", "users" (arrays), "accounts".
+ */
+json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now);
+json_t *prio_drv_share_json(struct prio_drv *p, json_t *req);
+
+#endif
