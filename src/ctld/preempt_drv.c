@@ -281,7 +281,7 @@ static uint32_t gpu_pos(const struct node *n, uint32_t idx)
     return (uint32_t)n->gpus.n;
 }
 
-static void victims_build(struct preempt_drv *p, struct victims *vs)
+static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
 {
     size_t cap = jobs_active(p->c->jobs);
 
@@ -292,10 +292,15 @@ static void victims_build(struct preempt_drv *p, struct victims *vs)
     for (struct job *j = jobs_first(p->c->jobs); j && vs->n < cap;
          j = j->next) {
         uint32_t g = j->gpu_alloc ? j->gpus_per_node : 0;
-        /* not yet launched: just started, not worth killing */
+        time_t until;
         if (j->state != JOB_RUNNING || j->kill != JOB_KILL_NONE ||
-            !j->launched || j->n_alloc == 0)
+            j->n_alloc == 0)
             continue;
+        /* a job whose node has not confirmed its launch yet is exempt
+         * for now: looked at again in a second (exempt_wake) */
+        until = exempt_until(p, j);
+        if (!j->launched && until < now + 1)
+            until = now + 1;
         uint32_t *pos = g ? xcalloc(j->n_alloc * g, sizeof(*pos)) : NULL;
         for (size_t k = 0; k < j->n_alloc && g; k++) {
             const struct node *n = nodes_get(p->c->nodes, j->alloc[k]);
@@ -315,7 +320,7 @@ static void victims_build(struct preempt_drv *p, struct victims *vs)
             .tier = tier_of(p, j),
             .priority = j->priority,
             .start_time = j->start_time,
-            .exempt_until = exempt_until(p, j),
+            .exempt_until = until,
             .last_checkpoint = j->last_checkpoint,
         };
     }
@@ -438,7 +443,7 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
             has_hold(p, pj->id))
             continue;
         if (!built) {
-            victims_build(p, &vs);
+            victims_build(p, &vs, now);
             built = true;
         }
         size_t cand = 0;
