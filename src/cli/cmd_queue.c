@@ -13,6 +13,7 @@
 #include "cli/fmt.h"
 #include "cli/jobfilter.h"
 #include "cli/jobview.h"
+#include "common/arrayspec.h"
 #include "cli/opt.h"
 #include "common/proto.h"
 
@@ -29,6 +30,7 @@ enum {
     Q_LONG,
     Q_JSON,
     Q_ALL,
+    Q_ARRAY,
     Q_START,
     Q_HELP,
     Q_VERSION,
@@ -48,6 +50,7 @@ static const struct opt_def queue_opts[] = {
     {"long", 'l', OPT_NOARG, Q_LONG},
     {"json", 0, OPT_NOARG, Q_JSON},
     {"all", 'a', OPT_NOARG, Q_ALL},
+    {"array", 'r', OPT_NOARG, Q_ARRAY},
     {"start", 0, OPT_NOARG, Q_START},
     {"help", 0, OPT_NOARG, Q_HELP},
     {"usage", 0, OPT_NOARG, Q_HELP},
@@ -63,6 +66,7 @@ struct queue {
     struct jobfilter f;
     const char *format;
     bool noheader, json, lng;
+    bool expand; /* -r: one line per array task */
 };
 
 static void queue_help(void)
@@ -72,7 +76,7 @@ static void queue_help(void)
            "  -j, --jobs=LIST       -w, --nodelist=HOSTS   -n, --name=LIST\n"
            "  -o, --format=FORMAT   -l, --long             -h, --noheader\n"
            "      --me              --json                 -a, --all\n"
-           "      --start\n"
+           "  -r, --array           --start\n"
            "Format letters: %s\n",
            cli_slurm_face() ? "squeue" : "sluice queue", JOBVIEW_LETTERS);
 }
@@ -126,6 +130,9 @@ static int queue_parse(struct queue *q, int argc, char **argv)
             break;
         case Q_ALL:
             break;
+        case Q_ARRAY:
+            q->expand = true;
+            break;
         case Q_START: /* pending jobs with their estimated start */
             q->format = QUEUE_FORMAT_START;
             rc = jobfilter_add(&q->f, JOBFILTER_STATES, "PENDING", &e);
@@ -151,6 +158,29 @@ static int queue_parse(struct queue *q, int argc, char **argv)
         return -1;
     }
     return 1;
+}
+
+/* -r: a pending array's record as one job per task. */
+static void expand_tasks(json_t *out, json_t *job)
+{
+    const char *pend = jobview_str(job, "array_task_str", NULL);
+    struct arrayset set;
+
+    if (pend == NULL ||
+        arrayset_parse(pend,
+                       (uint32_t)jobview_int(job, "array_task_max", 0) + 1,
+                       &set, NULL) < 0) {
+        json_array_append(out, job);
+        return;
+    }
+    for (int64_t t = arrayset_next(&set, 0); t >= 0;
+         t = arrayset_next(&set, (uint32_t)t + 1)) {
+        json_t *c = json_deep_copy(job);
+        json_object_set_new(c, "array_task_id", json_integer(t));
+        json_object_set_new(c, "array_task_str", json_null());
+        json_array_append_new(out, c);
+    }
+    arrayset_clear(&set);
 }
 
 /* The jobs to show, filtered and sorted; new reference. */
@@ -181,7 +211,10 @@ static json_t *queue_fetch(struct queue *q)
         if (by_default &&
             !jobview_state_active(jobview_str(job, "job_state", "")))
             continue;
-        json_array_append(out, job);
+        if (q->expand)
+            expand_tasks(out, job);
+        else
+            json_array_append(out, job);
     }
     json_decref(jobs);
     return out;

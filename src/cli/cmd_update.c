@@ -17,6 +17,7 @@
 #include "common/timefmt.h"
 #include "common/value.h"
 #include "common/xalloc.h"
+#include "sched/depend.h"
 
 /* The value of "Key=value" when its key is key (any case), else NULL. */
 static const char *upd_value(const char *word, const char *key)
@@ -26,6 +27,25 @@ static const char *upd_value(const char *word, const char *key)
     if (strncasecmp(word, key, len) == 0 && word[len] == '=')
         return word + len + 1;
     return NULL;
+}
+
+/* Dependency=EXPR (empty: none), checked here. */
+static int upd_dependency(json_t *set, const char *v, struct err *e)
+{
+    struct depend d;
+    char *canon;
+
+    if (v[0] == '\0') {
+        json_object_set_new(set, "dependency", json_string(""));
+        return 0;
+    }
+    if (depend_parse(v, &d, e) < 0)
+        return -1;
+    canon = depend_format(&d);
+    depend_clear(&d);
+    json_object_set_new(set, "dependency", json_string(canon));
+    free(canon);
+    return 0;
 }
 
 /* One job setting into set; -1 with e. */
@@ -51,11 +71,14 @@ static int upd_job_key(json_t *set, const char *w, struct err *e)
         if (value_parse_u64(v, 0, UINT32_MAX - 1, &n, e) < 0)
             return err_prefix(e, "Priority=%s", v);
         json_object_set_new(set, "priority", json_integer((json_int_t)n));
+    } else if ((v = upd_value(w, "Dependency")) != NULL) {
+        return upd_dependency(set, v, e);
     } else {
         errno = EINVAL;
         return err_set(e,
                        "Invalid input: %s (a job update takes "
-                       "TimeLimit, Partition, JobName and Priority)",
+                       "TimeLimit, Partition, JobName, Priority and "
+                       "Dependency)",
                        w);
     }
     return 0;
@@ -83,8 +106,12 @@ static int upd_job(const char *ids, int argc, char **argv)
         json_t *req = json_pack("{s:O, s:O}", "job_id", id, "set", set);
         json_t *reply = NULL;
         if (cli_call(PROTO_MSG_JOB_UPDATE, req, &reply, &e) < 0) {
-            cli_error("Update of job %lld failed: %s",
-                      (long long)json_integer_value(id), e.text);
+            if (json_is_string(id))
+                cli_error("Update of job %s failed: %s", json_string_value(id),
+                          e.text);
+            else
+                cli_error("Update of job %lld failed: %s",
+                          (long long)json_integer_value(id), e.text);
             rc = 1;
         }
         json_decref(req);

@@ -13,6 +13,7 @@
 #include "cli/jobview.h"
 #include "common/hostlist.h"
 #include "common/value.h"
+#include "common/arrayspec.h"
 #include "common/xalloc.h"
 
 void jobfilter_clear(struct jobfilter *f)
@@ -68,6 +69,34 @@ static int jf_nodes(struct jobfilter *f, const char *s, struct err *e)
     return 0;
 }
 
+/* "123_4", "123_[1-3,7]": tasks of an array, sent as text. */
+static int jf_array_ref(struct jobfilter *f, const char *s, struct err *e)
+{
+    const char *us = strchr(s, '_') + 1;
+    char *id = xstrndup(s, (size_t)(us - s - 1)), *tasks;
+    size_t len = strlen(us);
+    struct arrayset set;
+    uint64_t v;
+    int rc;
+
+    if (len >= 2 && us[0] == '[' && us[len - 1] == ']')
+        tasks = xstrndup(us + 1, len - 2);
+    else
+        tasks = xstrdup(us);
+    rc = value_parse_u64(id, 1, UINT32_MAX, &v, NULL);
+    if (rc == 0 &&
+        (rc = arrayset_parse(tasks, ARRAYSPEC_MAX_SIZE, &set, NULL)) == 0)
+        arrayset_clear(&set);
+    free(id);
+    free(tasks);
+    if (rc < 0) {
+        errno = EINVAL;
+        return err_set(e, "Invalid job id: %s", s);
+    }
+    jf_push(&f->job_ids, json_string(s));
+    return 0;
+}
+
 /* One item of a list of kind. */
 static int jf_item(struct jobfilter *f, enum jobfilter_kind kind, const char *s,
                    struct err *e)
@@ -78,6 +107,8 @@ static int jf_item(struct jobfilter *f, enum jobfilter_kind kind, const char *s,
 
     switch (kind) {
     case JOBFILTER_IDS:
+        if (strchr(s, '_') != NULL)
+            return jf_array_ref(f, s, e);
         if (value_parse_u64(s, 1, INT64_MAX, &id, NULL) < 0) {
             errno = EINVAL;
             return err_set(e, "Invalid job id: %s", s);
@@ -117,6 +148,11 @@ int jobfilter_add(struct jobfilter *f, enum jobfilter_kind kind,
         return jf_nodes(f, arg, e);
     while (*p != '\0') {
         size_t len = strcspn(p, ",");
+        const char *br = strchr(p, '[');
+        /* "123_[1,3]": the commas inside brackets belong to the id */
+        if (kind == JOBFILTER_IDS && br != NULL && br < p + len &&
+            strchr(br, ']') != NULL)
+            len = (size_t)(strchr(br, ']') - p) + 1;
         if (len > 0) {
             char *item = xstrndup(p, len);
             int rc = jf_item(f, kind, item, e);
@@ -186,6 +222,43 @@ static bool jf_match_user(json_t *users, json_t *job)
     return false;
 }
 
+/* Whether job is among the tasks ref ("123_[1-3]") names. */
+static bool jf_match_tasks(const char *ref, json_t *job)
+{
+    const char *us = strchr(ref, '_') + 1, *pend;
+    long long task = jobview_int(job, "array_task_id", -1);
+    size_t len = strlen(us);
+    struct arrayset want, have;
+    char *tasks;
+    bool hit = false;
+
+    if (strtoll(ref, NULL, 10) != jobview_int(job, "array_job_id", -1))
+        return false;
+    if (len >= 2 && us[0] == '[' && us[len - 1] == ']')
+        tasks = xstrndup(us + 1, len - 2);
+    else
+        tasks = xstrdup(us);
+    if (arrayset_parse(tasks, ARRAYSPEC_MAX_SIZE, &want, NULL) < 0) {
+        free(tasks);
+        return false;
+    }
+    free(tasks);
+    pend = jobview_str(job, "array_task_str", NULL);
+    if (task >= 0) {
+        hit = arrayset_has(&want, (uint32_t)task);
+    } else if (pend != NULL &&
+               arrayset_parse(
+                   pend, (uint32_t)jobview_int(job, "array_task_max", 0) + 1,
+                   &have, NULL) == 0) {
+        for (int64_t t = arrayset_next(&have, 0); t >= 0 && !hit;
+             t = arrayset_next(&have, (uint32_t)t + 1))
+            hit = arrayset_has(&want, (uint32_t)t);
+        arrayset_clear(&have);
+    }
+    arrayset_clear(&want);
+    return hit;
+}
+
 static bool jf_match_ids(json_t *ids, json_t *job)
 {
     size_t i;
@@ -195,7 +268,11 @@ static bool jf_match_ids(json_t *ids, json_t *job)
         return true;
     json_array_foreach(ids, i, v)
     {
-        if (json_integer_value(v) == jobview_int(job, "job_id", -1))
+        if (json_is_string(v)
+                ? jf_match_tasks(json_string_value(v), job)
+                : json_integer_value(v) == jobview_int(job, "job_id", -1) ||
+                      json_integer_value(v) ==
+                          jobview_int(job, "array_job_id", -1))
             return true;
     }
     return false;

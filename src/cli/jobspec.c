@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrayspec.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/value.h"
 #include "common/xalloc.h"
+#include "sched/depend.h"
 
 #define JS_MAX_COUNT 1048576u /* CPUs or tasks one job may ask for */
 
@@ -44,6 +46,9 @@ const struct opt_def jobspec_opts[] = {
     {"requeue", 0, OPT_NOARG, JS_REQUEUE},
     {"no-requeue", 0, OPT_NOARG, JS_NO_REQUEUE},
     {"begin", 'b', OPT_ARG, JS_BEGIN},
+    {"array", 'a', OPT_ARG, JS_ARRAY},
+    {"dependency", 'd', OPT_ARG, JS_DEPENDENCY},
+    {"kill-on-invalid-dep", 0, OPT_ARG, JS_KILL_INVALID_DEP},
     {"signal", 0, OPT_ARG, JS_SIGNAL},
     {"parsable", 0, OPT_NOARG, JS_PARSABLE},
     {"test-only", 0, OPT_NOARG, JS_TEST_ONLY},
@@ -131,6 +136,42 @@ static int js_string(struct jobspec *js, const char *key, const char *arg,
         return err_set(e, "empty value");
     }
     json_object_set_new(js->job, key, json_string(arg));
+    return 0;
+}
+
+/* --array: checked here (the controller applies MaxArraySize). */
+static int js_array(struct jobspec *js, const char *arg, struct err *e)
+{
+    struct arrayspec a;
+
+    if (arrayspec_parse(arg, ARRAYSPEC_MAX_SIZE, &a, e) < 0)
+        return -1;
+    arrayspec_clear(&a);
+    return js_string(js, "array", arg, e);
+}
+
+static int js_dependency(struct jobspec *js, const char *arg, struct err *e)
+{
+    struct depend d;
+    char *canon;
+
+    if (depend_parse(arg, &d, e) < 0)
+        return -1;
+    canon = depend_format(&d);
+    depend_clear(&d);
+    json_object_set_new(js->job, "dependency", json_string(canon));
+    free(canon);
+    return 0;
+}
+
+static int js_yes_no(struct jobspec *js, const char *key, const char *arg,
+                     struct err *e)
+{
+    if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0) {
+        errno = EINVAL;
+        return err_set(e, "expected yes or no");
+    }
+    json_object_set_new(js->job, key, json_boolean(arg[0] == 'y'));
     return 0;
 }
 
@@ -327,6 +368,12 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_mem(js, "mem_per_gpu_mib", arg, e);
     case JS_BEGIN:
         return js_begin(js, arg, now, e);
+    case JS_ARRAY:
+        return js_array(js, arg, e);
+    case JS_DEPENDENCY:
+        return js_dependency(js, arg, e);
+    case JS_KILL_INVALID_DEP:
+        return js_yes_no(js, "kill_on_invalid_dep", arg, e);
     case JS_SIGNAL:
         return js_signal(js, arg, e);
     default:

@@ -53,6 +53,9 @@ enum jobspec_opt {
     JS_GPUS_PER_TASK,
     JS_CPUS_PER_GPU,
     JS_MEM_PER_GPU,
+    JS_ARRAY,
+    JS_DEPENDENCY,
+    JS_KILL_INVALID_DEP,
 };
 
 /* The sbatch option table. */

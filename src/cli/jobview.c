@@ -72,37 +72,23 @@ static const struct {
     char letter;
     const char *title;
 } jv_headers[] = {
-    {'a', "ACCOUNT"},
-    {'b', "TRES_PER_NODE"},
-    {'B', "EXEC_HOST"},
-    {'c', "MIN_CPUS"},
-    {'C', "CPUS"},
-    {'D', "NODES"},
-    {'e', "END_TIME"},
-    {'g', "GROUP"},
-    {'G', "GROUP"},
-    {'i', "JOBID"},
-    {'j', "NAME"},
-    {'l', "TIME_LIMIT"},
-    {'L', "TIME_LEFT"},
-    {'m', "MIN_MEMORY"},
-    {'M', "TIME"},
-    {'n', "REQ_NODES"},
-    {'N', "NODELIST"},
-    {'o', "COMMAND"},
-    {'P', "PARTITION"},
-    {'q', "QOS"},
-    {'Q', "PRIORITY"},
-    {'r', "REASON"},
-    {'R', "NODELIST(REASON)"},
-    {'S', "START_TIME"},
-    {'t', "ST"},
-    {'T', "STATE"},
-    {'u', "USER"},
-    {'U', "UID"},
-    {'V', "SUBMIT_TIME"},
-    {'x', "EXC_NODES"},
-    {'Z', "WORK_DIR"},
+    {'a', "ACCOUNT"},      {'b', "TRES_PER_NODE"},
+    {'B', "EXEC_HOST"},    {'c', "MIN_CPUS"},
+    {'C', "CPUS"},         {'D', "NODES"},
+    {'e', "END_TIME"},     {'E', "DEPENDENCY"},
+    {'F', "ARRAY_JOB_ID"}, {'g', "GROUP"},
+    {'G', "GROUP"},        {'i', "JOBID"},
+    {'j', "NAME"},         {'K', "ARRAY_TASK_ID"},
+    {'l', "TIME_LIMIT"},   {'L', "TIME_LEFT"},
+    {'m', "MIN_MEMORY"},   {'M', "TIME"},
+    {'n', "REQ_NODES"},    {'N', "NODELIST"},
+    {'o', "COMMAND"},      {'P', "PARTITION"},
+    {'q', "QOS"},          {'Q', "PRIORITY"},
+    {'r', "REASON"},       {'R', "NODELIST(REASON)"},
+    {'S', "START_TIME"},   {'t', "ST"},
+    {'T', "STATE"},        {'u', "USER"},
+    {'U', "UID"},          {'V', "SUBMIT_TIME"},
+    {'x', "EXC_NODES"},    {'Z', "WORK_DIR"},
 };
 
 const char *jobview_header(char letter)
@@ -253,6 +239,34 @@ static const char *jv_command(json_t *job)
     return s != NULL ? s : "(null)";
 }
 
+const char *jobview_id(json_t *job, char *buf, size_t len)
+{
+    long long a = jobview_int(job, "array_job_id", 0);
+    long long t = jobview_int(job, "array_task_id", -1);
+    long long thr = jobview_int(job, "array_max_tasks", 0);
+    const char *pend = jobview_str(job, "array_task_str", NULL);
+
+    if (a <= 0)
+        return jv_num(jobview_int(job, "job_id", 0), buf, len);
+    if (t >= 0)
+        snprintf(buf, len, "%lld_%lld", a, t);
+    else if (thr > 0)
+        snprintf(buf, len, "%lld_[%s%%%lld]", a, pend ? pend : "", thr);
+    else
+        snprintf(buf, len, "%lld_[%s]", a, pend ? pend : "");
+    return buf;
+}
+
+/* %K: the task id, the pending tasks ("5-99"), or N/A. */
+static const char *jv_task(json_t *job, char *buf, size_t len)
+{
+    long long t = jobview_int(job, "array_task_id", -1);
+
+    if (t >= 0)
+        return jv_num(t, buf, len);
+    return jobview_str(job, "array_task_str", "N/A");
+}
+
 /* Letters whose text comes straight from one field. */
 static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
 {
@@ -262,7 +276,15 @@ static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
     case 'B':
         return jobview_str(job, "batch_host", "n/a");
     case 'i':
-        return jv_num(jobview_int(job, "job_id", 0), buf, len);
+        return jobview_id(job, buf, len);
+    case 'E':
+        return jobview_str(job, "dependency", "(null)");
+    case 'F':
+        return jv_num(
+            jobview_int(job, "array_job_id", jobview_int(job, "job_id", 0)),
+            buf, len);
+    case 'K':
+        return jv_task(job, buf, len);
     case 'j':
         return jobview_str(job, "name", "");
     case 'n':

@@ -15,7 +15,7 @@
 #include "common/err.h"
 
 /* The format letters squeue knows here. */
-#define JOBVIEW_LETTERS "abBcCDegGijlLmMnNoPqQrRStTuUVxZ"
+#define JOBVIEW_LETTERS "abBcCDeEFgGijKlLmMnNoPqQrRStTuUVxZ"
 /* squeue's default and --long formats. */
 #define JOBVIEW_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define JOBVIEW_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
@@ -55,5 +55,8 @@ const char *jobview_str(json_t *job, const char *key, const char *dflt);
 long long jobview_int(json_t *job, const char *key, long long dflt);
 /* jobview_elapsed: seconds the job has run (0 when it has not started). */
 long long jobview_elapsed(json_t *job, time_t now);
+
+/* jobview_id: squeue's %i: "42", "123_4", "123_[5-99%10]" (in buf). */
+const char *jobview_id(json_t *job, char *buf, size_t len);
 
 #endif

@@ -119,6 +119,17 @@ static void job_ids(struct kv *k, json_t *job)
     struct group *g = gid >= 0 ? getgrgid((gid_t)gid) : NULL;
 
     kv(k, "JobId", "%lld", jobview_int(job, "job_id", 0));
+    if (jobview_int(job, "array_job_id", 0) > 0) {
+        long long t = jobview_int(job, "array_task_id", -1);
+        kv(k, "ArrayJobId", "%lld", jobview_int(job, "array_job_id", 0));
+        if (t >= 0)
+            kv(k, "ArrayTaskId", "%lld", t);
+        else
+            kv(k, "ArrayTaskId", "%s", js(job, "array_task_str"));
+        if (jobview_int(job, "array_max_tasks", 0) > 0)
+            kv(k, "ArrayTaskThrottle", "%lld",
+               jobview_int(job, "array_max_tasks", 0));
+    }
     kv(k, "JobName", "%s", js(job, "name"));
     kv_line(k);
     kv(k, "UserId", "%s(%lld)", jobview_str(job, "user_name", "?"), uid);
@@ -133,6 +144,7 @@ static void job_ids(struct kv *k, json_t *job)
     kv(k, "Reason", "%s",
        jobview_str(job, "state_description",
                    jobview_str(job, "state_reason", "None")));
+    kv(k, "Dependency", "%s", js(job, "dependency"));
     kv_line(k);
     kv(k, "Restarts", "%lld", jobview_int(job, "restart_count", 0));
     kv(k, "BatchFlag", "1");

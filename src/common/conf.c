@@ -212,6 +212,7 @@ const struct conf_key conf_cluster_keys[] = {
            enforce_names),
     K_INT(CK_U32, "MaxJobCount", "max_job_count", max_job_count, 1,
           UINT32_MAX - 1),
+    K_INT(CK_U32, "MaxArraySize", "max_array_size", max_array_size, 0, 4000001),
     K_KIND(CK_BOOL01, "JobRequeue", "job_requeue", job_requeue),
     K_CUSTOM("SlurmdParameters", "slurmd_parameters", parse_slurmd_params,
              print_slurmd_params, json_slurmd_params, 0),
@@ -411,6 +412,7 @@ static struct conf *conf_new(const char *path)
     c->task_plugin = xstrdup("task/none");
     c->enforce_part_limits = CONF_ENFORCE_NO;
     c->max_job_count = 10000;
+    c->max_array_size = 1001;
     c->job_requeue = true;
     c->slurmd_parameters = xstrdup("");
     c->scheduler_type = CONF_SCHED_BACKFILL;

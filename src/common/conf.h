@@ -230,6 +230,7 @@ struct conf {
     char *task_plugin;
     enum conf_enforce_part_limits enforce_part_limits;
     uint32_t max_job_count;
+    uint32_t max_array_size; /* task ids below it; 0: arrays refused */
     bool job_requeue;
     char *slurmd_parameters;
     bool slurmd_config_overrides; /* SlurmdParameters has config_overrides */

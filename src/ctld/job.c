@@ -128,8 +128,37 @@ void job_free(struct job *j)
     free(j->reason_detail);
     free(j->alloc);
     free(j->gpu_alloc);
+    arrayset_clear(j->array_pending);
+    free(j->array_pending);
+    arrayset_clear(j->dep_ready);
+    free(j->dep_ready);
+    depend_clear(&j->dep);
     free(j->factors);
     free(j);
+}
+
+bool job_is_array_meta(const struct job *j)
+{
+    return j->array_pending != NULL;
+}
+
+char *job_array_str(const struct job *j)
+{
+    char *set, *s;
+
+    if (j->array_job_id == 0)
+        return xasprintf("%llu", (unsigned long long)j->id);
+    if (j->array_pending == NULL)
+        return xasprintf("%llu_%lld", (unsigned long long)j->array_job_id,
+                         (long long)j->array_task_id);
+    set = arrayset_format(j->array_pending);
+    if (j->array_throttle > 0)
+        s = xasprintf("%llu_[%s%%%u]", (unsigned long long)j->array_job_id, set,
+                      j->array_throttle);
+    else
+        s = xasprintf("%llu_[%s]", (unsigned long long)j->array_job_id, set);
+    free(set);
+    return s;
 }
 
 char *job_alloc_list(const struct job *j, const struct conf *conf)
@@ -189,6 +218,31 @@ static void add_spec_fields(json_t *o, const struct job *j,
     set(o, "begin_time", time_or_null(j->begin_time));
 }
 
+static void add_array_fields(json_t *o, const struct job *j)
+{
+    char *pend = j->array_pending ? arrayset_format(j->array_pending) : NULL;
+    char *dep = j->dep.n ? depend_format(&j->dep) : NULL;
+    bool arr = j->array_job_id != 0;
+
+    set(o, "array_job_id",
+        arr ? json_integer((json_int_t)j->array_job_id) : json_null());
+    set(o, "array_task_id",
+        arr && j->array_task_id >= 0 ? json_integer(j->array_task_id)
+                                     : json_null());
+    set(o, "array_task_str", str_or_null(pend));
+    set(o, "array_max_tasks", json_integer(j->array_throttle));
+    if (arr) {
+        set(o, "array_task_count", json_integer(j->array_count));
+        set(o, "array_task_min", json_integer(j->array_min));
+        set(o, "array_task_max", json_integer(j->array_max));
+        set(o, "array_task_step", json_integer(j->array_step));
+    }
+    set(o, "dependency", str_or_null(dep));
+    set(o, "kill_on_invalid_dep", json_boolean(j->kill_invalid_dep));
+    free(pend);
+    free(dep);
+}
+
 json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
 {
     json_t *o = json_object();
@@ -227,6 +281,7 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "priority", json_integer(j->priority));
     set(o, "cpus", json_integer((json_int_t)j->cpus_per_node * j->nodes));
     jobgpu_to_json(o, j, conf);
+    add_array_fields(o, j);
     if (record) {
         set(o, "held_admin", json_boolean(j->held_admin));
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
@@ -347,6 +402,35 @@ static void restore_fields(struct job *j, json_t *o)
     j->held_user = !j->held_admin && json_is_true(json_object_get(o, "hold"));
 }
 
+/* Array and dependency fields; the dependency state is worked out again
+ * by the controller once every job is loaded. */
+static int restore_array(struct job *j, json_t *o, struct err *e)
+{
+    const char *pend = json_string_value(json_object_get(o, "array_task_str"));
+    const char *dep = json_string_value(json_object_get(o, "dependency"));
+
+    j->array_job_id = (uint64_t)get_int(o, "array_job_id", 0);
+    j->array_task_id = get_int(o, "array_task_id", -1);
+    j->array_throttle = (uint32_t)get_int(o, "array_max_tasks", 0);
+    j->array_count = (uint32_t)get_int(o, "array_task_count", 0);
+    j->array_min = (uint32_t)get_int(o, "array_task_min", 0);
+    j->array_max = (uint32_t)get_int(o, "array_task_max", 0);
+    j->array_step = (uint32_t)get_int(o, "array_task_step", 1);
+    j->kill_invalid_dep =
+        json_is_true(json_object_get(o, "kill_on_invalid_dep"));
+    if (pend != NULL && j->array_job_id != 0) {
+        struct arrayset set;
+        if (arrayset_parse(pend, j->array_max + 1, &set, e) < 0)
+            return -1;
+        j->array_pending = xmalloc(sizeof(*j->array_pending));
+        *j->array_pending = set;
+    }
+    if (dep != NULL && depend_parse(dep, &j->dep, e) < 0)
+        return -1;
+    j->dep_state = j->dep.n ? DEP_WAIT : DEP_MET;
+    return 0;
+}
+
 struct job *job_from_json(json_t *o, const struct conf *conf, struct err *e)
 {
     struct job *j = xcalloc(1, sizeof(*j));
@@ -382,6 +466,8 @@ struct job *job_from_json(json_t *o, const struct conf *conf, struct err *e)
     if (restore_alloc(j, o, conf, e) < 0)
         goto error;
     jobgpu_from_json(j, o, conf);
+    if (restore_array(j, o, e) < 0)
+        goto error;
     return j;
 error:
     job_free(j);

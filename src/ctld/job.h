@@ -16,8 +16,10 @@
 
 #include <jansson.h>
 
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/err.h"
+#include "sched/depend.h"
 #include "sched/prio.h"
 
 struct limits_charge;
@@ -114,6 +116,25 @@ struct job {
     /* what it counts for resource limits (jlimits.h); NULL when none */
     struct limits_charge *lim_charge;
 
+    /* Job arrays (docs/arrays.md).  array_job_id is 0 for a plain job.
+     * The array's first record (id == array_job_id) holds the tasks not
+     * yet started in array_pending (owned) with array_task_id -1; a task
+     * about to start is split off into a job of its own. */
+    uint64_t array_job_id;
+    int64_t array_task_id;
+    struct arrayset *array_pending;
+    uint32_t array_throttle;                                /* %N: 0 none */
+    uint32_t array_count, array_min, array_max, array_step; /* as submitted */
+
+    /* Dependencies: dep.n == 0 when none; dep_state is kept up to date
+     * by jobdep.c when the jobs it names change state. */
+    struct depend dep;
+    enum dep_result dep_state;
+    time_t dep_recheck;         /* an after+minutes comes due; 0: none */
+    bool kill_invalid_dep;      /* cancel when it can never be satisfied */
+    struct arrayset *dep_ready; /* aftercorr: the pending tasks met */
+    size_t sched_slot;          /* scratch for the pass (1 + counter) */
+
     /* owned by the job table */
     struct job *hnext;
     struct job *prev, *next; /* all jobs in id order */
@@ -139,6 +160,11 @@ void job_set_reason_text(struct job *j, const char *fmt, ...)
 
 /* job_mem_per_node: MiB the job takes on each node. */
 uint64_t job_mem_per_node(const struct job *j);
+
+/* job_is_array_meta: j holds an array's not yet started tasks. */
+bool job_is_array_meta(const struct job *j);
+/* job_array_str: "123_4", "123_[5-99%10]" or "123" (caller frees). */
+char *job_array_str(const struct job *j);
 
 /* job_free: free j and everything it owns (accepts NULL). */
 void job_free(struct job *j);

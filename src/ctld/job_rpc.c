@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/persist.h"
 #include "ctld/rpc.h"
@@ -45,6 +46,38 @@ struct filter {
     size_t nuids;
 };
 
+/* A job id as text: "123", "123_4" or "123_[1-3,7]". */
+static bool job_ref_ok(json_t *v)
+{
+    const char *s = json_string_value(v);
+    size_t n = s ? strspn(s, "0123456789") : 0;
+
+    if (n == 0 || n > 10 || (s[n] != '\0' && s[n] != '_'))
+        return false;
+    return strtoull(s, NULL, 10) >= 1;
+}
+
+/* The job id of an element of job_ids, and the tasks it names (text after
+ * '_', brackets removed; NULL: the whole job or array). */
+static uint64_t job_ref(json_t *v, char **tasks)
+{
+    const char *s = json_string_value(v), *us;
+    size_t len;
+
+    *tasks = NULL;
+    if (s == NULL)
+        return (uint64_t)json_integer_value(v);
+    if ((us = strchr(s, '_')) != NULL) {
+        us++;
+        len = strlen(us);
+        if (len >= 2 && us[0] == '[' && us[len - 1] == ']')
+            *tasks = xstrndup(us + 1, len - 2);
+        else
+            *tasks = xstrdup(us);
+    }
+    return strtoull(s, NULL, 10);
+}
+
 static int array_of(json_t *body, const char *key, bool strings, json_t **out,
                     struct err *e)
 {
@@ -59,9 +92,12 @@ static int array_of(json_t *body, const char *key, bool strings, json_t **out,
     json_array_foreach(a, i, v)
     {
         if (strings ? !json_is_string(v)
-                    : !json_is_integer(v) || json_integer_value(v) < 1)
+                    : !(json_is_integer(v) && json_integer_value(v) >= 1) &&
+                          !job_ref_ok(v))
             return einval(e, "%s[%zu]: expected %s", key, i,
-                          strings ? "a string" : "a job id (integer >= 1)");
+                          strings ? "a string"
+                                  : "a job id (integer >= 1, or \"N\", "
+                                    "\"N_T\", \"N_[1-3]\")");
     }
     *out = a;
     return 0;
@@ -220,6 +256,38 @@ static size_t size_estimate(const struct job *j)
     return n;
 }
 
+/* Every job of array a in memory (for "123" naming an array), or those
+ * of the tasks in tasks ("1-3"), pending ones as their array's record. */
+static void query_array(struct rpc *r, const struct filter *f, struct job *a,
+                        const char *tasks, json_t *out)
+{
+    const struct conf *conf = r->ctld->conf;
+    uint64_t id = a->id;
+    struct arrayset set = {0};
+    bool meta_done = false;
+
+    if (tasks != NULL &&
+        arrayset_parse(tasks, a->array_max + 1, &set, NULL) < 0)
+        return;
+    for (struct job *j = a; j != NULL; j = j->next) {
+        bool want = tasks == NULL;
+        if (j->array_job_id != id)
+            continue;
+        if (!want && j->array_task_id >= 0)
+            want = arrayset_has(&set, (uint32_t)j->array_task_id);
+        for (int64_t t = 0; !want && !meta_done && j->array_pending && t >= 0;
+             t = arrayset_next(&set, (uint32_t)t + 1))
+            want = t < j->array_pending->nbits &&
+                   arrayset_has(&set, (uint32_t)t) &&
+                   arrayset_has(j->array_pending, (uint32_t)t);
+        if (j->array_pending != NULL)
+            meta_done = true;
+        if (want && filter_match(conf, f, j))
+            json_array_append_new(out, job_to_json(j, conf, false));
+    }
+    arrayset_clear(&set);
+}
+
 /* Jobs asked for by id: from memory, else from the history database. */
 static void query_ids(struct rpc *r, const struct filter *f, json_t *out)
 {
@@ -229,11 +297,18 @@ static void query_ids(struct rpc *r, const struct filter *f, json_t *out)
 
     json_array_foreach(f->ids, i, v)
     {
-        uint64_t id = (uint64_t)json_integer_value(v);
+        char *tasks;
+        uint64_t id = job_ref(v, &tasks);
         struct job *j = jobs_find(r->ctld->jobs, id);
         json_t *o = NULL;
         char *rec;
 
+        if (j != NULL && j->array_job_id == id) {
+            query_array(r, f, j, tasks, out);
+            free(tasks);
+            continue;
+        }
+        free(tasks);
         if (j != NULL) {
             if (filter_match(conf, f, j))
                 json_array_append_new(out, job_to_json(j, conf, false));
@@ -329,6 +404,70 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
     json_array_append_new(results, result(j->id, rc < 0 ? e.text : NULL));
 }
 
+/* Every unfinished job of array a (pending ones only for hold and
+ * release): "scancel 123" on an array. */
+static void act_array(struct rpc *r, const struct filter *f, struct job *a,
+                      enum job_op op, int sig, json_t *results)
+{
+    uint64_t id = a->id;
+    struct job *j = a, *next;
+
+    for (; j != NULL; j = next) {
+        next = j->next;
+        if (j->array_job_id != id || job_state_final(j->state) ||
+            (op != OP_CANCEL && j->state != JOB_PENDING) ||
+            !filter_match(r->ctld->conf, f, j))
+            continue;
+        act(r, j, op, sig, results);
+    }
+}
+
+/* Tasks of array a ("1-3"), split off the pending record as needed. */
+static void act_tasks(struct rpc *r, struct job *a, const char *tasks,
+                      enum job_op op, int sig, json_t *results)
+{
+    struct arrayset set;
+    struct err e;
+
+    if (arrayset_parse(tasks, a->array_max + 1, &set, &e) < 0) {
+        json_array_append_new(results, result(a->id, e.text));
+        return;
+    }
+    for (int64_t t = arrayset_next(&set, 0); t >= 0;
+         t = arrayset_next(&set, (uint32_t)t + 1)) {
+        struct job *k = jobarray_find_task(r->ctld->jobs, a->id, t);
+        if (k == NULL && a->array_pending != NULL &&
+            arrayset_has(a->array_pending, (uint32_t)t) &&
+            jobs_may_act(r->ctld->jobs, a, r->who.uid))
+            k = jobarray_split(r->ctld->jobs, a, (uint32_t)t, &e);
+        if (k == NULL)
+            json_array_append_new(results,
+                                  result(a->id, "Invalid job id specified"));
+        else
+            act(r, k, op, sig, results);
+    }
+    arrayset_clear(&set);
+}
+
+/* One element of job_ids: a job, an array, or tasks of an array. */
+static void act_ref(struct rpc *r, const struct filter *f, json_t *v,
+                    enum job_op op, int sig, json_t *results)
+{
+    char *tasks;
+    uint64_t id = job_ref(v, &tasks);
+    struct job *j = jobs_find(r->ctld->jobs, id);
+
+    if (j == NULL || (tasks != NULL && j->array_job_id != id))
+        json_array_append_new(results, result(id, "Invalid job id specified"));
+    else if (tasks != NULL)
+        act_tasks(r, j, tasks, op, sig, results);
+    else if (j->array_job_id == id)
+        act_array(r, f, j, op, sig, results);
+    else if (filter_match(r->ctld->conf, f, j))
+        act(r, j, op, sig, results);
+    free(tasks);
+}
+
 static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
 {
     const struct conf *conf = r->ctld->conf;
@@ -355,13 +494,7 @@ static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
     if (f.ids != NULL) {
         json_array_foreach(f.ids, i, v)
         {
-            uint64_t id = (uint64_t)json_integer_value(v);
-            struct job *j = jobs_find(r->ctld->jobs, id);
-            if (j == NULL)
-                json_array_append_new(results,
-                                      result(id, "Invalid job id specified"));
-            else if (filter_match(conf, &f, j))
-                act(r, j, op, sig, results);
+            act_ref(r, &f, v, op, sig, results);
         }
     } else {
         for (struct job *j = jobs_first(r->ctld->jobs); j; j = j->next)
@@ -388,19 +521,67 @@ int rpc_job_release(struct rpc *r, json_t **reply, struct err *e)
     return per_job(r, OP_RELEASE, reply, e);
 }
 
+/* The pending jobs of array a that an update of "a" changes. */
+static int update_array(struct rpc *r, struct job *a, json_t *set,
+                        struct err *e)
+{
+    uint64_t id = a->id;
+    int rc = 0, done = 0;
+
+    for (struct job *j = a; j != NULL; j = j->next) {
+        if (j->array_job_id != id || j->state != JOB_PENDING)
+            continue;
+        if (jobs_update(r->ctld->jobs, j, r->who.uid, set, e) < 0)
+            rc = -1;
+        else
+            done++;
+    }
+    if (done == 0 && rc == 0) {
+        errno = EBUSY;
+        return err_set(e, "Job is no longer pending execution");
+    }
+    return rc;
+}
+
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *id = json_object_get(r->req->body, "job_id");
+    json_t *set = json_object_get(r->req->body, "set");
+    char *tasks = NULL;
+    uint64_t n;
     struct job *j;
+    int64_t t;
 
     (void)reply;
-    if (!json_is_integer(id))
-        return einval(e, "JOB_UPDATE: job_id must be an integer");
-    j = jobs_find(r->ctld->jobs, (uint64_t)json_integer_value(id));
-    if (j == NULL) {
+    if (!json_is_integer(id) && !job_ref_ok(id))
+        return einval(e, "JOB_UPDATE: job_id must be an integer or "
+                         "\"N_T\"");
+    n = job_ref(id, &tasks);
+    j = jobs_find(r->ctld->jobs, n);
+    t = tasks != NULL ? strtoll(tasks, NULL, 10) : -1;
+    if (tasks != NULL &&
+        (strspn(tasks, "0123456789") != strlen(tasks) || *tasks == '\0')) {
+        free(tasks);
+        return einval(e, "JOB_UPDATE: one array task at a time (N_T)");
+    }
+    free(tasks);
+    if (j == NULL || (t >= 0 && j->array_job_id != n)) {
         errno = ENOENT;
         return err_set(e, "Invalid job id specified");
     }
-    return jobs_update(r->ctld->jobs, j, r->who.uid,
-                       json_object_get(r->req->body, "set"), e);
+    if (t < 0 && j->array_job_id == n)
+        return update_array(r, j, set, e);
+    if (t >= 0) {
+        struct job *k = jobarray_find_task(r->ctld->jobs, n, t);
+        if (k == NULL && j->array_pending != NULL &&
+            arrayset_has(j->array_pending, (uint32_t)t) &&
+            jobs_may_act(r->ctld->jobs, j, r->who.uid))
+            k = jobarray_split(r->ctld->jobs, j, (uint32_t)t, e);
+        if (k == NULL) {
+            errno = ENOENT;
+            return err_set(e, "Invalid job id specified");
+        }
+        j = k;
+    }
+    return jobs_update(r->ctld->jobs, j, r->who.uid, set, e);
 }

@@ -16,6 +16,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/jobdep.h"
 #include "ctld/jlimits.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
@@ -32,6 +33,7 @@ struct jobs {
     struct job *fin_head, *fin_tail; /* finished, in the order they ended */
     size_t nfinished;
     uint64_t next_id;
+    struct jobdep *dep;
 };
 
 struct jobs *jobs_create(struct ctld *c)
@@ -42,6 +44,7 @@ struct jobs *jobs_create(struct ctld *c)
     js->nbuckets = 1024;
     js->buckets = xcalloc(js->nbuckets, sizeof(*js->buckets));
     js->next_id = 1;
+    js->dep = jobdep_create();
     return js;
 }
 
@@ -56,7 +59,13 @@ void jobs_destroy(struct jobs *js)
         job_free(j);
     }
     free(js->buckets);
+    jobdep_destroy(js->dep);
     free(js);
+}
+
+struct jobdep *jobs_dep(struct jobs *js)
+{
+    return js->dep;
 }
 
 /* ---- table ------------------------------------------------------------ */
@@ -296,6 +305,8 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     if (ctld_write(js->c, e) < 0)
         goto error;
     j->id = js->next_id;
+    if (j->array_pending != NULL && j->array_job_id == 0)
+        j->array_job_id = j->id;
     prio_drv_job_event(js->c, j, j->submit_time);
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
@@ -367,6 +378,9 @@ int jobs_load(struct jobs *js, struct err *e)
         return -1;
     if (next > js->next_id)
         js->next_id = next;
+    for (struct job *j = js->head; j != NULL; j = j->next)
+        if (j->state == JOB_PENDING && j->dep.n > 0)
+            jobdep_track(js, j, time(NULL));
     log_info("jobs loaded=%zu next_id=%" PRIu64, js->n, js->next_id);
     return 0;
 }
@@ -423,6 +437,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     }
     rc = save(js, j, "start", detail, e);
     free(nl);
+    jobdep_changed(js, j, now);
     return rc;
 }
 
@@ -449,6 +464,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     rc = save(js, j, event, detail, e);
     add_finished(js, j);
     ctld_schedule(js->c);
+    jobdep_changed(js, j, now);
     return rc;
 }
 
@@ -712,15 +728,22 @@ int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     return save(js, j, "hold", detail, e);
 }
 
-/* j may start from now on (released, BeginTime reached): record it once. */
+/* j may start from now on (released, BeginTime reached, dependency
+ * met): record it once. */
 static int eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
 {
     if (j->held_user || j->held_admin || j->part_time_limit ||
-        j->part_node_limit || (j->begin_time != 0 && j->begin_time > now) ||
+        j->part_node_limit || j->dep_state != DEP_MET ||
+        (j->begin_time != 0 && j->begin_time > now) ||
         (j->eligible_time != 0 && j->eligible_time <= now))
         return 0;
     j->eligible_time = now;
     return save(js, j, "eligible", "", e);
+}
+
+int jobs_eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
+{
+    return eligible(js, j, now, e);
 }
 
 int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
@@ -801,6 +824,9 @@ void jobs_tick(struct jobs *js, time_t now)
     struct err e;
 
     for (struct job *j = js->head; j != NULL; j = j->next) {
+        if (j->state == JOB_PENDING && j->dep_recheck != 0 &&
+            j->dep_recheck <= now)
+            jobdep_judge(js, j, now);
         if (j->state == JOB_PENDING && j->begin_time != 0 &&
             j->begin_time <= now && !j->held_user && !j->held_admin &&
             strcmp(job_reason(j), "BeginTime") == 0) {

@@ -41,6 +41,8 @@ void jobs_destroy(struct jobs *js);
  */
 int jobs_load(struct jobs *js, struct err *e);
 
+/* jobs_dep: the dependency index (jobdep.h). */
+struct jobdep *jobs_dep(struct jobs *js);
 /* jobs_ctld: the controller the table belongs to. */
 struct ctld *jobs_ctld(struct jobs *js);
 /* jobs_active: jobs not yet finished (for MaxJobCount). */
@@ -139,6 +141,13 @@ int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e);
 int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e);
 int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e);
+
+/*
+ * jobs_eligible: j may start from now on (nothing holds it: hold,
+ * BeginTime, partition limits, dependency): set its eligible_time (the
+ * start of its age) and record an "eligible" event, once.
+ */
+int jobs_eligible(struct jobs *js, struct job *j, time_t now, struct err *e);
 
 /* jobs_may_act: owner, uid 0 or the controller's uid. */
 bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid);

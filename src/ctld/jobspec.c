@@ -22,6 +22,8 @@
 #include "common/xalloc.h"
 #include "ctld/prio_drv.h"
 #include "ctld/ctld.h"
+#include "ctld/jobarray.h"
+#include "ctld/jobdep.h"
 #include "ctld/jlimits.h"
 #include "ctld/jobacct.h"
 #include "ctld/jobgpu.h"
@@ -424,6 +426,33 @@ static int apply_time_limit(const struct conf *conf, const struct part *p,
     return 0;
 }
 
+/* --array, --dependency, --kill-on-invalid-dep. */
+static int parse_array_dep(struct jobs *js, const struct conf *conf,
+                           json_t *spec, struct job *j, struct err *e)
+{
+    json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
+    char *dep = NULL;
+    int rc;
+
+    if (json_object_get(spec, "array") != NULL &&
+        !json_is_null(json_object_get(spec, "array")) &&
+        conf->max_array_size == 0)
+        return bad(e, "job arrays are disabled (MaxArraySize=0)");
+    if (jobarray_parse(spec, conf->max_array_size, j, e) < 0 ||
+        opt_str(spec, "dependency", SPEC_MAX_PATH, &dep, e) < 0)
+        return -1;
+    rc = jobdep_set(js, j, dep, e);
+    free(dep);
+    if (rc < 0)
+        return -1;
+    if (kill != NULL && !json_is_null(kill) && !json_is_boolean(kill))
+        return bad(e, "job kill_on_invalid_dep: expected true or false");
+    j->kill_invalid_dep = json_is_boolean(kill)
+                              ? json_is_true(kill)
+                              : jobdep_kill_default(conf->scheduler_parameters);
+    return 0;
+}
+
 /* --signal: warn_signal 1-64, warn_time_s 0-65535 (default 60, as
  * Slurm), warn_batch. */
 static int parse_warn(json_t *spec, struct job *j, struct err *e)
@@ -466,7 +495,8 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         parse_warn(spec, j, e) < 0 ||
         jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <
             0 ||
-        jobs_check_fit(conf, parts_get(ps, j->part), j, e) < 0)
+        jobs_check_fit(conf, parts_get(ps, j->part), j, e) < 0 ||
+        parse_array_dep(js, conf, spec, j, e) < 0)
         goto error;
     set_identity(j, who);
     if (jobacct_resolve(jobs_ctld(js)->acct, conf, j, e) < 0)
@@ -479,8 +509,8 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     j->begin_time = (time_t)begin;
     /* eligible: now, at its begin time, or (held) when released */
     j->eligible_time = begin > now ? (time_t)begin : now;
-    if (hold || j->part_time_limit || j->part_node_limit)
-        j->eligible_time = 0;
+    if (hold || j->part_time_limit || j->part_node_limit || j->dep.n > 0)
+        j->eligible_time = 0; /* a dependency met at once: jobdep_track */
     j->held_user = hold;
     /* --requeue / --no-requeue, else JobRequeue (1 unless set to 0) */
     j->requeue = json_is_boolean(json_object_get(spec, "requeue"))
@@ -549,6 +579,8 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
              "gpus_per_node=%u",
              j->id, j->user_name, c->conf->parts[j->part].name,
              j->cpus_per_node * j->nodes, j->gpus_per_node);
+    if (j->dep.n > 0)
+        jobdep_track(js, j, j->submit_time);
     if (!j->held_user && !j->part_time_limit && !j->part_node_limit)
         ctld_schedule(c);
     *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);
@@ -613,6 +645,38 @@ static int update_partition(struct jobs *js, struct job *j, json_t *set,
     return 0;
 }
 
+/* Dependency=: a new expression ("" removes it), judged at once.  Done
+ * last, so that nothing before it can fail after it. */
+static int update_dependency(struct jobs *js, struct job *j, json_t *set,
+                             struct err *e)
+{
+    json_t *v = json_object_get(set, "dependency");
+
+    if (v == NULL)
+        return 0;
+    if (!json_is_null(v) && !json_is_string(v))
+        return bad(e, "job dependency: expected a string");
+    if (j->state != JOB_PENDING) {
+        errno = EBUSY;
+        return err_set(e, "Job is no longer pending execution: its "
+                          "dependency cannot change");
+    }
+    if (jobdep_set(js, j, json_string_value(v), e) < 0)
+        return -1;
+    arrayset_clear(j->dep_ready);
+    free(j->dep_ready);
+    j->dep_ready = NULL;
+    if (j->dep.n > 0) {
+        jobdep_track(js, j, time(NULL));
+    } else {
+        if (strncmp(job_reason(j), "Dependency", 10) == 0)
+            job_set_reason(j, NULL);
+        j->dep_state = DEP_MET;
+        return jobs_eligible(js, j, time(NULL), e);
+    }
+    return 0;
+}
+
 int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e)
 {
@@ -642,7 +706,8 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
     }
     if (update_partition(js, j, set, e) < 0 ||
         update_time(js, j, admin, json_object_get(set, "time_limit_s"), what,
-                    sizeof(what), e) < 0)
+                    sizeof(what), e) < 0 ||
+        update_dependency(js, j, set, e) < 0)
         goto error;
     if (name != NULL) {
         free(j->name);

@@ -28,6 +28,7 @@ bool prio_drv_eligible(const struct job *j, time_t now)
 {
     return j->state == JOB_PENDING && !j->held_user && !j->held_admin &&
            !j->part_time_limit && !j->part_node_limit &&
+           j->dep_state == DEP_MET && /* a dependency wait is no age */
            (j->begin_time == 0 || j->begin_time <= now);
 }
 

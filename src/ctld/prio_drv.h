@@ -36,7 +36,7 @@ struct prio_drv *prio_drv_create(struct ctld *c, struct err *e);
 void prio_drv_destroy(struct prio_drv *p);
 
 /* prio_drv_eligible: j accrues age now (pending, not held, past its
- * begin time, not stuck over a partition's MaxTime). */
+ * begin time, not stuck over a partition's MaxTime, its dependency met). */
 bool prio_drv_eligible(const struct job *j, time_t now);
 
 /*

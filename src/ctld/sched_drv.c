@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/jlimits.h"
+#include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
@@ -296,6 +297,14 @@ static json_t *launch_body(struct ctld *c, const struct job *j, json_t *payload)
     S("gpus", launch_gpus(j));
     S("restart_count", json_integer(j->restart_count));
     S("submit_time", json_integer((json_int_t)j->submit_time));
+    if (j->array_job_id != 0 && j->array_task_id >= 0) {
+        S("array_job_id", json_integer((json_int_t)j->array_job_id));
+        S("array_task_id", json_integer(j->array_task_id));
+        S("array_task_count", json_integer(j->array_count));
+        S("array_task_min", json_integer(j->array_min));
+        S("array_task_max", json_integer(j->array_max));
+        S("array_task_step", json_integer(j->array_step));
+    }
 #undef S
     free(nl);
     return o;
@@ -310,7 +319,9 @@ static void launch(struct ctld *c, struct job *j)
     char *text;
 
     err_clear(&e);
-    text = persist_job_payload(c->persist, j->id, &e);
+    /* an array's tasks share the script stored with its first record */
+    text = persist_job_payload(c->persist,
+                               j->array_job_id ? j->array_job_id : j->id, &e);
     if (text != NULL && (payload = json_loads(text, 0, &jerr)) == NULL)
         err_set(&e, "stored payload unreadable: %s", jerr.text);
     free(text);
@@ -335,14 +346,17 @@ out:
 
 /* ---- the pass --------------------------------------------------------- */
 
-static void apply(struct sched_drv *s, struct job **pend,
+/* Returns whether an array started tasks and has more pending: those
+ * beyond the ones offered wait for another pass. */
+static bool apply(struct sched_drv *s, const struct sched_model *m,
                   const struct sched_result *r, time_t now)
 {
+    bool more = false;
     struct err e;
 
     for (size_t i = 0; i < r->n; i++) {
         const struct sched_decision *d = &r->decisions[i];
-        struct job *j = pend[d->job];
+        struct job *j = m->pend[d->job];
         uint32_t *gpus;
         if (d->nnodes == 0) {
             if (d->start_est > 0)
@@ -356,6 +370,13 @@ static void apply(struct sched_drv *s, struct job **pend,
                 reason_set(s->why, j, d->reason);
             continue;
         }
+        more = more || (m->task[d->job] >= 0 && j->array_pending->count > 1);
+        if (m->task[d->job] >= 0 &&
+            (j = jobarray_split(s->c->jobs, j, (uint32_t)m->task[d->job],
+                                &e)) == NULL) {
+            log_warnx("array task not split off: %s", e.text);
+            continue;
+        }
         gpus = decision_gpus(s->c, j, d);
         if (jobs_start_gpus(s->c->jobs, j, d->nodes, d->nnodes, gpus, now, &e) <
             0)
@@ -363,6 +384,7 @@ static void apply(struct sched_drv *s, struct job **pend,
         free(gpus);
         launch(s->c, j);
     }
+    return more;
 }
 
 /* Running jobs as backfill's profile sees them (caller frees). */
@@ -394,45 +416,31 @@ static struct sched_running *model_running(struct ctld *c, size_t *n)
     return out;
 }
 
-/* The pending jobs and their models; n of them. */
-struct pending {
-    struct job **job;
-    struct sched_job *sj;
-    size_t *first, *ncharge;
-    size_t n;
-};
-
-static void pending_collect(struct sched_drv *s, struct pending *pd)
+/* A pending job (or one task of a pending array) in the model. */
+static struct sched_job model_entry(void *arg, const struct job *j)
 {
-    struct ctld *c = s->c;
-    size_t cap = jobs_active(c->jobs);
+    const struct sched_drv *s = arg;
+    struct sched_job sj = model_job(s->c, j);
 
-    cap = cap ? cap : 1;
-    pd->job = xcalloc(cap, sizeof(*pd->job));
-    pd->sj = xcalloc(cap, sizeof(*pd->sj));
-    pd->first = xcalloc(cap, sizeof(*pd->first));
-    pd->ncharge = xcalloc(cap, sizeof(*pd->ncharge));
-    pd->n = 0;
-    for (struct job *j = jobs_first(c->jobs); j != NULL && pd->n < cap;
-         j = j->next) {
-        if (j->state != JOB_PENDING || j->part_time_limit || j->part_node_limit)
-            continue;
-        if (pd->n == 0)
-            jlimits_pass_begin(c->limits);
-        jlimits_pass_job(c->limits, j, &pd->first[pd->n], &pd->ncharge[pd->n]);
-        pd->job[pd->n] = j;
-        pd->sj[pd->n] = model_job(c, j);
-        pd->sj[pd->n].tier = c->conf->parts[j->part].priority_tier;
-        pd->n++;
-    }
+    sj.tier = s->c->conf->parts[j->part].priority_tier;
+    return sj;
 }
 
-static void pending_free(struct pending *pd)
+/* The limit engine's charges of the model's jobs, then those of array
+ * throttles and singletons (sched_model_merge). */
+static void charge_model(struct ctld *c, struct sched_model *m,
+                         struct sched_cluster *cl)
 {
-    free(pd->job);
-    free(pd->sj);
-    free(pd->first);
-    free(pd->ncharge);
+    size_t *first = xcalloc(m->n, sizeof(*first));
+    size_t *ncharge = xcalloc(m->n, sizeof(*ncharge));
+
+    jlimits_pass_begin(c->limits);
+    for (size_t i = 0; i < m->n; i++)
+        jlimits_pass_job(c->limits, m->pend[i], &first[i], &ncharge[i]);
+    jlimits_pass_finish(c->limits, cl, m->sj, first, ncharge);
+    sched_model_merge(m, cl);
+    free(ncharge);
+    free(first);
 }
 
 /* Run the core on cl: main pass, or main pass and one backfill slice. */
@@ -469,31 +477,32 @@ static void sample_fill(struct sched_drv *s, const struct sched_result *r,
 static void pass(struct sched_drv *s, time_t now, bool cont)
 {
     struct ctld *c = s->c;
-    struct pending pd;
+    struct sched_model m;
     struct sched_result r;
     struct sched_bf_stats st = {.done = true};
     struct sched_cluster cl;
     uint64_t *used = NULL;
 
     prio_drv_sync(c->prio, now);
-    pending_collect(s, &pd);
-    if (pd.n > 0) {
+    sched_model_collect(c->jobs, &m, model_entry, s);
+    if (m.n > 0) {
         cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
                                     .nnodes = nodes_count(c->nodes),
                                     .parts = model_parts(s),
                                     .nparts = c->conf->n_parts,
-                                    .jobs = pd.sj,
-                                    .njobs = pd.n};
-        jlimits_pass_finish(c->limits, &cl, pd.sj, pd.first, pd.ncharge);
-        preempt_drv_hold(s->preempt, &cl, pd.sj, pd.n);
+                                    .jobs = m.sj,
+                                    .njobs = m.n};
+        charge_model(c, &m, &cl);
+        preempt_drv_hold(s->preempt, &cl, m.sj, m.n);
         reason_begin(s->why);
         if (decide(s, &cl, cont, now, &r, &st) == 0) {
-            apply(s, pd.job, &r, now);
-            preempt_drv_run(s->preempt, &cl, pd.job, &r, now);
+            if (apply(s, &m, &r, now))
+                ctld_schedule(c);
+            preempt_drv_run(s->preempt, &cl, m.pend, &r, now);
             sample_fill(s, &r, &st);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
-                          s->passes, pd.n, r.started);
+                          s->passes, m.n, r.started);
             sched_result_clear(&r);
         } else {
             log_warn("sched pass=%" PRIu64 " refused the model", s->passes);
@@ -502,9 +511,9 @@ static void pass(struct sched_drv *s, time_t now, bool cont)
         free(used);
         jlimits_pass_end(c->limits);
     }
-    s->sample.queue = pd.n;
+    s->sample.queue = m.n;
     s->sample.cycle_done = st.done;
-    pending_free(&pd);
+    sched_model_free(&m);
     s->bf_more = !st.done;
     if (s->bf_more)
         s->cursor = st.next;

@@ -132,6 +132,12 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
     if (l->is_array) {
         env_twin_u64(&b, "SLURM_ARRAY_JOB_ID", l->array_job_id);
         env_twin_u64(&b, "SLURM_ARRAY_TASK_ID", l->array_task_id);
+        if (l->array_task_count > 0) {
+            env_twin_u64(&b, "SLURM_ARRAY_TASK_COUNT", l->array_task_count);
+            env_twin_u64(&b, "SLURM_ARRAY_TASK_MIN", l->array_task_min);
+            env_twin_u64(&b, "SLURM_ARRAY_TASK_MAX", l->array_task_max);
+            env_twin_u64(&b, "SLURM_ARRAY_TASK_STEP", l->array_task_step);
+        }
     }
     if (l->n_gpus > 0)
         env_gpus(&b, l, g);

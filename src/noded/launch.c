@@ -158,6 +158,23 @@ static int get_gpus(json_t *o, struct launch *l, struct err *e)
     return 0;
 }
 
+/* array_task_count/min/max/step: optional, all four or none used. */
+static int get_array_shape(json_t *job, struct launch *l, struct err *e)
+{
+    int64_t c, lo, hi, st;
+
+    if (get_int(job, "array_task_count", 0, UINT32_MAX, 0, &c, e) < 0 ||
+        get_int(job, "array_task_min", 0, UINT32_MAX, 0, &lo, e) < 0 ||
+        get_int(job, "array_task_max", 0, UINT32_MAX, 0, &hi, e) < 0 ||
+        get_int(job, "array_task_step", 0, UINT32_MAX, 1, &st, e) < 0)
+        return -1;
+    l->array_task_count = (uint32_t)c;
+    l->array_task_min = (uint32_t)lo;
+    l->array_task_max = (uint32_t)hi;
+    l->array_task_step = (uint32_t)st;
+    return 0;
+}
+
 static int get_ids(json_t *job, struct launch *l, struct err *e)
 {
     int64_t v, w;
@@ -179,6 +196,7 @@ static int get_ids(json_t *job, struct launch *l, struct err *e)
         l->is_array = true;
         l->array_job_id = (uint32_t)v;
         l->array_task_id = (uint32_t)w;
+        return get_array_shape(job, l, e);
     }
     return 0;
 }

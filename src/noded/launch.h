@@ -50,6 +50,10 @@ struct launch {
     bool is_array; /* "array_job_id" and "array_task_id" present */
     uint32_t array_job_id;
     uint32_t array_task_id;
+    /* the array as submitted (SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP); 0
+     * count when the controller did not send them */
+    uint32_t array_task_count, array_task_min, array_task_max;
+    uint32_t array_task_step;
     json_t *json; /* the object as received (a reference) */
 };
 

@@ -46,6 +46,13 @@ static void test_set_values(void **state)
     assert_int_equal(jobspec_set(&js, JS_GPUS, "h200:2", NOW, &e), 0);
     assert_int_equal(jobspec_set(&js, JS_HOLD, NULL, NOW, &e), 0);
     assert_int_equal(jobspec_set(&js, JS_BEGIN, "now+1hour", NOW, &e), 0);
+    assert_int_equal(jobspec_set(&js, JS_ARRAY, "0-99%10", NOW, &e), 0);
+    assert_int_equal(
+        jobspec_set(&js, JS_DEPENDENCY, "afterok:5,afterok:6_2", NOW, &e), 0);
+    assert_int_equal(jobspec_set(&js, JS_KILL_INVALID_DEP, "yes", NOW, &e), 0);
+    assert_string_equal(str(js.job, "array"), "0-99%10");
+    assert_string_equal(str(js.job, "dependency"), "afterok:5:6_2");
+    assert_true(json_is_true(json_object_get(js.job, "kill_on_invalid_dep")));
     assert_string_equal(str(js.job, "name"), "train");
     assert_int_equal(num(js.job, "time_limit_s"), 93784);
     assert_int_equal(num(js.job, "mem_mib"), 4096);
@@ -81,6 +88,14 @@ static void test_set_errors(void **state)
         {JS_BEGIN, "someday", "--begin=someday: bad time \"someday\""},
         {JS_EXPORT, "1BAD=x", "--export=1BAD=x: bad variable name"},
         {JS_PARTITION, "", "--partition=: empty value"},
+        {JS_ARRAY, "0-15:0",
+         "--array=0-15:0: invalid --array \"0-15:0\": "
+         "a step of 0"},
+        {JS_DEPENDENCY, "afterok:1?afterany:2,afterok:3",
+         "--dependency=afterok:1?afterany:2,afterok:3: Job dependency "
+         "problem"},
+        {JS_KILL_INVALID_DEP, "maybe",
+         "--kill-on-invalid-dep=maybe: expected yes or no"},
     };
     struct jobspec js;
     struct err e;

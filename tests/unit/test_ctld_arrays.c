@@ -1,0 +1,422 @@
+/*
+ * Job arrays and dependencies in the controller, without sockets: the
+ * pending array record and its tasks split off, a restart, dependencies
+ * judged as the jobs they name start and end (afterok chains, afternotok,
+ * --kill-on-invalid-dep, '?', arrays, one task, aftercorr), and the
+ * eligible time a dependency holds back.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "ctld/ctld.h"
+#include "ctld/jobarray.h"
+#include "ctld/jobs.h"
+#include "ctld/nodes.h"
+
+static const char conf_fmt[] =
+    "ClusterName=t\n"
+    "SlurmctldHost=localhost(127.0.0.1)\n"
+    "AuthType=auth/key\n"
+    "StateSaveLocation=%s\n"
+    "EnforcePartLimits=%s\nMaxArraySize=100\n"
+    "NodeName=node[01-02] CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+    "NodeName=small CPUs=2 RealMemory=1000\n"
+    "PartitionName=batch Nodes=node[01-02] Default=YES MaxTime=72:00:00 "
+    "DefaultTime=1:00:00\n"
+    "PartitionName=dev Nodes=small MaxTime=24:00:00\n";
+
+struct fx {
+    char dir[64];
+    struct conf *conf;
+    struct event_base *base;
+    struct ctld *c;
+};
+
+static const struct auth_id alice = {1001, 1001};
+
+static void start(struct fx *f)
+{
+    struct err e;
+
+    f->c = ctld_create(f->conf, NULL, f->base, &e);
+    if (f->c == NULL)
+        fail_msg("ctld_create: %s", e.text);
+}
+
+static int fx_setup(void **state, const char *enforce)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    char text[2048];
+    struct err e;
+
+    strcpy(f->dir, "/tmp/sluice-test-jobs.XXXXXX");
+    if (mkdtemp(f->dir) == NULL)
+        return -1;
+    snprintf(text, sizeof(text), conf_fmt, f->dir, enforce);
+    f->conf = conf_parse_string(text, "test.conf", NULL, &e);
+    if (f->conf == NULL) {
+        fprintf(stderr, "conf: %s\n", e.text);
+        return -1;
+    }
+    f->base = event_base_new();
+    event_base_priority_init(f->base, CTLD_NPRIO);
+    start(f);
+    *state = f;
+    return 0;
+}
+
+static int setup(void **state)
+{
+    return fx_setup(state, "ALL");
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[128];
+
+    ctld_destroy(f->c);
+    conf_destroy(f->conf);
+    event_base_free(f->base);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    free(f);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Submit spec (JSON text) as who: the job id, or 0 with e set. */
+static uint64_t submit(struct fx *f, const char *spec,
+                       const struct auth_id *who, struct err *e)
+{
+    json_t *o = json_loads(spec, 0, NULL), *reply = NULL;
+    uint64_t id = 0;
+
+    assert_non_null(o);
+    err_clear(e);
+    if (jobs_submit(f->c->jobs, o, who, &reply, e) == 0) {
+        id = (uint64_t)json_integer_value(json_object_get(reply, "job_id"));
+        json_decref(reply);
+    }
+    json_decref(o);
+    ctld_flush(f->c);
+    return id;
+}
+
+static struct job *job(struct fx *f, uint64_t id)
+{
+    struct job *j = jobs_find(f->c->jobs, id);
+
+    assert_non_null(j);
+    return j;
+}
+
+/* Start job id, end it with exit code code (0: COMPLETED). */
+static void run_end(struct fx *f, struct job *j, int code)
+{
+    const size_t node = 0;
+    struct err e;
+    struct job_end r = {code, 0, time(NULL), false};
+
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
+    assert_int_equal(jobs_ended(f->c->jobs, j, &r, &e), 0);
+    ctld_flush(f->c);
+}
+
+/* Task t of pending array a, split off and run to the end. */
+static struct job *run_task(struct fx *f, uint64_t a, uint32_t t, int code)
+{
+    struct err e;
+    struct job *k = jobarray_split(f->c->jobs, job(f, a), t, &e);
+
+    assert_non_null(k);
+    assert_int_equal(k->array_task_id, t);
+    run_end(f, k, code);
+    return k;
+}
+
+static void test_array_record_and_split(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}",
+                        &alice, &e);
+    struct job *m = job(f, a), *k;
+    char *s;
+
+    assert_int_not_equal(a, 0);
+    assert_int_equal(m->array_job_id, a);
+    assert_int_equal(m->array_task_id, -1);
+    assert_int_equal(m->array_pending->count, 10);
+    assert_int_equal(m->array_throttle, 3);
+    s = job_array_str(m);
+    assert_string_equal(s, "1_[0-9%3]");
+    free(s);
+    /* one task leaves the record as a job of its own */
+    k = jobarray_split(f->c->jobs, m, 4, &e);
+    assert_non_null(k);
+    assert_int_equal(k->id, a + 1);
+    assert_int_equal(k->array_job_id, a);
+    assert_int_equal(k->array_task_id, 4);
+    assert_null(k->array_pending);
+    assert_int_equal(k->array_count, 10);
+    assert_int_equal(m->array_pending->count, 9);
+    s = job_array_str(k);
+    assert_string_equal(s, "1_4");
+    free(s);
+    /* spec errors name what is wrong */
+    assert_int_equal(submit(f,
+                            "{\"script\": \"#!/bin/sh\", \"array\": "
+                            "\"0-100\"}",
+                            &alice, &e),
+                     0);
+    assert_non_null(strstr(e.text, "task id 100 is above MaxArraySize-1 (99)"));
+    assert_int_equal(
+        submit(f, "{\"script\": \"#!/bin/sh\", \"array\": 5}", &alice, &e), 0);
+    assert_non_null(strstr(e.text, "job array: expected a string"));
+}
+
+static void test_array_last_task_is_record(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"2,5\"}",
+                        &alice, &e);
+
+    assert_int_equal(run_task(f, a, 5, 0)->id, a + 1);
+    /* the last pending task takes the record itself */
+    assert_int_equal(run_task(f, a, 2, 0)->id, a);
+    assert_null(job(f, a)->array_pending);
+    assert_int_equal(job(f, a)->array_task_id, 2);
+    assert_int_equal(job(f, a)->state, JOB_COMPLETED);
+}
+
+static void test_array_restart(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-99%5\"}",
+                        &alice, &e);
+    struct job *k = jobarray_split(f->c->jobs, job(f, a), 0, &e);
+    const size_t node = 0;
+    uint64_t kid = k->id;
+    char *s;
+
+    assert_int_equal(jobs_start(f->c->jobs, k, &node, 1, time(NULL), &e), 0);
+    ctld_flush(f->c);
+    ctld_destroy(f->c);
+    start(f);
+    s = job_array_str(job(f, a));
+    assert_string_equal(s, "1_[1-99%5]");
+    free(s);
+    assert_int_equal(job(f, a)->array_count, 100);
+    assert_int_equal(job(f, kid)->state, JOB_RUNNING);
+    assert_int_equal(job(f, kid)->array_job_id, a);
+    assert_int_equal(job(f, kid)->array_task_id, 0);
+}
+
+static void test_dep_chain_and_age(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t j1 = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    char spec[128];
+    uint64_t j2;
+
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
+             (unsigned long long)j1);
+    j2 = submit(f, spec, &alice, &e);
+    assert_int_equal(job(f, j2)->dep_state, DEP_WAIT);
+    assert_string_equal(job_reason(job(f, j2)), "Dependency");
+    assert_int_equal(job(f, j2)->eligible_time, 0);
+    run_end(f, job(f, j1), 0);
+    assert_int_equal(job(f, j2)->dep_state, DEP_MET);
+    assert_true(job(f, j2)->eligible_time >= job(f, j1)->end_time);
+    assert_string_not_equal(job_reason(job(f, j2)), "Dependency");
+    /* an unknown job id is refused */
+    assert_int_equal(submit(f,
+                            "{\"script\": \"#!/bin/sh\", \"dependency\": "
+                            "\"afterok:999\"}",
+                            &alice, &e),
+                     0);
+    assert_string_equal(e.text, "Job dependency problem: job 999 is not known");
+}
+
+static void test_dep_never_and_kill(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t ok = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    char spec[160];
+    uint64_t never, killed, any;
+
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afternotok:%llu\"}",
+             (unsigned long long)ok);
+    never = submit(f, spec, &alice, &e);
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afternotok:%llu\", "
+             "\"kill_on_invalid_dep\": true}",
+             (unsigned long long)ok);
+    killed = submit(f, spec, &alice, &e);
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": "
+             "\"afternotok:%llu?afterok:%llu\"}",
+             (unsigned long long)ok, (unsigned long long)ok);
+    any = submit(f, spec, &alice, &e);
+    run_end(f, job(f, ok), 0);
+    assert_int_equal(job(f, never)->state, JOB_PENDING);
+    assert_string_equal(job_reason(job(f, never)), "DependencyNeverSatisfied");
+    assert_int_equal(job(f, killed)->state, JOB_CANCELLED);
+    assert_int_equal(job(f, any)->dep_state, DEP_MET);
+}
+
+static void test_dep_on_array(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"1-3\"}",
+                        &alice, &e);
+    char spec[160];
+    uint64_t all, one, corr;
+
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
+             (unsigned long long)a);
+    all = submit(f, spec, &alice, &e);
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu_2\"}",
+             (unsigned long long)a);
+    one = submit(f, spec, &alice, &e);
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"array\": \"1-3\", "
+             "\"dependency\": \"aftercorr:%llu\"}",
+             (unsigned long long)a);
+    corr = submit(f, spec, &alice, &e);
+    assert_int_not_equal(corr, 0);
+    assert_int_equal(job(f, corr)->dep_state, DEP_WAIT);
+    run_task(f, a, 2, 0);
+    assert_int_equal(job(f, one)->dep_state, DEP_MET);
+    assert_int_equal(job(f, all)->dep_state, DEP_WAIT);
+    /* aftercorr: task 2 of corr may start, 1 and 3 wait */
+    assert_int_equal(job(f, corr)->dep_state, DEP_MET);
+    assert_true(arrayset_has(job(f, corr)->dep_ready, 2));
+    assert_false(arrayset_has(job(f, corr)->dep_ready, 1));
+    assert_false(arrayset_has(job(f, corr)->dep_ready, 3));
+    run_task(f, a, 3, 0);
+    assert_int_equal(job(f, all)->dep_state, DEP_WAIT);
+    /* task 1 fails: afterok on the array never; corr's task 1 leaves its
+     * array's record as a job of its own that can never run */
+    run_task(f, a, 1, 1);
+    assert_int_equal(job(f, all)->dep_state, DEP_NEVER);
+    assert_string_equal(job_reason(job(f, all)), "DependencyNeverSatisfied");
+    {
+        struct job *t1 = jobarray_find_task(f->c->jobs, corr, 1);
+        assert_non_null(t1);
+        assert_int_not_equal(t1->id, corr);
+        assert_int_equal(t1->state, JOB_PENDING);
+        assert_string_equal(job_reason(t1), "DependencyNeverSatisfied");
+        assert_false(arrayset_has(job(f, corr)->array_pending, 1));
+        assert_true(arrayset_has(job(f, corr)->dep_ready, 3));
+    }
+    /* a task named that does not exist */
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu_7\"}",
+             (unsigned long long)a);
+    assert_int_equal(submit(f, spec, &alice, &e), 0);
+    assert_non_null(strstr(e.text, "_7 is not known"));
+}
+
+static void test_dep_on_cancelled_array(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-4\"}",
+                        &alice, &e);
+    char spec[160];
+    uint64_t any, ok;
+
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterany:%llu\"}",
+             (unsigned long long)a);
+    any = submit(f, spec, &alice, &e);
+    snprintf(spec, sizeof(spec),
+             "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
+             (unsigned long long)a);
+    ok = submit(f, spec, &alice, &e);
+    assert_int_equal(jobs_cancel(f->c->jobs, job(f, a), alice.uid, 0, &e), 0);
+    ctld_flush(f->c);
+    assert_int_equal(job(f, any)->dep_state, DEP_MET);
+    assert_int_equal(job(f, ok)->dep_state, DEP_NEVER);
+}
+
+static struct sched_job model(void *arg, const struct job *j)
+{
+    (void)arg;
+    return (struct sched_job){.id = j->id, .nodes = 1};
+}
+
+/* The pass's model: a throttled array offers up to %N tasks, each
+ * charging the array's one counter, and so does a task split off it
+ * (held alone, then released); running tasks fill the counter. */
+static void test_model_throttle(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}",
+                        &alice, &e);
+    struct job *run = jobarray_split(f->c->jobs, job(f, a), 0, &e);
+    struct job *alone = jobarray_split(f->c->jobs, job(f, a), 7, &e);
+    const size_t node = 0;
+    struct sched_model m;
+    size_t tasks = 0;
+
+    assert_int_equal(jobs_start(f->c->jobs, run, &node, 1, time(NULL), &e), 0);
+    sched_model_collect(f->c->jobs, &m, model, NULL);
+    assert_int_equal(m.nctr, 1);
+    assert_int_equal(m.ctr[0].capacity, 3);
+    assert_int_equal(m.ctr[0].used, 1);
+    assert_string_equal(m.ctr[0].reason, "JobArrayTaskLimit");
+    for (size_t i = 0; i < m.n; i++) {
+        assert_int_equal(m.nmine[i], 1);
+        assert_int_equal(m.chg[2 * i].counter, 0);
+        if (m.pend[i] == alone)
+            assert_int_equal(m.task[i], -1);
+        else
+            tasks++;
+    }
+    assert_int_equal(tasks, 3);
+    assert_int_equal(m.n, 4);
+    assert_int_equal(job(f, a)->sched_slot, 0);
+    sched_model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_array_record_and_split, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_array_last_task_is_record, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_array_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dep_chain_and_age, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_dep_never_and_kill, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_dep_on_array, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dep_on_cancelled_array, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_model_throttle, setup, teardown),
+    };
+    log_init("test", LOG_LEVEL_WARN, NULL);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
