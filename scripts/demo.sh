@@ -117,5 +117,70 @@ say "sluice down"
 cd "$ROOT"
 run sluice down --dir "$DIR"
 rm -rf "$DIR"
+
+# ---- the seed's preemption story ------------------------------------------
+say "Preemption: prod takes GPUs from dev (PreemptType=preempt/partition_prio, PreemptMode=REQUEUE)"
+echo "For the demo the configuration is copied with two changes so that it"
+echo "fits in a minute: dev also runs on node01 (prod's node: partition_prio"
+echo "preempts only where partitions share nodes), and PreemptExemptTime is"
+echo "00:00:05 instead of the seed's 00:05:00."
+mkdir -p "$DIR"
+sed -e 's/^\(PartitionName=dev Nodes=\)node04/\1node01,node04/' \
+    -e 's/^PreemptExemptTime=.*/PreemptExemptTime=00:00:05/' \
+    etc/quant-cluster.conf >"$DIR.preempt.conf"
+grep -E '^(PartitionName=(prod|dev)|Preempt)' "$DIR.preempt.conf"
+eval "$(sluice up -f "$DIR.preempt.conf" --dir "$DIR")"
+rm -f "$DIR.preempt.conf"
+export SLUICE_CONF
+mkdir -p "$DIR/work"
+cd "$DIR/work"
+printf '%s\n' '#!/bin/bash' \
+    '#SBATCH --partition=dev --gpus-per-node=1 --output=dev-%j.out' \
+    'trap '"'"'echo "job $SLURM_JOB_ID: SIGTERM ($([ -e "$SLUICE_PREEMPT_FILE" ] && echo preempted || echo cancelled)): checkpoint saved" >>victims.log; exit 0'"'"' TERM' \
+    'echo "job $SLURM_JOB_ID run $((${SLURM_RESTART_COUNT:-0} + 1)) on $SLURM_JOB_NODELIST GPU $CUDA_VISIBLE_DEVICES"' \
+    'sleep 14 & wait' \
+    'echo "job $SLURM_JOB_ID finished"' >dev.sh
+printf '%s\n' '#!/bin/bash' \
+    '#SBATCH --partition=backtest --gpus-per-node=2 --output=bt-%j.out' \
+    'sleep 8' >bt.sh
+
+say "Backtests fill node02 and node03; dev jobs fill node01 and node04"
+for _ in 1 2 3 4; do sbatch -Q bt.sh; done
+for _ in $(seq 1 8); do sbatch -Q dev.sh; done
+sleep 1
+run squeue -o '%.4i %.9P %.8j %.2t %.6M %R %b'
+echo "(waiting 6 s: the dev jobs pass their 5 s exempt time)"
+sleep 6
+
+say "A live-trading job arrives: 2 GPUs in prod (node01, all taken)"
+t0=$(date +%s%3N)
+prod=$(sbatch --parsable -p prod -J live --gpus-per-node=2 \
+    --wrap 'echo "trading on GPUs $CUDA_VISIBLE_DEVICES"; sleep 3')
+for _ in $(seq 1 500); do
+    [ "$(squeue -h -j "$prod" -o %t)" = R ] && break
+    sleep 0.01
+done
+t1=$(date +%s%3N)
+echo "\$ sbatch -p prod -J live --gpus-per-node=2 ...  -> job $prod RUNNING" \
+    "$((t1 - t0)) ms after sbatch started (sbatch and squeue included)"
+grep -E "job=[0-9]+ (preempted|state=PENDING requeued)|job=$prod (preempts|state=RUNNING)" \
+    "$DIR/log/sluicectld.log" | cut -d' ' -f1,4-
+run squeue -o '%.4i %.9P %.8j %.2t %.6M %R %b'
+
+say "The victims were requeued (same ids, submit time kept) and finish later"
+for _ in $(seq 1 600); do
+    [ -z "$(squeue -h -o %i)" ] && break
+    sleep 0.1
+done
+run sacct -X -o JobID,JobName,Partition,State,Restarts,Elapsed
+run cat victims.log
+
+say "What it cost: sluice report preemptions"
+run sluice report preemptions
+
+say "sluice down"
+cd "$ROOT"
+run sluice down --dir "$DIR"
+rm -rf "$DIR"
 echo
 echo "demo: done"

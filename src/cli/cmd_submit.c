@@ -73,6 +73,7 @@ static void submit_help(void)
         "      --gpus-per-node=[TYPE:]N --gpus-per-task=[TYPE:]N\n"
         "      --cpus-per-gpu=N         --mem-per-gpu=SIZE\n"
         "  -H, --hold               -b, --begin=TIME\n"
+        "      --requeue                --no-requeue\n"
         "      --wrap=COMMAND           --parsable    --test-only\n"
         "  -Q, --quiet              -h, --help    --usage    -V, --version\n",
         cli_slurm_face() ? "sbatch" : "sluice submit");

@@ -22,6 +22,9 @@ const struct cli_cmd cli_cmds[] = {
      "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R] | "
      "PartitionName=P KEY=VALUE..."},
     {"acct", cmd_acct, "acct [SACCT OPTIONS] | acct --events JOBID"},
+    {"checkpoint", cmd_checkpoint, "checkpoint [JOBID]"},
+    {"report", cmd_report,
+     "report preemptions [-S START] [-E END] [--share X] [--json]"},
     {"up", cmd_up, "up [-f CONFIG] [--dir DIR]"},
     {"down", cmd_down, "down [--dir DIR] [--cancel]"},
     {"acctmgr", cmd_acctmgr,

@@ -43,6 +43,8 @@ const struct opt_def jobspec_opts[] = {
     {"cpus-per-gpu", 0, OPT_ARG, JS_CPUS_PER_GPU},
     {"mem-per-gpu", 0, OPT_ARG, JS_MEM_PER_GPU},
     {"hold", 'H', OPT_NOARG, JS_HOLD},
+    {"requeue", 0, OPT_NOARG, JS_REQUEUE},
+    {"no-requeue", 0, OPT_NOARG, JS_NO_REQUEUE},
     {"begin", 'b', OPT_ARG, JS_BEGIN},
     {"array", 'a', OPT_ARG, JS_ARRAY},
     {"dependency", 'd', OPT_ARG, JS_DEPENDENCY},
@@ -275,6 +277,10 @@ static int js_set_local(struct jobspec *js, int id, const char *arg,
     switch (id) {
     case JS_HOLD:
         json_object_set_new(js->job, "hold", json_true());
+        return 0;
+    case JS_REQUEUE:
+    case JS_NO_REQUEUE:
+        json_object_set_new(js->job, "requeue", json_boolean(id == JS_REQUEUE));
         return 0;
     case JS_TEST_ONLY:
         json_object_set_new(js->job, "test_only", json_true());

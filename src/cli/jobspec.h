@@ -38,6 +38,8 @@ enum jobspec_opt {
     JS_GRES,
     JS_GPUS,
     JS_HOLD,
+    JS_REQUEUE,
+    JS_NO_REQUEUE,
     JS_BEGIN,
     JS_SIGNAL,
     JS_PARSABLE,

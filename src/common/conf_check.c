@@ -292,6 +292,12 @@ static void check_part_preempt(struct conf *c, struct conf_part *p)
                      "suspended jobs keep their GPUs and GPU memory, so the "
                      "preemptor still cannot start; use REQUEUE or CANCEL",
                      p->name);
+    else if (p->preempt_mode.mode == CONF_PREEMPT_MODE_SUSPEND)
+        conf_diag_at(c, CONF_WARNING, loc ? loc : &p->loc,
+                     "partition %s: PreemptMode=SUSPEND is not supported by "
+                     "sluicectld: its jobs are never preempted; use REQUEUE "
+                     "or CANCEL",
+                     p->name);
     if (c->preempt_exempt_time_s > 0 &&
         p->max_time_s < c->preempt_exempt_time_s)
         conf_diag_at(c, CONF_WARNING, &p->loc,

@@ -60,6 +60,7 @@ enum proto_type {
     PROTO_MSG_PRIO_QUERY = 50,
     PROTO_MSG_SHARE_QUERY = 51,
     PROTO_MSG_SCHED_DIAG = 52,
+    PROTO_MSG_JOB_CHECKPOINT = 55,
 };
 
 /* proto_type_name: "SUBMIT" etc. (static), or NULL for an unknown type. */

@@ -53,6 +53,9 @@ enum acct_preempt_mode {
 #define ACCT_QOS_ENFORCE_USAGE_THRES 0x080u /* EnforceUsageThreshold */
 #define ACCT_QOS_USAGE_FACTOR_SAFE 0x100u   /* UsageFactorSafe */
 #define ACCT_QOS_RELATIVE 0x200u            /* Relative */
+/* ExemptUntilCheckpoint (ours): PreemptExemptTime lasts until the job's
+ * first checkpoint (docs/preemption.md) */
+#define ACCT_QOS_EXEMPT_UNTIL_CHECKPOINT 0x400u
 
 /* An unset time (PreemptExemptTime): the cluster's value applies. */
 #define ACCT_TIME_UNSET INT64_C(-1)

@@ -25,6 +25,7 @@ static const struct {
     {ACCT_QOS_ENFORCE_USAGE_THRES, "EnforceUsageThreshold"},
     {ACCT_QOS_USAGE_FACTOR_SAFE, "UsageFactorSafe"},
     {ACCT_QOS_RELATIVE, "Relative"},
+    {ACCT_QOS_EXEMPT_UNTIL_CHECKPOINT, "ExemptUntilCheckpoint"},
 };
 #define N_QOS_FLAGS (sizeof(qos_flags) / sizeof(qos_flags[0]))
 

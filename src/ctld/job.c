@@ -270,6 +270,8 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         json_pack("{s:i, s:i}", "return_code", j->exit_code, "signal",
                   j->exit_signal));
     set(o, "restart_count", json_integer(j->restart_count));
+    set(o, "requeue", json_boolean(j->requeue));
+    set(o, "last_checkpoint", time_or_null(j->last_checkpoint));
     set(o, "cancelled_by",
         j->cancel_uid >= 0 ? json_integer(j->cancel_uid) : json_null());
     set(o, "warn_signal",
@@ -381,6 +383,8 @@ static void restore_fields(struct job *j, json_t *o)
     j->accrual.accrued_s = get_int(o, "accrued_s", 0);
     j->accrual.since = get_int(o, "accrue_since", 0);
     j->restart_count = (uint32_t)get_int(o, "restart_count", 0);
+    j->requeue = !json_is_false(json_object_get(o, "requeue"));
+    j->last_checkpoint = get_int(o, "last_checkpoint", 0);
     j->cancel_uid = get_int(o, "cancelled_by", -1);
     j->warn_signal = (int)get_int(o, "warn_signal", 0);
     j->warn_time_s = (uint32_t)get_int(o, "warn_time_s", 0);

@@ -85,6 +85,10 @@ struct job {
     bool prio_fixed;        /* an administrator set the priority: kept */
     time_t start_est;       /* pending: backfill's estimated start, 0 unknown */
     uint32_t restart_count; /* times requeued */
+    bool requeue;           /* may be requeued (--requeue/--no-requeue,
+                               JobRequeue); a preempted job that may not
+                               is cancelled (PREEMPTED) instead */
+    time_t last_checkpoint; /* last `sluice checkpoint` of this run; 0: none */
     int64_t cancel_uid;     /* who cancelled it; -1: nobody */
     /* --signal=[{R|B}:]SIG[@SECONDS]: warn_signal (0: none) warn_time_s
      * before the time limit, to the batch shell only when warn_batch */

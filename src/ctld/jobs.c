@@ -416,6 +416,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     j->state = JOB_RUNNING;
     jlimits_job_started(js->c->limits, j);
     j->start_time = now;
+    j->last_checkpoint = 0;
     prio_drv_job_event(js->c, j, now);
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
@@ -492,18 +493,19 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
 }
 
 int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job,
-                 bool requeue_it, struct err *e)
+                 bool requeue_it, uint32_t grace_s, struct err *e)
 {
-    char detail[96];
+    char detail[128];
 
     if (j->state != JOB_RUNNING) {
         errno = EBUSY;
         return err_set(e, "job %" PRIu64 " is not running", j->id);
     }
     j->kill = requeue_it ? JOB_KILL_REQUEUE : JOB_KILL_PREEMPT;
-    jobs_kill(js, j, "preempted");
-    snprintf(detail, sizeof(detail), "by job %" PRIu64 " mode=%s", by_job,
-             requeue_it ? "REQUEUE" : "CANCEL");
+    jobs_kill_wait(js, j, "preempted",
+                   grace_s > 0 ? grace_s : js->c->conf->kill_wait_s);
+    snprintf(detail, sizeof(detail), "by job %" PRIu64 " mode=%s grace=%u",
+             by_job, requeue_it ? "REQUEUE" : "CANCEL", grace_s);
     log_info("job=%" PRIu64 " preempted %s", j->id, detail);
     return save(js, j, "preempt", detail, e);
 }
@@ -612,6 +614,12 @@ bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)
 
 void jobs_kill(struct jobs *js, struct job *j, const char *reason)
 {
+    jobs_kill_wait(js, j, reason, js->c->conf->kill_wait_s);
+}
+
+void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
+                    uint32_t wait_s)
+{
     struct node *n;
     json_t *body;
     struct err e;
@@ -624,9 +632,8 @@ void jobs_kill(struct jobs *js, struct job *j, const char *reason)
                  n->cf->name);
         return;
     }
-    body =
-        json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id, "kill_wait_s",
-                  (int)js->c->conf->kill_wait_s, "reason", reason);
+    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id,
+                     "kill_wait_s", (int)wait_s, "reason", reason);
     if (listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, j->id, &e) < 0)
         log_warnx("job=%" PRIu64 " kill not sent: %s", j->id, e.text);
     else

@@ -174,17 +174,21 @@ int jobs_signal(struct jobs *js, struct job *j, int signal, bool batch_only,
 
 /*
  * jobs_preempt: the scheduler preempts running j for job by_job: a
- * "preempt" event naming by_job, and JOB_KILL (SIGTERM, KillWait,
- * SIGKILL).  When its node reports the end, j ends PREEMPTED, or with
- * requeue waits again as PENDING (restart_count + 1, a "requeue" event,
- * its submit time kept).  -1 with EBUSY when j is not running.
+ * "preempt" event naming by_job, and JOB_KILL with reason "preempted"
+ * (SIGCONT and SIGTERM, then SIGKILL after grace_s seconds, or KillWait
+ * when grace_s is 0).  When its node reports the end, j ends PREEMPTED,
+ * or with requeue waits again as PENDING (restart_count + 1, a "requeue"
+ * event, its submit time kept).  -1 with EBUSY when j is not running.
  */
 int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job, bool requeue,
-                 struct err *e);
+                 uint32_t grace_s, struct err *e);
 
 /* jobs_kill: send JOB_KILL for j to its batch host (reason "cancelled",
  * "timeout", ...); a job whose node cannot be reached is left to the node
  * timeout or the next registration. */
 void jobs_kill(struct jobs *js, struct job *j, const char *reason);
+/* jobs_kill_wait: the same with SIGKILL wait_s seconds after SIGTERM. */
+void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
+                    uint32_t wait_s);
 
 #endif

@@ -478,7 +478,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     struct job *j = xcalloc(1, sizeof(*j));
     const struct parts *ps = jobs_ctld(js)->parts;
     int64_t begin = 0;
-    bool hold;
+    bool hold, requeue;
     time_t now = time(NULL);
 
     *payload = NULL;
@@ -488,6 +488,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         jobgpu_parse(spec, j, e) < 0 ||
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||
+        opt_bool(spec, "requeue", &requeue, e) < 0 ||
         part_accepts(ps, j->part, e) < 0 ||
         apply_time_limit(conf, parts_get(ps, j->part), spec, j, e) < 0 ||
         apply_node_limits(conf, parts_get(ps, j->part), j, e) < 0 ||
@@ -511,6 +512,10 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     if (hold || j->part_time_limit || j->part_node_limit || j->dep.n > 0)
         j->eligible_time = 0; /* a dependency met at once: jobdep_track */
     j->held_user = hold;
+    /* --requeue / --no-requeue, else JobRequeue (1 unless set to 0) */
+    j->requeue = json_is_boolean(json_object_get(spec, "requeue"))
+                     ? requeue
+                     : conf->job_requeue;
     if (hold)
         job_set_reason(j, "JobHeldUser");
     else if (j->part_time_limit)

@@ -93,6 +93,7 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_PRIO_QUERY] = rpc_prio_query,
     [PROTO_MSG_SHARE_QUERY] = rpc_share_query,
     [PROTO_MSG_SCHED_DIAG] = rpc_sched_diag,
+    [PROTO_MSG_JOB_CHECKPOINT] = rpc_job_checkpoint,
 };
 
 rpc_fn rpc_lookup(uint16_t type)

@@ -33,6 +33,8 @@ int rpc_job_cancel(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_hold(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_release(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
+/* preempt_rpc.c */
+int rpc_job_checkpoint(struct rpc *r, json_t **reply, struct err *e);
 
 /* jobacct_rpc.c */
 int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e);

@@ -21,6 +21,7 @@
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
 #include "ctld/persist.h"
+#include "ctld/preempt_drv.h"
 #include "ctld/prio_drv.h"
 #include "ctld/reason.h"
 #include "ctld/sched_stats.h"
@@ -53,6 +54,7 @@ struct sched_drv {
     int64_t slice_budget_us;
     struct sched_sample sample; /* of the last pass */
     struct sched_stats st;
+    struct preempt_drv *preempt;
 };
 
 static int64_t mono_us(void)
@@ -101,6 +103,7 @@ struct sched_drv *sched_drv_create(struct ctld *c)
     s->backfill = conf->scheduler_type == CONF_SCHED_BACKFILL;
     bf_setup(s, conf);
     sched_stats_init(&s->st, time(NULL));
+    s->preempt = preempt_drv_create(c);
     return s;
 }
 
@@ -112,6 +115,7 @@ void sched_drv_destroy(struct sched_drv *s)
         event_free(s->defer_ev);
     free(s->parts);
     reason_destroy(s->why);
+    preempt_drv_destroy(s->preempt);
     free(s);
 }
 
@@ -489,10 +493,12 @@ static void pass(struct sched_drv *s, time_t now, bool cont)
                                     .jobs = m.sj,
                                     .njobs = m.n};
         charge_model(c, &m, &cl);
+        preempt_drv_hold(s->preempt, &cl, m.sj, m.n);
         reason_begin(s->why);
         if (decide(s, &cl, cont, now, &r, &st) == 0) {
             if (apply(s, &m, &r, now))
                 ctld_schedule(c);
+            preempt_drv_run(s->preempt, &cl, m.pend, &r, now);
             sample_fill(s, &r, &st);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",

@@ -144,6 +144,17 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
     return b.v;
 }
 
+char **jobenv_set(char **env, const char *key, const char *value)
+{
+    struct envb b = {.v = env};
+
+    while (env != NULL && env[b.n] != NULL)
+        b.n++;
+    b.cap = b.n + 1;
+    env_put(&b, xasprintf("%s=%s", key, value));
+    return b.v;
+}
+
 void jobenv_free(char **env)
 {
     if (env == NULL)

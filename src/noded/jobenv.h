@@ -42,6 +42,11 @@ struct jobenv_gpus {
 char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
                     const char *user, const char *node);
 void jobenv_free(char **env);
+/* jobenv_set: env (from jobenv_build) with KEY=value set (replacing an
+ * earlier KEY); env is taken over, the result is freed with jobenv_free. */
+/* The file in the job's spool directory that marks a preemption. */
+#define JOBENV_PREEMPT_FILE "preempted"
+char **jobenv_set(char **env, const char *key, const char *value);
 
 /* jobenv_get: the value of key in env, or NULL. */
 const char *jobenv_get(char *const *env, const char *key);

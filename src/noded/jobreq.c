@@ -79,6 +79,10 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
         return;
     log_info("job=%" PRIu32 " kill reason=\"%s\" pgid=%d kill_wait_s=%" PRIu32,
              job->id, reason, (int)job->pgid, wait_s);
+    /* the job's SIGTERM trap can tell a preemption from a cancel */
+    if (strcmp(reason, "preempted") == 0 &&
+        spool_int_write(job->dir, JOBENV_PREEMPT_FILE, deadline, &e) < 0)
+        log_warnx("job=%" PRIu32 " %s", job->id, e.text);
     if (job->pgid > 0) {
         kill(-job->pgid, SIGCONT);
         if (kill(-job->pgid, SIGTERM) < 0 && errno != ESRCH)

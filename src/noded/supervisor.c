@@ -175,6 +175,11 @@ static void job_exec(const struct supervisor_args *a, int fd)
     if (redirect(l, user, a->node, work_dir, fd) < 0)
         _exit(127);
     env = jobenv_build(l, a->gpus, user, a->node);
+    /* created by sluiced before SIGTERM when the job is preempted
+     * (docs/preemption.md) */
+    char *marker = xasprintf("%s/%s", a->jobdir, JOBENV_PREEMPT_FILE);
+    env = jobenv_set(env, "SLUICE_PREEMPT_FILE", marker);
+    free(marker);
     argv = xcalloc(l->argc + 2, sizeof(*argv));
     argv[0] = script;
     for (size_t i = 1; i < l->argc; i++)

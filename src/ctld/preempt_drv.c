@@ -1,0 +1,469 @@
+/*
+ * Preemption in the controller: who may preempt whom, the victims'
+ * model for the core, acting on its choice, and the holds that keep the
+ * victims' resources for their preemptor (preempt_drv.h).
+ */
+#include "ctld/preempt_drv.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/acct.h"
+#include "ctld/ctld.h"
+#include "ctld/jobs.h"
+#include "ctld/nodes.h"
+#include "ctld/parts.h"
+#include "sched/preempt.h"
+#include "sched/sched.h"
+
+/* What one victim held on one node of its preemptor's placement. */
+struct held {
+    uint64_t victim;
+    uint32_t restarts; /* the victim's restart_count: this run */
+    size_t node;
+    uint32_t cpus;
+    uint64_t mem_mib;
+    uint32_t *gpus; /* positions */
+    uint32_t ngpus;
+};
+
+/* A preemptor waiting for its victims to release their resources. */
+struct hold {
+    uint64_t job;
+    struct held *res;
+    size_t nres;
+    struct hold *next;
+};
+
+struct preempt_drv {
+    struct ctld *c;
+    struct sched_preempt_params params;
+    struct hold *holds;
+    /* a pass when the next victim's exemption ends, for a waiting job */
+    struct event *exempt_ev;
+    time_t exempt_at; /* when exempt_ev fires; 0: not armed */
+};
+
+/* The running jobs as victims, for one pass. */
+struct victims {
+    struct sched_victim *v;
+    struct job **j;
+    uint32_t **gpus; /* positions, owned */
+    size_t n;
+};
+
+static void exempt_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct preempt_drv *p = arg;
+
+    (void)fd;
+    (void)what;
+    p->exempt_at = 0;
+    ctld_schedule(p->c);
+}
+
+struct preempt_drv *preempt_drv_create(struct ctld *c)
+{
+    struct preempt_drv *p = xcalloc(1, sizeof(*p));
+    struct err e;
+
+    p->c = c;
+    p->exempt_ev = evtimer_new(c->base, exempt_cb, p);
+    if (sched_preempt_params_parse(c->conf->preempt_parameters, &p->params,
+                                   &e) < 0) {
+        log_warnx("%s; using the defaults", e.text);
+        sched_preempt_params_parse("", &p->params, &e);
+    }
+    return p;
+}
+
+static void hold_free(struct hold *h)
+{
+    for (size_t i = 0; i < h->nres; i++)
+        free(h->res[i].gpus);
+    free(h->res);
+    free(h);
+}
+
+void preempt_drv_destroy(struct preempt_drv *p)
+{
+    if (p == NULL)
+        return;
+    while (p->holds != NULL) {
+        struct hold *h = p->holds;
+        p->holds = h->next;
+        hold_free(h);
+    }
+    if (p->exempt_ev != NULL)
+        event_free(p->exempt_ev);
+    free(p);
+}
+
+/* ---- holds ------------------------------------------------------------ */
+
+static bool victim_alive(struct preempt_drv *p, const struct held *r)
+{
+    struct job *v = jobs_find(p->c->jobs, r->victim);
+
+    return v != NULL &&
+           (v->state == JOB_RUNNING || v->state == JOB_COMPLETING) &&
+           v->restart_count == r->restarts && v->n_alloc > 0;
+}
+
+static bool hold_waiting(struct preempt_drv *p, const struct hold *h)
+{
+    for (size_t i = 0; i < h->nres; i++)
+        if (victim_alive(p, &h->res[i]))
+            return true;
+    return false;
+}
+
+static void mark_used(struct sched_node *n, const struct held *r)
+{
+    n->cpus_alloc += r->cpus;
+    n->mem_alloc_mib += r->mem_mib;
+    for (uint32_t g = 0; g < r->ngpus; g++)
+        if (r->gpus[g] < n->ngpus)
+            n->gpu_used[r->gpus[g] / 64] |= UINT64_C(1) << (r->gpus[g] % 64);
+}
+
+void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
+                      struct sched_job *sj, size_t n)
+{
+    for (struct hold *h = p->holds; h != NULL; h = h->next) {
+        if (!hold_waiting(p, h)) {
+            /* all released: its job goes first (the fast lane) */
+            for (size_t k = 0; k < n; k++)
+                if (sj[k].id == h->job)
+                    sj[k].tier = UINT32_MAX;
+            continue;
+        }
+        for (size_t i = 0; i < h->nres; i++)
+            if (h->res[i].node < cl->nnodes && !victim_alive(p, &h->res[i]))
+                mark_used(&cl->nodes[h->res[i].node], &h->res[i]);
+    }
+}
+
+/* Drop the holds of jobs that started or left, and of those whose
+ * victims are all gone while they still cannot start. */
+static void holds_settle(struct preempt_drv *p)
+{
+    struct hold **hp = &p->holds;
+
+    while (*hp != NULL) {
+        struct hold *h = *hp;
+        struct job *j = jobs_find(p->c->jobs, h->job);
+        if (j != NULL && j->state == JOB_PENDING && hold_waiting(p, h)) {
+            hp = &h->next;
+            continue;
+        }
+        if (j != NULL && j->state == JOB_PENDING)
+            log_info("job=%" PRIu64 " preemption hold released: the victims "
+                     "are gone and it still cannot start",
+                     h->job);
+        *hp = h->next;
+        hold_free(h);
+    }
+}
+
+static bool has_hold(const struct preempt_drv *p, uint64_t id)
+{
+    for (const struct hold *h = p->holds; h != NULL; h = h->next)
+        if (h->job == id)
+            return true;
+    return false;
+}
+
+/* ---- policy ----------------------------------------------------------- */
+
+static const struct acct_qos *qos_of(const struct preempt_drv *p,
+                                     const struct job *j)
+{
+    return j->qos != NULL ? acct_qos_find(p->c->acct, j->qos) : NULL;
+}
+
+/* The victim's PreemptMode: its QOS's, else its partition's (which is
+ * the global one unless the partition sets its own). */
+static enum conf_preempt_mode victim_mode(const struct preempt_drv *p,
+                                          const struct job *v)
+{
+    const struct acct_qos *q = qos_of(p, v);
+
+    if (q != NULL)
+        switch (q->preempt_mode) {
+        case ACCT_PREEMPT_OFF:
+            return CONF_PREEMPT_MODE_OFF;
+        case ACCT_PREEMPT_CANCEL:
+            return CONF_PREEMPT_MODE_CANCEL;
+        case ACCT_PREEMPT_REQUEUE:
+            return CONF_PREEMPT_MODE_REQUEUE;
+        case ACCT_PREEMPT_SUSPEND:
+            return CONF_PREEMPT_MODE_SUSPEND;
+        case ACCT_PREEMPT_CLUSTER:
+            break;
+        }
+    return p->c->conf->parts[v->part].preempt_mode.mode;
+}
+
+static uint32_t tier_of(const struct preempt_drv *p, const struct job *j)
+{
+    return parts_get(p->c->parts, j->part)->priority_tier;
+}
+
+/* PreemptType: may pj preempt v at all? */
+static bool may_preempt(const struct preempt_drv *p, const struct job *pj,
+                        const struct job *v)
+{
+    enum conf_preempt_mode m = victim_mode(p, v);
+    const struct acct_qos *q;
+
+    /* SUSPEND is not implemented: such victims are left alone */
+    if (m != CONF_PREEMPT_MODE_CANCEL && m != CONF_PREEMPT_MODE_REQUEUE)
+        return false;
+    switch (p->c->conf->preempt_type) {
+    case CONF_PREEMPT_PARTITION_PRIO:
+        return tier_of(p, v) < tier_of(p, pj);
+    case CONF_PREEMPT_QOS:
+        if ((q = qos_of(p, pj)) == NULL || v->qos == NULL)
+            return false;
+        for (size_t i = 0; i < q->n_preempt; i++)
+            if (strcmp(q->preempt[i], v->qos) == 0)
+                return true;
+        return false;
+    case CONF_PREEMPT_NONE:
+        break;
+    }
+    return false;
+}
+
+/* When v may be preempted: PreemptExemptTime of its QOS, else the
+ * global one; with ExemptUntilCheckpoint not before its first
+ * checkpoint. */
+static time_t exempt_until(const struct preempt_drv *p, const struct job *v)
+{
+    const struct acct_qos *q = qos_of(p, v);
+    int64_t s = p->c->conf->preempt_exempt_time_s;
+
+    if (q != NULL && q->preempt_exempt_time_s != ACCT_TIME_UNSET)
+        s = q->preempt_exempt_time_s;
+    if (q != NULL && (q->flags & ACCT_QOS_EXEMPT_UNTIL_CHECKPOINT) &&
+        v->last_checkpoint == 0)
+        return (time_t)INT64_MAX;
+    return s > 0 ? v->start_time + (time_t)s : 0;
+}
+
+/* GraceTime: the victim's QOS's, else its partition's. */
+static uint32_t grace_of(const struct preempt_drv *p, const struct job *v)
+{
+    const struct acct_qos *q = qos_of(p, v);
+
+    if (q != NULL && q->grace_time_s > 0)
+        return (uint32_t)q->grace_time_s;
+    return p->c->conf->parts[v->part].grace_time_s;
+}
+
+/* ---- the victims' model ----------------------------------------------- */
+
+/* The position of GPU index idx on node n (n->gpus.n when unknown). */
+static uint32_t gpu_pos(const struct node *n, uint32_t idx)
+{
+    for (size_t p = 0; p < n->gpus.n; p++)
+        if (n->gpus.v[p].index == idx)
+            return (uint32_t)p;
+    return (uint32_t)n->gpus.n;
+}
+
+static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
+{
+    size_t cap = jobs_active(p->c->jobs);
+
+    memset(vs, 0, sizeof(*vs));
+    vs->v = xcalloc(cap ? cap : 1, sizeof(*vs->v));
+    vs->j = xcalloc(cap ? cap : 1, sizeof(*vs->j));
+    vs->gpus = xcalloc(cap ? cap : 1, sizeof(*vs->gpus));
+    for (struct job *j = jobs_first(p->c->jobs); j && vs->n < cap;
+         j = j->next) {
+        uint32_t g = j->gpu_alloc ? j->gpus_per_node : 0;
+        time_t until;
+        if (j->state != JOB_RUNNING || j->kill != JOB_KILL_NONE ||
+            j->n_alloc == 0)
+            continue;
+        /* a job whose node has not confirmed its launch yet is exempt
+         * for now: looked at again in a second (exempt_wake) */
+        until = exempt_until(p, j);
+        if (!j->launched && until < now + 1)
+            until = now + 1;
+        uint32_t *pos = g ? xcalloc(j->n_alloc * g, sizeof(*pos)) : NULL;
+        for (size_t k = 0; k < j->n_alloc && g; k++) {
+            const struct node *n = nodes_get(p->c->nodes, j->alloc[k]);
+            for (uint32_t i = 0; i < g; i++)
+                pos[k * g + i] = gpu_pos(n, j->gpu_alloc[k * g + i]);
+        }
+        vs->gpus[vs->n] = pos;
+        vs->j[vs->n] = j;
+        vs->v[vs->n++] = (struct sched_victim){
+            .id = j->id,
+            .nodes = j->alloc,
+            .nnodes = j->n_alloc,
+            .cpus_per_node = j->cpus_per_node,
+            .mem_per_node_mib = job_mem_per_node(j),
+            .gpus_per_node = g,
+            .gpus = pos,
+            .tier = tier_of(p, j),
+            .priority = j->priority,
+            .start_time = j->start_time,
+            .exempt_until = until,
+            .last_checkpoint = j->last_checkpoint,
+        };
+    }
+}
+
+static void victims_free(struct victims *vs)
+{
+    for (size_t i = 0; i < vs->n; i++)
+        free(vs->gpus[i]);
+    free(vs->gpus);
+    free(vs->j);
+    free(vs->v);
+}
+
+/* ---- acting ----------------------------------------------------------- */
+
+/* Remember what victim x holds on the plan's nodes for the preemptor. */
+static void hold_add(struct hold *h, const struct victims *vs, size_t x,
+                     const struct sched_preempt_plan *plan)
+{
+    const struct sched_victim *v = &vs->v[x];
+
+    for (size_t k = 0; k < v->nnodes; k++) {
+        bool on = false;
+        for (size_t i = 0; i < plan->nnodes; i++)
+            on |= plan->nodes[i] == v->nodes[k];
+        if (!on)
+            continue;
+        h->res = xreallocarray(h->res, h->nres + 1, sizeof(*h->res));
+        struct held *r = &h->res[h->nres++];
+        *r = (struct held){.victim = v->id,
+                           .restarts = vs->j[x]->restart_count,
+                           .node = v->nodes[k],
+                           .cpus = v->cpus_per_node,
+                           .mem_mib = v->mem_per_node_mib,
+                           .ngpus = v->gpus_per_node};
+        if (r->ngpus > 0) {
+            r->gpus = xcalloc(r->ngpus, sizeof(*r->gpus));
+            memcpy(r->gpus, v->gpus + k * r->ngpus,
+                   r->ngpus * sizeof(*r->gpus));
+        }
+    }
+}
+
+static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
+                const struct sched_preempt_plan *plan)
+{
+    struct hold *h = xcalloc(1, sizeof(*h));
+    char list[256] = "";
+    size_t len = 0;
+    struct err e;
+
+    h->job = pj->id;
+    for (size_t i = 0; i < plan->nvictims; i++) {
+        size_t x = plan->victims[i];
+        struct job *v = vs->j[x];
+        bool requeue =
+            victim_mode(p, v) == CONF_PREEMPT_MODE_REQUEUE && v->requeue;
+        hold_add(h, vs, x, plan);
+        /* --signal: the job's own notice first, as Slurm sends it at the
+         * start of the grace time */
+        if (v->warn_signal != 0 &&
+            jobs_signal(p->c->jobs, v, v->warn_signal, v->warn_batch, &e) < 0)
+            log_warnx("job=%" PRIu64 " preemption notice: %s", v->id, e.text);
+        if (jobs_preempt(p->c->jobs, v, pj->id, requeue, grace_of(p, v), &e) <
+            0)
+            log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
+        vs->v[x].may = false;
+        if (len < sizeof(list))
+            len += (size_t)snprintf(list + len, sizeof(list) - len,
+                                    "%s%" PRIu64, i ? "," : "", v->id);
+    }
+    log_info("job=%" PRIu64 " preempts jobs=%s node=%s lost_gpu_s=%" PRIu64
+             " lost_cpu_s=%" PRIu64,
+             pj->id, list, p->c->conf->nodes[plan->nodes[0]].name,
+             plan->lost_gpu_s, plan->lost_cpu_s);
+    char detail[300];
+    snprintf(detail, sizeof(detail), "waiting for preempted jobs %s", list);
+    job_set_reason_detail(pj, detail);
+    h->next = p->holds;
+    p->holds = h;
+}
+
+/* A pass at the earliest exempt time over of the victims that job may
+ * preempt but not yet (later than now; "until a checkpoint" excluded:
+ * the checkpoint itself asks for a pass). */
+static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
+                        time_t now)
+{
+    time_t next = 0;
+
+    for (size_t k = 0; k < vs->n; k++) {
+        time_t t = vs->v[k].exempt_until;
+        if (vs->v[k].may && t > now && t != (time_t)INT64_MAX &&
+            (next == 0 || t < next))
+            next = t;
+    }
+    if (next == 0 || (p->exempt_at != 0 && p->exempt_at <= next))
+        return;
+    struct timeval tv = {next - now, 0};
+    p->exempt_at = next;
+    evtimer_add(p->exempt_ev, &tv);
+}
+
+void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
+                     struct job **pend, const struct sched_result *r,
+                     time_t now)
+{
+    struct victims vs;
+    bool built = false;
+
+    holds_settle(p);
+    if (p->c->conf->preempt_type == CONF_PREEMPT_NONE)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct sched_decision *d = &r->decisions[i];
+        struct job *pj = pend[d->job];
+        struct sched_preempt_plan plan;
+        if (d->nnodes > 0 || d->reason != SCHED_REASON_RESOURCES ||
+            has_hold(p, pj->id))
+            continue;
+        if (!built) {
+            victims_build(p, &vs, now);
+            built = true;
+        }
+        size_t cand = 0;
+        for (size_t k = 0; k < vs.n; k++) {
+            vs.v[k].may =
+                vs.j[k]->kill == JOB_KILL_NONE && may_preempt(p, pj, vs.j[k]);
+            cand += vs.v[k].may;
+        }
+        if (cand == 0)
+            continue;
+        int rc = sched_preempt_find(cl, &cl->jobs[d->job], vs.v, vs.n, now,
+                                    &p->params, &plan);
+        if (rc < 0)
+            log_warn("job=%" PRIu64 " preempt: the model was refused", pj->id);
+        if (rc == 1 && plan.nvictims > 0)
+            act(p, pj, &vs, &plan);
+        else
+            exempt_wake(p, &vs, now);
+        sched_preempt_plan_clear(&plan);
+    }
+    if (built)
+        victims_free(&vs);
+}

@@ -1,0 +1,50 @@
+/*
+ * Preemption as the controller runs it (docs/preemption.md): after each
+ * scheduling pass, for every job left waiting for Resources, the victims
+ * it may preempt (PreemptType, PreemptMode of the victim's QOS or
+ * partition, PreemptExemptTime) go to the pure core (sched/preempt.h),
+ * and the chosen ones are signalled (GraceTime) to end PREEMPTED or be
+ * requeued.  Until its victims have released their resources the
+ * preemptor holds them: before each pass, what a dead victim freed is
+ * marked used in the model so that no other job takes it, and the
+ * preemptor preempts nothing more.  The pass that learns of the last
+ * victim's end places the preemptor (the fast lane).
+ */
+#ifndef SLUICE_CTLD_PREEMPT_DRV_H
+#define SLUICE_CTLD_PREEMPT_DRV_H
+
+#include <stddef.h>
+#include <time.h>
+
+struct ctld;
+struct job;
+struct preempt_drv;
+struct sched_cluster;
+struct sched_job;
+struct sched_result;
+
+/* preempt_drv_create: never NULL; a bad PreemptParameters is logged and
+ * the defaults used.  preempt_drv_destroy accepts NULL. */
+struct preempt_drv *preempt_drv_create(struct ctld *c);
+void preempt_drv_destroy(struct preempt_drv *p);
+
+/*
+ * preempt_drv_hold: before a pass on cl over the pending jobs sj (n, the
+ * model of cl->jobs): mark what dead victims freed for preemptors still
+ * waiting on other victims as used, and put preemptors whose victims
+ * are all gone first in the pass (tier UINT32_MAX), so that they, and
+ * nobody else, get what was taken for them.
+ */
+void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
+                      struct sched_job *sj, size_t n);
+
+/*
+ * preempt_drv_run: after the pass r on cl (the model as the pass left
+ * it) over the pending jobs pend (cl->jobs is their model): preempt for
+ * the jobs that wait for Resources.
+ */
+void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
+                     struct job **pend, const struct sched_result *r,
+                     time_t now);
+
+#endif
