@@ -282,6 +282,7 @@ static int run_pass(struct explain_sim *x, const struct explain_sim_tweak *t,
         memcpy(x->cwork, x->base.counters, cl.ncounters * sizeof(*x->cwork));
     cl.counters = cl.ncounters > 0 ? x->cwork : NULL;
     cl.jobs = x->work;
+    sched_drv_model_hold(x->c->sched, &cl, x->work, x->njobs);
     apply_tweak(x, t, cl.nodes);
     rc = x->backfill ? sched_backfill_pass(&cl, &x->bf, x->now, r, NULL)
                      : sched_pass(&cl, x->now, r);

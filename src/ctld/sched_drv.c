@@ -639,3 +639,9 @@ struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j)
 {
     return model_job(s->c, j);
 }
+
+void sched_drv_model_hold(struct sched_drv *s, struct sched_cluster *cl,
+                          struct sched_job *sj, size_t n)
+{
+    preempt_drv_hold(s->preempt, cl, sj, n);
+}

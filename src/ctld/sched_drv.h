@@ -55,5 +55,10 @@ json_t *sched_drv_diag(struct sched_drv *s, time_t now);
 const struct sched_part *sched_drv_model_parts(struct sched_drv *s);
 struct sched_node *sched_drv_model_nodes(struct sched_drv *s, uint64_t **used);
 struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j);
+/* sched_drv_model_hold: what the real pass does to its model before it
+ * runs: resources freed by preemption victims kept for their preemptors
+ * (preempt_drv_hold; changes only cl and sj). */
+void sched_drv_model_hold(struct sched_drv *s, struct sched_cluster *cl,
+                          struct sched_job *sj, size_t n);
 
 #endif
