@@ -6,7 +6,7 @@
 # position behind another pending job, a shorter --time that would
 # backfill now (and does, once set), another partition with room, a
 # drained node (and that resuming it would start the job), a partition
-# time limit, a QOS limit with the numbers, holds, a begin time, a
+# time limit, MaxNodes, a QOS limit with the numbers, holds, a begin time, a
 # partition down or inactive, dependencies (waiting, never satisfied),
 # and running and finished jobs.
 . "$(dirname "$0")/lib.sh"
@@ -113,6 +113,15 @@ like "$out" "^  on node01 since [0-9T:-]+; its time limit ends it by" \
 scancel "$I"
 wait_for 10 job_ended "$I"
 like "$(sluice explain "$I")" "is CANCELLED" "explain: a finished job's final state"
+# --- PartitionNodeLimit (MaxNodes, not enforced at submit) -----------------
+scontrol update PartitionName=gpu MaxNodes=1 >/dev/null
+N2=$(run -p gpu -N 2 --time=10)
+is "$(reason "$N2")" PartitionNodeLimit "squeue: PartitionNodeLimit over MaxNodes"
+like "$(sluice explain "$N2")" "2 nodes is outside the partition's MinNodes-MaxNodes" \
+    "explain: the node count against MinNodes-MaxNodes"
+scancel "$N2"
+scontrol update PartitionName=gpu MaxNodes=UNLIMITED >/dev/null
+
 # --- dependencies ------------------------------------------------------------
 L=$(run -p dev --time=10 -d "afterok:$A")
 wait_for 5 reason_is "$L" Dependency
