@@ -280,6 +280,15 @@ static void pending(FILE *fp, json_t *o, time_t now)
     size_t i;
 
     gates(fp, o, now);
+    if (json_array_size(GET(o, "preempting")) > 0) {
+        fprintf(fp, "  preempting for it:");
+        json_array_foreach(GET(o, "preempting"), i, v)
+        {
+            fprintf(fp, "%s job %" PRId64, i ? "," : "",
+                    (int64_t)json_integer_value(v));
+        }
+        fprintf(fp, "; it starts as soon as they have ended\n");
+    }
     if (json_is_true(GET(np, "would_start")))
         fprintf(fp, "  it would start at the next pass on %s\n",
                 TXT(np, "node_list"));
@@ -292,7 +301,9 @@ static void pending(FILE *fp, json_t *o, time_t now)
                 when(GET(o, "estimated_start"), now, a, sizeof(a)));
     else
         fprintf(fp, "  estimated start: no estimate%s\n",
-                json_is_true(GET(o, "backfill"))
+                json_array_size(GET(o, "preempting")) > 0
+                    ? " (when the preempted jobs have ended)"
+                : json_is_true(GET(o, "backfill"))
                     ? " (no backfill reservation for it)"
                     : " (SchedulerType=sched/builtin makes none)");
     if (json_array_size(s) > 0) {

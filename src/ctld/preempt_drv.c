@@ -467,3 +467,22 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
     if (built)
         victims_free(&vs);
 }
+
+json_t *preempt_drv_victims(struct preempt_drv *p, uint64_t job)
+{
+    json_t *a = json_array();
+
+    for (const struct hold *h = p->holds; h != NULL; h = h->next) {
+        if (h->job != job)
+            continue;
+        for (size_t i = 0; i < h->nres; i++) {
+            bool seen = false;
+            for (size_t k = 0; k < i; k++)
+                seen = seen || h->res[k].victim == h->res[i].victim;
+            if (!seen && victim_alive(p, &h->res[i]))
+                json_array_append_new(
+                    a, json_integer((json_int_t)h->res[i].victim));
+        }
+    }
+    return a;
+}

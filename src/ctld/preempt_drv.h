@@ -14,7 +14,10 @@
 #define SLUICE_CTLD_PREEMPT_DRV_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
+
+#include <jansson.h>
 
 struct ctld;
 struct job;
@@ -46,5 +49,9 @@ void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
 void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
                      struct job **pend, const struct sched_result *r,
                      time_t now);
+
+/* preempt_drv_victims: the ids of the jobs preempted for job that still
+ * hold what it waits for (for sluice explain), a new array. */
+json_t *preempt_drv_victims(struct preempt_drv *p, uint64_t job);
 
 #endif

@@ -645,3 +645,8 @@ void sched_drv_model_hold(struct sched_drv *s, struct sched_cluster *cl,
 {
     preempt_drv_hold(s->preempt, cl, sj, n);
 }
+
+json_t *sched_drv_victims(struct sched_drv *s, uint64_t job)
+{
+    return preempt_drv_victims(s->preempt, job);
+}

@@ -60,5 +60,8 @@ struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j);
  * (preempt_drv_hold; changes only cl and sj). */
 void sched_drv_model_hold(struct sched_drv *s, struct sched_cluster *cl,
                           struct sched_job *sj, size_t n);
+/* sched_drv_victims: the jobs preempted for job and not yet gone (ids, a
+ * new array; empty when none). */
+json_t *sched_drv_victims(struct sched_drv *s, uint64_t job);
 
 #endif
