@@ -27,6 +27,17 @@ int err_set(struct err *e, const char *fmt, ...)
     return -1;
 }
 
+int err_inval(struct err *e, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    err_vset(e, fmt, ap);
+    va_end(ap);
+    errno = EINVAL;
+    return -1;
+}
+
 int err_prefix(struct err *e, const char *fmt, ...)
 {
     char prefix[ERR_TEXT_MAX];

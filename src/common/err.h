@@ -19,6 +19,9 @@ int err_set(struct err *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int err_vset(struct err *e, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+/* err_inval: format into e, set errno to EINVAL, return -1 (bad input). */
+int err_inval(struct err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* err_prefix: prepend "prefix: " to the existing message. */
 int err_prefix(struct err *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

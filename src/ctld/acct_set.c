@@ -17,20 +17,6 @@
 #include "common/value.h"
 #include "common/xalloc.h"
 
-static int bad(struct err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int bad(struct err *e, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    err_vset(e, fmt, ap);
-    va_end(ap);
-    errno = EINVAL;
-    return -1;
-}
-
 bool acct_key_is(const char *key, const char *const *aliases)
 {
     for (; *aliases != NULL; aliases++)
@@ -49,7 +35,7 @@ static bool clears(const char *val)
 static int only_assign(const char *key, const char *op, struct err *e)
 {
     if (strcmp(op, "=") != 0)
-        return bad(e, "%s: %s is only for lists; use %s=", key, op, key);
+        return err_inval(e, "%s: %s is only for lists; use %s=", key, op, key);
     return 0;
 }
 
@@ -66,7 +52,8 @@ static int set_count(const char *key, const char *op, const char *val,
         return 0;
     }
     if (value_parse_u64(val, 0, LIMITS_UNSET - 1, out, &ve) < 0)
-        return bad(e, "%s=%.64s: %s (-1 clears the limit)", key, val, ve.text);
+        return err_inval(e, "%s=%.64s: %s (-1 clears the limit)", key, val,
+                         ve.text);
     return 0;
 }
 
@@ -83,7 +70,7 @@ static int set_wall(const char *key, const char *op, const char *val,
         return 0;
     }
     if (timefmt_parse(val, &secs, &ve) < 0)
-        return bad(e, "%s=%.64s: %s", key, val, ve.text);
+        return err_inval(e, "%s=%.64s: %s", key, val, ve.text);
     *out = secs == TIMEFMT_INFINITE ? LIMITS_UNSET : (uint64_t)secs;
     return 0;
 }
@@ -105,18 +92,18 @@ static int set_tres_one(const char *key, char *item, uint64_t *t, struct err *e)
     uint64_t n;
 
     if (eq == NULL)
-        return bad(e,
-                   "%s: \"%.64s\" is not TRES=COUNT (cpu, mem, node, "
-                   "billing, gres/gpu)",
-                   key, item);
+        return err_inval(e,
+                         "%s: \"%.64s\" is not TRES=COUNT (cpu, mem, node, "
+                         "billing, gres/gpu)",
+                         key, item);
     *eq = '\0';
     v = eq + 1;
     idx = tres_index(item);
     if (idx < 0)
-        return bad(e,
-                   "%s: unknown TRES \"%.64s\" (cpu, mem, node, billing, "
-                   "gres/gpu)",
-                   key, item);
+        return err_inval(e,
+                         "%s: unknown TRES \"%.64s\" (cpu, mem, node, billing, "
+                         "gres/gpu)",
+                         key, item);
     if (clears(v)) {
         t[idx] = LIMITS_UNSET;
         return 0;
@@ -124,7 +111,7 @@ static int set_tres_one(const char *key, char *item, uint64_t *t, struct err *e)
     if (idx == LIMITS_TRES_MEM
             ? value_parse_mem_mib(v, &n, &ve)
             : value_parse_u64(v, 0, LIMITS_UNSET - 1, &n, &ve))
-        return bad(e, "%s: %s=%.64s: %s", key, item, v, ve.text);
+        return err_inval(e, "%s: %s=%.64s: %s", key, item, v, ve.text);
     t[idx] = n;
     return 0;
 }
@@ -206,7 +193,8 @@ static int set_qos_list(const struct acct *a, const char *key, const char *op,
     for (item = strtok_r(copy, ",", &save); item != NULL;
          item = strtok_r(NULL, ",", &save)) {
         if (acct_qos_find(a, item) == NULL) {
-            rc = bad(e, "%s%s%.64s: no such QOS \"%.64s\"", key, op, val, item);
+            rc = err_inval(e, "%s%s%.64s: no such QOS \"%.64s\"", key, op, val,
+                           item);
             break;
         }
         if (strcmp(op, "-=") == 0)
@@ -242,8 +230,8 @@ static int set_time(const char *key, const char *op, const char *val,
         return 0;
     }
     if (timefmt_parse(val, out, &ve) < 0 || *out == TIMEFMT_INFINITE)
-        return bad(e, "%s=%.64s: %s", key, val,
-                   *out == TIMEFMT_INFINITE ? "must be finite" : ve.text);
+        return err_inval(e, "%s=%.64s: %s", key, val,
+                         *out == TIMEFMT_INFINITE ? "must be finite" : ve.text);
     return 0;
 }
 
@@ -262,12 +250,12 @@ static int set_flags(const char *key, const char *op, const char *val,
     for (item = strtok_r(copy, ",", &save); item != NULL;
          item = strtok_r(NULL, ",", &save)) {
         if (acct_qos_flag_parse(item, &one) < 0) {
-            rc = bad(e,
-                     "%s=%.64s: unknown QOS flag \"%.64s\" (DenyOnLimit, "
-                     "NoDecay, OverPartQOS, PartitionMinNodes, "
-                     "PartitionMaxNodes, PartitionTimeLimit, NoReserve, "
-                     "EnforceUsageThreshold, UsageFactorSafe, Relative)",
-                     key, val, item);
+            rc = err_inval(e,
+                           "%s=%.64s: unknown QOS flag \"%.64s\" (DenyOnLimit, "
+                           "NoDecay, OverPartQOS, PartitionMinNodes, "
+                           "PartitionMaxNodes, PartitionTimeLimit, NoReserve, "
+                           "EnforceUsageThreshold, UsageFactorSafe, Relative)",
+                           key, val, item);
             break;
         }
         f = strcmp(op, "-=") == 0 ? f & ~one : f | one;
@@ -284,7 +272,7 @@ static int set_string(const char *key, const char *op, const char *val,
     if (only_assign(key, op, e) < 0)
         return -1;
     if (strlen(val) > 1024)
-        return bad(e, "%s: longer than 1024 bytes", key);
+        return err_inval(e, "%s: longer than 1024 bytes", key);
     free(*out);
     *out = xstrdup(val);
     return 0;
@@ -305,8 +293,8 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
             q->priority = 0;
         else if (rc == 0 &&
                  value_parse_u64(val, 0, UINT32_MAX - 1, &u, NULL) < 0)
-            rc = bad(e, "Priority=%.64s: expected a number 0-%u", val,
-                     UINT32_MAX - 1);
+            rc = err_inval(e, "Priority=%.64s: expected a number 0-%u", val,
+                           UINT32_MAX - 1);
         else if (rc == 0)
             q->priority = (uint32_t)u;
     } else if (KEY("Preempt"))
@@ -314,10 +302,10 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
     else if (KEY("PreemptMode")) {
         rc = only_assign(key, op, e);
         if (rc == 0 && acct_preempt_mode_parse(val, &q->preempt_mode) < 0)
-            rc = bad(e,
-                     "PreemptMode=%.64s: expected cluster, off, cancel, "
-                     "requeue or suspend",
-                     val);
+            rc = err_inval(e,
+                           "PreemptMode=%.64s: expected cluster, off, cancel, "
+                           "requeue or suspend",
+                           val);
     } else if (KEY("PreemptExemptTime"))
         rc = set_time(key, op, val, false, &q->preempt_exempt_time_s, e);
     else if (KEY("GraceTime")) {
@@ -330,7 +318,7 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
         if (rc == 0 && clears(val))
             q->usage_factor = 1.0;
         else if (rc == 0 && (end == val || *end != '\0' || !(d >= 0)))
-            rc = bad(e, "UsageFactor=%.64s: expected a number >= 0", val);
+            rc = err_inval(e, "UsageFactor=%.64s: expected a number >= 0", val);
         else if (rc == 0)
             q->usage_factor = d;
     } else if (KEY("Flags"))
@@ -354,8 +342,8 @@ int acct_set_assoc(const struct acct *a, struct acct_assoc *as, const char *key,
             as->shares = 1;
         else if (rc == 0 &&
                  value_parse_u64(val, 0, UINT32_MAX - 1, &u, NULL) < 0)
-            rc =
-                bad(e, "Fairshare=%.64s: expected a number or \"parent\"", val);
+            rc = err_inval(
+                e, "Fairshare=%.64s: expected a number or \"parent\"", val);
         else if (rc == 0)
             as->shares = (uint32_t)u;
     } else if (KEY("DefaultQOS", "DefQOS")) {
@@ -364,7 +352,7 @@ int acct_set_assoc(const struct acct *a, struct acct_assoc *as, const char *key,
             free(as->default_qos);
             as->default_qos = NULL;
         } else if (rc == 0 && acct_qos_find(a, val) == NULL) {
-            rc = bad(e, "DefaultQOS=%.64s: no such QOS", val);
+            rc = err_inval(e, "DefaultQOS=%.64s: no such QOS", val);
         } else if (rc == 0) {
             free(as->default_qos);
             as->default_qos = xstrdup(val);
@@ -386,19 +374,19 @@ int acct_set_user(const struct acct *a, struct acct_user *u, const char *key,
     if (KEY("DefaultAccount", "DefAccount", "DefAcct")) {
         rc = only_assign(key, op, e);
         if (rc == 0 && acct_account_find(a, val) == NULL)
-            rc = bad(e, "DefaultAccount=%.64s: no such account", val);
+            rc = err_inval(e, "DefaultAccount=%.64s: no such account", val);
         else if (rc == 0)
             rc = set_string(key, op, val, &u->default_account, e);
     } else if (KEY("AdminLevel", "Admin")) {
         rc = only_assign(key, op, e);
         if (rc == 0 && !(flags & ACCT_REQ_ADMIN_LEVEL))
-            rc = bad(e, "AdminLevel: only administrators may set it "
-                        "(operators may not)");
+            rc = err_inval(e, "AdminLevel: only administrators may set it "
+                              "(operators may not)");
         else if (rc == 0 && acct_admin_parse(val, &u->admin) < 0)
-            rc = bad(e,
-                     "AdminLevel=%.64s: expected None, Operator or "
-                     "Administrator",
-                     val);
+            rc = err_inval(e,
+                           "AdminLevel=%.64s: expected None, Operator or "
+                           "Administrator",
+                           val);
     } else {
         return 0;
     }
@@ -418,9 +406,9 @@ int acct_set_account(const struct acct *a, struct acct_account *ac,
     else if (KEY("Parent")) {
         rc = only_assign(key, op, e);
         if (rc == 0 && acct_account_find(a, val) == NULL)
-            rc = bad(e, "Parent=%.64s: no such account", val);
+            rc = err_inval(e, "Parent=%.64s: no such account", val);
         else if (rc == 0 && strcmp(ac->name, "root") == 0)
-            rc = bad(e, "Parent: account root has no parent");
+            rc = err_inval(e, "Parent: account root has no parent");
         else if (rc == 0)
             rc = set_string(key, op, val, &ac->parent, e);
     } else {

@@ -23,20 +23,6 @@
 #define QUERY_PAGE_MAX 1000          /* jobs per JOB_QUERY reply */
 #define QUERY_PAGE_BYTES (12u << 20) /* estimated, below PROTO_MAX_BODY */
 
-static int einval(struct err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int einval(struct err *e, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    err_vset(e, fmt, ap);
-    va_end(ap);
-    errno = EINVAL;
-    return -1;
-}
-
 /* The filters of JOB_QUERY and JOB_CANCEL, checked once. */
 struct filter {
     json_t *ids, *users, *parts, *names, *nodes;
@@ -88,16 +74,16 @@ static int array_of(json_t *body, const char *key, bool strings, json_t **out,
     if (a == NULL || json_is_null(a))
         return 0;
     if (!json_is_array(a))
-        return einval(e, "%s: expected an array", key);
+        return err_inval(e, "%s: expected an array", key);
     json_array_foreach(a, i, v)
     {
         if (strings ? !json_is_string(v)
                     : !(json_is_integer(v) && json_integer_value(v) >= 1) &&
                           !job_ref_ok(v))
-            return einval(e, "%s[%zu]: expected %s", key, i,
-                          strings ? "a string"
-                                  : "a job id (integer >= 1, or \"N\", "
-                                    "\"N_T\", \"N_[1-3]\")");
+            return err_inval(e, "%s[%zu]: expected %s", key, i,
+                             strings ? "a string"
+                                     : "a job id (integer >= 1, or \"N\", "
+                                       "\"N_T\", \"N_[1-3]\")");
     }
     *out = a;
     return 0;
@@ -112,7 +98,7 @@ static int parse_users(json_t *body, struct filter *f, struct err *e)
     if (a == NULL || json_is_null(a))
         return 0;
     if (!json_is_array(a))
-        return einval(e, "users: expected an array");
+        return err_inval(e, "users: expected an array");
     f->users = a;
     f->uids = xcalloc(json_array_size(a) + 1, sizeof(*f->uids));
     json_array_foreach(a, i, v)
@@ -124,13 +110,13 @@ static int parse_users(json_t *body, struct filter *f, struct err *e)
         if (json_is_integer(v) && json_integer_value(v) >= 0) {
             f->uids[f->nuids++] = (uid_t)json_integer_value(v);
         } else if (s == NULL) {
-            return einval(e, "users[%zu]: expected a name or a uid", i);
+            return err_inval(e, "users[%zu]: expected a name or a uid", i);
         } else if (getpwnam_r(s, &pw, buf, sizeof(buf), &res) == 0 && res) {
             f->uids[f->nuids++] = pw.pw_uid;
         } else {
             unsigned long u = strtoul(s, &end, 10);
             if (*s == '\0' || *end != '\0')
-                return einval(e, "Invalid user: %.64s", s);
+                return err_inval(e, "Invalid user: %.64s", s);
             f->uids[f->nuids++] = (uid_t)u;
         }
     }
@@ -171,8 +157,8 @@ static int parse_states(json_t *body, struct filter *f, struct err *e)
         if (job_state_parse(json_string_value(v), &st) == 0)
             f->states[st] = true;
         else if (!other_slurm_state(json_string_value(v)))
-            return einval(e, "Invalid job state specified: %.32s",
-                          json_string_value(v));
+            return err_inval(e, "Invalid job state specified: %.32s",
+                             json_string_value(v));
     }
     return 0;
 }
@@ -238,7 +224,7 @@ int rpc_submit(struct rpc *r, json_t **reply, struct err *e)
     json_t *spec = json_object_get(r->req->body, "job");
 
     if (!json_is_object(spec))
-        return einval(e, "SUBMIT: expected {\"job\": {...}}");
+        return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
     return jobs_submit(r->ctld->jobs, spec, &r->who, reply, e);
 }
 
@@ -341,7 +327,7 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
     json_t *vl = json_object_get(body, "limit");
     if ((va && !json_is_null(va) && !json_is_integer(va)) ||
         (vl && !json_is_null(vl) && !json_is_integer(vl)))
-        return einval(e, "JOB_QUERY: after_job_id and limit are integers");
+        return err_inval(e, "JOB_QUERY: after_job_id and limit are integers");
     if (json_is_integer(va))
         after = json_integer_value(va);
     if (json_is_integer(vl) && json_integer_value(vl) > 0 &&
@@ -479,7 +465,7 @@ static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
     if (sigv != NULL && !json_is_null(sigv)) {
         if (op != OP_CANCEL || !json_is_integer(sigv) ||
             json_integer_value(sigv) < 1 || json_integer_value(sigv) > 64)
-            return einval(e, "signal: expected a signal number 1-64");
+            return err_inval(e, "signal: expected a signal number 1-64");
         sig = (int)json_integer_value(sigv);
     }
     if (filter_parse(r->req->body, &f, e) < 0)
@@ -487,8 +473,8 @@ static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
     if (f.ids == NULL && (op != OP_CANCEL ||
                           (!f.users && !f.parts && !f.names && f.any_state))) {
         filter_clear(&f);
-        return einval(e, "%s: no job ids or filters given",
-                      proto_type_name(r->req->type));
+        return err_inval(e, "%s: no job ids or filters given",
+                         proto_type_name(r->req->type));
     }
     results = json_array();
     if (f.ids != NULL) {
@@ -554,15 +540,15 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
 
     (void)reply;
     if (!json_is_integer(id) && !job_ref_ok(id))
-        return einval(e, "JOB_UPDATE: job_id must be an integer or "
-                         "\"N_T\"");
+        return err_inval(e, "JOB_UPDATE: job_id must be an integer or "
+                            "\"N_T\"");
     n = job_ref(id, &tasks);
     j = jobs_find(r->ctld->jobs, n);
     t = tasks != NULL ? strtoll(tasks, NULL, 10) : -1;
     if (tasks != NULL &&
         (strspn(tasks, "0123456789") != strlen(tasks) || *tasks == '\0')) {
         free(tasks);
-        return einval(e, "JOB_UPDATE: one array task at a time (N_T)");
+        return err_inval(e, "JOB_UPDATE: one array task at a time (N_T)");
     }
     free(tasks);
     if (j == NULL || (t >= 0 && j->array_job_id != n)) {

@@ -17,20 +17,6 @@
 #include "ctld/tres.h"
 #include "sched/sched.h"
 
-static int bad(struct err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int bad(struct err *e, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    err_vset(e, fmt, ap);
-    va_end(ap);
-    errno = EINVAL;
-    return -1;
-}
-
 /* One way of asking, as read. */
 struct gpu_ask {
     char type[GRES_NAME_MAX];
@@ -50,7 +36,7 @@ static int parse_count(const char *key, const char *s, struct gpu_ask *a,
     free(text);
     if (rc < 0 || l.n != 1 || num[0] == '\0' ||
         strspn(num, "0123456789") != strlen(num) || l.items[0].sockets[0])
-        return bad(e, "job %s \"%.64s\": expected N or TYPE:N", key, s);
+        return err_inval(e, "job %s \"%.64s\": expected N or TYPE:N", key, s);
     memcpy(a->type, l.items[0].type, sizeof(a->type));
     a->count = l.items[0].count;
     return 0;
@@ -66,17 +52,18 @@ static int parse_gres(const char *s, struct gpu_ask *a, struct err *e)
         return err_prefix(e, "job gres");
     for (size_t i = 0; i < l.n; i++) {
         if (strcmp(l.items[i].name, "gpu") != 0)
-            return bad(e,
-                       "job gres \"%.64s\": only gpu can be requested (%s "
-                       "is not scheduled)",
-                       s, l.items[i].name);
+            return err_inval(
+                e,
+                "job gres \"%.64s\": only gpu can be requested (%s "
+                "is not scheduled)",
+                s, l.items[i].name);
         memcpy(a->type, l.items[i].type, sizeof(a->type));
         a->count = l.items[i].count;
         n++;
     }
     if (n > 1)
-        return bad(e, "job gres \"%.64s\": one GPU request per job (one type)",
-                   s);
+        return err_inval(
+            e, "job gres \"%.64s\": one GPU request per job (one type)", s);
     return 0;
 }
 
@@ -88,7 +75,8 @@ static const char *opt_str(json_t *spec, const char *key, struct err *e,
     if (v == NULL || json_is_null(v))
         return NULL;
     if (!json_is_string(v) || json_string_length(v) > 256) {
-        *rc = bad(e, "job %s: expected a string \"N\" or \"TYPE:N\"", key);
+        *rc =
+            err_inval(e, "job %s: expected a string \"N\" or \"TYPE:N\"", key);
         return NULL;
     }
     return json_string_value(v);
@@ -104,7 +92,7 @@ static int opt_u64(json_t *spec, const char *key, uint64_t max, uint64_t *out,
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) < 1 ||
         (uint64_t)json_integer_value(v) > max)
-        return bad(e, "job %s: expected an integer 1-%" PRIu64, key, max);
+        return err_inval(e, "job %s: expected an integer 1-%" PRIu64, key, max);
     *out = (uint64_t)json_integer_value(v);
     return 0;
 }
@@ -165,16 +153,17 @@ static int per_gpu(json_t *spec, struct job *j, struct err *e)
         opt_u64(spec, "mem_per_gpu_mib", UINT64_C(1) << 40, &mpg, e) < 0)
         return -1;
     if ((cpg || mpg) && j->gpus_per_node == 0)
-        return bad(e,
-                   "job %s needs GPUs (gres, gpus, gpus_per_node or "
-                   "gpus_per_task)",
-                   cpg ? "cpus_per_gpu" : "mem_per_gpu_mib");
+        return err_inval(e,
+                         "job %s needs GPUs (gres, gpus, gpus_per_node or "
+                         "gpus_per_task)",
+                         cpg ? "cpus_per_gpu" : "mem_per_gpu_mib");
     if (cpg && cpt != NULL && !json_is_null(cpt))
-        return bad(e, "job cpus_per_gpu and cpus_per_task are mutually "
-                      "exclusive");
+        return err_inval(e, "job cpus_per_gpu and cpus_per_task are mutually "
+                            "exclusive");
     if (mpg && (j->mem_mib || j->mem_per_cpu_mib))
-        return bad(e, "job mem_mib, mem_per_cpu_mib and mem_per_gpu_mib are "
-                      "mutually exclusive");
+        return err_inval(e,
+                         "job mem_mib, mem_per_cpu_mib and mem_per_gpu_mib are "
+                         "mutually exclusive");
     j->cpus_per_gpu = (uint32_t)cpg;
     j->mem_per_gpu_mib = mpg;
     if (cpg * j->gpus_per_node > j->cpus_per_node)
@@ -198,13 +187,14 @@ int jobgpu_parse(json_t *spec, struct job *j, struct err *e)
     if (gpus_asked(j, &a, ways, sizeof(ways), &n, e) < 0)
         return -1;
     if (n > 1)
-        return bad(e, "job asks for GPUs in more than one way (%s): give one",
-                   ways);
+        return err_inval(
+            e, "job asks for GPUs in more than one way (%s): give one", ways);
     if (a.count > SCHED_GPU_MAX)
-        return bad(e,
-                   "requested %" PRIu64 " GPUs per node but a node has at "
-                   "most %d",
-                   a.count, SCHED_GPU_MAX);
+        return err_inval(e,
+                         "requested %" PRIu64
+                         " GPUs per node but a node has at "
+                         "most %d",
+                         a.count, SCHED_GPU_MAX);
     j->gpus_per_node = (uint32_t)a.count;
     j->gpu_type = a.type[0] && a.count ? xstrdup(a.type) : NULL;
     return per_gpu(spec, j, e);
@@ -226,19 +216,21 @@ int jobgpu_fit_error(const struct job *j, const struct conf_part *p,
                  "more nodes with -N)",
                  j->gpus, j->nodes, j->nodes == 1 ? "" : "s");
     if (j->gpu_type != NULL && largest == 0)
-        return bad(e,
-                   "requested %u GPUs of type %s per node but no node in "
-                   "partition %s has GPUs of that type",
-                   j->gpus_per_node, j->gpu_type, p->name);
+        return err_inval(e,
+                         "requested %u GPUs of type %s per node but no node in "
+                         "partition %s has GPUs of that type",
+                         j->gpus_per_node, j->gpu_type, p->name);
     if (j->gpu_type != NULL)
-        return bad(e,
-                   "requested %u GPUs of type %s per node but the largest "
-                   "node in partition %s has %" PRIu64 "%s",
-                   j->gpus_per_node, j->gpu_type, p->name, largest, hint);
-    return bad(e,
-               "requested %u GPUs per node but the largest node in partition "
-               "%s has %" PRIu64 "%s",
-               j->gpus_per_node, p->name, largest, hint);
+        return err_inval(
+            e,
+            "requested %u GPUs of type %s per node but the largest "
+            "node in partition %s has %" PRIu64 "%s",
+            j->gpus_per_node, j->gpu_type, p->name, largest, hint);
+    return err_inval(
+        e,
+        "requested %u GPUs per node but the largest node in partition "
+        "%s has %" PRIu64 "%s",
+        j->gpus_per_node, p->name, largest, hint);
 }
 
 /* ---- JSON ------------------------------------------------------------- */

@@ -34,20 +34,6 @@
 #define SPEC_MAX_PATH 4096
 #define SPEC_MAX_ARGS 4096
 
-static int bad(struct err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int bad(struct err *e, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    err_vset(e, fmt, ap);
-    va_end(ap);
-    errno = EINVAL;
-    return -1;
-}
-
 /* An optional string field: absent or null leaves *out NULL. */
 static int opt_str(json_t *spec, const char *key, size_t max, char **out,
                    struct err *e)
@@ -58,9 +44,9 @@ static int opt_str(json_t *spec, const char *key, size_t max, char **out,
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_string(v))
-        return bad(e, "job %s: expected a string", key);
+        return err_inval(e, "job %s: expected a string", key);
     if (json_string_length(v) > max)
-        return bad(e, "job %s: longer than %zu bytes", key, max);
+        return err_inval(e, "job %s: longer than %zu bytes", key, max);
     *out = xstrdup(json_string_value(v));
     return 0;
 }
@@ -74,12 +60,12 @@ static int opt_int(json_t *spec, const char *key, int64_t min, int64_t max,
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_integer(v))
-        return bad(e, "job %s: expected an integer", key);
+        return err_inval(e, "job %s: expected an integer", key);
     if (json_integer_value(v) < min || json_integer_value(v) > max)
-        return bad(e,
-                   "job %s: %" JSON_INTEGER_FORMAT " is out of range %" PRId64
-                   "-%" PRId64,
-                   key, json_integer_value(v), min, max);
+        return err_inval(e,
+                         "job %s: %" JSON_INTEGER_FORMAT
+                         " is out of range %" PRId64 "-%" PRId64,
+                         key, json_integer_value(v), min, max);
     *out = json_integer_value(v);
     return 0;
 }
@@ -92,7 +78,7 @@ static int opt_bool(json_t *spec, const char *key, bool *out, struct err *e)
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_boolean(v))
-        return bad(e, "job %s: expected true or false", key);
+        return err_inval(e, "job %s: expected true or false", key);
     *out = json_is_true(v);
     return 0;
 }
@@ -113,8 +99,9 @@ static int parse_time_limit(json_t *v, int64_t *out, bool *given, struct err *e)
         return 0;
     }
     if (!json_is_integer(v) || json_integer_value(v) < 1)
-        return bad(e, "job time_limit_s: expected seconds (at least 1), or "
-                      "-1 or \"INFINITE\" for no limit");
+        return err_inval(e,
+                         "job time_limit_s: expected seconds (at least 1), or "
+                         "-1 or \"INFINITE\" for no limit");
     *out = json_integer_value(v);
     return 0;
 }
@@ -145,8 +132,8 @@ int jobs_node_filter(const struct conf *conf, const char *nodelist,
             const struct conf_node *n =
                 conf_node_find(conf, hostlist_nth(hl, i));
             if (n == NULL) {
-                bad(e, "invalid node name \"%s\" in job %s",
-                    hostlist_nth(hl, i), k ? "exclude" : "nodelist");
+                err_inval(e, "invalid node name \"%s\" in job %s",
+                          hostlist_nth(hl, i), k ? "exclude" : "nodelist");
                 hostlist_destroy(hl);
                 free(a);
                 return -1;
@@ -183,26 +170,27 @@ int jobs_check_fit(const struct conf *conf, const struct part *rp,
     if (fit >= j->nodes)
         return 0;
     if (usable < j->nodes)
-        return bad(e, "requested %u node%s but partition %s has %zu%s",
-                   j->nodes, j->nodes == 1 ? "" : "s", p->cf->name, usable,
-                   j->node_allowed ? " that the node list allows" : "");
+        return err_inval(e, "requested %u node%s but partition %s has %zu%s",
+                         j->nodes, j->nodes == 1 ? "" : "s", p->cf->name,
+                         usable,
+                         j->node_allowed ? " that the node list allows" : "");
     if (max_cpus < j->cpus_per_node)
-        return bad(e,
-                   "requested %u CPUs per node but the largest node in "
-                   "partition %s has %u",
-                   j->cpus_per_node, p->cf->name, max_cpus);
+        return err_inval(e,
+                         "requested %u CPUs per node but the largest node in "
+                         "partition %s has %u",
+                         j->cpus_per_node, p->cf->name, max_cpus);
     if (max_mem < mem)
-        return bad(e,
-                   "requested %" PRIu64 " MiB of memory per node but the "
-                   "largest node in partition %s has %" PRIu64 " MiB",
-                   mem, p->cf->name, max_mem);
+        return err_inval(e,
+                         "requested %" PRIu64 " MiB of memory per node but the "
+                         "largest node in partition %s has %" PRIu64 " MiB",
+                         mem, p->cf->name, max_mem);
     if (max_gpus < gpus)
         return jobgpu_fit_error(j, p->cf, max_gpus, e);
-    return bad(e,
-               "requested %u nodes with %u CPUs, %" PRIu64 " MiB and %u "
-               "GPUs each but partition %s has only %zu such nodes",
-               j->nodes, j->cpus_per_node, mem, j->gpus_per_node, p->cf->name,
-               fit);
+    return err_inval(e,
+                     "requested %u nodes with %u CPUs, %" PRIu64 " MiB and %u "
+                     "GPUs each but partition %s has only %zu such nodes",
+                     j->nodes, j->cpus_per_node, mem, j->gpus_per_node,
+                     p->cf->name, fit);
 }
 
 static int resolve_partition(const struct conf *conf, json_t *spec,
@@ -213,7 +201,7 @@ static int resolve_partition(const struct conf *conf, json_t *spec,
 
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v))
-            return bad(e, "job partition: expected a string");
+            return err_inval(e, "job partition: expected a string");
         p = conf_part_find(conf, json_string_value(v));
         if (p == NULL) {
             char list[ERR_TEXT_MAX / 2] = "";
@@ -221,11 +209,12 @@ static int resolve_partition(const struct conf *conf, json_t *spec,
             for (size_t i = 0; i < conf->n_parts && len < sizeof(list); i++)
                 len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
                                         i ? "," : "", conf->parts[i].name);
-            return bad(e, "invalid partition name \"%.64s\" (partitions: %s)",
-                       json_string_value(v), list);
+            return err_inval(
+                e, "invalid partition name \"%.64s\" (partitions: %s)",
+                json_string_value(v), list);
         }
     } else if ((p = conf_part_default(conf)) == NULL) {
-        return bad(e, "no partition given and no default partition");
+        return err_inval(e, "no partition given and no default partition");
     }
     *part = (size_t)(p - conf->parts);
     return 0;
@@ -255,15 +244,15 @@ static int apply_node_limits(const struct conf *conf, const struct part *p,
         return 0;
     }
     if (j->nodes < p->min_nodes)
-        return bad(e,
-                   "requested %u node%s but partition %s needs at least %u "
-                   "(MinNodes)",
-                   j->nodes, j->nodes == 1 ? "" : "s", p->cf->name,
-                   p->min_nodes);
-    return bad(e,
-               "requested %u nodes but partition %s allows at most %u "
-               "(MaxNodes)",
-               j->nodes, p->cf->name, p->max_nodes);
+        return err_inval(
+            e,
+            "requested %u node%s but partition %s needs at least %u "
+            "(MinNodes)",
+            j->nodes, j->nodes == 1 ? "" : "s", p->cf->name, p->min_nodes);
+    return err_inval(e,
+                     "requested %u nodes but partition %s allows at most %u "
+                     "(MaxNodes)",
+                     j->nodes, p->cf->name, p->max_nodes);
 }
 
 /* Resources: cpus, tasks, nodes, memory. */
@@ -279,8 +268,8 @@ static int parse_resources(json_t *spec, struct job *j, struct err *e)
         opt_int(spec, "mem_per_cpu_mib", 0, INT64_C(1) << 40, &mpc, e) < 0)
         return -1;
     if (mem != 0 && mpc != 0)
-        return bad(e, "job mem_mib and mem_per_cpu_mib are mutually "
-                      "exclusive");
+        return err_inval(e, "job mem_mib and mem_per_cpu_mib are mutually "
+                            "exclusive");
     j->cpus_per_task = (uint32_t)cpt;
     j->ntasks = (uint32_t)nt;
     j->nodes = (uint32_t)nn;
@@ -291,10 +280,10 @@ static int parse_resources(json_t *spec, struct job *j, struct err *e)
     j->mem_mib = (uint64_t)mem;
     j->mem_per_cpu_mib = (uint64_t)mpc;
     if (mpc != 0 && (uint64_t)mpc > (UINT64_C(1) << 50) / j->cpus_per_node)
-        return bad(e,
-                   "job mem_per_cpu_mib: %" PRId64 " MiB for each of %u "
-                   "CPUs is more memory than any node has",
-                   mpc, j->cpus_per_node);
+        return err_inval(e,
+                         "job mem_per_cpu_mib: %" PRId64 " MiB for each of %u "
+                         "CPUs is more memory than any node has",
+                         mpc, j->cpus_per_node);
     return 0;
 }
 
@@ -314,15 +303,16 @@ static int parse_strings(json_t *spec, struct job *j, struct err *e)
         opt_str(spec, "gpus", SPEC_MAX_NAME, &j->gpus, e) < 0)
         return -1;
     if (j->work_dir != NULL && j->work_dir[0] != '/')
-        return bad(e, "job work_dir \"%.200s\" is not an absolute path",
-                   j->work_dir);
+        return err_inval(e, "job work_dir \"%.200s\" is not an absolute path",
+                         j->work_dir);
     if (j->gres != NULL && gres_parse(j->gres, &gl, e) < 0)
         return err_prefix(e, "job gres");
     if (j->gpus != NULL) {
         const char *c = strrchr(j->gpus, ':');
         const char *num = c ? c + 1 : j->gpus;
         if (*num == '\0' || strspn(num, "0123456789") != strlen(num))
-            return bad(e, "job gpus \"%.64s\": expected N or TYPE:N", j->gpus);
+            return err_inval(e, "job gpus \"%.64s\": expected N or TYPE:N",
+                             j->gpus);
     }
     return 0;
 }
@@ -338,28 +328,29 @@ static int parse_payload(json_t *spec, json_t **payload, struct err *e)
     size_t i;
 
     if (!json_is_string(script))
-        return bad(e, "job script: missing (a job needs a script)");
+        return err_inval(e, "job script: missing (a job needs a script)");
     if (strncmp(json_string_value(script), "#!", 2) != 0)
-        return bad(e, "script has no interpreter line (#!...)");
+        return err_inval(e, "script has no interpreter line (#!...)");
     if (argv != NULL && !json_is_null(argv)) {
         if (!json_is_array(argv) || json_array_size(argv) > SPEC_MAX_ARGS)
-            return bad(e, "job argv: expected an array of strings");
+            return err_inval(e, "job argv: expected an array of strings");
         json_array_foreach(argv, i, v)
         {
             if (!json_is_string(v))
-                return bad(e, "job argv[%zu]: expected a string", i);
+                return err_inval(e, "job argv[%zu]: expected a string", i);
         }
     }
     if (env != NULL && !json_is_null(env)) {
         if (!json_is_object(env))
-            return bad(e, "job environment: expected an object of strings");
+            return err_inval(e,
+                             "job environment: expected an object of strings");
         json_object_foreach(env, key, v)
         {
             if (!json_is_string(v) || key[0] == '\0' || strchr(key, '='))
-                return bad(e,
-                           "job environment \"%.64s\": expected NAME "
-                           "(no '=') with a string value",
-                           key);
+                return err_inval(e,
+                                 "job environment \"%.64s\": expected NAME "
+                                 "(no '=') with a string value",
+                                 key);
         }
     }
     *payload = json_pack(
@@ -419,9 +410,10 @@ static int apply_time_limit(const struct conf *conf, const struct part *p,
     if (j->time_limit_s <= p->max_time_s)
         return 0;
     if (conf->enforce_part_limits != CONF_ENFORCE_NO)
-        return bad(e, "time limit %s exceeds the MaxTime %s of partition %s",
-                   timefmt_format(j->time_limit_s, a, sizeof(a)),
-                   timefmt_format(p->max_time_s, b, sizeof(b)), p->cf->name);
+        return err_inval(
+            e, "time limit %s exceeds the MaxTime %s of partition %s",
+            timefmt_format(j->time_limit_s, a, sizeof(a)),
+            timefmt_format(p->max_time_s, b, sizeof(b)), p->cf->name);
     j->part_time_limit = true;
     return 0;
 }
@@ -437,7 +429,7 @@ static int parse_array_dep(struct jobs *js, const struct conf *conf,
     if (json_object_get(spec, "array") != NULL &&
         !json_is_null(json_object_get(spec, "array")) &&
         conf->max_array_size == 0)
-        return bad(e, "job arrays are disabled (MaxArraySize=0)");
+        return err_inval(e, "job arrays are disabled (MaxArraySize=0)");
     if (jobarray_parse(spec, conf->max_array_size, j, e) < 0 ||
         opt_str(spec, "dependency", SPEC_MAX_PATH, &dep, e) < 0)
         return -1;
@@ -446,7 +438,7 @@ static int parse_array_dep(struct jobs *js, const struct conf *conf,
     if (rc < 0)
         return -1;
     if (kill != NULL && !json_is_null(kill) && !json_is_boolean(kill))
-        return bad(e, "job kill_on_invalid_dep: expected true or false");
+        return err_inval(e, "job kill_on_invalid_dep: expected true or false");
     j->kill_invalid_dep = json_is_boolean(kill)
                               ? json_is_true(kill)
                               : jobdep_kill_default(conf->scheduler_parameters);
@@ -543,7 +535,7 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
     int rc;
 
     if (!json_is_object(spec))
-        return bad(e, "SUBMIT: expected {\"job\": {...}}");
+        return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
     if (opt_bool(spec, "test_only", &test_only, e) < 0)
         return -1;
     j = parse_spec(js, c->conf, spec, who, &payload, e);
@@ -609,9 +601,10 @@ static int update_time(struct jobs *js, struct job *j, bool admin, json_t *v,
                        timefmt_format(j->time_limit_s, a, sizeof(a)));
     }
     if (t > max && t > j->time_limit_s)
-        return bad(e, "time limit %s exceeds the MaxTime %s of partition %s",
-                   timefmt_format(t, a, sizeof(a)),
-                   timefmt_format(max, b, sizeof(b)), p->name);
+        return err_inval(e,
+                         "time limit %s exceeds the MaxTime %s of partition %s",
+                         timefmt_format(t, a, sizeof(a)),
+                         timefmt_format(max, b, sizeof(b)), p->name);
     snprintf(what, len, "TimeLimit=%s (was %s)",
              timefmt_format(t, a, sizeof(a)),
              timefmt_format(j->time_limit_s, b, sizeof(b)));
@@ -655,7 +648,7 @@ static int update_dependency(struct jobs *js, struct job *j, json_t *set,
     if (v == NULL)
         return 0;
     if (!json_is_null(v) && !json_is_string(v))
-        return bad(e, "job dependency: expected a string");
+        return err_inval(e, "job dependency: expected a string");
     if (j->state != JOB_PENDING) {
         errno = EBUSY;
         return err_set(e, "Job is no longer pending execution: its "
@@ -694,7 +687,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         return err_set(e, "Job/step already completing or completed");
     }
     if (!json_is_object(set))
-        return bad(e, "JOB_UPDATE: expected \"set\": {...}");
+        return err_inval(e, "JOB_UPDATE: expected \"set\": {...}");
     if (opt_str(set, "name", SPEC_MAX_NAME, &name, e) < 0 ||
         opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0)
         goto error;

@@ -21,20 +21,6 @@
 #include "ctld/parts.h"
 #include "ctld/rpc.h"
 
-static int einval(struct err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int einval(struct err *e, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    err_vset(e, fmt, ap);
-    va_end(ap);
-    errno = EINVAL;
-    return -1;
-}
-
 /* Node daemons' messages come from uid 0 or the controller's uid. */
 static int node_sender(struct rpc *r, struct err *e)
 {
@@ -58,11 +44,11 @@ static int str_filter(json_t *body, const char *key, json_t **out,
     if (a == NULL || json_is_null(a))
         return 0;
     if (!json_is_array(a))
-        return einval(e, "%s: expected an array of strings", key);
+        return err_inval(e, "%s: expected an array of strings", key);
     json_array_foreach(a, i, v)
     {
         if (!json_is_string(v))
-            return einval(e, "%s[%zu]: expected a string", key, i);
+            return err_inval(e, "%s[%zu]: expected a string", key, i);
     }
     *out = a;
     return 0;
@@ -133,9 +119,9 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
     if (str_filter(body, "nodes", &names, e) < 0)
         return -1;
     if (names == NULL || json_array_size(names) == 0)
-        return einval(e, "NODE_UPDATE: no nodes named");
+        return err_inval(e, "NODE_UPDATE: no nodes named");
     if (state == NULL)
-        return einval(e, "NODE_UPDATE: state must be DRAIN, RESUME or DOWN");
+        return err_inval(e, "NODE_UPDATE: state must be DRAIN, RESUME or DOWN");
     if (strcasecmp(state, "DRAIN") == 0)
         admin = NODE_ADMIN_DRAIN;
     else if (strcasecmp(state, "DOWN") == 0)
@@ -143,12 +129,12 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
     else if (strcasecmp(state, "RESUME") == 0)
         admin = NODE_ADMIN_NONE;
     else
-        return einval(e,
-                      "NODE_UPDATE: invalid state \"%.32s\" (DRAIN, RESUME "
-                      "or DOWN)",
-                      state);
+        return err_inval(e,
+                         "NODE_UPDATE: invalid state \"%.32s\" (DRAIN, RESUME "
+                         "or DOWN)",
+                         state);
     if (admin != NODE_ADMIN_NONE && (reason == NULL || reason[0] == '\0'))
-        return einval(e, "NODE_UPDATE: %s needs a reason", state);
+        return err_inval(e, "NODE_UPDATE: %s needs a reason", state);
     /* all names first, so that a bad one changes nothing */
     n = json_array_size(names);
     todo = xcalloc(n, sizeof(*todo));
@@ -157,7 +143,7 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
         todo[i] = nodes_find(r->ctld->nodes, name);
         if (todo[i] == NULL) {
             free(todo);
-            return einval(e, "invalid node name \"%.64s\"", name);
+            return err_inval(e, "invalid node name \"%.64s\"", name);
         }
     }
     for (size_t i = 0; i < n && rc == 0; i++)
@@ -175,7 +161,7 @@ static struct node *sender_node(struct rpc *r, struct err *e)
     struct node *n;
 
     if (name == NULL) {
-        einval(e, "%s: \"node\" is missing", proto_type_name(r->req->type));
+        err_inval(e, "%s: \"node\" is missing", proto_type_name(r->req->type));
         return NULL;
     }
     n = nodes_find(r->ctld->nodes, name);
@@ -197,10 +183,10 @@ static int end_from(struct ctld *c, struct job *j, json_t *o, struct err *e)
     if ((ec != NULL && !json_is_integer(ec)) ||
         (sig != NULL && !json_is_integer(sig)) ||
         (end != NULL && !json_is_null(end) && !json_is_integer(end)))
-        return einval(e, "job end: exit_code, signal and end_time must be "
-                         "integers");
+        return err_inval(e, "job end: exit_code, signal and end_time must be "
+                            "integers");
     if (oom != NULL && !json_is_boolean(oom))
-        return einval(e, "job end: oom must be true or false");
+        return err_inval(e, "job end: oom must be true or false");
     r = (struct job_end){
         .exit_code = (int)json_integer_value(ec),
         .signal = (int)json_integer_value(sig),
@@ -280,15 +266,15 @@ static int check_job_list(json_t *jobs, struct err *e)
     size_t i;
 
     if (!json_is_array(jobs))
-        return einval(e, "NODE_REGISTER: \"jobs\" must be an array");
+        return err_inval(e, "NODE_REGISTER: \"jobs\" must be an array");
     json_array_foreach(jobs, i, v)
     {
         if (!json_is_integer(json_object_get(v, "job_id")) ||
             !json_is_string(json_object_get(v, "state")))
-            return einval(e,
-                          "NODE_REGISTER: jobs[%zu] needs job_id and "
-                          "state",
-                          i);
+            return err_inval(e,
+                             "NODE_REGISTER: jobs[%zu] needs job_id and "
+                             "state",
+                             i);
     }
     return 0;
 }
@@ -310,7 +296,8 @@ static int register_report(json_t *body, struct nodes_report *rep,
 
     if ((gres != NULL && !json_is_null(gres) && !json_is_string(gres)) ||
         (note != NULL && !json_is_null(note) && !json_is_string(note)))
-        return einval(e, "NODE_REGISTER: gres and gres_note must be strings");
+        return err_inval(e,
+                         "NODE_REGISTER: gres and gres_note must be strings");
     if (nodegpu_parse(json_object_get(body, "gpus"), json_string_value(gres),
                       gpus, &pe) < 0) {
         snprintf(bad, len, "unreadable GPU list: %s", pe.text);
@@ -361,7 +348,7 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
         check_job_list(jobs, e) < 0) {
         json_decref(jobs);
         if (errno != EINVAL || e->text[0] == '\0')
-            einval(e, "NODE_REGISTER: cpus and mem_mib must be integers");
+            err_inval(e, "NODE_REGISTER: cpus and mem_mib must be integers");
         return -1;
     }
     if (register_report(body, &rep, &gpus, bad, sizeof(bad), e) < 0) {
@@ -427,7 +414,7 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
     if (node_sender(r, e) < 0 || (n = sender_node(r, e)) == NULL)
         return -1;
     if (!json_is_integer(id))
-        return einval(e, "JOB_END: job_id must be an integer");
+        return err_inval(e, "JOB_END: job_id must be an integer");
     if (n->conn == r->conn)
         nodes_seen(r->ctld->nodes, n, time(NULL));
     j = jobs_find(r->ctld->jobs, (uint64_t)json_integer_value(id));

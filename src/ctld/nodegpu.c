@@ -13,20 +13,6 @@
 
 #include "common/xalloc.h"
 
-static int bad(struct err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int bad(struct err *e, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    err_vset(e, fmt, ap);
-    va_end(ap);
-    errno = EINVAL;
-    return -1;
-}
-
 void nodegpu_fini(struct nodegpu_inv *inv)
 {
     if (inv == NULL)
@@ -154,16 +140,17 @@ static int parse_one(json_t *list, size_t i, struct nodegpu_inv *out,
 
     if (!json_is_object(o) || !json_is_integer(idx) ||
         json_integer_value(idx) < 0 || json_integer_value(idx) >= SCHED_GPU_MAX)
-        return bad(e, "gpus[%zu]: expected {\"index\": 0..%d, ...}", i,
-                   SCHED_GPU_MAX - 1);
+        return err_inval(e, "gpus[%zu]: expected {\"index\": 0..%d, ...}", i,
+                         SCHED_GPU_MAX - 1);
     if (type != NULL && !json_is_null(type) && !json_is_string(type))
-        return bad(e, "gpus[%zu].type: expected a string", i);
+        return err_inval(e, "gpus[%zu].type: expected a string", i);
     snprintf(item, sizeof(item), "gpu:%s:1", t);
     if (t[0] != '\0' && gres_parse(item, &l, NULL) < 0)
-        return bad(e, "gpus[%zu].type \"%.40s\": not a GRES type", i, t);
+        return err_inval(e, "gpus[%zu].type \"%.40s\": not a GRES type", i, t);
     if (nodegpu_find(out, (uint32_t)json_integer_value(idx)) >= 0)
-        return bad(e, "gpus[%zu]: index %" JSON_INTEGER_FORMAT " repeated", i,
-                   json_integer_value(idx));
+        return err_inval(e,
+                         "gpus[%zu]: index %" JSON_INTEGER_FORMAT " repeated",
+                         i, json_integer_value(idx));
     parse_links(json_object_get(o, "links"), list,
                 add(out, (uint32_t)json_integer_value(idx), t));
     return 0;
@@ -184,8 +171,8 @@ int nodegpu_parse(json_t *gpus, const char *gres, struct nodegpu_inv *out,
         return 0;
     }
     if (!json_is_array(gpus) || json_array_size(gpus) > SCHED_GPU_MAX)
-        return bad(e, "gpus: expected an array of at most %d GPUs",
-                   SCHED_GPU_MAX);
+        return err_inval(e, "gpus: expected an array of at most %d GPUs",
+                         SCHED_GPU_MAX);
     for (size_t i = 0; i < json_array_size(gpus); i++) {
         if (parse_one(gpus, i, out, e) < 0) {
             nodegpu_fini(out);

@@ -24,20 +24,6 @@ struct parts {
     size_t n;
 };
 
-static int bad(struct err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int bad(struct err *e, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    err_vset(e, fmt, ap);
-    va_end(ap);
-    errno = EINVAL;
-    return -1;
-}
-
 static void from_conf(struct part *p, const struct conf_part *cf)
 {
     p->cf = cf;
@@ -67,7 +53,8 @@ static int get_time(json_t *v, const char *key, int64_t *out, struct err *e)
         return 0;
     if (json_is_string(v))
         return err_prefix(e, "%s", key);
-    return bad(e, "%s: expected a time (seconds, D-HH:MM:SS or INFINITE)", key);
+    return err_inval(e, "%s: expected a time (seconds, D-HH:MM:SS or INFINITE)",
+                     key);
 }
 
 static int get_count(json_t *v, const char *key, bool unlimited_ok,
@@ -95,8 +82,8 @@ static int get_count(json_t *v, const char *key, bool unlimited_ok,
             return 0;
         }
     }
-    return bad(e, "%s: expected a number%s", key,
-               unlimited_ok ? " or UNLIMITED" : "");
+    return err_inval(e, "%s: expected a number%s", key,
+                     unlimited_ok ? " or UNLIMITED" : "");
 }
 
 static int get_nodes(const struct conf *conf, json_t *v, struct part *p,
@@ -107,7 +94,7 @@ static int get_nodes(const struct conf *conf, json_t *v, struct part *p,
     bool *in;
 
     if (s == NULL)
-        return bad(e, "Nodes: expected a host list or ALL");
+        return err_inval(e, "Nodes: expected a host list or ALL");
     in = xcalloc(conf->n_nodes ? conf->n_nodes : 1, sizeof(*in));
     if (strcasecmp(s, "ALL") == 0) {
         for (size_t i = 0; i < conf->n_nodes; i++)
@@ -122,7 +109,8 @@ static int get_nodes(const struct conf *conf, json_t *v, struct part *p,
             const struct conf_node *n =
                 conf_node_find(conf, hostlist_nth(hl, i));
             if (n == NULL) {
-                bad(e, "Nodes: node %s is not configured", hostlist_nth(hl, i));
+                err_inval(e, "Nodes: node %s is not configured",
+                          hostlist_nth(hl, i));
                 hostlist_destroy(hl);
                 free(in);
                 return -1;
@@ -153,7 +141,7 @@ static int get_state(json_t *v, enum conf_part_state *out, struct err *e)
             return 0;
         }
     }
-    return bad(e, "State: expected UP, DOWN, DRAIN or INACTIVE");
+    return err_inval(e, "State: expected UP, DOWN, DRAIN or INACTIVE");
 }
 
 /* Apply one key to p (a new node_idx replaces the pointer; apply_set
@@ -175,8 +163,8 @@ static int apply_key(const struct conf *conf, struct part *p, const char *key,
         return get_count(v, "PriorityTier", false, &p->priority_tier, e);
     if (strcmp(key, "nodes") == 0)
         return get_nodes(conf, v, p, e);
-    return bad(e, "%s: not a partition setting that can change at run time",
-               key);
+    return err_inval(
+        e, "%s: not a partition setting that can change at run time", key);
 }
 
 /* Apply every key of set to a copy of *p; swap on success. */
@@ -207,8 +195,8 @@ static int apply_set(const struct conf *conf, struct part *p, json_t *set,
         t.default_time_s = t.max_time_s;
     if (t.min_nodes > t.max_nodes) {
         free(t.node_idx);
-        return bad(e, "MinNodes %u is above MaxNodes %u", t.min_nodes,
-                   t.max_nodes);
+        return err_inval(e, "MinNodes %u is above MaxNodes %u", t.min_nodes,
+                         t.max_nodes);
     }
     if (t.node_idx == NULL) { /* Nodes unchanged */
         t.node_idx = p->node_idx;
@@ -305,7 +293,8 @@ int parts_update(struct parts *ps, size_t idx, json_t *set, struct err *e)
     int rc;
 
     if (!json_is_object(set) || json_object_size(set) == 0)
-        return bad(e, "PART_UPDATE: expected \"set\": {...} with a setting");
+        return err_inval(e,
+                         "PART_UPDATE: expected \"set\": {...} with a setting");
     if (apply_set(ps->c->conf, p, set, e) < 0)
         return -1;
     changed = json_deep_copy(p->changed);

@@ -42,11 +42,26 @@ static void test_null_and_truncation(void **state)
     assert_string_equal(e.text, "");
 }
 
+static void test_inval(void **state)
+{
+    struct err e;
+
+    (void)state;
+    errno = 0;
+    assert_int_equal(err_inval(&e, "job %d: bad %s", 7, "time"), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_string_equal(e.text, "job 7: bad time");
+    errno = 0;
+    assert_int_equal(err_inval(NULL, "nobody reads %s", "this"), -1);
+    assert_int_equal(errno, EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_and_prefix),
         cmocka_unit_test(test_null_and_truncation),
+        cmocka_unit_test(test_inval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
