@@ -69,6 +69,7 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
 {
     int64_t deadline = (int64_t)time(NULL) + wait_s;
     struct err e;
+    int reached = 0;
 
     if (job->state == NJOB_LAUNCHING) {
         job->kill_pending = true;
@@ -83,16 +84,18 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
     if (strcmp(reason, "preempted") == 0 &&
         spool_int_write(job->dir, JOBENV_PREEMPT_FILE, deadline, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
-    if (job->pgid > 0) {
+    /* Every process of the job through its cgroup, also those that left
+     * its process group; the process group only when the cgroup reached
+     * nobody.  One SIGTERM each: a second would run a job's trap twice. */
+    if (j->nd->cg.version != CGROUP_NONE) {
+        cgroup_job_signal(&j->nd->cg, job->id, SIGCONT);
+        reached = cgroup_job_signal(&j->nd->cg, job->id, SIGTERM);
+    }
+    if (reached <= 0 && job->pgid > 0) {
         kill(-job->pgid, SIGCONT);
         if (kill(-job->pgid, SIGTERM) < 0 && errno != ESRCH)
             log_warn("job=%" PRIu32 " kill(-%d, SIGTERM)", job->id,
                      (int)job->pgid);
-    }
-    if (j->nd->cg.version != CGROUP_NONE) {
-        /* every process of the job, also those that left its group */
-        cgroup_job_signal(&j->nd->cg, job->id, SIGCONT);
-        cgroup_job_signal(&j->nd->cg, job->id, SIGTERM);
     }
     if (job->kill_deadline != 0 && job->kill_deadline <= deadline)
         return; /* an earlier deadline stands */
