@@ -46,6 +46,7 @@ struct njob {
     size_t rlen;
     uint64_t gen;
     uint32_t seq;
+    int64_t t_recv_us, t_forked_us; /* CLOCK_MONOTONIC: stage stamps */
 
     /* kill: SIGKILL at kill_deadline (0: none) */
     struct event *kill_ev;

@@ -96,7 +96,9 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
  * and fork the supervisor in a session of its own (it makes the job's
  * cgroup when ctx->cg has one).  Returns the read end
  * of the supervisor's report pipe (O_NONBLOCK, O_CLOEXEC; the caller
- * closes it); the report is one line, "ok PID PGID START_TIME" once the
+ * closes it); the report is one line, "ok PID PGID START_TIME T_SUP T_PID
+ * T_CGROUP T_EXEC" (the last four: CLOCK_MONOTONIC microseconds when the
+ * supervisor began, recorded itself, made the cgroup, saw the exec) once the
  * job runs or "error ERRNO TEXT" when it did not start (the supervisor
  * then removed the directory), and EOF without a line means it died.
  * -1 with e on failure, nothing left behind.

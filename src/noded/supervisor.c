@@ -60,6 +60,16 @@ static void report(const char *fmt, ...)
     (void)!write(REPORT_FD, buf, strlen(buf));
 }
 
+/* CLOCK_MONOTONIC in microseconds: the launch's stage stamps, which
+ * sluiced logs at debug level (one clock for every process). */
+static long long mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void reset_signals(void)
 {
     sigset_t none;
@@ -287,6 +297,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     siginfo_t info;
     pid_t pid;
     int wstatus;
+    long long t_sup = mono_us(), t_pid, t_cg, t_exec;
 
     setup_fds(report_fd, a->lock_fd);
     reset_signals();
@@ -299,21 +310,25 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         _exit(1);
     }
     close(LOCK_FD); /* recorded: a restarted sluiced adopts the job */
+    t_pid = mono_us();
     if (has_cgroup(a) && cgroup_job_create(a->cg, a->cgs, &e) < 0) {
         spool_remove(a->jobdir);
         report("error %d cannot set up the job's cgroup: %s",
                errno ? errno : EIO, e.text);
         _exit(1);
     }
+    t_cg = mono_us();
     if ((pid = start_job(a)) < 0) {
         if (has_cgroup(a))
             cgroup_job_destroy(a->cg, a->cgs->job_id);
         spool_remove(a->jobdir);
         _exit(1);
     }
+    t_exec = mono_us();
     st.start_time = time(NULL);
     spool_int_write(a->jobdir, "pgid", pid, &e);
-    report("ok %d %d %lld", (int)self.pid, (int)pid, (long long)st.start_time);
+    report("ok %d %d %lld %lld %lld %lld %lld", (int)self.pid, (int)pid,
+           (long long)st.start_time, t_sup, t_pid, t_cg, t_exec);
     close(REPORT_FD);
     /* wait without reaping, so that the group's id cannot be reused
      * before what the script left behind is killed with it */

@@ -28,8 +28,9 @@ struct supervisor_args {
  * never returns.  With a cgroup, the job's cgroup is made before the job
  * starts, the job enters it before its exec, and once the script ended
  * every process left in it is killed, the OOM killer's verdict recorded
- * in the status and the cgroup removed.  report_fd gets one line: "ok PID PGID START_TIME" once
- * the script was executed, or "error ERRNO TEXT" (the job's spool
+ * in the status and the cgroup removed.  report_fd gets one line: "ok PID
+ * PGID START_TIME T_SUP T_PID T_CGROUP T_EXEC" (stage stamps, launch.h)
+ * once the script was executed, or "error ERRNO TEXT" (the job's spool
  * directory is then removed).  Every other inherited descriptor is
  * closed first.
  */
