@@ -412,7 +412,8 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     struct jobenv_gpus gpus = {NULL, false};
     struct cgroup_job_spec spec = {0};
     struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path,
-                             &gpus,     &nd->cg,  &spec};
+                             &gpus,     &nd->cg,  &spec,
+                             NULL};
     cpu_set_t cpus;
     bool has_cpus = false;
     int *ordinals = NULL;
@@ -421,6 +422,7 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     struct njob *job;
     struct err e;
     int64_t t_recv = mono_us();
+    pid_t sup;
     int fd;
 
     if (launch_parse(json_object_get(f->body, "job"), &l, &e) < 0) {
@@ -444,7 +446,9 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         goto out;
     }
     if (bind_gpus(nd, &l, &ordinals, &e) < 0 ||
-        launch_check_user(&l, nd->name, NULL, &e) < 0) {
+        launch_check_user(&l, nd->name, NULL, &e) < 0 ||
+        (ctx.user = ucache_get(j->users, l.uid, l.gid, time(NULL), &e)) ==
+            NULL) {
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }
@@ -454,10 +458,11 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     if ((has_cpus = pick_cpus(j, l.cpus, &cpus)))
         cgroup_cpus_format(&cpus, spec.cpus, sizeof(spec.cpus));
     gpus.renumber = fence_gpus(nd, &l, &spec);
-    if ((fd = launch_start(&ctx, &l, &e)) < 0) {
+    if ((fd = launch_start(&ctx, &l, &sup, &e)) < 0) {
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }
+    jobs_reap_add(j, sup);
     job = jobs_add(j, l.job_id);
     job->cpus = cpus;
     job->has_cpus = has_cpus;

@@ -19,6 +19,7 @@
 struct jobenv_gpus;
 struct cgroup;
 struct cgroup_job_spec;
+struct ucache_user;
 
 /* Slurm prints this for %a of a job that is not part of an array
  * (NO_VAL - 1). */
@@ -79,6 +80,7 @@ struct launch_ctx {
     const struct jobenv_gpus *gpus;    /* the job's GPUs; NULL: by index */
     const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs; /* the job's cgroup limits */
+    const struct ucache_user *user;    /* the job's user, groups resolved */
 };
 
 /*
@@ -92,9 +94,11 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
 
 /*
  * launch_start: create the job's spool directory (it must not exist),
- * write script (0700, owned by the user) and launch.json (0600), fsync,
- * and fork the supervisor in a session of its own (it makes the job's
- * cgroup when ctx->cg has one).  Returns the read end
+ * write script (0700, owned by the user) and launch.json (0600), and fork
+ * the supervisor in a session of its own (it makes the job's cgroup when
+ * ctx->cg has one).  The supervisor is this process's child, *sup_pid:
+ * the caller reaps it when it ends (jobs_reap), without waiting for it
+ * now; it survives this process.  Returns the read end
  * of the supervisor's report pipe (O_NONBLOCK, O_CLOEXEC; the caller
  * closes it); the report is one line, "ok PID PGID START_TIME T_SUP T_PID
  * T_CGROUP T_EXEC" (the last four: CLOCK_MONOTONIC microseconds when the
@@ -104,6 +108,6 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
  * -1 with e on failure, nothing left behind.
  */
 int launch_start(const struct launch_ctx *ctx, const struct launch *l,
-                 struct err *e);
+                 pid_t *sup_pid, struct err *e);
 
 #endif

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/close_range.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -81,7 +80,8 @@ static void reset_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static int become_user(const struct launch *l, const struct passwd *pw, int fd)
+static int become_user(const struct launch *l, const struct ucache_user *u,
+                       int fd)
 {
     if (geteuid() != 0) {
         if (geteuid() == l->uid)
@@ -90,10 +90,11 @@ static int become_user(const struct launch *l, const struct passwd *pw, int fd)
              (unsigned)l->uid, (unsigned)geteuid());
         return -1;
     }
-    if (initgroups(pw->pw_name, l->gid) < 0 || setgid(l->gid) < 0 ||
+    /* the groups sluiced resolved: no NSS modules loaded in this process */
+    if (setgroups(u->n_groups, u->groups) < 0 || setgid(l->gid) < 0 ||
         setuid(l->uid) < 0) {
-        tell(fd, errno, "cannot become user %s (uid %u, gid %u): %s",
-             pw->pw_name, (unsigned)l->uid, (unsigned)l->gid, strerror(errno));
+        tell(fd, errno, "cannot become user %s (uid %u, gid %u): %s", u->name,
+             (unsigned)l->uid, (unsigned)l->gid, strerror(errno));
         return -1;
     }
     if (l->uid != 0 && setuid(0) == 0) {
@@ -154,8 +155,7 @@ static bool has_cgroup(const struct supervisor_args *a)
 static void job_exec(const struct supervisor_args *a, int fd)
 {
     const struct launch *l = a->launch;
-    struct passwd pw, *res = NULL;
-    char pwbuf[4096], interp[128];
+    char interp[128];
     const char *user, *work_dir;
     char *script = xasprintf("%s/script", a->jobdir), **argv, **env;
     struct err e;
@@ -168,15 +168,9 @@ static void job_exec(const struct supervisor_args *a, int fd)
              e.text);
         _exit(127);
     }
-    getpwuid_r(l->uid, &pw, pwbuf, sizeof(pwbuf), &res);
-    if (res == NULL) {
-        tell(fd, ENOENT, "user %s (uid %u) is unknown on %s", l->user_name,
-             (unsigned)l->uid, a->node);
-        _exit(127);
-    }
-    user = l->user_name[0] ? l->user_name : pw.pw_name;
-    work_dir = l->work_dir[0] ? l->work_dir : pw.pw_dir;
-    if (become_user(l, &pw, fd) < 0)
+    user = l->user_name[0] ? l->user_name : a->user->name;
+    work_dir = l->work_dir[0] ? l->work_dir : a->user->home;
+    if (become_user(l, a->user, fd) < 0)
         _exit(127);
     if (chdir(work_dir) < 0) {
         tell(fd, errno, "cannot chdir to %s: %s", work_dir, strerror(errno));

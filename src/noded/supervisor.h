@@ -11,6 +11,7 @@
 #include "noded/cgroup.h"
 #include "noded/jobenv.h"
 #include "noded/launch.h"
+#include "noded/ucache.h"
 
 struct supervisor_args {
     const struct launch *launch;
@@ -20,6 +21,7 @@ struct supervisor_args {
     const struct jobenv_gpus *gpus; /* NULL: GPUs named by index */
     const struct cgroup *cg;        /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs;
+    const struct ucache_user *user; /* name, home, supplementary groups */
     int lock_fd; /* jobdir locked (spool_lock) until the pid is written */
 };
 
