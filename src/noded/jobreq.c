@@ -446,9 +446,7 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         goto out;
     }
     if (bind_gpus(nd, &l, &ordinals, &e) < 0 ||
-        launch_check_user(&l, nd->name, NULL, &e) < 0 ||
-        (ctx.user = ucache_get(j->users, l.uid, l.gid, time(NULL), &e)) ==
-            NULL) {
+        launch_check_user(&l, nd->name, j->users, &ctx.user, &e) < 0) {
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }

@@ -8,16 +8,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/xalloc.h"
 #include "noded/spool.h"
 #include "noded/supervisor.h"
+#include "noded/ucache.h"
 
 static int bad(struct err *e, const char *key, const char *what)
 {
@@ -282,16 +283,18 @@ void launch_clear(struct launch *l)
     errno = saved;
 }
 
-int launch_check_user(const struct launch *l, const char *node, char **home,
+int launch_check_user(const struct launch *l, const char *node,
+                      struct ucache *users, const struct ucache_user **user,
                       struct err *e)
 {
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-    int rc = getpwuid_r(l->uid, &pw, buf, sizeof(buf), &res);
     uid_t self = geteuid();
+    struct err ue;
 
-    if (res == NULL) {
-        errno = rc ? rc : ENOENT;
+    if ((*user = ucache_get(users, l->uid, l->gid, time(NULL), &ue)) == NULL) {
+        if (errno != ENOENT)
+            return err_set(e, "user %s: %s on %s",
+                           l->user_name[0] ? l->user_name : "?", ue.text,
+                           node);
         return err_set(e, "user %s (uid %u) is unknown on %s",
                        l->user_name[0] ? l->user_name : "?", (unsigned)l->uid,
                        node);
@@ -303,8 +306,6 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
                        "run jobs of uid %u",
                        node, (unsigned)self, (unsigned)l->uid);
     }
-    if (home != NULL)
-        *home = xstrdup(pw.pw_dir);
     return 0;
 }
 

@@ -19,6 +19,7 @@
 struct jobenv_gpus;
 struct cgroup;
 struct cgroup_job_spec;
+struct ucache;
 struct ucache_user;
 
 /* Slurm prints this for %a of a job that is not part of an array
@@ -85,11 +86,13 @@ struct launch_ctx {
 
 /*
  * launch_check_user: the job's user is known on this machine (by uid) and
- * this process may run as it (root, or the same uid).  Fills *home with
- * the user's home directory (new string) when home is not NULL.  -1 with
- * errno and e: "user zhangsan (uid 1001) is unknown on node01".
+ * this process may run as it (root, or the same uid).  *user: the user
+ * resolved through users (name, home, supplementary groups; the cache's
+ * entry, ucache.h).  -1 with errno and e: "user zhangsan (uid 1001) is
+ * unknown on node01".
  */
-int launch_check_user(const struct launch *l, const char *node, char **home,
+int launch_check_user(const struct launch *l, const char *node,
+                      struct ucache *users, const struct ucache_user **user,
                       struct err *e);
 
 /*
