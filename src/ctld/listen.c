@@ -583,7 +583,16 @@ void listen_release(struct listen *l, bool ok)
         conn->dirty = false;
         conn->dirty_next = NULL;
         if (ok) {
-            evbuffer_add_buffer(bufferevent_get_output(conn->bev), conn->held);
+            struct evbuffer *out = bufferevent_get_output(conn->bev);
+            evbuffer_add_buffer(out, conn->held);
+            /* sent now, not at the next turn of the loop: a JOB_LAUNCH
+             * leaves right after its commit (start latency).  What the
+             * socket does not take, or an error, is the bufferevent's
+             * to handle as before.  A closing or throttled connection
+             * waits for conn_write_cb, which only the bufferevent's own
+             * writes call. */
+            if (!conn->closing && !conn->throttled)
+                (void)evbuffer_write(out, bufferevent_getfd(conn->bev));
         } else {
             log_warnx("peer=%s closed: its replies depend on a failed commit",
                       conn->peer_name);
