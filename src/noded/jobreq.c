@@ -411,9 +411,8 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     struct noded *nd = j->nd;
     struct jobenv_gpus gpus = {NULL, false};
     struct cgroup_job_spec spec = {0};
-    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path,
-                             &gpus,     &nd->cg,  &spec,
-                             NULL};
+    struct launch_ctx ctx = {
+        nd->spool, nd->name, j->notify_path, &gpus, &nd->cg, &spec, NULL};
     cpu_set_t cpus;
     bool has_cpus = false;
     int *ordinals = NULL;

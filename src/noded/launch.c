@@ -293,8 +293,7 @@ int launch_check_user(const struct launch *l, const char *node,
     if ((*user = ucache_get(users, l->uid, l->gid, time(NULL), &ue)) == NULL) {
         if (errno != ENOENT)
             return err_set(e, "user %s: %s on %s",
-                           l->user_name[0] ? l->user_name : "?", ue.text,
-                           node);
+                           l->user_name[0] ? l->user_name : "?", ue.text, node);
         return err_set(e, "user %s (uid %u) is unknown on %s",
                        l->user_name[0] ? l->user_name : "?", (unsigned)l->uid,
                        node);

@@ -15,10 +15,10 @@
 
 struct ucache_user {
     uid_t uid;
-    gid_t gid;      /* the job's primary group, as the launch asked */
-    char *name;     /* pw_name */
-    char *home;     /* pw_dir */
-    gid_t *groups;  /* getgrouplist(name, gid): gid is among them */
+    gid_t gid;     /* the job's primary group, as the launch asked */
+    char *name;    /* pw_name */
+    char *home;    /* pw_dir */
+    gid_t *groups; /* getgrouplist(name, gid): gid is among them */
     size_t n_groups;
     time_t expires; /* resolved again from then on */
 };
