@@ -116,6 +116,7 @@ static void compute(struct prio_drv *p, struct job *j, time_t now)
             j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
         .part_factor = cf->parts[j->part].priority_job_factor,
         .qos_prio = q ? q->priority : 0,
+        .nice = j->nice,
     };
     char key[KEY_MAX];
     size_t k;

@@ -201,7 +201,7 @@ json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now)
                       "account", key[0] ? key : NULL, "partition",
                       cf->parts[j->part].name, "qos", j->qos, "priority",
                       (json_int_t)j->priority, "fixed", j->prio_fixed, "nice",
-                      0, "factors", factors_json(j->factors)));
+                      (int)j->nice, "factors", factors_json(j->factors)));
     }
     return json_pack(
         "{s:s, s:o, s:o, s:o}", "priority_type",
