@@ -546,6 +546,30 @@ error:
     return NULL;
 }
 
+/* MaxJobCount, counting each task of an array as one job, as Slurm
+ * does (the pending tasks of an array share one record here). */
+static int check_job_count(struct jobs *js, const struct job *j, struct err *e)
+{
+    uint32_t max = jobs_ctld(js)->conf->max_job_count;
+    size_t tasks = j->array_pending ? j->array_pending->count : 1, have;
+
+    if (tasks > max)
+        return err_inval(e,
+                         "an array of %zu tasks can never fit MaxJobCount "
+                         "(%u): each task counts as one job",
+                         tasks, max);
+    have = jobs_active_tasks(js);
+    if (have + tasks <= max)
+        return 0;
+    errno = EAGAIN;
+    if (tasks == 1)
+        return err_set(e, "MaxJobCount (%u) reached: try again later", max);
+    return err_set(e,
+                   "MaxJobCount (%u) reached: %zu jobs are active and the "
+                   "array adds %zu: try again later",
+                   max, have, tasks);
+}
+
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e)
 {
@@ -569,14 +593,8 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         job_free(j);
         return 0;
     }
-    if (jobs_active(js) >= c->conf->max_job_count) {
-        json_decref(payload);
-        job_free(j);
-        errno = EAGAIN;
-        return err_set(e, "MaxJobCount (%u) reached: try again later",
-                       c->conf->max_job_count);
-    }
-    if (jlimits_submit_check(c->limits, j, e) < 0) {
+    if (check_job_count(js, j, e) < 0 ||
+        jlimits_submit_check(c->limits, j, e) < 0) {
         json_decref(payload);
         job_free(j);
         return -1;
