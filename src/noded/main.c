@@ -82,7 +82,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             usage(stdout);
             exit(0);
         case 'V':
-            printf("sluiced %s\n", NODED_VERSION);
+            printf("sluiced %s\n", SLUICE_VERSION);
             exit(0);
         default:
             usage(stderr);
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
     if (become_daemon(&nd, &o, &pidfd) < 0)
         goto out;
     log_init("sluiced", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, nd.logfp);
-    log_info("sluiced %s starting node=%s pid=%d config=%s", NODED_VERSION,
+    log_info("sluiced %s starting node=%s pid=%d config=%s", SLUICE_VERSION,
              nd.name, (int)getpid(), o.conf_path);
     if (noded_run(&nd, &e) < 0) {
         log_warnx("cannot start: %s", e.text);
