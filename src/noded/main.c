@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "common/conf.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "noded/daemon.h"
 #include "noded/name.h"
 #include "noded/noded.h"
 #include "noded/resources.h"
@@ -150,7 +150,7 @@ static int become_daemon(struct noded *nd, const struct opts *o, int *pidfd)
     struct err e;
     int rc = -1;
 
-    *pidfd = daemon_pidfile_lock(pidpath, &e);
+    *pidfd = daemon_pidfile_lock(pidpath, "sluiced", &e);
     if (*pidfd < 0) {
         fprintf(stderr, "sluiced: %s\n", e.text);
         goto out;
