@@ -8,15 +8,6 @@
 #    sbatch or scontrol update), and the refusal names the option.
 . "$(dirname "$0")/lib.sh"
 
-prio_of() {
-    sprio -h -j "$1" -o '%Y' 2>/dev/null | tr -d ' '
-}
-higher() {
-    local a b
-    a=$(prio_of "$1")
-    b=$(prio_of "$2")
-    [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt "$b" ]
-}
 running() {
     [ "$(job_state "$1")" = RUNNING ]
 }
