@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/xalloc.h"
 #include "sched/bf_profile.h"
@@ -34,6 +33,18 @@ struct bf_shape {
     uint64_t mem;
     int64_t limit;
     bool used;
+};
+
+/* Shapes whose earliest starts are kept. */
+#define BF_WHEN_CACHE 32
+
+/* The earliest start of a shape on each node of its partition. */
+struct bf_when {
+    struct bf_shape shape; /* shape.used: the entry holds one */
+    time_t now;            /* computed from */
+    uint64_t stamp;        /* up to date with changes up to this epoch */
+    time_t *when;          /* per partition node; -1: not in the window */
+    size_t cap;
 };
 
 /* Open-addressing table of uint64 keys (0: empty) with a value each. */
@@ -64,6 +75,14 @@ struct sched_bf_cycle {
     size_t *pick;
     size_t nodes_cap, part_cap;
     size_t examined, reserved; /* the cycle so far */
+    /* Earliest starts per shape, kept between jobs of that shape: only
+     * nodes whose profile changed since (stamp > the entry's) are
+     * recomputed.  Reservations at 10,000 nodes read 10,000 profiles
+     * otherwise. */
+    uint64_t epoch;  /* profile changes so far */
+    uint64_t *stamp; /* per node: the epoch of its last change */
+    struct bf_when wc[BF_WHEN_CACHE];
+    size_t wc_next; /* the entry to reuse when all are taken */
 };
 
 /* ---- small hash tables ------------------------------------------------ */
@@ -225,6 +244,13 @@ static uint64_t fp_nodes(const struct sched_cluster *c)
 
     for (size_t i = 0; i < c->nnodes; i++)
         h = mix(h + fp_node(&c->nodes[i]));
+    /* the partitions' node lists too: the cache of earliest starts is
+     * by partition position */
+    for (size_t p = 0; p < c->nparts; p++) {
+        h = mix(h ^ (c->parts[p].nnodes << 1 | c->parts[p].start_jobs));
+        for (size_t k = 0; k < c->parts[p].nnodes; k++)
+            h = mix(h + c->parts[p].nodes[k]);
+    }
     return h;
 }
 
@@ -280,6 +306,11 @@ void sched_bf_cycle_reset(struct sched_bf_cycle *cy)
     cy->shape = NULL;
     cy->shape_cap = cy->nshape = 0;
     cy->examined = cy->reserved = 0;
+    free(cy->stamp);
+    cy->stamp = NULL;
+    cy->epoch = 0;
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        cy->wc[k].shape.used = false;
     cy->busy = false;
 }
 
@@ -295,6 +326,8 @@ void sched_bf_cycle_destroy(struct sched_bf_cycle *cy)
     free(cy->mask);
     free(cy->when);
     free(cy->pick);
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        free(cy->wc[k].when);
     free(cy);
     errno = saved;
 }
@@ -309,6 +342,10 @@ size_t sched_bf_cycle_bytes(const struct sched_bf_cycle *cy)
                cy->nodes_cap * sizeof(*cy->mask) +
                cy->part_cap * (sizeof(*cy->when) + sizeof(*cy->pick));
 
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        b += cy->wc[k].cap * sizeof(*cy->wc[k].when);
+    if (cy->stamp != NULL)
+        b += cy->prof.nnodes * sizeof(*cy->stamp);
     for (size_t i = 0; cy->prof.node != NULL && i < cy->prof.nnodes; i++)
         b += sizeof(cy->prof.node[i]) +
              cy->prof.node[i].cap * sizeof(*cy->prof.node[i].s);
@@ -441,6 +478,7 @@ int sched_bf_cycle_begin(struct sched_bf_cycle *cy,
                 (struct bf_cand){c->jobs[d->job].id, d->job, d->reason};
     }
     scratch(cy, c);
+    cy->stamp = xcalloc(c->nnodes ? c->nnodes : 1, sizeof(*cy->stamp));
     cy->fp_nodes = fp_nodes(c);
     cy->busy = true;
     return 0;
@@ -460,10 +498,89 @@ static bool allowed(const struct sched_job *j, size_t i)
     return j->node_allowed == NULL || j->node_allowed[i];
 }
 
-/* Start j now on nodes whose profile holds it for its whole limit. */
+/* Take w from node i from t, and note that its profile changed. */
+static void take(struct sched_bf_cycle *cy, size_t i, time_t t,
+                 const struct bf_need *w)
+{
+    bf_profile_take(&cy->prof.node[i], t, w);
+    cy->stamp[i] = ++cy->epoch;
+}
+
+/* The cache entry for j's shape at now, or a free one (shape.used false);
+ * NULL when j is not plain (a node filter: its starts are its own). */
+static struct bf_when *when_entry(struct sched_bf_cycle *cy,
+                                  const struct sched_job *j, time_t now)
+{
+    struct bf_shape s = shape_of(j);
+    struct bf_when *e;
+
+    if (j->node_allowed != NULL)
+        return NULL;
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        if (cy->wc[k].shape.used && cy->wc[k].now == now &&
+            shape_eq(&cy->wc[k].shape, &s))
+            return &cy->wc[k];
+    e = &cy->wc[cy->wc_next++ % BF_WHEN_CACHE];
+    e->shape.used = false;
+    return e;
+}
+
+/* Where a job could start: per partition node, and a summary. */
+struct bf_starts {
+    const time_t *when; /* per partition position; -1: not in the window */
+    time_t best;        /* the earliest of them; -1: none */
+    size_t now_ok;      /* nodes where it could start now */
+};
+
+/*
+ * The earliest start within the window of j on each node of its
+ * partition, by partition position: from the shape's cache entry, brought
+ * up to date, or computed into cy->when.
+ */
+static struct bf_starts earliest_all(struct sched_bf_cycle *cy,
+                                     const struct sched_cluster *c,
+                                     const struct sched_bf *bf, time_t now,
+                                     const struct sched_job *j)
+{
+    struct bf_starts out = {NULL, -1, 0};
+    const struct sched_part *p = &c->parts[j->part];
+    struct bf_need w = need_of(j);
+    struct bf_when *e = when_entry(cy, j, now);
+    time_t horizon = now + bf->window_s, *when = cy->when;
+    bool all = true;
+
+    if (e != NULL) {
+        if (e->cap < p->nnodes) {
+            e->cap = p->nnodes;
+            e->when = xreallocarray(e->when, e->cap, sizeof(*e->when));
+        }
+        all = !e->shape.used;
+        when = e->when;
+    }
+    for (size_t k = 0; k < p->nnodes; k++) {
+        size_t i = p->nodes[k];
+        if (all || cy->stamp[i] > e->stamp)
+            when[k] = allowed(j, i) ? bf_profile_earliest(&cy->prof.node[i], &w,
+                                                          now, horizon)
+                                    : -1;
+        if (when[k] >= 0 && (out.best < 0 || when[k] < out.best))
+            out.best = when[k];
+        out.now_ok += when[k] == now;
+    }
+    if (e != NULL) {
+        e->shape = shape_of(j);
+        e->now = now;
+        e->stamp = cy->epoch;
+    }
+    out.when = when;
+    return out;
+}
+
+/* Start j now on nodes whose profile holds it for its whole limit (its
+ * earliest start there is now). */
 static bool start_now(struct sched_bf_cycle *cy, struct sched_cluster *c,
-                      const struct sched_job *j, time_t now,
-                      struct sched_decision *d)
+                      const struct bf_starts *at, const struct sched_job *j,
+                      time_t now, struct sched_decision *d)
 {
     const struct sched_part *p = &c->parts[j->part];
     struct bf_need w = need_of(j);
@@ -471,53 +588,46 @@ static bool start_now(struct sched_bf_cycle *cy, struct sched_cluster *c,
     size_t ok = 0;
     int rc;
 
-    for (size_t k = 0; k < p->nnodes; k++) {
-        size_t i = p->nodes[k];
-        if (allowed(j, i) && bf_profile_fits(&cy->prof.node[i], now, &w)) {
-            cy->mask[i] = true;
+    if (at->now_ok < j->nodes)
+        return false;
+    for (size_t k = 0; k < p->nnodes; k++)
+        if (at->when[k] == now) {
+            cy->mask[p->nodes[k]] = true;
             ok++;
         }
-    }
     tmp.node_allowed = cy->mask;
     rc = ok >= j->nodes ? select_place(c, &tmp, d) : -1;
-    for (size_t k = 0; k < p->nnodes; k++)
+    for (size_t k = 0; ok > 0 && k < p->nnodes; k++)
         cy->mask[p->nodes[k]] = false;
     if (rc < 0)
         return false;
     for (size_t k = 0; k < d->nnodes; k++)
-        bf_profile_take(&cy->prof.node[d->nodes[k]], now, &w);
+        take(cy, d->nodes[k], now, &w);
     return true;
 }
 
 /* Reserve the earliest time within the window when j fits; 0 if none.
  * Nodes are taken in partition order among those free then. */
 static time_t reserve(struct sched_bf_cycle *cy, const struct sched_cluster *c,
-                      const struct sched_bf *bf, time_t now,
-                      const struct sched_job *j)
+                      const struct bf_starts *at, const struct sched_job *j)
 {
     const struct sched_part *p = &c->parts[j->part];
+    const time_t *when = at->when;
     struct bf_need w = need_of(j);
-    time_t horizon = now + bf->window_s, best = -1;
+    time_t best = at->best;
     size_t got = 0, tried = 0;
 
-    for (size_t k = 0; k < p->nnodes; k++) {
-        size_t i = p->nodes[k];
-        cy->when[k] = allowed(j, i) ? bf_profile_earliest(&cy->prof.node[i], &w,
-                                                          now, horizon)
-                                    : -1;
-        if (cy->when[k] >= 0 && (best < 0 || cy->when[k] < best))
-            best = cy->when[k];
-    }
     while (best >= 0 && tried++ < BF_MAX_CANDIDATES) {
         time_t next = -1;
         got = 0;
         for (size_t k = 0; k < p->nnodes && got < j->nodes; k++) {
-            if (cy->when[k] < 0)
+            if (when[k] < 0)
                 continue;
-            if (cy->when[k] > best) {
-                if (next < 0 || cy->when[k] < next)
-                    next = cy->when[k];
-            } else if (bf_profile_fits(&cy->prof.node[p->nodes[k]], best, &w)) {
+            if (when[k] > best) {
+                if (next < 0 || when[k] < next)
+                    next = when[k];
+            } else if (when[k] == best ||
+                       bf_profile_fits(&cy->prof.node[p->nodes[k]], best, &w)) {
                 cy->pick[got++] = p->nodes[k];
             }
         }
@@ -528,7 +638,7 @@ static time_t reserve(struct sched_bf_cycle *cy, const struct sched_cluster *c,
     if (best < 0 || got < j->nodes)
         return 0;
     for (size_t k = 0; k < got; k++)
-        bf_profile_take(&cy->prof.node[cy->pick[k]], best, &w);
+        take(cy, cy->pick[k], best, &w);
     return best;
 }
 
@@ -548,11 +658,13 @@ static void consider(struct sched_bf_cycle *cy, struct sched_cluster *c,
                      struct sched_result *out, struct sched_bf_stats *st)
 {
     bool may_reserve = cy->reserved < bf->max_job_test;
+    struct bf_starts at;
     time_t t;
 
     if (!may_reserve && shape_failed(cy, j))
         return;
-    if (sched_counters_room(c, j) && start_now(cy, c, j, now, d)) {
+    at = earliest_all(cy, c, bf, now, j);
+    if (sched_counters_room(c, j) && start_now(cy, c, &at, j, now, d)) {
         sched_counters_charge(c, j);
         d->reason = SCHED_REASON_NONE;
         d->start_est = now;
@@ -569,7 +681,7 @@ static void consider(struct sched_bf_cycle *cy, struct sched_cluster *c,
         }
         return;
     }
-    t = reserve(cy, c, bf, now, j);
+    t = reserve(cy, c, &at, j);
     if (t > 0) {
         d->start_est = t;
         cy->reserved++;
@@ -698,101 +810,4 @@ int sched_backfill_pass(struct sched_cluster *c, const struct sched_bf *conf,
     sched_bf_merge(out, &bfr, c->njobs);
     sched_bf_cycle_destroy(cy);
     return 0;
-}
-
-/* ---- SchedulerParameters ---------------------------------------------- */
-
-static const struct {
-    const char *key;
-    uint64_t min, max;
-} bf_keys[] = {
-    {"bf_window", 1, 43200},            /* minutes: up to 30 days */
-    {"bf_resolution", 1, 3600},         /* seconds */
-    {"bf_max_job_test", 1, 1000000},    /* jobs */
-    {"bf_max_job_user", 0, 1000000},    /* jobs; 0: unlimited */
-    {"bf_yield_interval", 1, 10000000}, /* microseconds */
-};
-
-static void bf_set(struct sched_bf *bf, size_t k, uint64_t v)
-{
-    switch (k) {
-    case 0:
-        bf->window_s = (int64_t)v * 60;
-        break;
-    case 1:
-        bf->resolution_s = (int64_t)v;
-        break;
-    case 2:
-        bf->max_job_test = (uint32_t)v;
-        break;
-    case 3:
-        bf->max_job_user = (uint32_t)v;
-        break;
-    default:
-        bf->yield_interval_us = (int64_t)v;
-        break;
-    }
-}
-
-int sched_bf_params_parse(const char *params, struct sched_bf *bf,
-                          struct err *e)
-{
-    struct sched_bf t = *bf;
-    const char *p = params;
-
-    t.window_s = SCHED_BF_WINDOW_S;
-    t.resolution_s = SCHED_BF_RESOLUTION_S;
-    t.max_job_test = SCHED_BF_MAX_JOB_TEST;
-    t.max_job_user = 0;
-    t.cont = false;
-    t.yield_interval_us = 2000000;
-    while (p != NULL && *p != '\0') {
-        size_t len = strcspn(p, ","), klen = strcspn(p, "=,");
-        if (klen == len && len == strlen("bf_continue") &&
-            strncasecmp(p, "bf_continue", len) == 0)
-            t.cont = true;
-        for (size_t k = 0;
-             klen < len && k < sizeof(bf_keys) / sizeof(bf_keys[0]); k++) {
-            char num[32], *end;
-            unsigned long long v;
-            if (strlen(bf_keys[k].key) != klen ||
-                strncasecmp(p, bf_keys[k].key, klen) != 0)
-                continue;
-            if (len - klen - 1 == 0 || len - klen - 1 >= sizeof(num))
-                goto bad;
-            memcpy(num, p + klen + 1, len - klen - 1);
-            num[len - klen - 1] = '\0';
-            errno = 0;
-            v = strtoull(num, &end, 10);
-            if (*end != '\0' || errno != 0 || num[0] == '-' ||
-                v < bf_keys[k].min || v > bf_keys[k].max) {
-                errno = EINVAL;
-                return err_set(e,
-                               "SchedulerParameters: %s=%s: want a whole "
-                               "number from %llu to %llu",
-                               bf_keys[k].key, num,
-                               (unsigned long long)bf_keys[k].min,
-                               (unsigned long long)bf_keys[k].max);
-            }
-            bf_set(&t, k, v);
-        }
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    if (t.resolution_s > t.window_s) {
-        errno = EINVAL;
-        return err_set(e,
-                       "SchedulerParameters: bf_resolution=%lld s is longer "
-                       "than bf_window (%lld s): nothing could be reserved",
-                       (long long)t.resolution_s, (long long)t.window_s);
-    }
-    *bf = t;
-    return 0;
-bad:
-    errno = EINVAL;
-    return err_set(e,
-                   "SchedulerParameters: \"%.*s\": the value is missing "
-                   "or too long",
-                   (int)strcspn(p, ","), p);
 }
