@@ -13,13 +13,16 @@
  * (bf_yield_interval) that resume where the last stopped: the number of
  * slices, the first (main pass + profile + slice) and the longest later
  * slice (what an RPC arriving during the cycle waits at most), the whole
- * cycle, and memory per pending job.
+ * cycle, and memory per pending job.  Last, per node count, how the main
+ * pass and the full pass grow from one queue length to the next, beside
+ * n log n's ratio.
  *
  *   build/bench/sched_pass_bench [--pending 1000,10000,100000]
  *       [--nodes 100,1000,10000] [--seed 1] [--yield-us 20000]
  *       [--naive-max 10000] [--no-naive]
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -320,7 +323,12 @@ static void run_sliced(struct sched_cluster *c, const struct sched_bf *conf,
     sched_bf_cycle_destroy(cy);
 }
 
-static void run_one(const struct opts *o, size_t np, size_t nn)
+/* A row's times, for the growth check. */
+struct row {
+    double main_ms, full_ms;
+};
+
+static struct row run_one(const struct opts *o, size_t np, size_t nn)
 {
     struct world w = {.nn = nn, .np = np};
     struct sched_cluster c;
@@ -413,6 +421,19 @@ static void run_one(const struct opts *o, size_t np, size_t nn)
     free(w.jobs);
     free(w.pj);
     free(w.job_user);
+    return (struct row){t_main, t_ref + t_main + t_bf};
+}
+
+/* Time ratios between two queue lengths against n log n's. */
+static void growth(size_t nn, size_t a, const struct row *ra, size_t b,
+                   const struct row *rb)
+{
+    double nlogn = (double)b * log((double)b) / ((double)a * log((double)a));
+
+    printf("growth nodes=%zu pending %zu->%zu: main x%.1f, full pass x%.1f; "
+           "n log n: x%.1f\n",
+           nn, a, b, rb->main_ms / ra->main_ms, rb->full_ms / ra->full_ms,
+           nlogn);
 }
 
 static size_t parse_list(const char *s, size_t *out, size_t max)
@@ -480,10 +501,15 @@ int main(int argc, char **argv)
                SCHED_ORDER_KEY_BYTES + sizeof(struct prio_job),
            sizeof(struct sched_job), sizeof(struct sched_decision),
            (size_t)SCHED_ORDER_KEY_BYTES, sizeof(struct prio_job));
-    for (size_t n = 0; n < o.nnodes; n++)
+    for (size_t n = 0; n < o.nnodes; n++) {
+        struct row rows[8];
         for (size_t p = 0; p < o.npending; p++) {
             rng_state = o.seed * 0x9e3779b97f4a7c15ULL + 1;
-            run_one(&o, o.pending[p], o.nodes[n]);
+            rows[p] = run_one(&o, o.pending[p], o.nodes[n]);
         }
+        for (size_t p = 1; p < o.npending; p++)
+            growth(o.nodes[n], o.pending[p - 1], &rows[p - 1], o.pending[p],
+                   &rows[p]);
+    }
     return 0;
 }
