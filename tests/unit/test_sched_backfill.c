@@ -377,6 +377,7 @@ static void test_event_restarts(void **state)
     assert_true(st.done);
     assert_int_equal(st.cycle_examined, st.examined);
     assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW)); /* finished */
+    sched_result_clear(&sl);
     assert_int_equal(sched_bf_slice(cy, &c, &bf, NOW, &sl, &st), -1);
     sched_result_clear(&r);
     sched_bf_cycle_destroy(cy);
