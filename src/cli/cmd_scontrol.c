@@ -29,7 +29,7 @@ static void scontrol_help(void)
            "  show job|node|partition [ID]\n"
            "  hold JOBID...       uhold JOBID...      release JOBID...\n"
            "  update JobId=ID [TimeLimit=T] [Partition=P] [JobName=N] "
-           "[Priority=N]\n"
+           "[Priority=N] [Nice=N]\n"
            "  update NodeName=NODES State=DRAIN|DOWN|RESUME [Reason=TEXT]\n"
            "  version\n");
 }

@@ -23,13 +23,12 @@
 #include <event2/listener.h>
 
 #include "common/log.h"
+#include "common/version.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/nodes.h"
 #include "ctld/persist.h"
 #include "ctld/rpc.h"
-
-#define CTLD_VERSION "0.1.0"
 
 /* A peer that does not read its replies stops being read from when this
  * much output waits for it, and is read again once it is down to LOW. */
@@ -360,7 +359,7 @@ static void handle_request(struct conn *conn, const struct proto_frame *f)
     if (!conn->is_unix)
         r.who = f->who;
     if (f->type == PROTO_MSG_PING) {
-        reply = json_pack("{s:s, s:I}", "version", CTLD_VERSION, "now",
+        reply = json_pack("{s:s, s:I}", "version", SLUICE_VERSION, "now",
                           (json_int_t)time(NULL));
         send_reply(conn, f, reply);
         json_decref(reply);

@@ -681,6 +681,8 @@ static void consider(struct sched_bf_cycle *cy, struct sched_cluster *c,
         }
         return;
     }
+    if (j->priority < j->min_prio_reserve) /* QOS MinPrioThreshold */
+        return;
     t = reserve(cy, c, &at, j);
     if (t > 0) {
         d->start_est = t;
