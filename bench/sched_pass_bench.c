@@ -8,15 +8,21 @@
  * baseline: priorities recomputed for every remaining job before each
  * decision (an O(n^2) scan, no sort), strict order, no backfill; beyond
  * --naive-max pending jobs its time is projected from the first 2,000
- * decisions (each scans the remaining queue: n^2/2 in all).  Also: the longest
- * backfill slice when the pass is cut into slices of --slice jobs (what an
- * RPC arriving during a pass waits at most), and memory per pending job.
+ * decisions (each scans the remaining queue: n^2/2 in all).  Also: the
+ * same pass as a backfill cycle cut into slices of at most --yield-us
+ * (bf_yield_interval) that resume where the last stopped: the number of
+ * slices, the first (main pass + profile + slice) and the longest later
+ * slice (what an RPC arriving during the cycle waits at most), the whole
+ * cycle, and memory per pending job.  Last, per node count, how the main
+ * pass and main + backfill grow (CPU time) from one queue length to the
+ * next, beside n log n's ratio.
  *
  *   build/bench/sched_pass_bench [--pending 1000,10000,100000]
- *       [--nodes 100,1000,10000] [--seed 1] [--slice 2000]
- *       [--naive-max 10000]
+ *       [--nodes 100,1000,10000] [--seed 1] [--yield-us 20000]
+ *       [--naive-max 10000] [--no-naive]
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,8 +44,9 @@ struct opts {
     size_t pending[8], npending;
     size_t nodes[8], nnodes;
     uint64_t seed;
-    size_t slice;
+    int64_t yield_us; /* a slice's budget, bf_yield_interval */
     size_t naive_max;
+    bool no_naive; /* --no-naive: skip the baseline (for profiling) */
 };
 
 static uint64_t rng_state;
@@ -253,17 +260,89 @@ static size_t naive_pass(struct world *w, size_t limit)
     return started;
 }
 
-static void run_one(const struct opts *o, size_t np, size_t nn)
+/* CPU time of this thread: what a slice cost, whatever else the machine
+ * runs (the wall figures include time the scheduler gave to others). */
+static double cpu_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int64_t clock_us(void *arg)
+{
+    (void)arg;
+    return (int64_t)(now_ms() * 1000);
+}
+
+/* What one sliced cycle did. */
+struct sliced {
+    size_t slices, started, bytes;
+    double first_ms;   /* main pass + profile + first slice */
+    double max_ms;     /* the longest slice after the first */
+    double max_cpu_ms; /* the same in CPU time */
+    double cycle_ms;   /* all of it */
+};
+
+/* The pass as the controller runs it: the main pass, the cycle begun
+ * over it, then slices of at most yield_us each until the cycle ends. */
+static void run_sliced(struct sched_cluster *c, const struct sched_bf *conf,
+                       int64_t yield_us, struct sliced *out)
+{
+    struct sched_bf bf = *conf;
+    struct sched_bf_cycle *cy = sched_bf_cycle_create();
+    struct sched_bf_stats ss;
+    struct sched_result r, sl;
+    double t0 = now_ms(), s0 = t0, c0 = cpu_ms(), d, dc;
+
+    memset(out, 0, sizeof(*out));
+    bf.clock_us = clock_us;
+    bf.yield_interval_us = yield_us;
+    sched_pass(c, NOW, &r);
+    sched_bf_cycle_begin(cy, c, &bf, NOW, &r);
+    do {
+        sched_bf_slice(cy, c, &bf, NOW, &sl, &ss);
+        d = now_ms() - s0;
+        dc = cpu_ms() - c0;
+        if (out->slices++ == 0) {
+            out->first_ms = d;
+        } else {
+            out->max_ms = d > out->max_ms ? d : out->max_ms;
+            out->max_cpu_ms = dc > out->max_cpu_ms ? dc : out->max_cpu_ms;
+        }
+        out->started += ss.started;
+        sched_result_clear(&sl);
+        if (out->slices == 1)
+            out->bytes = sched_bf_cycle_bytes(cy);
+        s0 = now_ms();
+        c0 = cpu_ms();
+    } while (!ss.done && sched_bf_cycle_valid(cy, c, &bf, NOW));
+    out->cycle_ms = now_ms() - t0;
+    sched_result_clear(&r);
+    sched_bf_cycle_destroy(cy);
+}
+
+/* A row's CPU times, for the growth check (wall times on a shared
+ * machine carry others' work). */
+struct row {
+    double main_ms, full_ms;
+};
+
+static struct row run_one(const struct opts *o, size_t np, size_t nn)
 {
     struct world w = {.nn = nn, .np = np};
     struct sched_cluster c;
     struct sched_bf bf = {.window_s = SCHED_BF_WINDOW_S,
                           .resolution_s = SCHED_BF_RESOLUTION_S,
                           .max_job_test = SCHED_BF_MAX_JOB_TEST};
+    struct sched_bf_cycle *cy = sched_bf_cycle_create();
     struct sched_bf_stats st;
-    struct sched_result r;
-    double t0, t_ref, t_main, t_bf, t_naive = -1, slice_max = 0;
-    size_t main_started, slices = 0, naive_started = 0, naive_steps = np;
+    struct sched_result r, bfr;
+    struct sliced sl;
+    double t0, t_ref, t_main = 0, t_cold = 0, t_bf = 0, t_naive = -1;
+    double c0, c_main = 0, c_bf = 0; /* CPU time */
+    size_t main_started, naive_started = 0, naive_steps = np;
     const char *naive_note = "full";
 
     build_nodes(&w);
@@ -282,55 +361,62 @@ static void run_one(const struct opts *o, size_t np, size_t nn)
     refresh(&w);
     t_ref = now_ms() - t0;
 
-    t0 = now_ms();
-    sched_pass(&c, NOW, &r);
-    t_main = now_ms() - t0;
-    main_started = r.started;
-    sched_result_clear(&r);
-
-    reset_nodes(&w);
-    t0 = now_ms();
-    sched_backfill_pass(&c, &bf, NOW, &r, &st);
-    t_bf = now_ms() - t0;
-    sched_result_clear(&r);
-
-    /* the same pass in slices; each slice's time is what an RPC that
-     * arrives during the pass may wait */
-    bf.max_examine = o->slice;
-    do {
+    /* A first pass at this size pays the page faults of its fresh
+     * arrays; the controller's passes reuse freed memory, so the figures
+     * are of the second (main_cold_ms: the first). */
+    for (int round = 0; round < 2; round++) {
         reset_nodes(&w);
-        double s0 = now_ms(), d;
-        struct sched_bf_stats ss;
-        sched_backfill_pass(&c, &bf, NOW, &r, &ss);
-        d = now_ms() - s0;
+        t0 = now_ms();
+        c0 = cpu_ms();
+        sched_pass(&c, NOW, &r);
+        t_main = now_ms() - t0;
+        c_main = cpu_ms() - c0;
+        if (round == 0)
+            t_cold = t_main;
+        main_started = r.started;
+        /* backfill after that main pass, unsliced, timed on its own */
+        t0 = now_ms();
+        c0 = cpu_ms();
+        sched_bf_cycle_begin(cy, &c, &bf, NOW, &r);
+        sched_bf_slice(cy, &c, &bf, NOW, &bfr, &st);
+        t_bf = now_ms() - t0;
+        c_bf = cpu_ms() - c0;
+        sched_result_clear(&bfr);
         sched_result_clear(&r);
-        if (d > slice_max)
-            slice_max = d;
-        slices++;
-        bf.resume = ss.next;
-        if (ss.done)
-            break;
-    } while (slices < 1000);
+    }
+    sched_bf_cycle_destroy(cy);
+
+    /* the same in slices of at most --yield-us each */
+    reset_nodes(&w);
+    run_sliced(&c, &bf, o->yield_us, &sl);
 
     reset_nodes(&w);
-    if (np > o->naive_max) {
+    if (o->no_naive) {
+        naive_steps = 0;
+        naive_note = "skipped";
+    } else if (np > o->naive_max) {
         naive_steps = 2000 < np ? 2000 : np;
         naive_note = "projected";
     }
     t0 = now_ms();
-    naive_started = naive_pass(&w, naive_steps);
-    t_naive = now_ms() - t0;
-    if (naive_steps < np) /* each step scans the remaining queue */
+    naive_started = naive_steps ? naive_pass(&w, naive_steps) : 0;
+    t_naive = naive_steps ? now_ms() - t0 : 0;
+    if (naive_steps > 0 && naive_steps < np) /* each step scans the rest */
         t_naive *= (double)np / naive_steps / 2;
 
-    printf("pending=%zu nodes=%zu running=%zu refresh_ms=%.2f main_ms=%.2f "
-           "main_started=%zu full_pass_ms=%.2f (refresh+main+backfill) "
-           "backfill_ms=%.2f bf_examined=%zu bf_started=%zu "
-           "bf_reserved=%zu slices=%zu max_slice_ms=%.2f "
-           "naive_ms=%.1f (%s) naive_started=%zu\n",
-           np, nn, w.nrun, t_ref, t_main, main_started, t_ref + t_bf,
-           t_bf - t_main, st.examined, st.started, st.reserved, slices,
-           slice_max, t_naive, naive_note, naive_started);
+    printf(
+        "pending=%zu nodes=%zu running=%zu refresh_ms=%.2f main_ms=%.2f "
+        "(cpu %.2f) main_cold_ms=%.2f main_started=%zu backfill_ms=%.2f (cpu "
+        "%.2f) full_pass_ms=%.2f "
+        "(refresh+main+backfill) bf_examined=%zu bf_started=%zu "
+        "bf_reserved=%zu | sliced: slices=%zu first_slice_ms=%.2f "
+        "(main+profile+slice) max_slice_ms=%.2f (cpu %.2f) cycle_ms=%.2f "
+        "bf_started=%zu cycle_bytes_per_job=%.0f | naive_ms=%.1f (%s) "
+        "naive_started=%zu\n",
+        np, nn, w.nrun, t_ref, t_main, c_main, t_cold, main_started, t_bf, c_bf,
+        t_ref + t_main + t_bf, st.examined, st.started, st.reserved, sl.slices,
+        sl.first_ms, sl.max_ms, sl.max_cpu_ms, sl.cycle_ms, sl.started,
+        (double)sl.bytes / (double)np, t_naive, naive_note, naive_started);
     fflush(stdout);
     free(w.nodes);
     free(w.snap);
@@ -342,6 +428,20 @@ static void run_one(const struct opts *o, size_t np, size_t nn)
     free(w.jobs);
     free(w.pj);
     free(w.job_user);
+    return (struct row){c_main, c_main + c_bf};
+}
+
+/* Time ratios between two queue lengths against n log n's. */
+static void growth(size_t nn, size_t a, const struct row *ra, size_t b,
+                   const struct row *rb)
+{
+    double nlogn = (double)b * log((double)b) / ((double)a * log((double)a));
+
+    printf("growth (cpu) nodes=%zu pending %zu->%zu: main x%.1f, main+backfill "
+           "x%.1f; "
+           "n log n: x%.1f\n",
+           nn, a, b, rb->main_ms / ra->main_ms, rb->full_ms / ra->full_ms,
+           nlogn);
 }
 
 static size_t parse_list(const char *s, size_t *out, size_t max)
@@ -364,10 +464,11 @@ int main(int argc, char **argv)
         {"pending", required_argument, NULL, 'p'},
         {"nodes", required_argument, NULL, 'n'},
         {"seed", required_argument, NULL, 's'},
-        {"slice", required_argument, NULL, 'l'},
+        {"yield-us", required_argument, NULL, 'l'},
         {"naive-max", required_argument, NULL, 'm'},
+        {"no-naive", no_argument, NULL, 'x'},
         {NULL, 0, NULL, 0}};
-    struct opts o = {.seed = 1, .slice = 2000, .naive_max = 10000};
+    struct opts o = {.seed = 1, .yield_us = 20000, .naive_max = 10000};
     int ch;
 
     o.npending = parse_list("1000,10000,100000", o.pending, 8);
@@ -384,30 +485,39 @@ int main(int argc, char **argv)
             o.seed = strtoull(optarg, NULL, 10);
             break;
         case 'l':
-            o.slice = strtoull(optarg, NULL, 10);
+            o.yield_us = (int64_t)strtoull(optarg, NULL, 10);
             break;
         case 'm':
             o.naive_max = strtoull(optarg, NULL, 10);
             break;
+        case 'x':
+            o.no_naive = true;
+            break;
         default:
             fprintf(stderr,
                     "usage: %s [--pending LIST] [--nodes LIST] "
-                    "[--seed N] [--slice N] [--naive-max N]\n",
+                    "[--seed N] [--yield-us N] [--naive-max N] [--no-naive]\n",
                     argv[0]);
             return 2;
         }
     }
     printf("memory per pending job in the core: %zu bytes (sched_job %zu, "
-           "decision %zu, order index %zu, backfill tables %zu, prio_job "
-           "%zu)\n",
+           "decision %zu, order key %zu, prio_job %zu), plus the backfill "
+           "cycle's, measured per row (cycle_bytes_per_job; it includes "
+           "the per-node profile)\n",
            sizeof(struct sched_job) + sizeof(struct sched_decision) +
-               sizeof(size_t) + 2 * (8 + 4 + 8) + sizeof(struct prio_job),
+               SCHED_ORDER_KEY_BYTES + sizeof(struct prio_job),
            sizeof(struct sched_job), sizeof(struct sched_decision),
-           sizeof(size_t), (size_t)(2 * (8 + 4 + 8)), sizeof(struct prio_job));
-    for (size_t n = 0; n < o.nnodes; n++)
+           (size_t)SCHED_ORDER_KEY_BYTES, sizeof(struct prio_job));
+    for (size_t n = 0; n < o.nnodes; n++) {
+        struct row rows[8];
         for (size_t p = 0; p < o.npending; p++) {
             rng_state = o.seed * 0x9e3779b97f4a7c15ULL + 1;
-            run_one(&o, o.pending[p], o.nodes[n]);
+            rows[p] = run_one(&o, o.pending[p], o.nodes[n]);
         }
+        for (size_t p = 1; p < o.npending; p++)
+            growth(o.nodes[n], o.pending[p - 1], &rows[p - 1], o.pending[p],
+                   &rows[p]);
+    }
     return 0;
 }

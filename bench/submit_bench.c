@@ -6,6 +6,7 @@
  * CPU time the clients (and the processes they ran) used per job.
  *
  *   build/bench/submit_bench -c CLIENTS -n JOBS_PER_CLIENT [--tcp] [--hold]
+ *                            [--vary]
  *                            [-p PARTITION] [--cli SBATCH]
  *
  * The controller is found through SLUICE_CONF, as the CLI finds it: its
@@ -13,6 +14,8 @@
  * With --cli each submission is instead one run of the command SBATCH
  * ("SBATCH --parsable --wrap true [-H] [-p PARTITION]", output discarded),
  * as a shell loop would run it: the latency is the whole process's.
+ * --vary gives the jobs (over the API) 4 time limits, 1, 2 or 4 GPUs and
+ * 1, 2 or 4 CPUs, so that backfill has varied work.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +41,7 @@ struct opts {
     int jobs;
     bool tcp;
     bool hold;
+    bool vary; /* --vary: shapes and time limits vary by job */
     const char *partition;
     const char *cli; /* one process of this command per submission */
 };
@@ -81,7 +85,14 @@ static json_t *job_spec(const struct opts *o, int i)
     json_object_set_new(job, "environment", json_pack("{s:s}", "I", "x"));
     if (o->partition)
         json_object_set_new(job, "partition", json_string(o->partition));
-    (void)i;
+    if (o->vary) { /* 4 time limits x 3 GPU counts x 3 CPU counts */
+        static const int lim_s[] = {600, 3600, 14400, 86400};
+        static const char *const gres[] = {"gpu:1", "gpu:2", "gpu:4"};
+        json_object_set_new(job, "time_limit_s", json_integer(lim_s[i % 4]));
+        json_object_set_new(job, "gres", json_string(gres[i / 4 % 3]));
+        json_object_set_new(job, "cpus_per_task",
+                            json_integer(1 << (i / 12 % 3)));
+    }
     return json_pack("{s:o}", "job", job);
 }
 
@@ -198,6 +209,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         {"partition", required_argument, NULL, 'p'},
         {"tcp", no_argument, NULL, 't'},
         {"hold", no_argument, NULL, 'H'},
+        {"vary", no_argument, NULL, 'V'},
         {"cli", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
@@ -220,6 +232,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             break;
         case 'H':
             o->hold = true;
+            break;
+        case 'V':
+            o->vary = true;
             break;
         case 'C':
             o->cli = optarg;
@@ -244,7 +259,8 @@ int main(int argc, char **argv)
 
     if (parse_opts(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: submit_bench [-c CLIENTS] [-n JOBS] "
-                        "[-p PARTITION] [--tcp] [--hold] [--cli SBATCH]\n");
+                        "[-p PARTITION] [--tcp] [--hold] [--vary] "
+                        "[--cli SBATCH]\n");
         return 2;
     }
     c = conf_load(path ? path : CONF_DEFAULT_PATH, NULL, &e);

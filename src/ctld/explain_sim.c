@@ -121,7 +121,6 @@ static void set_backfill(struct explain_sim *x)
     if (sched_bf_params_parse(conf->scheduler_parameters, &x->bf, &e) < 0)
         sched_bf_params_parse("", &x->bf, &e); /* check-config says why */
     x->bf.max_examine = 0;
-    x->bf.resume.valid = false;
     x->bf.running = x->running;
     x->bf.nrunning = x->nrunning;
 }

@@ -107,17 +107,22 @@ struct job *jobarray_split(struct jobs *js, struct job *m, uint32_t t,
 
 /* ---- the pass's model --------------------------------------------------- */
 
+/* Room for cap entries (the arrays grow, never shrink). */
+static void model_grow(struct sched_model *m, size_t cap)
+{
+    m->cap = cap;
+    m->pend = xreallocarray(m->pend, m->cap, sizeof(*m->pend));
+    m->task = xreallocarray(m->task, m->cap, sizeof(*m->task));
+    m->sj = xreallocarray(m->sj, m->cap, sizeof(*m->sj));
+    m->chg = xreallocarray(m->chg, 2 * m->cap, sizeof(*m->chg));
+    m->nmine = xreallocarray(m->nmine, m->cap, sizeof(*m->nmine));
+}
+
 static void push(struct sched_model *m, struct job *j, int64_t task,
                  struct sched_job sj)
 {
-    if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 256;
-        m->pend = xreallocarray(m->pend, m->cap, sizeof(*m->pend));
-        m->task = xreallocarray(m->task, m->cap, sizeof(*m->task));
-        m->sj = xreallocarray(m->sj, m->cap, sizeof(*m->sj));
-        m->chg = xreallocarray(m->chg, 2 * m->cap, sizeof(*m->chg));
-        m->nmine = xreallocarray(m->nmine, m->cap, sizeof(*m->nmine));
-    }
+    if (m->n == m->cap)
+        model_grow(m, m->cap ? 2 * m->cap : 256);
     m->pend[m->n] = j;
     m->task[m->n] = task;
     m->sj[m->n] = sj;
@@ -246,6 +251,9 @@ void sched_model_collect(struct jobs *js, struct sched_model *m,
     const struct modeler model = {fn, arg};
 
     memset(m, 0, sizeof(*m));
+    /* sized once: doubling a 100k-job model copies megabytes per pass */
+    if (jobs_active(js) > 0)
+        model_grow(m, jobs_active(js));
     for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
         if (j->state != JOB_PENDING || j->part_time_limit ||
             j->part_node_limit || j->dep_state != DEP_MET)

@@ -33,10 +33,6 @@
 #define SCHED_DRV_CHEAP_US 5000
 /* A backfill slice's time budget unless bf_yield_interval says less. */
 #define SCHED_DRV_SLICE_US 20000
-/* Jobs the first slice of a controller examines, and the fewest any
- * slice does (the size adapts to the budget). */
-#define SCHED_DRV_FIRST_SLICE 1000
-#define SCHED_DRV_MIN_SLICE 50
 
 struct sched_drv {
     struct ctld *c;
@@ -47,11 +43,10 @@ struct sched_drv {
     struct event *defer_ev;
     uint64_t passes;
     struct reason *why;
-    bool backfill;      /* SchedulerType=sched/backfill */
-    struct sched_bf bf; /* SchedulerParameters */
-    bool bf_more;       /* a backfill cycle is under way */
-    struct sched_bf_cursor cursor;
-    size_t slice_jobs; /* jobs the next slice may examine */
+    bool backfill;                /* SchedulerType=sched/backfill */
+    struct sched_bf bf;           /* SchedulerParameters */
+    bool bf_more;                 /* a backfill cycle is under way */
+    struct sched_bf_cycle *cycle; /* kept across slices */
     int64_t slice_budget_us;
     struct sched_sample sample; /* of the last pass */
     struct sched_stats st;
@@ -85,7 +80,6 @@ static void bf_setup(struct sched_drv *s, const struct conf *conf)
         log_warnx("SchedulerParameters: %s; backfill defaults used", e.text);
         sched_bf_params_parse("", &s->bf, &e);
     }
-    s->slice_jobs = SCHED_DRV_FIRST_SLICE;
     s->slice_budget_us = SCHED_DRV_SLICE_US;
     if (strstr(conf->scheduler_parameters, "bf_yield_interval") != NULL &&
         s->bf.yield_interval_us < s->slice_budget_us)
@@ -103,6 +97,7 @@ struct sched_drv *sched_drv_create(struct ctld *c)
     s->why = reason_create(c);
     s->backfill = conf->scheduler_type == CONF_SCHED_BACKFILL;
     bf_setup(s, conf);
+    s->cycle = sched_bf_cycle_create();
     sched_stats_init(&s->st, time(NULL));
     s->preempt = preempt_drv_create(c);
     return s;
@@ -117,6 +112,7 @@ void sched_drv_destroy(struct sched_drv *s)
     free(s->parts);
     reason_destroy(s->why);
     preempt_drv_destroy(s->preempt);
+    sched_bf_cycle_destroy(s->cycle);
     free(s);
 }
 
@@ -455,21 +451,81 @@ static void charge_model(struct ctld *c, struct sched_model *m,
     free(first);
 }
 
-/* Run the core on cl: main pass, or main pass and one backfill slice. */
+static int64_t clock_cb(void *arg)
+{
+    (void)arg;
+    return mono_us();
+}
+
+/* The main pass, and the backfill cycle begun over it unless the cycle
+ * under way may go on (resume). */
+static int main_pass(struct sched_drv *s, struct sched_cluster *cl,
+                     const struct sched_bf *bf, bool resume, time_t now,
+                     struct sched_result *r)
+{
+    if (sched_pass(cl, now, r) < 0)
+        return -1;
+    for (size_t k = 0; k < r->n; k++)
+        if (r->decisions[k].nnodes > 0)
+            r->decisions[k].start_est = now;
+    if (resume)
+        return 0;
+    if (sched_bf_cycle_begin(s->cycle, cl, bf, now, r) < 0) {
+        sched_result_clear(r);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Run the core on cl: the main pass alone, or with backfill one slice of
+ * the cycle.  A cycle under way goes on where it stopped when nothing
+ * that its profile was built from changed (sched_bf_cycle_valid) and,
+ * after an event, only with bf_continue; a slice without an event skips
+ * the main pass (*ran_main false: r holds only the slice's decisions).
+ */
 static int decide(struct sched_drv *s, struct sched_cluster *cl, bool cont,
-                  time_t now, struct sched_result *r, struct sched_bf_stats *st)
+                  bool event, time_t now, struct sched_result *r,
+                  struct sched_bf_stats *st, bool *ran_main)
 {
     struct sched_bf bf = s->bf;
-    int rc;
+    struct sched_result bfr;
+    bool resume;
+    int rc = -1;
 
     memset(st, 0, sizeof(*st));
     st->done = true;
+    *ran_main = true;
     if (!s->backfill)
         return sched_pass(cl, now, r);
     bf.running = model_running(s->c, &bf.nrunning);
-    bf.max_examine = s->slice_jobs;
-    bf.resume = cont ? s->cursor : (struct sched_bf_cursor){0};
-    rc = sched_backfill_pass(cl, &bf, now, r, st);
+    bf.clock_us = clock_cb;
+    bf.yield_interval_us = s->slice_budget_us;
+    bf.max_examine = 0;
+    resume = cont && sched_bf_cycle_valid(s->cycle, cl, &bf, now);
+    *ran_main = !resume || event;
+    if (!*ran_main)
+        memset(r, 0, sizeof(*r));
+    else if (main_pass(s, cl, &bf, resume, now, r) < 0)
+        goto out;
+    if (resume && *ran_main && r->started > 0) {
+        resume = false; /* the main pass changed the profile */
+        if (sched_bf_cycle_begin(s->cycle, cl, &bf, now, r) < 0) {
+            sched_result_clear(r);
+            goto out;
+        }
+    }
+    if (sched_bf_slice(s->cycle, cl, &bf, now, &bfr, st) < 0) {
+        sched_result_clear(r);
+        goto out;
+    }
+    st->restarted = !resume;
+    if (*ran_main)
+        sched_bf_merge(r, &bfr, cl->njobs);
+    else
+        *r = bfr;
+    rc = 0;
+out:
     free((void *)bf.running);
     return rc;
 }
@@ -482,11 +538,13 @@ static void sample_fill(struct sched_drv *s, const struct sched_result *r,
         if (r->decisions[i].backfilled)
             s->sample.backfilled++;
     s->sample.examined = st->examined;
-    s->sample.reserved = st->reserved;
+    s->sample.reserved = st->cycle_reserved;
+    s->sample.slice_jobs = st->examined;
 }
 
-/* One pass; cont: continue the backfill cycle from its cursor. */
-static void pass(struct sched_drv *s, time_t now, bool cont)
+/* One pass; cont: the backfill cycle under way may go on; event: an
+ * event asked for the pass (else it is the next slice of a cycle). */
+static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
 {
     struct ctld *c = s->c;
     struct sched_model m;
@@ -494,6 +552,7 @@ static void pass(struct sched_drv *s, time_t now, bool cont)
     struct sched_bf_stats st = {.done = true};
     struct sched_cluster cl;
     uint64_t *used = NULL;
+    bool ran_main = true;
 
     prio_drv_sync(c->prio, now);
     sched_model_collect(c->jobs, &m, model_entry, s);
@@ -507,10 +566,11 @@ static void pass(struct sched_drv *s, time_t now, bool cont)
         charge_model(c, &m, &cl);
         preempt_drv_hold(s->preempt, &cl, m.sj, m.n);
         reason_begin(s->why);
-        if (decide(s, &cl, cont, now, &r, &st) == 0) {
+        if (decide(s, &cl, cont, event, now, &r, &st, &ran_main) == 0) {
             if (apply(s, &m, &r, now))
                 ctld_schedule(c);
-            preempt_drv_run(s->preempt, &cl, m.pend, &r, now);
+            if (ran_main) /* a slice alone leaves preemption to the pass */
+                preempt_drv_run(s->preempt, &cl, m.pend, &r, now);
             sample_fill(s, &r, &st);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
@@ -518,36 +578,25 @@ static void pass(struct sched_drv *s, time_t now, bool cont)
             sched_result_clear(&r);
         } else {
             log_warn("sched pass=%" PRIu64 " refused the model", s->passes);
+            sched_bf_cycle_reset(s->cycle);
         }
         free(cl.nodes);
         free(used);
         jlimits_pass_end(c->limits);
+    } else {
+        sched_bf_cycle_reset(s->cycle);
     }
     s->sample.queue = m.n;
     s->sample.cycle_done = st.done;
+    s->sample.cont = !st.restarted;
     sched_model_free(&m);
     s->bf_more = !st.done;
-    if (s->bf_more)
-        s->cursor = st.next;
-}
-
-/* Size the next slice so that it takes about the slice budget. */
-static void slice_adapt(struct sched_drv *s, int64_t dur_us)
-{
-    if (!s->bf_more)
-        return;
-    if (dur_us > s->slice_budget_us && s->slice_jobs > SCHED_DRV_MIN_SLICE)
-        s->slice_jobs /= 2;
-    else if (dur_us < s->slice_budget_us / 2 && s->slice_jobs < (1u << 24))
-        s->slice_jobs *= 2;
-    if (s->slice_jobs < SCHED_DRV_MIN_SLICE)
-        s->slice_jobs = SCHED_DRV_MIN_SLICE;
 }
 
 void sched_drv_run(struct sched_drv *s, time_t now)
 {
     int64_t start = mono_us(), wait_us, dur;
-    bool cont;
+    bool cont, event;
 
     if (!s->wanted && !s->bf_more)
         return;
@@ -558,21 +607,19 @@ void sched_drv_run(struct sched_drv *s, time_t now)
             evtimer_add(s->defer_ev, &tv);
         return;
     }
-    /* An event restarts the backfill cycle unless bf_continue. */
-    cont = s->bf_more && (!s->wanted || s->bf.cont);
+    /* An event restarts the backfill cycle unless bf_continue; either
+     * way a cycle whose profile went stale restarts (decide). */
+    event = s->wanted;
+    cont = s->bf_more && (!event || s->bf.cont);
     s->wanted = false;
     s->passes++;
-    s->sample = (struct sched_sample){.backfill = s->backfill,
-                                      .cont = cont,
-                                      .slice_jobs = s->slice_jobs,
-                                      .now = now};
-    pass(s, now, cont);
+    s->sample = (struct sched_sample){.backfill = s->backfill, .now = now};
+    pass(s, now, cont, event);
     s->last_end_us = mono_us();
     dur = s->last_end_us - start;
     s->last_dur_us = dur;
     s->sample.dur_us = dur;
     sched_stats_add(&s->st, &s->sample);
-    slice_adapt(s, dur);
     if (s->bf_more && !evtimer_pending(s->defer_ev, NULL)) {
         /* the next slice after this iteration's I/O */
         struct timeval tv = {0, 0};

@@ -23,8 +23,9 @@ struct sched_sample {
     bool cont;         /* it continued a cycle */
     bool cycle_done;   /* the slice reached the end of the queue */
     size_t examined;   /* jobs backfill examined in this slice */
-    size_t reserved;   /* reservations it made */
-    size_t slice_jobs; /* the slice's job budget */
+    size_t reserved;   /* reservations its cycle has made so far */
+    size_t slice_jobs; /* jobs the slice examined (slices are bounded by
+                          time, bf_yield_interval) */
     int64_t dur_us;
     time_t now;
 };

@@ -1,231 +1,89 @@
 /*
- * Backfill over a per-node time profile of free resources.  Each node's
- * profile is a step function: from step k's time until the next step's,
- * so much is free.  Running jobs give it back at their end (rounded up to
- * bf_resolution); reservations and backfilled jobs take it for their time
- * limit.  A job may start now only if its whole time limit fits the
- * profile, which already holds every reservation: so it delays none.
+ * Backfill cycles over the availability profile (bf_profile.c).  A job may
+ * start now only if its whole time limit fits the profile, which already
+ * holds every reservation: so it delays none.  The cycle keeps the
+ * profile, its queue and its tables between slices; a fingerprint of the
+ * nodes and running jobs tells when they went stale.
  */
 #include "sched/backfill.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/xalloc.h"
+#include "sched/bf_profile.h"
 #include "sched/select.h"
 
-#define BF_FOREVER ((time_t)(INT64_MAX / 4))
 /* Distinct start times tried for a multi-node reservation. */
 #define BF_MAX_CANDIDATES 64
 
-struct bf_step {
-    time_t t;
-    int64_t cpus, mem, gpus;
+/* A job of the cycle's queue: its id, where it was in c->jobs, and why
+ * the main pass left it waiting. */
+struct bf_cand {
+    uint64_t id;
+    size_t idx;
+    enum sched_reason reason;
 };
 
-struct bf_node {
-    struct bf_step *s;
-    size_t n, cap;
-    bool usable;
+/* A job's shape, for "the same shape already failed to start now". */
+struct bf_shape {
+    size_t part;
+    uint32_t nodes, cpus, gpus;
+    uint64_t mem;
+    int64_t limit;
+    bool used;
 };
 
-struct bf_need {
-    int64_t cpus, mem, gpus;
-    time_t dur;
+/* Shapes whose earliest starts are kept. */
+#define BF_WHEN_CACHE 32
+
+/* The earliest start of a shape on each node of its partition. */
+struct bf_when {
+    struct bf_shape shape; /* shape.used: the entry holds one */
+    time_t now;            /* computed from */
+    uint64_t stamp;        /* up to date with changes up to this epoch */
+    time_t *when;          /* per partition node; -1: not in the window */
+    size_t cap;
 };
 
-struct bf {
-    struct sched_cluster *c;
-    const struct sched_bf *conf;
-    time_t now;
-    struct bf_node *node;
-    bool *mask;     /* per node, for select_place; kept all false */
-    time_t *when;   /* per node scratch: earliest start */
-    uint64_t *seen; /* open-addressing tables: users, failed shapes */
-    uint32_t *seen_n;
-    size_t seen_cap;
-    const struct sched_job **shape;
-    size_t shape_cap;
+/* Open-addressing table of uint64 keys (0: empty) with a value each. */
+struct bf_map {
+    uint64_t *key;
+    size_t *val;
+    size_t cap, n;
 };
 
-/* ---- the profile ------------------------------------------------------ */
-
-static time_t round_end(const struct bf *b, time_t end)
-{
-    int64_t res = b->conf->resolution_s > 0 ? b->conf->resolution_s : 1;
-    int64_t d = end - b->now;
-
-    if (end == 0)
-        return BF_FOREVER;
-    if (d <= 0)
-        return b->now + res;
-    return b->now + (d + res - 1) / res * res;
-}
-
-static void step_push(struct bf_node *n, struct bf_step s)
-{
-    if (n->n == n->cap) {
-        n->cap = n->cap ? 2 * n->cap : 4;
-        n->s = xreallocarray(n->s, n->cap, sizeof(*n->s));
-    }
-    n->s[n->n++] = s;
-}
-
-static int by_time(const void *a, const void *b)
-{
-    time_t x = ((const struct bf_step *)a)->t,
-           y = ((const struct bf_step *)b)->t;
-
-    return x < y ? -1 : x > y;
-}
-
-/* A release of what a job holds on node i at its (rounded) end. */
-static void release(struct bf *b, size_t i, time_t end, int64_t cpus,
-                    int64_t mem, int64_t gpus)
-{
-    if (end >= BF_FOREVER || i >= b->c->nnodes)
-        return;
-    step_push(&b->node[i], (struct bf_step){end, cpus, mem, gpus});
-}
-
-static uint32_t gpus_free(const struct sched_node *n)
-{
-    uint32_t used = 0;
-
-    for (size_t w = 0; w < SCHED_GPU_WORDS(n->ngpus); w++)
-        used += (uint32_t)__builtin_popcountll(n->gpu_used[w]);
-    return n->ngpus - used;
-}
-
-/* Turn each node's releases into steps, starting with what is free now. */
-static void profile_finish(struct bf *b)
-{
-    for (size_t i = 0; i < b->c->nnodes; i++) {
-        const struct sched_node *sn = &b->c->nodes[i];
-        struct bf_node *n = &b->node[i];
-        size_t rel = n->n, out = 1;
-        struct bf_step cur = {b->now, (int64_t)sn->cpus - sn->cpus_alloc,
-                              (int64_t)sn->mem_mib - (int64_t)sn->mem_alloc_mib,
-                              sn->ngpus ? gpus_free(sn) : 0};
-
-        n->usable = sn->up && !sn->drain;
-        step_push(n, cur); /* at the end; moved to the front below */
-        qsort(n->s, rel, sizeof(*n->s), by_time);
-        memmove(n->s + 1, n->s, rel * sizeof(*n->s));
-        n->s[0] = cur;
-        for (size_t k = 1; k <= rel; k++) {
-            struct bf_step d = n->s[k];
-            cur.cpus += d.cpus, cur.mem += d.mem, cur.gpus += d.gpus;
-            cur.t = d.t;
-            if (n->s[out - 1].t == d.t)
-                n->s[out - 1] = cur;
-            else
-                n->s[out++] = cur;
-        }
-        n->n = out;
-    }
-}
-
-static int profile_build(struct bf *b, const struct sched_result *main)
-{
-    const struct sched_bf *bf = b->conf;
-
-    for (size_t r = 0; r < bf->nrunning; r++) {
-        const struct sched_running *x = &bf->running[r];
-        time_t end = round_end(b, x->end_time);
-        for (size_t k = 0; k < x->nnodes; k++) {
-            if (x->nodes[k] >= b->c->nnodes)
-                return -1;
-            release(b, x->nodes[k], end, x->cpus_per_node,
-                    (int64_t)x->mem_per_node_mib, x->gpus_per_node);
-        }
-    }
-    for (size_t k = 0; k < main->n; k++) {
-        const struct sched_decision *d = &main->decisions[k];
-        const struct sched_job *j = &b->c->jobs[d->job];
-        time_t end = j->time_limit_s > 0
-                         ? round_end(b, b->now + j->time_limit_s)
-                         : BF_FOREVER;
-        for (size_t i = 0; i < d->nnodes; i++)
-            release(b, d->nodes[i], end, j->cpus_per_node,
-                    (int64_t)j->mem_per_node_mib, j->gpus_per_node);
-    }
-    profile_finish(b);
-    return 0;
-}
-
-/* The step in force at t (the last one at or before it). */
-static size_t step_at(const struct bf_node *n, time_t t)
-{
-    size_t lo = 0, hi = n->n;
-
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (n->s[mid].t <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static bool fits(const struct bf_node *n, time_t t, const struct bf_need *w)
-{
-    time_t end = w->dur >= BF_FOREVER ? BF_FOREVER : t + w->dur;
-    size_t first = step_at(n, t);
-
-    if (!n->usable)
-        return false;
-    for (size_t k = first; k < n->n; k++) {
-        const struct bf_step *s = &n->s[k];
-        if (k > first && s->t >= end)
-            break;
-        if (s->cpus < w->cpus || s->mem < w->mem || s->gpus < w->gpus)
-            return false;
-    }
-    return true;
-}
-
-/* The earliest step time <= horizon at which w fits n; -1 if none. */
-static time_t earliest(const struct bf_node *n, const struct bf_need *w,
-                       time_t horizon)
-{
-    if (!n->usable)
-        return -1;
-    for (size_t k = 0; k < n->n && n->s[k].t <= horizon; k++)
-        if (fits(n, n->s[k].t, w))
-            return n->s[k].t;
-    return -1;
-}
-
-/* Make t a step boundary of n; returns the step starting at t. */
-static size_t split(struct bf_node *n, time_t t)
-{
-    size_t k = step_at(n, t);
-
-    if (n->s[k].t == t)
-        return k;
-    step_push(n, n->s[n->n - 1]);
-    memmove(&n->s[k + 2], &n->s[k + 1], (n->n - k - 2) * sizeof(*n->s));
-    n->s[k + 1] = n->s[k];
-    n->s[k + 1].t = t;
-    return k + 1;
-}
-
-static void take(struct bf_node *n, time_t t, const struct bf_need *w)
-{
-    time_t end = w->dur >= BF_FOREVER ? BF_FOREVER : t + w->dur;
-    split(n, t);
-    if (end < BF_FOREVER)
-        split(n, end);
-    for (size_t k = step_at(n, t); k < n->n && n->s[k].t < end; k++) {
-        n->s[k].cpus -= w->cpus;
-        n->s[k].mem -= w->mem;
-        n->s[k].gpus -= w->gpus;
-    }
-}
+struct sched_bf_cycle {
+    bool busy;
+    time_t begin;
+    struct bf_profile prof;
+    struct bf_cand *q;
+    size_t nq, pos;
+    struct bf_cand *resv; /* the jobs holding a reservation */
+    size_t nresv, resv_cap;
+    struct bf_map users; /* uid + 1 -> jobs examined */
+    struct bf_shape *shape;
+    size_t shape_cap, nshape;
+    struct bf_map ids; /* id + 1 -> index in c->jobs, per slice */
+    bool ids_built;
+    /* what the next slice must find: the nodes, and the running jobs as
+     * at the cycle's begin (fp_base) or with its own starts (fp_run) */
+    uint64_t fp_nodes, fp_base, fp_run;
+    bool *mask;   /* per node, for select_place; all false */
+    time_t *when; /* per partition node: earliest start */
+    size_t *pick;
+    size_t nodes_cap, part_cap;
+    size_t examined, reserved; /* the cycle so far */
+    /* Earliest starts per shape, kept between jobs of that shape: only
+     * nodes whose profile changed since (stamp > the entry's) are
+     * recomputed.  Reservations at 10,000 nodes read 10,000 profiles
+     * otherwise. */
+    uint64_t epoch;  /* profile changes so far */
+    uint64_t *stamp; /* per node: the epoch of its last change */
+    struct bf_when wc[BF_WHEN_CACHE];
+    size_t wc_next; /* the entry to reuse when all are taken */
+};
 
 /* ---- small hash tables ------------------------------------------------ */
 
@@ -234,27 +92,80 @@ static uint64_t mix(uint64_t x)
     x ^= x >> 33;
     x *= UINT64_C(0xff51afd7ed558ccd);
     x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
     return x;
 }
 
-/* Jobs examined so far for user u, after counting this one. */
-static uint32_t user_count(struct bf *b, uint32_t u)
+static void map_clear(struct bf_map *m)
 {
-    size_t m = b->seen_cap - 1, i = mix(u + 1) & m;
-
-    while (b->seen[i] != 0 && b->seen[i] != (uint64_t)u + 1)
-        i = (i + 1) & m;
-    b->seen[i] = (uint64_t)u + 1;
-    return ++b->seen_n[i];
+    free(m->key);
+    free(m->val);
+    memset(m, 0, sizeof(*m));
 }
 
-static bool shape_eq(const struct sched_job *x, const struct sched_job *y)
+static size_t *map_slot(struct bf_map *m, uint64_t key, bool add);
+
+static void map_grow(struct bf_map *m)
 {
-    return x->part == y->part && x->nodes == y->nodes &&
-           x->cpus_per_node == y->cpus_per_node &&
-           x->mem_per_node_mib == y->mem_per_node_mib &&
-           x->gpus_per_node == y->gpus_per_node &&
-           x->time_limit_s == y->time_limit_s;
+    struct bf_map old = *m;
+
+    m->cap = old.cap ? 2 * old.cap : 64;
+    m->key = xcalloc(m->cap, sizeof(*m->key));
+    m->val = xcalloc(m->cap, sizeof(*m->val));
+    m->n = 0;
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.key[i] != 0)
+            *map_slot(m, old.key[i], true) = old.val[i];
+    free(old.key);
+    free(old.val);
+}
+
+/* The value of key (!= 0); with add, a new key gets a zero value.
+ * NULL when absent and !add. */
+static size_t *map_slot(struct bf_map *m, uint64_t key, bool add)
+{
+    size_t i;
+
+    if (add && 2 * (m->n + 1) > m->cap)
+        map_grow(m);
+    if (m->cap == 0)
+        return NULL;
+    i = mix(key) & (m->cap - 1);
+    while (m->key[i] != 0 && m->key[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    if (m->key[i] == 0) {
+        if (!add)
+            return NULL;
+        m->key[i] = key;
+        m->val[i] = 0;
+        m->n++;
+    }
+    return &m->val[i];
+}
+
+static struct bf_shape shape_of(const struct sched_job *j)
+{
+    return (struct bf_shape){j->part,
+                             j->nodes,
+                             j->cpus_per_node,
+                             j->gpus_per_node,
+                             j->mem_per_node_mib,
+                             j->time_limit_s,
+                             true};
+}
+
+static bool shape_eq(const struct bf_shape *x, const struct bf_shape *y)
+{
+    return x->part == y->part && x->nodes == y->nodes && x->cpus == y->cpus &&
+           x->mem == y->mem && x->gpus == y->gpus && x->limit == y->limit;
+}
+
+static uint64_t shape_hash(const struct bf_shape *s)
+{
+    return mix(((uint64_t)s->part << 40) ^ ((uint64_t)s->nodes << 32) ^
+               s->cpus ^ mix(s->mem) ^ ((uint64_t)s->gpus << 20) ^
+               mix((uint64_t)s->limit));
 }
 
 static bool plain(const struct sched_job *j)
@@ -263,26 +174,314 @@ static bool plain(const struct sched_job *j)
            (j->gpu_type == NULL || j->gpu_type[0] == '\0');
 }
 
-/* Has a job of j's shape already failed to start now (add == false), or
- * remember that one did (add == true). */
-static bool shape_failed(struct bf *b, const struct sched_job *j, bool add)
-{
-    uint64_t h = mix(((uint64_t)j->part << 40) ^ ((uint64_t)j->nodes << 32) ^
-                     j->cpus_per_node ^ mix(j->mem_per_node_mib) ^
-                     ((uint64_t)j->gpus_per_node << 20) ^
-                     mix((uint64_t)j->time_limit_s));
-    size_t m = b->shape_cap - 1, i = h & m;
+static void shape_insert(struct sched_bf_cycle *cy, const struct bf_shape *s);
 
-    if (!plain(j))
+static void shape_grow(struct sched_bf_cycle *cy)
+{
+    struct bf_shape *old = cy->shape;
+    size_t oldcap = cy->shape_cap;
+
+    cy->shape_cap = oldcap ? 2 * oldcap : 64;
+    cy->shape = xcalloc(cy->shape_cap, sizeof(*cy->shape));
+    cy->nshape = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].used)
+            shape_insert(cy, &old[i]);
+    free(old);
+}
+
+static void shape_insert(struct sched_bf_cycle *cy, const struct bf_shape *s)
+{
+    size_t i;
+
+    if (2 * (cy->nshape + 1) > cy->shape_cap)
+        shape_grow(cy);
+    i = shape_hash(s) & (cy->shape_cap - 1);
+    while (cy->shape[i].used && !shape_eq(&cy->shape[i], s))
+        i = (i + 1) & (cy->shape_cap - 1);
+    if (!cy->shape[i].used)
+        cy->nshape++;
+    cy->shape[i] = *s;
+}
+
+/* Has a job of j's shape already failed to start now in this cycle? */
+static bool shape_failed(const struct sched_bf_cycle *cy,
+                         const struct sched_job *j)
+{
+    struct bf_shape s = shape_of(j);
+    size_t i;
+
+    if (!plain(j) || cy->shape_cap == 0)
         return false;
-    while (b->shape[i] != NULL) {
-        if (shape_eq(b->shape[i], j))
+    i = shape_hash(&s) & (cy->shape_cap - 1);
+    while (cy->shape[i].used) {
+        if (shape_eq(&cy->shape[i], &s))
             return true;
-        i = (i + 1) & m;
+        i = (i + 1) & (cy->shape_cap - 1);
     }
-    if (add)
-        b->shape[i] = j;
     return false;
+}
+
+/* ---- the fingerprint of the profile's inputs ---------------------------- */
+
+static uint64_t fp_node(const struct sched_node *n)
+{
+    uint64_t h = mix(n->cpus_alloc ^ ((uint64_t)n->cpus << 32));
+
+    h = mix(h ^ n->mem_alloc_mib) ^ mix(n->mem_mib + 1);
+    h = mix(h ^ ((uint64_t)n->up << 1 | n->drain) ^ (uint64_t)n->ngpus << 8 ^
+            (uint64_t)n->users << 24 ^ (uint64_t)n->user_exclusive << 28 ^
+            (uint64_t)n->user << 32);
+    for (size_t w = 0; n->gpu_used != NULL && w < SCHED_GPU_WORDS(n->ngpus);
+         w++)
+        h = mix(h ^ n->gpu_used[w]);
+    return h;
+}
+
+static uint64_t fp_nodes(const struct sched_cluster *c)
+{
+    uint64_t h = mix(c->nnodes + 1);
+
+    for (size_t i = 0; i < c->nnodes; i++)
+        h = mix(h + fp_node(&c->nodes[i]));
+    /* the partitions' node lists too: the cache of earliest starts is
+     * by partition position */
+    for (size_t p = 0; p < c->nparts; p++) {
+        h = mix(h ^ (c->parts[p].nnodes << 1 | c->parts[p].start_jobs));
+        for (size_t k = 0; k < c->parts[p].nnodes; k++)
+            h = mix(h + c->parts[p].nodes[k]);
+    }
+    return h;
+}
+
+/* One running job; the set is hashed by sum, so order does not matter. */
+static uint64_t fp_item(const size_t *nodes, size_t nnodes, uint32_t cpus,
+                        uint64_t mem, uint32_t gpus, time_t end)
+{
+    uint64_t h = mix((uint64_t)end) ^ mix(cpus + ((uint64_t)gpus << 32));
+
+    h = mix(h ^ mix(mem + 1));
+    for (size_t k = 0; k < nnodes; k++)
+        h += mix(nodes[k] + 0x9e3779b97f4a7c15ULL);
+    return mix(h);
+}
+
+static uint64_t fp_running(const struct sched_bf *bf)
+{
+    uint64_t h = 0;
+
+    for (size_t r = 0; r < bf->nrunning; r++) {
+        const struct sched_running *x = &bf->running[r];
+        h += fp_item(x->nodes, x->nnodes, x->cpus_per_node, x->mem_per_node_mib,
+                     x->gpus_per_node, x->end_time);
+    }
+    return h;
+}
+
+/* The running entry a job started at now will have. */
+static uint64_t fp_started(const struct sched_job *j,
+                           const struct sched_decision *d, time_t now)
+{
+    return fp_item(d->nodes, d->nnodes, j->cpus_per_node, j->mem_per_node_mib,
+                   j->gpus_per_node,
+                   j->time_limit_s > 0 ? now + j->time_limit_s : 0);
+}
+
+/* ---- the cycle -------------------------------------------------------- */
+
+struct sched_bf_cycle *sched_bf_cycle_create(void)
+{
+    return xcalloc(1, sizeof(struct sched_bf_cycle));
+}
+
+void sched_bf_cycle_reset(struct sched_bf_cycle *cy)
+{
+    bf_profile_free(&cy->prof);
+    free(cy->q);
+    cy->q = NULL;
+    cy->nq = cy->pos = 0;
+    cy->nresv = 0;
+    map_clear(&cy->users);
+    free(cy->shape);
+    cy->shape = NULL;
+    cy->shape_cap = cy->nshape = 0;
+    cy->examined = cy->reserved = 0;
+    free(cy->stamp);
+    cy->stamp = NULL;
+    cy->epoch = 0;
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        cy->wc[k].shape.used = false;
+    cy->busy = false;
+}
+
+void sched_bf_cycle_destroy(struct sched_bf_cycle *cy)
+{
+    int saved = errno;
+
+    if (cy == NULL)
+        return;
+    sched_bf_cycle_reset(cy);
+    free(cy->resv);
+    map_clear(&cy->ids);
+    free(cy->mask);
+    free(cy->when);
+    free(cy->pick);
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        free(cy->wc[k].when);
+    free(cy);
+    errno = saved;
+}
+
+size_t sched_bf_cycle_bytes(const struct sched_bf_cycle *cy)
+{
+    size_t b = sizeof(*cy) + cy->nq * sizeof(*cy->q) +
+               cy->resv_cap * sizeof(*cy->resv) +
+               cy->users.cap * (sizeof(uint64_t) + sizeof(size_t)) +
+               cy->ids.cap * (sizeof(uint64_t) + sizeof(size_t)) +
+               cy->shape_cap * sizeof(*cy->shape) +
+               cy->nodes_cap * sizeof(*cy->mask) +
+               cy->part_cap * (sizeof(*cy->when) + sizeof(*cy->pick));
+
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        b += cy->wc[k].cap * sizeof(*cy->wc[k].when);
+    if (cy->stamp != NULL)
+        b += cy->prof.nnodes * sizeof(*cy->stamp);
+    for (size_t i = 0; cy->prof.node != NULL && i < cy->prof.nnodes; i++)
+        b += sizeof(cy->prof.node[i]) +
+             cy->prof.node[i].cap * sizeof(*cy->prof.node[i].s);
+    return b;
+}
+
+bool sched_bf_cycle_busy(const struct sched_bf_cycle *cy)
+{
+    return cy->busy;
+}
+
+/* The map from ids to indices in c->jobs; an id seen twice maps to
+ * SIZE_MAX (ambiguous: array tasks share their record's id). */
+static void ids_build(struct sched_bf_cycle *cy, const struct sched_cluster *c)
+{
+    map_clear(&cy->ids);
+    for (size_t i = 0; i < c->njobs; i++) {
+        size_t *v = map_slot(&cy->ids, c->jobs[i].id + 1, true);
+        *v = *v == 0 ? i + 1 : SIZE_MAX;
+    }
+    cy->ids_built = true;
+}
+
+/* Where the job with this id is in c->jobs now; SIZE_MAX when gone. */
+static size_t find_job(struct sched_bf_cycle *cy, const struct sched_cluster *c,
+                       uint64_t id, size_t hint)
+{
+    size_t *v;
+
+    if (hint < c->njobs && c->jobs[hint].id == id &&
+        (hint == 0 || c->jobs[hint - 1].id != id) &&
+        (hint + 1 == c->njobs || c->jobs[hint + 1].id != id))
+        return hint;
+    if (!cy->ids_built)
+        ids_build(cy, c);
+    v = map_slot(&cy->ids, id + 1, false);
+    return v == NULL || *v == SIZE_MAX ? SIZE_MAX : *v - 1;
+}
+
+bool sched_bf_cycle_valid(struct sched_bf_cycle *cy,
+                          const struct sched_cluster *c,
+                          const struct sched_bf *bf, time_t now)
+{
+    if (!cy->busy || now < cy->begin || c->nnodes != cy->prof.nnodes)
+        return false;
+    if (fp_nodes(c) != cy->fp_nodes)
+        return false;
+    uint64_t run = fp_running(bf);
+    if (run != cy->fp_run && run != cy->fp_base)
+        return false;
+    cy->ids_built = false;
+    for (size_t k = 0; k < cy->nresv; k++)
+        if (find_job(cy, c, cy->resv[k].id, cy->resv[k].idx) == SIZE_MAX)
+            return false;
+    return true;
+}
+
+static void scratch(struct sched_bf_cycle *cy, const struct sched_cluster *c)
+{
+    size_t maxpart = 1;
+
+    for (size_t i = 0; i < c->nparts; i++)
+        if (c->parts[i].nnodes > maxpart)
+            maxpart = c->parts[i].nnodes;
+    if (c->nnodes + 1 > cy->nodes_cap) {
+        free(cy->mask);
+        cy->nodes_cap = c->nnodes + 1;
+        cy->mask = xcalloc(cy->nodes_cap, sizeof(*cy->mask));
+    }
+    if (maxpart > cy->part_cap) {
+        cy->part_cap = maxpart;
+        cy->when = xreallocarray(cy->when, maxpart, sizeof(*cy->when));
+        cy->pick = xreallocarray(cy->pick, maxpart, sizeof(*cy->pick));
+    }
+}
+
+static int profile_build(struct sched_bf_cycle *cy,
+                         const struct sched_cluster *c,
+                         const struct sched_bf *bf,
+                         const struct sched_result *main)
+{
+    struct bf_profile *p = &cy->prof;
+
+    for (size_t r = 0; r < bf->nrunning; r++) {
+        const struct sched_running *x = &bf->running[r];
+        time_t end = bf_profile_round_end(p, x->end_time);
+        for (size_t k = 0; k < x->nnodes; k++) {
+            if (x->nodes[k] >= c->nnodes)
+                return -1;
+            bf_profile_release(p, x->nodes[k], end, x->cpus_per_node,
+                               (int64_t)x->mem_per_node_mib, x->gpus_per_node);
+        }
+    }
+    for (size_t k = 0; k < main->n; k++) {
+        const struct sched_decision *d = &main->decisions[k];
+        const struct sched_job *j = &c->jobs[d->job];
+        time_t end = j->time_limit_s > 0
+                         ? bf_profile_round_end(p, cy->begin + j->time_limit_s)
+                         : BF_FOREVER;
+        for (size_t i = 0; i < d->nnodes; i++)
+            bf_profile_release(p, d->nodes[i], end, j->cpus_per_node,
+                               (int64_t)j->mem_per_node_mib, j->gpus_per_node);
+        if (d->nnodes > 0)
+            cy->fp_run += fp_started(j, d, cy->begin);
+    }
+    bf_profile_finish(p, c->nodes);
+    return 0;
+}
+
+int sched_bf_cycle_begin(struct sched_bf_cycle *cy,
+                         const struct sched_cluster *c,
+                         const struct sched_bf *bf, time_t now,
+                         const struct sched_result *main)
+{
+    sched_bf_cycle_reset(cy);
+    cy->begin = now;
+    cy->fp_base = cy->fp_run = fp_running(bf);
+    bf_profile_init(&cy->prof, c->nnodes, now, bf->resolution_s);
+    if (profile_build(cy, c, bf, main) < 0) {
+        sched_bf_cycle_reset(cy);
+        errno = EINVAL;
+        return -1;
+    }
+    cy->q = xcalloc(main->n ? main->n : 1, sizeof(*cy->q));
+    for (size_t k = 0; k < main->n; k++) {
+        const struct sched_decision *d = &main->decisions[k];
+        if (d->nnodes == 0 && (d->reason == SCHED_REASON_PRIORITY ||
+                               d->reason == SCHED_REASON_RESOURCES))
+            cy->q[cy->nq++] =
+                (struct bf_cand){c->jobs[d->job].id, d->job, d->reason};
+    }
+    scratch(cy, c);
+    cy->stamp = xcalloc(c->nnodes ? c->nnodes : 1, sizeof(*cy->stamp));
+    cy->fp_nodes = fp_nodes(c);
+    cy->busy = true;
+    return 0;
 }
 
 /* ---- decisions -------------------------------------------------------- */
@@ -299,57 +498,138 @@ static bool allowed(const struct sched_job *j, size_t i)
     return j->node_allowed == NULL || j->node_allowed[i];
 }
 
-/* Start j now on nodes whose profile holds it for its whole limit. */
-static bool start_now(struct bf *b, const struct sched_job *j,
-                      struct sched_decision *d)
+/* Take w from node i from t, and note that its profile changed. */
+static void take(struct sched_bf_cycle *cy, size_t i, time_t t,
+                 const struct bf_need *w)
 {
-    const struct sched_part *p = &b->c->parts[j->part];
+    bf_profile_take(&cy->prof.node[i], t, w);
+    cy->stamp[i] = ++cy->epoch;
+}
+
+/* The cache entry for j's shape at now, or a free one (shape.used false);
+ * NULL when j is not plain (a node filter: its starts are its own). */
+static struct bf_when *when_entry(struct sched_bf_cycle *cy,
+                                  const struct sched_job *j, time_t now)
+{
+    struct bf_shape s = shape_of(j);
+    struct bf_when *e;
+
+    if (j->node_allowed != NULL)
+        return NULL;
+    for (size_t k = 0; k < BF_WHEN_CACHE; k++)
+        if (cy->wc[k].shape.used && cy->wc[k].now == now &&
+            shape_eq(&cy->wc[k].shape, &s))
+            return &cy->wc[k];
+    e = &cy->wc[cy->wc_next++ % BF_WHEN_CACHE];
+    e->shape.used = false;
+    return e;
+}
+
+/* Where a job could start: per partition node, and a summary. */
+struct bf_starts {
+    const time_t *when; /* per partition position; -1: not in the window */
+    time_t best;        /* the earliest of them; -1: none */
+    size_t now_ok;      /* nodes where it could start now */
+};
+
+/*
+ * The earliest start within the window of j on each node of its
+ * partition, by partition position: from the shape's cache entry, brought
+ * up to date, or computed into cy->when.
+ */
+static struct bf_starts earliest_all(struct sched_bf_cycle *cy,
+                                     const struct sched_cluster *c,
+                                     const struct sched_bf *bf, time_t now,
+                                     const struct sched_job *j)
+{
+    struct bf_starts out = {NULL, -1, 0};
+    const struct sched_part *p = &c->parts[j->part];
+    struct bf_need w = need_of(j);
+    struct bf_when *e = when_entry(cy, j, now);
+    time_t horizon = now + bf->window_s, *when = cy->when;
+    bool all = true;
+
+    if (e != NULL) {
+        if (e->cap < p->nnodes) {
+            e->cap = p->nnodes;
+            e->when = xreallocarray(e->when, e->cap, sizeof(*e->when));
+        }
+        all = !e->shape.used;
+        when = e->when;
+    }
+    for (size_t k = 0; k < p->nnodes; k++) {
+        size_t i = p->nodes[k];
+        if (all || cy->stamp[i] > e->stamp)
+            when[k] = allowed(j, i) ? bf_profile_earliest(&cy->prof.node[i], &w,
+                                                          now, horizon)
+                                    : -1;
+        if (when[k] >= 0 && (out.best < 0 || when[k] < out.best))
+            out.best = when[k];
+        out.now_ok += when[k] == now;
+    }
+    if (e != NULL) {
+        e->shape = shape_of(j);
+        e->now = now;
+        e->stamp = cy->epoch;
+    }
+    out.when = when;
+    return out;
+}
+
+/* Start j now on nodes whose profile holds it for its whole limit (its
+ * earliest start there is now). */
+static bool start_now(struct sched_bf_cycle *cy, struct sched_cluster *c,
+                      const struct bf_starts *at, const struct sched_job *j,
+                      time_t now, struct sched_decision *d)
+{
+    const struct sched_part *p = &c->parts[j->part];
     struct bf_need w = need_of(j);
     struct sched_job tmp = *j;
     size_t ok = 0;
     int rc;
 
-    for (size_t k = 0; k < p->nnodes; k++) {
-        size_t i = p->nodes[k];
-        if (allowed(j, i) && fits(&b->node[i], b->now, &w)) {
-            b->mask[i] = true;
+    if (at->now_ok < j->nodes)
+        return false;
+    for (size_t k = 0; k < p->nnodes; k++)
+        if (at->when[k] == now) {
+            cy->mask[p->nodes[k]] = true;
             ok++;
         }
-    }
-    tmp.node_allowed = b->mask;
-    rc = ok >= j->nodes ? select_place(b->c, &tmp, d) : -1;
-    for (size_t k = 0; k < p->nnodes; k++)
-        b->mask[p->nodes[k]] = false;
+    tmp.node_allowed = cy->mask;
+    rc = ok >= j->nodes ? select_place(c, &tmp, d) : -1;
+    for (size_t k = 0; ok > 0 && k < p->nnodes; k++)
+        cy->mask[p->nodes[k]] = false;
     if (rc < 0)
         return false;
     for (size_t k = 0; k < d->nnodes; k++)
-        take(&b->node[d->nodes[k]], b->now, &w);
+        take(cy, d->nodes[k], now, &w);
     return true;
 }
 
-/* Reserve the earliest time within the window when j fits; 0 if none. */
-static time_t reserve(struct bf *b, const struct sched_job *j)
+/* Reserve the earliest time within the window when j fits; 0 if none.
+ * Nodes are taken in partition order among those free then. */
+static time_t reserve(struct sched_bf_cycle *cy, const struct sched_cluster *c,
+                      const struct bf_starts *at, const struct sched_job *j)
 {
-    const struct sched_part *p = &b->c->parts[j->part];
+    const struct sched_part *p = &c->parts[j->part];
+    const time_t *when = at->when;
     struct bf_need w = need_of(j);
-    time_t horizon = b->now + b->conf->window_s, best = -1;
+    time_t best = at->best;
     size_t got = 0, tried = 0;
 
-    for (size_t k = 0; k < p->nnodes; k++) {
-        size_t i = p->nodes[k];
-        b->when[k] = allowed(j, i) ? earliest(&b->node[i], &w, horizon) : -1;
-        if (b->when[k] >= 0 && (best < 0 || b->when[k] < best))
-            best = b->when[k];
-    }
     while (best >= 0 && tried++ < BF_MAX_CANDIDATES) {
         time_t next = -1;
         got = 0;
-        for (size_t k = 0; k < p->nnodes; k++) {
-            if (b->when[k] > best && (next < 0 || b->when[k] < next))
-                next = b->when[k];
-            if (b->when[k] >= 0 && b->when[k] <= best &&
-                fits(&b->node[p->nodes[k]], best, &w))
-                got++;
+        for (size_t k = 0; k < p->nnodes && got < j->nodes; k++) {
+            if (when[k] < 0)
+                continue;
+            if (when[k] > best) {
+                if (next < 0 || when[k] < next)
+                    next = when[k];
+            } else if (when[k] == best ||
+                       bf_profile_fits(&cy->prof.node[p->nodes[k]], best, &w)) {
+                cy->pick[got++] = p->nodes[k];
+            }
         }
         if (got >= j->nodes)
             break;
@@ -357,150 +637,158 @@ static time_t reserve(struct bf *b, const struct sched_job *j)
     }
     if (best < 0 || got < j->nodes)
         return 0;
-    got = 0;
-    for (size_t k = 0; k < p->nnodes && got < j->nodes; k++)
-        if (b->when[k] >= 0 && b->when[k] <= best &&
-            fits(&b->node[p->nodes[k]], best, &w)) {
-            take(&b->node[p->nodes[k]], best, &w);
-            got++;
-        }
+    for (size_t k = 0; k < got; k++)
+        take(cy, cy->pick[k], best, &w);
     return best;
 }
 
-static bool after_cursor(const struct sched_job *j,
-                         const struct sched_bf_cursor *c)
+static void resv_push(struct sched_bf_cycle *cy, uint64_t id, size_t idx)
 {
-    if (!c->valid)
-        return true;
-    if (j->tier != c->tier)
-        return j->tier < c->tier;
-    if (j->priority != c->priority)
-        return j->priority < c->priority;
-    if (j->submit_time != c->submit_time)
-        return j->submit_time > c->submit_time;
-    return j->id > c->id;
-}
-
-static struct sched_bf_cursor cursor_of(const struct sched_job *j)
-{
-    return (struct sched_bf_cursor){true, j->tier, j->priority, j->submit_time,
-                                    j->id};
-}
-
-static size_t pow2_at_least(size_t n)
-{
-    size_t p = 16;
-
-    while (p < n)
-        p *= 2;
-    return p;
-}
-
-static void bf_init(struct bf *b, struct sched_cluster *c,
-                    const struct sched_bf *conf, time_t now)
-{
-    size_t maxpart = 1;
-
-    memset(b, 0, sizeof(*b));
-    b->c = c;
-    b->conf = conf;
-    b->now = now;
-    for (size_t i = 0; i < c->nparts; i++)
-        if (c->parts[i].nnodes > maxpart)
-            maxpart = c->parts[i].nnodes;
-    b->node = xcalloc(c->nnodes ? c->nnodes : 1, sizeof(*b->node));
-    b->mask = xcalloc(c->nnodes ? c->nnodes : 1, sizeof(*b->mask));
-    b->when = xcalloc(maxpart, sizeof(*b->when));
-    b->seen_cap = pow2_at_least(2 * c->njobs);
-    b->seen = xcalloc(b->seen_cap, sizeof(*b->seen));
-    b->seen_n = xcalloc(b->seen_cap, sizeof(*b->seen_n));
-    b->shape_cap = b->seen_cap;
-    b->shape = xcalloc(b->shape_cap, sizeof(*b->shape));
-}
-
-static void bf_free(struct bf *b)
-{
-    for (size_t i = 0; b->node != NULL && i < b->c->nnodes; i++)
-        free(b->node[i].s);
-    free(b->node);
-    free(b->mask);
-    free(b->when);
-    free(b->seen);
-    free(b->seen_n);
-    free(b->shape);
+    if (cy->nresv == cy->resv_cap) {
+        cy->resv_cap = cy->resv_cap ? 2 * cy->resv_cap : 64;
+        cy->resv = xreallocarray(cy->resv, cy->resv_cap, sizeof(*cy->resv));
+    }
+    cy->resv[cy->nresv++] = (struct bf_cand){id, idx, SCHED_REASON_NONE};
 }
 
 /* One waiting job: start it now, reserve for it, or neither. */
-static void consider(struct bf *b, const struct sched_job *j,
-                     struct sched_decision *d, struct sched_result *out,
-                     struct sched_bf_stats *st)
+static void consider(struct sched_bf_cycle *cy, struct sched_cluster *c,
+                     const struct sched_bf *bf, time_t now,
+                     const struct sched_job *j, struct sched_decision *d,
+                     struct sched_result *out, struct sched_bf_stats *st)
 {
-    bool may_reserve = st->reserved < b->conf->max_job_test;
+    bool may_reserve = cy->reserved < bf->max_job_test;
+    struct bf_starts at;
     time_t t;
 
-    if (!may_reserve && shape_failed(b, j, false))
+    if (!may_reserve && shape_failed(cy, j))
         return;
-    if (sched_counters_room(b->c, j) && start_now(b, j, d)) {
-        sched_counters_charge(b->c, j);
+    at = earliest_all(cy, c, bf, now, j);
+    if (sched_counters_room(c, j) && start_now(cy, c, &at, j, now, d)) {
+        sched_counters_charge(c, j);
         d->reason = SCHED_REASON_NONE;
-        d->start_est = b->now;
+        d->start_est = now;
         d->backfilled = true;
+        cy->fp_run += fp_started(j, d, now);
         out->started++;
         st->started++;
         return;
     }
     if (!may_reserve) {
-        shape_failed(b, j, true);
+        if (plain(j)) {
+            struct bf_shape s = shape_of(j);
+            shape_insert(cy, &s);
+        }
         return;
     }
     if (j->priority < j->min_prio_reserve) /* QOS MinPrioThreshold */
         return;
-    t = reserve(b, j);
+    t = reserve(cy, c, &at, j);
     if (t > 0) {
         d->start_est = t;
+        cy->reserved++;
         st->reserved++;
+        resv_push(cy, j->id, (size_t)(j - c->jobs));
     }
 }
 
-static void slice(struct bf *b, struct sched_result *out,
-                  struct sched_bf_stats *st)
+/* Still a job backfill may start (not held, begun, partition up). */
+static bool eligible(const struct sched_cluster *c, const struct sched_job *j,
+                     time_t now)
 {
-    const struct sched_bf *conf = b->conf;
-    const struct sched_job *last = NULL;
+    return !j->held_user && !j->held_admin && j->begin_time <= now &&
+           j->part < c->nparts && c->parts[j->part].start_jobs;
+}
 
-    st->done = true;
-    for (size_t k = 0; k < out->n; k++) {
-        struct sched_decision *d = &out->decisions[k];
-        const struct sched_job *j = &b->c->jobs[d->job];
-        bool fresh = after_cursor(j, &conf->resume);
-        if (d->nnodes > 0 || (d->reason != SCHED_REASON_PRIORITY &&
-                              d->reason != SCHED_REASON_RESOURCES))
-            continue;
-        if (!fresh && st->reserved >= conf->max_job_test)
-            continue; /* examined by an earlier slice */
-        if (fresh && conf->max_examine > 0 &&
-            st->examined >= conf->max_examine) {
-            st->done = false;
-            st->next = cursor_of(last);
-            return;
-        }
-        if (conf->max_job_user > 0 &&
-            user_count(b, j->user) > conf->max_job_user)
-            continue;
-        if (fresh) {
-            st->examined++;
-            last = j;
-        }
-        consider(b, j, d, out, st);
+static struct sched_decision *push(struct sched_result *out, size_t *cap,
+                                   size_t job, enum sched_reason reason)
+{
+    if (out->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        out->decisions =
+            xreallocarray(out->decisions, *cap, sizeof(*out->decisions));
     }
+    out->decisions[out->n] =
+        (struct sched_decision){.job = job, .reason = reason};
+    return &out->decisions[out->n++];
+}
+
+/* Whether the slice has used its jobs or its time. */
+static bool slice_over(const struct sched_bf *bf,
+                       const struct sched_bf_stats *st, int64_t t0)
+{
+    if (st->examined == 0)
+        return false;
+    if (bf->max_examine > 0 && st->examined >= bf->max_examine)
+        return true;
+    return bf->clock_us != NULL &&
+           bf->clock_us(bf->clock_arg) - t0 >= bf->yield_interval_us;
+}
+
+int sched_bf_slice(struct sched_bf_cycle *cy, struct sched_cluster *c,
+                   const struct sched_bf *bf, time_t now,
+                   struct sched_result *out, struct sched_bf_stats *st)
+{
+    int64_t t0 = bf->clock_us ? bf->clock_us(bf->clock_arg) : 0;
+    size_t cap = 0;
+
+    memset(out, 0, sizeof(*out));
+    memset(st, 0, sizeof(*st));
+    if (!cy->busy || c->nnodes != cy->prof.nnodes) {
+        errno = EINVAL;
+        return -1;
+    }
+    cy->ids_built = false;
+    scratch(cy, c);
+    while (cy->pos < cy->nq && !slice_over(bf, st, t0)) {
+        const struct bf_cand *q = &cy->q[cy->pos++];
+        size_t idx = find_job(cy, c, q->id, q->idx);
+        const struct sched_job *j;
+        if (idx == SIZE_MAX || !eligible(c, (j = &c->jobs[idx]), now))
+            continue;
+        if (bf->max_job_user > 0 &&
+            ++*map_slot(&cy->users, (uint64_t)j->user + 1, true) >
+                bf->max_job_user)
+            continue;
+        st->examined++;
+        cy->examined++;
+        consider(cy, c, bf, now, j, push(out, &cap, idx, q->reason), out, st);
+    }
+    st->done = cy->pos == cy->nq;
+    st->cycle_examined = cy->examined;
+    st->cycle_reserved = cy->reserved;
+    cy->busy = !st->done;
+    cy->fp_nodes = fp_nodes(c);
+    return 0;
+}
+
+void sched_bf_merge(struct sched_result *out, struct sched_result *bfr,
+                    size_t njobs)
+{
+    size_t *slot = xcalloc(njobs ? njobs : 1, sizeof(*slot));
+
+    for (size_t k = 0; k < out->n; k++)
+        slot[out->decisions[k].job] = k;
+    for (size_t k = 0; k < bfr->n; k++) {
+        struct sched_decision *d = &out->decisions[slot[bfr->decisions[k].job]];
+        free(d->nodes);
+        free(d->gpus);
+        *d = bfr->decisions[k];
+    }
+    out->started += bfr->started;
+    free(bfr->decisions);
+    memset(bfr, 0, sizeof(*bfr));
+    free(slot);
 }
 
 int sched_backfill_pass(struct sched_cluster *c, const struct sched_bf *conf,
                         time_t now, struct sched_result *out,
                         struct sched_bf_stats *st)
 {
+    struct sched_bf whole = *conf;
     struct sched_bf_stats local;
-    struct bf b;
+    struct sched_bf_cycle *cy;
+    struct sched_result bfr;
 
     if (st == NULL)
         st = &local;
@@ -510,111 +798,18 @@ int sched_backfill_pass(struct sched_cluster *c, const struct sched_bf *conf,
     for (size_t k = 0; k < out->n; k++)
         if (out->decisions[k].nnodes > 0)
             out->decisions[k].start_est = now;
-    bf_init(&b, c, conf, now);
-    if (profile_build(&b, out) < 0) {
-        bf_free(&b);
+    cy = sched_bf_cycle_create();
+    if (sched_bf_cycle_begin(cy, c, conf, now, out) < 0) {
+        sched_bf_cycle_destroy(cy);
         sched_result_clear(out);
         errno = EINVAL;
         return -1;
     }
-    slice(&b, out, st);
-    bf_free(&b);
+    whole.max_examine = 0;
+    whole.clock_us = NULL;
+    sched_bf_slice(cy, c, &whole, now, &bfr, st);
+    st->restarted = true;
+    sched_bf_merge(out, &bfr, c->njobs);
+    sched_bf_cycle_destroy(cy);
     return 0;
-}
-
-/* ---- SchedulerParameters ---------------------------------------------- */
-
-static const struct {
-    const char *key;
-    uint64_t min, max;
-} bf_keys[] = {
-    {"bf_window", 1, 43200},            /* minutes: up to 30 days */
-    {"bf_resolution", 1, 3600},         /* seconds */
-    {"bf_max_job_test", 1, 1000000},    /* jobs */
-    {"bf_max_job_user", 0, 1000000},    /* jobs; 0: unlimited */
-    {"bf_yield_interval", 1, 10000000}, /* microseconds */
-};
-
-static void bf_set(struct sched_bf *bf, size_t k, uint64_t v)
-{
-    switch (k) {
-    case 0:
-        bf->window_s = (int64_t)v * 60;
-        break;
-    case 1:
-        bf->resolution_s = (int64_t)v;
-        break;
-    case 2:
-        bf->max_job_test = (uint32_t)v;
-        break;
-    case 3:
-        bf->max_job_user = (uint32_t)v;
-        break;
-    default:
-        bf->yield_interval_us = (int64_t)v;
-        break;
-    }
-}
-
-int sched_bf_params_parse(const char *params, struct sched_bf *bf,
-                          struct err *e)
-{
-    struct sched_bf t = *bf;
-    const char *p = params;
-
-    t.window_s = SCHED_BF_WINDOW_S;
-    t.resolution_s = SCHED_BF_RESOLUTION_S;
-    t.max_job_test = SCHED_BF_MAX_JOB_TEST;
-    t.max_job_user = 0;
-    t.cont = false;
-    t.yield_interval_us = 2000000;
-    while (p != NULL && *p != '\0') {
-        size_t len = strcspn(p, ","), klen = strcspn(p, "=,");
-        if (klen == len && len == strlen("bf_continue") &&
-            strncasecmp(p, "bf_continue", len) == 0)
-            t.cont = true;
-        for (size_t k = 0;
-             klen < len && k < sizeof(bf_keys) / sizeof(bf_keys[0]); k++) {
-            char num[32], *end;
-            unsigned long long v;
-            if (strlen(bf_keys[k].key) != klen ||
-                strncasecmp(p, bf_keys[k].key, klen) != 0)
-                continue;
-            if (len - klen - 1 == 0 || len - klen - 1 >= sizeof(num))
-                goto bad;
-            memcpy(num, p + klen + 1, len - klen - 1);
-            num[len - klen - 1] = '\0';
-            errno = 0;
-            v = strtoull(num, &end, 10);
-            if (*end != '\0' || errno != 0 || num[0] == '-' ||
-                v < bf_keys[k].min || v > bf_keys[k].max) {
-                errno = EINVAL;
-                return err_set(e,
-                               "SchedulerParameters: %s=%s: want a whole "
-                               "number from %llu to %llu",
-                               bf_keys[k].key, num,
-                               (unsigned long long)bf_keys[k].min,
-                               (unsigned long long)bf_keys[k].max);
-            }
-            bf_set(&t, k, v);
-        }
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    if (t.resolution_s > t.window_s) {
-        errno = EINVAL;
-        return err_set(e,
-                       "SchedulerParameters: bf_resolution=%lld s is longer "
-                       "than bf_window (%lld s): nothing could be reserved",
-                       (long long)t.resolution_s, (long long)t.window_s);
-    }
-    *bf = t;
-    return 0;
-bad:
-    errno = EINVAL;
-    return err_set(e,
-                   "SchedulerParameters: \"%.*s\": the value is missing "
-                   "or too long",
-                   (int)strcspn(p, ","), p);
 }

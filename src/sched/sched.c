@@ -39,21 +39,120 @@ const char *sched_reason_name(enum sched_reason r)
     return reason_names[r];
 }
 
-static int job_order(const void *a, const void *b, void *arg)
-{
-    const struct sched_job *jobs = arg;
-    const struct sched_job *x = &jobs[*(const size_t *)a];
-    const struct sched_job *y = &jobs[*(const size_t *)b];
+/*
+ * The pass's order as a compact array of keys sorted in place: tier and
+ * priority (both descending) packed into one word, then submit time and
+ * id ascending, then the job's index (so that equal keys keep their
+ * input order, as a stable sort would).  Comparing keys touches no job:
+ * the sort stays in cache.  The key also carries what the pass needs to
+ * pass over a job without reading it (its gate and partition), because
+ * jobs read in priority order are read from all over memory.
+ */
+#define KEY_PART_BIG UINT16_MAX /* partition index too big for the key */
 
-    if (x->tier != y->tier)
-        return x->tier > y->tier ? -1 : 1;
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
-    if (x->submit_time != y->submit_time)
-        return x->submit_time < y->submit_time ? -1 : 1;
+struct order_key {
+    uint64_t hi;  /* ~tier << 32 | ~priority */
+    uint64_t mid; /* submit time, biased so that unsigned order is signed */
+    uint64_t id;
+    uint32_t idx;
+    uint16_t part;   /* or KEY_PART_BIG: read the job's */
+    uint8_t gate;    /* enum sched_reason from gate() */
+    uint8_t charges; /* it charges counters */
+};
+
+_Static_assert(sizeof(struct order_key) == SCHED_ORDER_KEY_BYTES,
+               "SCHED_ORDER_KEY_BYTES");
+
+static inline bool key_less(const struct order_key *x,
+                            const struct order_key *y)
+{
+    if (x->hi != y->hi)
+        return x->hi < y->hi;
+    if (x->mid != y->mid)
+        return x->mid < y->mid;
     if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return 0;
+        return x->id < y->id;
+    return x->idx < y->idx;
+}
+
+static void insertion_sort(struct order_key *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct order_key k = a[i];
+        size_t j = i;
+        while (j > 0 && key_less(&k, &a[j - 1])) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = k;
+    }
+}
+
+/* Bottom-up merge sort: runs of 16 by insertion, then merges between a
+ * and tmp; returns the array that holds the result. */
+static struct order_key *keys_sort(struct order_key *a, struct order_key *tmp,
+                                   size_t n)
+{
+    const size_t run = 16;
+
+    for (size_t i = 0; i < n; i += run)
+        insertion_sort(a + i, n - i < run ? n - i : run);
+    for (size_t w = run; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = key_less(&a[j], &a[i]) ? a[j++] : a[i++];
+            while (i < mid)
+                tmp[k++] = a[i++];
+            while (j < hi)
+                tmp[k++] = a[j++];
+        }
+        struct order_key *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    return a;
+}
+
+static enum sched_reason gate(const struct sched_cluster *c,
+                              const struct sched_job *j, time_t now)
+{
+    const struct sched_part *p = &c->parts[j->part];
+
+    if (j->held_admin)
+        return SCHED_REASON_HELD_ADMIN;
+    if (j->held_user)
+        return SCHED_REASON_HELD_USER;
+    if (j->begin_time > now)
+        return SCHED_REASON_BEGIN_TIME;
+    if (!p->start_jobs)
+        return p->inactive ? SCHED_REASON_PART_INACTIVE
+                           : SCHED_REASON_PART_DOWN;
+    return SCHED_REASON_NONE;
+}
+
+/* The jobs of c in the pass's order (caller frees *block). */
+static const struct order_key *job_order(const struct sched_cluster *c,
+                                         time_t now, struct order_key **block)
+{
+    struct order_key *k = xcalloc(2 * (c->njobs ? c->njobs : 1), sizeof(*k));
+
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct sched_job *j = &c->jobs[i];
+        k[i] = (struct order_key){
+            .hi = (uint64_t)(UINT32_MAX - j->tier) << 32 |
+                  (UINT32_MAX - j->priority),
+            .mid = (uint64_t)(int64_t)j->submit_time ^ (UINT64_C(1) << 63),
+            .id = j->id,
+            .idx = (uint32_t)i,
+            .part = j->part < KEY_PART_BIG ? (uint16_t)j->part : KEY_PART_BIG,
+            .gate = (uint8_t)gate(c, j, now),
+            .charges = j->ncharges > 0};
+    }
+    *block = k;
+    return keys_sort(k, k + c->njobs, c->njobs);
 }
 
 static bool node_allowed(const struct sched_job *j, size_t idx)
@@ -87,6 +186,8 @@ static enum sched_reason why_waiting(const struct sched_cluster *c,
 
 static int check_indices(const struct sched_cluster *c)
 {
+    if (c->njobs > UINT32_MAX)
+        return -1;
     for (size_t i = 0; i < c->njobs; i++) {
         const struct sched_job *j = &c->jobs[i];
         if (j->part >= c->nparts || j->nodes == 0)
@@ -108,23 +209,6 @@ static int check_indices(const struct sched_cluster *c)
     return 0;
 }
 
-static enum sched_reason gate(const struct sched_cluster *c,
-                              const struct sched_job *j, time_t now)
-{
-    const struct sched_part *p = &c->parts[j->part];
-
-    if (j->held_admin)
-        return SCHED_REASON_HELD_ADMIN;
-    if (j->held_user)
-        return SCHED_REASON_HELD_USER;
-    if (j->begin_time > now)
-        return SCHED_REASON_BEGIN_TIME;
-    if (!p->start_jobs)
-        return p->inactive ? SCHED_REASON_PART_INACTIVE
-                           : SCHED_REASON_PART_DOWN;
-    return SCHED_REASON_NONE;
-}
-
 /* The first counter j charges that has no room for it, or NULL. */
 static const struct sched_counter *full_counter(const struct sched_cluster *c,
                                                 const struct sched_job *j)
@@ -144,9 +228,45 @@ static void charge(struct sched_cluster *c, const struct sched_job *j)
         c->counters[j->charges[k].counter].used += j->charges[k].amount;
 }
 
+/* One job in the pass's order: start it or say why it waits. */
+static void decide_one(struct sched_cluster *c, const struct order_key *o,
+                       bool *blocked, struct sched_result *out,
+                       struct sched_decision *d)
+{
+    const struct sched_job *j = &c->jobs[o->idx];
+    size_t part = o->part != KEY_PART_BIG ? o->part : j->part;
+
+    d->job = o->idx;
+    d->reason = (enum sched_reason)o->gate;
+    if (d->reason != SCHED_REASON_NONE)
+        return;
+    if (o->charges) {
+        const struct sched_counter *full = full_counter(c, j);
+        if (full != NULL) {
+            d->reason = SCHED_REASON_LIMIT;
+            d->limit = full->reason != NULL ? full->reason : "Limit";
+            return;
+        }
+    }
+    if (blocked[part]) { /* j itself is not read: see struct order_key */
+        d->reason = SCHED_REASON_PRIORITY;
+        return;
+    }
+    if (select_place(c, j, d) == 0) {
+        charge(c, j);
+        out->started++;
+        return;
+    }
+    d->reason = why_waiting(c, j);
+    /* Only a job that could start once others end holds the line. */
+    if (d->reason == SCHED_REASON_RESOURCES)
+        blocked[part] = true;
+}
+
 int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out)
 {
-    size_t *order;
+    struct order_key *block;
+    const struct order_key *order;
     bool *blocked;
 
     memset(out, 0, sizeof(*out));
@@ -154,44 +274,14 @@ int sched_pass(struct sched_cluster *c, time_t now, struct sched_result *out)
         errno = EINVAL;
         return -1;
     }
-    order = xcalloc(c->njobs, sizeof(*order));
-    for (size_t i = 0; i < c->njobs; i++)
-        order[i] = i;
-    qsort_r(order, c->njobs, sizeof(*order), job_order, (void *)c->jobs);
-
+    order = job_order(c, now, &block);
     blocked = xcalloc(c->nparts, sizeof(*blocked));
     out->decisions = xcalloc(c->njobs, sizeof(*out->decisions));
     out->n = c->njobs;
-    for (size_t k = 0; k < c->njobs; k++) {
-        const struct sched_job *j = &c->jobs[order[k]];
-        struct sched_decision *d = &out->decisions[k];
-
-        d->job = order[k];
-        d->reason = gate(c, j, now);
-        if (d->reason != SCHED_REASON_NONE)
-            continue;
-        const struct sched_counter *full = full_counter(c, j);
-        if (full != NULL) {
-            d->reason = SCHED_REASON_LIMIT;
-            d->limit = full->reason != NULL ? full->reason : "Limit";
-            continue;
-        }
-        if (blocked[j->part]) {
-            d->reason = SCHED_REASON_PRIORITY;
-            continue;
-        }
-        if (select_place(c, j, d) == 0) {
-            charge(c, j);
-            out->started++;
-            continue;
-        }
-        d->reason = why_waiting(c, j);
-        /* Only a job that could start once others end holds the line. */
-        if (d->reason == SCHED_REASON_RESOURCES)
-            blocked[j->part] = true;
-    }
+    for (size_t k = 0; k < c->njobs; k++)
+        decide_one(c, &order[k], blocked, out, &out->decisions[k]);
     free(blocked);
-    free(order);
+    free(block);
     return 0;
 }
 

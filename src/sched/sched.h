@@ -53,6 +53,9 @@ struct sched_gpu {
 
 /* Words of a GPU bitmap (bit p of word p / 64: position p). */
 #define SCHED_GPU_WORDS(n) (((size_t)(n) + 63) / 64)
+/* Bytes of the sort key the pass keeps per job (twice, while sorting). */
+#define SCHED_ORDER_KEY_BYTES 32
+
 /* The most GPUs one node may have in the model. */
 #define SCHED_GPU_MAX 4096
 

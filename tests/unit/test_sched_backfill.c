@@ -1,7 +1,9 @@
 /*
  * Partition tiers and backfill on hand-built clusters: a short job starts
  * ahead of a blocked big job, one that would delay it does not; estimated
- * start times; bf_max_job_user; a pass cut into slices.
+ * start times; bf_max_job_user; a cycle cut into slices that resume
+ * (bf_continue), restart when the profile goes stale and honour
+ * bf_yield_interval.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -263,50 +265,241 @@ static void test_max_job_user(void **state)
     sched_result_clear(&r);
 }
 
-/* One job examined per slice; each slice resumes after the last. */
-static void test_slices_resume(void **state)
+/*
+ * A fixed scenario for sliced cycles: four 8-CPU nodes, busy in part
+ * until 1100, 1500, 2000 and never; twelve jobs of 1-2 nodes, 2-8 CPUs
+ * and 60-3000 s, of four users.  Some start in the main pass, some
+ * backfill, the rest are reserved.
+ */
+static struct sched_node four[4];
+static const size_t all4[] = {0, 1, 2, 3};
+static const size_t r0[] = {0}, r1[] = {1}, r2[] = {2}, r3[] = {3};
+static struct sched_running run4[4];
+static struct sched_part part4;
+
+static void four_nodes(void)
 {
-    struct sched_job jobs[3] = {job(1, 100, 2, 8, 500, 1),
-                                job(2, 50, 1, 4, 60, 7),
-                                job(3, 40, 1, 4, 60, 8)};
-    struct sched_cluster c = {.nodes = nodes,
-                              .nnodes = 2,
-                              .parts = &part,
+    static const uint32_t alloc[4] = {6, 8, 4, 8};
+    static const time_t end[4] = {1100, 1500, 2000, 0};
+    static const size_t *on[4] = {r0, r1, r2, r3};
+
+    for (size_t i = 0; i < 4; i++) {
+        four[i] = (struct sched_node){.name = "n",
+                                      .cpus = 8,
+                                      .mem_mib = 1000,
+                                      .up = true,
+                                      .cpus_alloc = alloc[i]};
+        run4[i] = (struct sched_running){.nodes = on[i],
+                                         .nnodes = 1,
+                                         .cpus_per_node = alloc[i],
+                                         .end_time = end[i]};
+    }
+    part4 = (struct sched_part){
+        .name = "all", .start_jobs = true, .nodes = all4, .nnodes = 4};
+}
+
+#define NJOBS12 12
+static void twelve(struct sched_job *jobs)
+{
+    static const uint32_t nn[NJOBS12] = {2, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1};
+    static const uint32_t cpus[NJOBS12] = {8, 2, 8, 4, 4, 2, 6, 2, 8, 2, 4, 2};
+    static const int64_t lim[NJOBS12] = {600, 60,  3000, 90,  300, 1000,
+                                         60,  400, 120,  200, 50,  3000};
+
+    for (size_t i = 0; i < NJOBS12; i++)
+        jobs[i] = job(i + 1, 1000 - (uint32_t)i * 10, nn[i], cpus[i], lim[i],
+                      (uint32_t)i % 4);
+}
+
+static struct sched_bf conf4(void)
+{
+    struct sched_bf bf = conf();
+
+    bf.running = run4;
+    bf.nrunning = 4;
+    bf.max_job_test = 4;
+    return bf;
+}
+
+/* A cycle in slices of one job decides as one unsliced cycle does. */
+static void test_slices_same_as_whole(void **state)
+{
+    struct sched_job jobs[NJOBS12];
+    struct sched_cluster c = {.nodes = four,
+                              .nnodes = 4,
+                              .parts = &part4,
                               .nparts = 1,
                               .jobs = jobs,
-                              .njobs = 3};
-    struct sched_bf bf = conf();
+                              .njobs = NJOBS12};
+    struct sched_bf bf = conf4();
+    struct sched_bf_cycle *cy = sched_bf_cycle_create();
+    struct sched_result whole, r, sl;
     struct sched_bf_stats st;
-    struct sched_result r;
+    size_t slices = 0, bf_started = 0, reserved = 0;
 
     (void)state;
-    bf.max_examine = 1;
-    bf.max_job_test = 1;
-    two_nodes(0, 0, 8, 2000);
-    assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &r, &st), 0);
-    assert_false(st.done);
-    assert_int_equal(st.next.id, 1);
-    assert_int_equal(r.started, 0);
-    assert_int_equal(of(&r, 0)->start_est, 2000);
-    sched_result_clear(&r);
-
-    bf.resume = st.next; /* the big job is reserved again, then job 2 */
-    assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &r, &st), 0);
-    assert_false(st.done);
-    assert_int_equal(st.next.id, 2);
-    assert_int_equal(r.started, 1);
-    assert_int_equal(of(&r, 1)->nnodes, 1);
-    assert_int_equal(of(&r, 0)->start_est, 2000);
-    sched_result_clear(&r);
-
-    bf.resume = st.next; /* job 2 now runs: only job 3 is left to test */
-    jobs[1].held_user = true;
-    assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &r, &st), 0);
+    twelve(jobs);
+    four_nodes();
+    assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &whole, &st), 0);
     assert_true(st.done);
-    assert_int_equal(st.examined, 1);
-    assert_int_equal(of(&r, 2)->nnodes, 1);
-    assert_int_equal(nodes[0].cpus_alloc, 8);
+    assert_true(st.started > 0 && st.reserved > 0); /* the scenario bites */
+
+    four_nodes();
+    bf.max_examine = 1;
+    assert_int_equal(sched_pass(&c, NOW, &r), 0);
+    assert_int_equal(sched_bf_cycle_begin(cy, &c, &bf, NOW, &r), 0);
+    do {
+        assert_true(sched_bf_cycle_valid(cy, &c, &bf, NOW));
+        assert_int_equal(sched_bf_slice(cy, &c, &bf, NOW, &sl, &st), 0);
+        assert_true(st.examined <= 1);
+        bf_started += st.started;
+        reserved += st.reserved;
+        sched_bf_merge(&r, &sl, c.njobs);
+        slices++;
+    } while (!st.done);
+    assert_false(sched_bf_cycle_busy(cy));
+    assert_true(slices >= 6);
+    assert_int_equal(r.started, whole.started);
+    assert_int_equal(st.cycle_reserved, reserved);
+    for (size_t k = 0; k < NJOBS12; k++) {
+        const struct sched_decision *x = of(&whole, k), *y = of(&r, k);
+        assert_int_equal(x->nnodes, y->nnodes);
+        for (size_t i = 0; i < x->nnodes; i++)
+            assert_int_equal(x->nodes[i], y->nodes[i]);
+        assert_int_equal(x->start_est, y->start_est);
+        assert_int_equal(x->backfilled, y->backfilled);
+        assert_int_equal(x->reason, y->reason);
+    }
+    assert_true(bf_started > 0);
+    sched_result_clear(&whole);
     sched_result_clear(&r);
+    sched_bf_cycle_destroy(cy);
+}
+
+/* Between slices: unchanged, the cycle goes on; a job that ends, a node
+ * that goes down, or a reserved job that goes away makes it stale. */
+static void test_event_restarts(void **state)
+{
+    struct sched_job jobs[NJOBS12];
+    struct sched_cluster c = {.nodes = four,
+                              .nnodes = 4,
+                              .parts = &part4,
+                              .nparts = 1,
+                              .jobs = jobs,
+                              .njobs = NJOBS12};
+    struct sched_bf bf = conf4();
+    struct sched_bf_cycle *cy = sched_bf_cycle_create();
+    struct sched_result r, sl;
+    struct sched_bf_stats st;
+
+    (void)state;
+    twelve(jobs);
+    four_nodes();
+    bf.max_examine = 2;
+    assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW)); /* none begun */
+    assert_int_equal(sched_pass(&c, NOW, &r), 0);
+    assert_int_equal(sched_bf_cycle_begin(cy, &c, &bf, NOW, &r), 0);
+    assert_int_equal(sched_bf_slice(cy, &c, &bf, NOW, &sl, &st), 0);
+    assert_false(st.done);
+    assert_true(st.reserved > 0);
+    sched_result_clear(&sl);
+    assert_true(sched_bf_cycle_valid(cy, &c, &bf, NOW + 5));
+    assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW - 1));
+
+    /* the job on n1 ends: n1's CPUs come free, its entry goes */
+    four[1].cpus_alloc = 0;
+    assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW));
+    four[1].cpus_alloc = 8;
+    bf.nrunning = 3; /* the running job on n3 (listed last) is gone */
+    assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW));
+    bf.nrunning = 4;
+    four[2].up = false;
+    assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW));
+    four[2].up = true;
+    assert_true(sched_bf_cycle_valid(cy, &c, &bf, NOW));
+
+    /* the first job (2 nodes, reserved) is cancelled */
+    c.jobs = jobs + 1;
+    c.njobs = NJOBS12 - 1;
+    assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW));
+    c.jobs = jobs;
+    c.njobs = NJOBS12;
+
+    /* restart: a new cycle from a new main pass goes to the end */
+    sched_result_clear(&r);
+    four_nodes();
+    assert_int_equal(sched_pass(&c, NOW, &r), 0);
+    assert_int_equal(sched_bf_cycle_begin(cy, &c, &bf, NOW, &r), 0);
+    assert_true(sched_bf_cycle_busy(cy));
+    bf.max_examine = 0;
+    assert_int_equal(sched_bf_slice(cy, &c, &bf, NOW, &sl, &st), 0);
+    assert_true(st.done);
+    assert_int_equal(st.cycle_examined, st.examined);
+    assert_false(sched_bf_cycle_valid(cy, &c, &bf, NOW)); /* finished */
+    sched_result_clear(&sl);
+    assert_int_equal(sched_bf_slice(cy, &c, &bf, NOW, &sl, &st), -1);
+    sched_result_clear(&r);
+    sched_bf_cycle_destroy(cy);
+}
+
+/* A clock that advances 100 us at every reading. */
+static int64_t fake_clock(void *arg)
+{
+    int64_t *t = arg;
+
+    *t += 100;
+    return *t;
+}
+
+/* bf_yield_interval=250 with that clock: the slice reads it once at its
+ * start and once before each further job, so it yields after 3 jobs. */
+static void test_yield_interval(void **state)
+{
+    struct sched_job jobs[NJOBS12];
+    struct sched_cluster c = {.nodes = four,
+                              .nnodes = 4,
+                              .parts = &part4,
+                              .nparts = 1,
+                              .jobs = jobs,
+                              .njobs = NJOBS12};
+    struct sched_bf bf = conf4();
+    struct sched_bf_cycle *cy = sched_bf_cycle_create();
+    struct sched_result r, sl;
+    struct sched_bf_stats st;
+    int64_t t = 0;
+    size_t total = 0, slices = 0;
+
+    (void)state;
+    twelve(jobs);
+    four_nodes();
+    bf.clock_us = fake_clock;
+    bf.clock_arg = &t;
+    bf.yield_interval_us = 250;
+    assert_int_equal(sched_pass(&c, NOW, &r), 0);
+    assert_int_equal(sched_bf_cycle_begin(cy, &c, &bf, NOW, &r), 0);
+    do {
+        assert_int_equal(sched_bf_slice(cy, &c, &bf, NOW, &sl, &st), 0);
+        if (!st.done)
+            assert_int_equal(st.examined, 3);
+        assert_true(st.examined <= 3);
+        total += st.examined;
+        slices++;
+        sched_result_clear(&sl);
+    } while (!st.done);
+    assert_int_equal(total, st.cycle_examined);
+    assert_int_equal(slices, (total + 2) / 3);
+    /* a larger budget: one slice takes the whole queue */
+    four_nodes();
+    sched_result_clear(&r);
+    bf.yield_interval_us = 1000000;
+    assert_int_equal(sched_pass(&c, NOW, &r), 0);
+    assert_int_equal(sched_bf_cycle_begin(cy, &c, &bf, NOW, &r), 0);
+    assert_int_equal(sched_bf_slice(cy, &c, &bf, NOW, &sl, &st), 0);
+    assert_true(st.done);
+    assert_int_equal(st.examined, total);
+    sched_result_clear(&sl);
+    sched_result_clear(&r);
+    sched_bf_cycle_destroy(cy);
 }
 
 /* A higher PriorityTier goes first whatever the priorities. */
@@ -402,7 +595,9 @@ int main(void)
         cmocka_unit_test(test_resolution_and_unlimited),
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_max_job_user),
-        cmocka_unit_test(test_slices_resume),
+        cmocka_unit_test(test_slices_same_as_whole),
+        cmocka_unit_test(test_event_restarts),
+        cmocka_unit_test(test_yield_interval),
         cmocka_unit_test(test_tier_first),
         cmocka_unit_test(test_bad_running_node),
         cmocka_unit_test(test_params_parse),
