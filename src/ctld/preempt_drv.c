@@ -21,6 +21,7 @@
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
+#include "ctld/persist.h"
 #include "sched/preempt.h"
 #include "sched/sched.h"
 
@@ -70,6 +71,10 @@ static void exempt_cb(evutil_socket_t fd, short what, void *arg)
     ctld_schedule(p->c);
 }
 
+/* The holds' rows in the database (below). */
+static int hold_restore(void *arg, uint64_t id, const char *text);
+static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep);
+
 struct preempt_drv *preempt_drv_create(struct ctld *c)
 {
     struct preempt_drv *p = xcalloc(1, sizeof(*p));
@@ -82,6 +87,8 @@ struct preempt_drv *preempt_drv_create(struct ctld *c)
         log_warnx("%s; using the defaults", e.text);
         sched_preempt_params_parse("", &p->params, &e);
     }
+    if (persist_hold_load(c->persist, hold_restore, p, &e) < 0)
+        log_warnx("preemption holds not restored: %s", e.text);
     return p;
 }
 
@@ -170,6 +177,7 @@ static void holds_settle(struct preempt_drv *p)
                      "are gone and it still cannot start",
                      h->job);
         *hp = h->next;
+        hold_store(p, h, false);
         hold_free(h);
     }
 }
@@ -180,6 +188,121 @@ static bool has_hold(const struct preempt_drv *p, uint64_t id)
         if (h->job == id)
             return true;
     return false;
+}
+
+/* ---- holds in the database ------------------------------------------- */
+
+/* h as its preempt_holds record: {"res": [{"victim", "restarts", "node"
+ * (NodeName), "cpus", "mem_mib", "gpus" (positions)}]}. */
+static char *hold_encode(const struct preempt_drv *p, const struct hold *h)
+{
+    json_t *res = json_array();
+    char *text;
+
+    for (size_t i = 0; i < h->nres; i++) {
+        const struct held *r = &h->res[i];
+        json_t *g = json_array();
+        for (uint32_t k = 0; k < r->ngpus; k++)
+            json_array_append_new(g, json_integer(r->gpus[k]));
+        json_array_append_new(res,
+                              json_pack("{s:I,s:I,s:s,s:I,s:I,s:o}", "victim",
+                                        (json_int_t)r->victim, "restarts",
+                                        (json_int_t)r->restarts, "node",
+                                        p->c->conf->nodes[r->node].name, "cpus",
+                                        (json_int_t)r->cpus, "mem_mib",
+                                        (json_int_t)r->mem_mib, "gpus", g));
+    }
+    text = json_dumps(json_pack("{s:o}", "res", res),
+                      JSON_COMPACT | JSON_SORT_KEYS);
+    return text;
+}
+
+/* Save or drop h's row in the loop iteration's transaction. */
+static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep)
+{
+    struct err e;
+    char *text = NULL;
+    int rc = ctld_write(p->c, &e);
+
+    if (rc == 0 && keep) {
+        text = hold_encode(p, h);
+        rc = persist_hold_save(p->c->persist, h->job, text, &e);
+    } else if (rc == 0) {
+        rc = persist_hold_delete(p->c->persist, h->job, &e);
+    }
+    if (rc < 0)
+        log_warnx("job=%" PRIu64 " preemption hold not %s: %s", h->job,
+                  keep ? "saved" : "dropped", e.text);
+    free(text);
+}
+
+static int held_decode(const struct preempt_drv *p, json_t *o, struct held *r)
+{
+    json_int_t victim, restarts, cpus, mem;
+    const char *node;
+    json_t *g;
+    const struct conf_node *cn;
+
+    if (json_unpack(o, "{s:I,s:I,s:s,s:I,s:I,s:o}", "victim", &victim,
+                    "restarts", &restarts, "node", &node, "cpus", &cpus,
+                    "mem_mib", &mem, "gpus", &g) < 0 ||
+        !json_is_array(g) || victim <= 0 || restarts < 0 || cpus < 0 ||
+        mem < 0 || json_array_size(g) > 4096 ||
+        (cn = conf_node_find(p->c->conf, node)) == NULL)
+        return -1;
+    *r = (struct held){.victim = (uint64_t)victim,
+                       .restarts = (uint32_t)restarts,
+                       .node = (size_t)(cn - p->c->conf->nodes),
+                       .cpus = (uint32_t)cpus,
+                       .mem_mib = (uint64_t)mem,
+                       .ngpus = (uint32_t)json_array_size(g)};
+    r->gpus = r->ngpus ? xcalloc(r->ngpus, sizeof(*r->gpus)) : NULL;
+    for (uint32_t k = 0; k < r->ngpus; k++) {
+        json_t *x = json_array_get(g, k);
+        if (!json_is_integer(x) || json_integer_value(x) < 0)
+            return -1;
+        r->gpus[k] = (uint32_t)json_integer_value(x);
+    }
+    return 0;
+}
+
+/* One row of preempt_holds back into p->holds; a row of a job that no
+ * longer waits, or a bad one, is dropped (logged). */
+static int hold_restore(void *arg, uint64_t id, const char *text)
+{
+    struct preempt_drv *p = arg;
+    struct hold *h = xcalloc(1, sizeof(*h));
+    struct job *j = jobs_find(p->c->jobs, id);
+    json_t *o = json_loads(text ? text : "", 0, NULL), *res;
+    const char *why = NULL;
+
+    h->job = id;
+    res = json_object_get(o, "res");
+    if (!json_is_array(res) || json_array_size(res) > 65536)
+        why = "a bad record";
+    for (size_t i = 0; why == NULL && i < json_array_size(res); i++) {
+        h->res = xreallocarray(h->res, h->nres + 1, sizeof(*h->res));
+        memset(&h->res[h->nres], 0, sizeof(*h->res));
+        if (held_decode(p, json_array_get(res, i), &h->res[h->nres++]) < 0)
+            why = "a bad record";
+    }
+    if (why == NULL && (j == NULL || j->state != JOB_PENDING))
+        why = "the job no longer waits";
+    json_decref(o);
+    if (why == NULL) {
+        /* kept even when its victims are gone already: then it goes
+         * first in the next pass, as it would have without the restart */
+        log_info("job=%" PRIu64 " preemption hold restored: %zu resources", id,
+                 h->nres);
+        h->next = p->holds;
+        p->holds = h;
+        return 0;
+    }
+    log_info("job=%" PRIu64 " preemption hold in the database dropped: %s", id,
+             why);
+    hold_store(p, h, false);
+    hold_free(h);
+    return 0;
 }
 
 /* ---- policy ----------------------------------------------------------- */
@@ -402,6 +525,7 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
     job_set_reason_detail(pj, detail);
     h->next = p->holds;
     p->holds = h;
+    hold_store(p, h, true);
 }
 
 /* A pass at the earliest exempt time over of the victims that job may
