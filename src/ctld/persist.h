@@ -125,14 +125,18 @@ int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
                       struct err *e);
 
 /*
- * Preemption holds (preempt_drv.c): one row per waiting preemptor, its
- * record JSON text (docs/preemption.md), replaced whole; deleted when the
- * hold ends.  persist_hold_load calls fn(arg, job, record) for each.
+ * Preemption holds (preempt_drv.c): one row per waiting preemptor (job,
+ * and array task or -1), its record JSON text (docs/preemption.md),
+ * replaced whole; deleted when the hold ends.  persist_hold_load calls
+ * fn(arg, job, task, record) for each, in (job, task) order.
  */
-int persist_hold_save(struct persist *p, uint64_t job, const char *text,
-                      struct err *e);
-int persist_hold_delete(struct persist *p, uint64_t job, struct err *e);
-int persist_hold_load(struct persist *p, persist_job_fn fn, void *arg,
+typedef int (*persist_hold_fn)(void *arg, uint64_t job, int64_t task,
+                               const char *record);
+int persist_hold_save(struct persist *p, uint64_t job, int64_t task,
+                      const char *text, struct err *e);
+int persist_hold_delete(struct persist *p, uint64_t job, int64_t task,
+                        struct err *e);
+int persist_hold_load(struct persist *p, persist_hold_fn fn, void *arg,
                       struct err *e);
 
 #endif

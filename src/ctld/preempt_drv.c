@@ -17,12 +17,14 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
+#include "common/arrayspec.h"
 #include "ctld/ctld.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
 #include "ctld/persist.h"
 #include "sched/preempt.h"
+#include "sched/select.h"
 #include "sched/sched.h"
 
 /* What one victim held on one node of its preemptor's placement. */
@@ -39,6 +41,7 @@ struct held {
 /* A preemptor waiting for its victims to release their resources. */
 struct hold {
     uint64_t job;
+    int64_t task; /* of the array job: the task it holds for; -1: none */
     struct held *res;
     size_t nres;
     struct hold *next;
@@ -72,7 +75,7 @@ static void exempt_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* The holds' rows in the database (below). */
-static int hold_restore(void *arg, uint64_t id, const char *text);
+static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text);
 static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep);
 
 struct preempt_drv *preempt_drv_create(struct ctld *c)
@@ -133,6 +136,20 @@ static bool hold_waiting(struct preempt_drv *p, const struct hold *h)
     return false;
 }
 
+/* h's job (or task) still waits to start. */
+static bool hold_pending(struct preempt_drv *p, const struct hold *h)
+{
+    struct job *j = jobs_find(p->c->jobs, h->job);
+
+    if (j == NULL || j->state != JOB_PENDING)
+        return false;
+    if (h->task < 0)
+        return true;
+    if (j->array_pending != NULL)
+        return arrayset_has(j->array_pending, (uint32_t)h->task);
+    return j->array_task_id == h->task;
+}
+
 static void mark_used(struct sched_node *n, const struct held *r)
 {
     n->cpus_alloc += r->cpus;
@@ -143,13 +160,13 @@ static void mark_used(struct sched_node *n, const struct held *r)
 }
 
 void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
-                      struct sched_job *sj, size_t n)
+                      struct sched_job *sj, const int64_t *task, size_t n)
 {
     for (struct hold *h = p->holds; h != NULL; h = h->next) {
         if (!hold_waiting(p, h)) {
             /* all released: its job goes first (the fast lane) */
             for (size_t k = 0; k < n; k++)
-                if (sj[k].id == h->job)
+                if (sj[k].id == h->job && (task ? task[k] : -1) == h->task)
                     sj[k].tier = UINT32_MAX;
             continue;
         }
@@ -167,25 +184,35 @@ static void holds_settle(struct preempt_drv *p)
 
     while (*hp != NULL) {
         struct hold *h = *hp;
-        struct job *j = jobs_find(p->c->jobs, h->job);
-        if (j != NULL && j->state == JOB_PENDING && hold_waiting(p, h)) {
+        bool pending = hold_pending(p, h);
+        if (pending && hold_waiting(p, h)) {
             hp = &h->next;
             continue;
         }
-        if (j != NULL && j->state == JOB_PENDING)
-            log_info("job=%" PRIu64 " preemption hold released: the victims "
-                     "are gone and it still cannot start",
-                     h->job);
+        if (pending)
+            log_info("job=%" PRIu64 " task=%" PRId64 " preemption hold "
+                     "released: the victims are gone and it still cannot "
+                     "start",
+                     h->job, h->task);
         *hp = h->next;
         hold_store(p, h, false);
         hold_free(h);
     }
 }
 
-static bool has_hold(const struct preempt_drv *p, uint64_t id)
+/* Some task of array job id holds victims (or waits on them). */
+static bool array_has_hold(const struct preempt_drv *p, uint64_t id)
 {
     for (const struct hold *h = p->holds; h != NULL; h = h->next)
-        if (h->job == id)
+        if (h->job == id && h->task >= 0)
+            return true;
+    return false;
+}
+
+static bool has_hold(const struct preempt_drv *p, uint64_t id, int64_t task)
+{
+    for (const struct hold *h = p->holds; h != NULL; h = h->next)
+        if (h->job == id && h->task == task)
             return true;
     return false;
 }
@@ -226,9 +253,9 @@ static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep)
 
     if (rc == 0 && keep) {
         text = hold_encode(p, h);
-        rc = persist_hold_save(p->c->persist, h->job, text, &e);
+        rc = persist_hold_save(p->c->persist, h->job, h->task, text, &e);
     } else if (rc == 0) {
-        rc = persist_hold_delete(p->c->persist, h->job, &e);
+        rc = persist_hold_delete(p->c->persist, h->job, h->task, &e);
     }
     if (rc < 0)
         log_warnx("job=%" PRIu64 " preemption hold not %s: %s", h->job,
@@ -268,15 +295,15 @@ static int held_decode(const struct preempt_drv *p, json_t *o, struct held *r)
 
 /* One row of preempt_holds back into p->holds; a row of a job that no
  * longer waits, or a bad one, is dropped (logged). */
-static int hold_restore(void *arg, uint64_t id, const char *text)
+static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text)
 {
     struct preempt_drv *p = arg;
     struct hold *h = xcalloc(1, sizeof(*h));
-    struct job *j = jobs_find(p->c->jobs, id);
     json_t *o = json_loads(text ? text : "", 0, NULL), *res;
     const char *why = NULL;
 
     h->job = id;
+    h->task = task;
     res = json_object_get(o, "res");
     if (!json_is_array(res) || json_array_size(res) > 65536)
         why = "a bad record";
@@ -286,7 +313,7 @@ static int hold_restore(void *arg, uint64_t id, const char *text)
         if (held_decode(p, json_array_get(res, i), &h->res[h->nres++]) < 0)
             why = "a bad record";
     }
-    if (why == NULL && (j == NULL || j->state != JOB_PENDING))
+    if (why == NULL && !hold_pending(p, h))
         why = "the job no longer waits";
     json_decref(o);
     if (why == NULL) {
@@ -488,8 +515,8 @@ static void hold_add(struct hold *h, const struct victims *vs, size_t x,
     }
 }
 
-static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
-                const struct sched_preempt_plan *plan)
+static void act(struct preempt_drv *p, struct job *pj, int64_t task,
+                struct victims *vs, const struct sched_preempt_plan *plan)
 {
     struct hold *h = xcalloc(1, sizeof(*h));
     char list[256] = "";
@@ -497,6 +524,7 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
     struct err e;
 
     h->job = pj->id;
+    h->task = task;
     for (size_t i = 0; i < plan->nvictims; i++) {
         size_t x = plan->victims[i];
         struct job *v = vs->j[x];
@@ -516,9 +544,12 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
             len += (size_t)snprintf(list + len, sizeof(list) - len,
                                     "%s%" PRIu64, i ? "," : "", v->id);
     }
-    log_info("job=%" PRIu64 " preempts jobs=%s node=%s lost_gpu_s=%" PRIu64
+    char tk[32] = "";
+    if (task >= 0)
+        snprintf(tk, sizeof(tk), " task=%" PRId64, task);
+    log_info("job=%" PRIu64 "%s preempts jobs=%s node=%s lost_gpu_s=%" PRIu64
              " lost_cpu_s=%" PRIu64,
-             pj->id, list, p->c->conf->nodes[plan->nodes[0]].name,
+             pj->id, tk, list, p->c->conf->nodes[plan->nodes[0]].name,
              plan->lost_gpu_s, plan->lost_cpu_s);
     char detail[300];
     snprintf(detail, sizeof(detail), "waiting for preempted jobs %s", list);
@@ -526,6 +557,48 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
     h->next = p->holds;
     p->holds = h;
     hold_store(p, h, true);
+}
+
+/* The plan as the model will be once it is carried out: the victims'
+ * resources free, then what sj takes on the plan's nodes used, so that a
+ * later preemptor of this pass (the next task of an array) neither counts
+ * on the same resources nor leaves a victim's surplus unused. */
+static void claim(struct sched_cluster *cl, const struct sched_job *sj,
+                  const struct victims *vs,
+                  const struct sched_preempt_plan *plan)
+{
+    for (size_t i = 0; i < plan->nvictims; i++) {
+        const struct sched_victim *v = &vs->v[plan->victims[i]];
+        for (size_t k = 0; k < v->nnodes; k++) {
+            struct sched_node *n = &cl->nodes[v->nodes[k]];
+            n->cpus_alloc -= n->cpus_alloc < v->cpus_per_node
+                                 ? n->cpus_alloc
+                                 : v->cpus_per_node;
+            n->mem_alloc_mib -= n->mem_alloc_mib < v->mem_per_node_mib
+                                    ? n->mem_alloc_mib
+                                    : v->mem_per_node_mib;
+            for (uint32_t g = 0; g < v->gpus_per_node; g++) {
+                uint32_t pos = v->gpus[k * v->gpus_per_node + g];
+                if (pos < n->ngpus)
+                    n->gpu_used[pos / 64] &= ~(UINT64_C(1) << (pos % 64));
+            }
+        }
+    }
+    for (size_t k = 0; k < plan->nnodes; k++) {
+        struct sched_node *n = &cl->nodes[plan->nodes[k]];
+        uint32_t got = 0;
+        n->cpus_alloc += sj->cpus_per_node;
+        n->mem_alloc_mib += sj->mem_per_node_mib;
+        for (uint32_t pos = 0; got < sj->gpus_per_node && pos < n->ngpus;
+             pos++) {
+            uint64_t bit = UINT64_C(1) << (pos % 64);
+            if ((n->gpu_used[pos / 64] & bit) ||
+                !select_gpu_type_ok(n, pos, sj->gpu_type))
+                continue;
+            n->gpu_used[pos / 64] |= bit;
+            got++;
+        }
+    }
 }
 
 /* A pass at the earliest exempt time over of the victims that job may
@@ -550,8 +623,8 @@ static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
 }
 
 void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
-                     struct job **pend, const struct sched_result *r,
-                     time_t now)
+                     struct job **pend, const int64_t *task,
+                     const struct sched_result *r, time_t now)
 {
     struct victims vs;
     bool built = false;
@@ -563,8 +636,14 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
         const struct sched_decision *d = &r->decisions[i];
         struct job *pj = pend[d->job];
         struct sched_preempt_plan plan;
-        if (d->nnodes > 0 || d->reason != SCHED_REASON_RESOURCES ||
-            has_hold(p, pj->id))
+        int64_t t = task ? task[d->job] : -1;
+        /* the tasks behind an array's first preemptor preempt as well,
+         * in the same pass: each for itself */
+        bool sibling = d->reason == SCHED_REASON_PRIORITY && t >= 0 &&
+                       array_has_hold(p, pj->id);
+        if (d->nnodes > 0 ||
+            (d->reason != SCHED_REASON_RESOURCES && !sibling) ||
+            has_hold(p, pj->id, t))
             continue;
         if (!built) {
             victims_build(p, &vs, now);
@@ -582,9 +661,10 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
                                     &p->params, &plan);
         if (rc < 0)
             log_warn("job=%" PRIu64 " preempt: the model was refused", pj->id);
-        if (rc == 1 && plan.nvictims > 0)
-            act(p, pj, &vs, &plan);
-        else
+        if (rc == 1 && plan.nvictims > 0) {
+            act(p, pj, t, &vs, &plan);
+            claim(cl, &cl->jobs[d->job], &vs, &plan);
+        } else
             exempt_wake(p, &vs, now);
         sched_preempt_plan_clear(&plan);
     }

@@ -493,12 +493,12 @@ static void pass(struct sched_drv *s, time_t now, bool cont)
                                     .jobs = m.sj,
                                     .njobs = m.n};
         charge_model(c, &m, &cl);
-        preempt_drv_hold(s->preempt, &cl, m.sj, m.n);
+        preempt_drv_hold(s->preempt, &cl, m.sj, m.task, m.n);
         reason_begin(s->why);
         if (decide(s, &cl, cont, now, &r, &st) == 0) {
             if (apply(s, &m, &r, now))
                 ctld_schedule(c);
-            preempt_drv_run(s->preempt, &cl, m.pend, &r, now);
+            preempt_drv_run(s->preempt, &cl, m.pend, m.task, &r, now);
             sample_fill(s, &r, &st);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
@@ -643,7 +643,7 @@ struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j)
 void sched_drv_model_hold(struct sched_drv *s, struct sched_cluster *cl,
                           struct sched_job *sj, size_t n)
 {
-    preempt_drv_hold(s->preempt, cl, sj, n);
+    preempt_drv_hold(s->preempt, cl, sj, NULL, n);
 }
 
 json_t *sched_drv_victims(struct sched_drv *s, uint64_t job)

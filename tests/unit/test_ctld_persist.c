@@ -63,6 +63,7 @@ static void insert(struct persist *p, uint64_t id, bool finished)
 
 struct seen {
     uint64_t ids[64];
+    int64_t tasks[64];
     size_t n;
 };
 
@@ -202,6 +203,15 @@ static void test_events_payload_nodes(void **state)
     persist_close(p);
 }
 
+static int collect_hold(void *arg, uint64_t id, int64_t task,
+                        const char *record)
+{
+    struct seen *s = arg;
+
+    s->tasks[s->n] = task;
+    return collect(arg, id, record);
+}
+
 /* Preemption holds (schema 5): saved and replaced in a transaction,
  * read back after a reopen, deleted. */
 static void test_preempt_holds(void **state)
@@ -212,24 +222,29 @@ static void test_preempt_holds(void **state)
 
     (void)state;
     assert_int_equal(persist_begin(p, &e), 0);
-    assert_int_equal(persist_hold_save(p, 7, "{\"job_id\":1}", &e), 0);
-    assert_int_equal(persist_hold_save(p, 7, "{\"job_id\":7}", &e), 0);
-    assert_int_equal(persist_hold_save(p, 9, "{\"job_id\":9}", &e), 0);
+    assert_int_equal(persist_hold_save(p, 7, -1, "{\"job_id\":1}", &e), 0);
+    assert_int_equal(persist_hold_save(p, 7, -1, "{\"job_id\":7}", &e), 0);
+    assert_int_equal(persist_hold_save(p, 9, 0, "{\"job_id\":9}", &e), 0);
+    assert_int_equal(persist_hold_save(p, 9, 3, "{\"job_id\":9}", &e), 0);
     assert_int_equal(persist_commit(p, &e), 0);
     persist_close(p);
 
     p = open_db();
-    assert_int_equal(persist_hold_load(p, collect, &s, &e), 0);
-    assert_int_equal(s.n, 2);
+    assert_int_equal(persist_hold_load(p, collect_hold, &s, &e), 0);
+    assert_int_equal(s.n, 3);
     assert_int_equal(s.ids[0], 7);
     assert_int_equal(s.ids[1], 9);
+    assert_int_equal(s.tasks[1], 0);
+    assert_int_equal(s.tasks[2], 3);
     assert_int_equal(persist_begin(p, &e), 0);
-    assert_int_equal(persist_hold_delete(p, 7, &e), 0);
+    assert_int_equal(persist_hold_delete(p, 7, -1, &e), 0);
+    assert_int_equal(persist_hold_delete(p, 9, 0, &e), 0);
     assert_int_equal(persist_commit(p, &e), 0);
     s.n = 0;
-    assert_int_equal(persist_hold_load(p, collect, &s, &e), 0);
+    assert_int_equal(persist_hold_load(p, collect_hold, &s, &e), 0);
     assert_int_equal(s.n, 1);
     assert_int_equal(s.ids[0], 9);
+    assert_int_equal(s.tasks[0], 3);
     persist_close(p);
 }
 
