@@ -176,6 +176,14 @@ void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
     }
 }
 
+bool preempt_drv_due(struct preempt_drv *p)
+{
+    for (const struct hold *h = p->holds; h != NULL; h = h->next)
+        if (!hold_waiting(p, h) && hold_pending(p, h))
+            return true;
+    return false;
+}
+
 /* Drop the holds of jobs that started or left, and of those whose
  * victims are all gone while they still cannot start. */
 static void holds_settle(struct preempt_drv *p)

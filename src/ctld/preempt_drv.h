@@ -13,6 +13,7 @@
 #ifndef SLUICE_CTLD_PREEMPT_DRV_H
 #define SLUICE_CTLD_PREEMPT_DRV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -41,6 +42,14 @@ void preempt_drv_destroy(struct preempt_drv *p);
  */
 void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
                       struct sched_job *sj, const int64_t *task, size_t n);
+
+/*
+ * preempt_drv_due: some preemptor's victims are all gone and it waits for
+ * the pass that starts it.  That pass skips the pause the controller
+ * takes after an expensive pass (the fast lane), so the victim's end and
+ * the preemptor's start go into one commit.
+ */
+bool preempt_drv_due(struct preempt_drv *p);
 
 /*
  * preempt_drv_run: after the pass r on cl (the model as the pass left

@@ -540,7 +540,8 @@ void sched_drv_run(struct sched_drv *s, time_t now)
     if (!s->wanted && !s->bf_more)
         return;
     wait_us = s->last_end_us + 4 * s->last_dur_us - start;
-    if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0) {
+    if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0 &&
+        !(s->wanted && preempt_drv_due(s->preempt))) {
         struct timeval tv = {wait_us / 1000000, wait_us % 1000000};
         if (!evtimer_pending(s->defer_ev, NULL))
             evtimer_add(s->defer_ev, &tv);
