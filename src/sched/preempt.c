@@ -587,6 +587,7 @@ static int ctx_build(const struct sched_cluster *c, struct ctx *x)
     const struct sched_job *j = x->j;
     const struct sched_part *part = &c->parts[j->part];
     size_t *seen = xcalloc(x->nv ? x->nv : 1, sizeof(*seen));
+    struct cand *scratch = xcalloc(x->nv ? x->nv : 1, sizeof(*scratch));
     int rc = 0;
 
     x->nx = xcalloc(part->nnodes ? part->nnodes : 1, sizeof(*x->nx));
@@ -602,15 +603,18 @@ static int ctx_build(const struct sched_cluster *c, struct ctx *x)
             continue;
         n->node = idx;
         n->nd = node_need(&c->nodes[idx], j);
-        n->cs = xcalloc(x->nv ? x->nv : 1, sizeof(*n->cs));
         x->nn++;
-        if (!node_cands(c, idx, j, x->v, x->nv, x->now, x->p, n->cs, &n->m))
+        if (!node_cands(c, idx, j, x->v, x->nv, x->now, x->p, scratch, &n->m))
             rc = -1;
+        /* only this node's candidates are kept: a few per node, not nv */
+        n->cs = xcalloc(n->m ? n->m : 1, sizeof(*n->cs));
+        memcpy(n->cs, scratch, n->m * sizeof(*n->cs));
         for (size_t k = 0; k < n->m; k++)
             if (++seen[n->cs[k].v] >= 2)
                 x->multi[n->cs[k].v] = true;
     }
     free(seen);
+    free(scratch);
     return rc;
 }
 
