@@ -32,6 +32,9 @@ enum stmt_id {
     ST_NODE_LOAD,
     ST_PART_SAVE,
     ST_PART_LOAD,
+    ST_HOLD_SAVE,
+    ST_HOLD_DELETE,
+    ST_HOLD_LOAD,
     ST_COUNT
 };
 
@@ -63,6 +66,12 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "ON CONFLICT(name) DO UPDATE SET settings = "
                      "excluded.settings",
     [ST_PART_LOAD] = "SELECT name, settings FROM partitions",
+    [ST_HOLD_SAVE] = "INSERT INTO preempt_holds(job, task, record) "
+                     "VALUES (?1, ?2, ?3) ON CONFLICT(job, task) DO UPDATE "
+                     "SET record = excluded.record",
+    [ST_HOLD_DELETE] = "DELETE FROM preempt_holds WHERE job = ?1 AND task = ?2",
+    [ST_HOLD_LOAD] = "SELECT job, task, record FROM preempt_holds "
+                     "ORDER BY job, task",
 };
 
 /* migrations[v] takes the schema from version v to v + 1. */
@@ -97,6 +106,9 @@ static const char *const migrations[PERSIST_SCHEMA_VERSION] = {
     "CREATE TABLE partitions (name TEXT PRIMARY KEY, settings TEXT NOT NULL);",
     /* 4: fair-share usage per user association (prio_usage.c) */
     "CREATE TABLE fs_usage (key TEXT PRIMARY KEY, usage REAL NOT NULL);",
+    /* 5: what preemptors hold of their victims' resources (preempt_drv.c) */
+    "CREATE TABLE preempt_holds (job INTEGER NOT NULL, task INTEGER NOT NULL,"
+    " record TEXT NOT NULL, PRIMARY KEY (job, task));",
 };
 
 struct persist {
@@ -503,6 +515,47 @@ int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
     }
     if (ret == 0 && rc != SQLITE_DONE)
         ret = db_error(p, rc, "loading partitions", e);
+    sqlite3_reset(s);
+    return ret;
+}
+
+int persist_hold_save(struct persist *p, uint64_t job, int64_t task,
+                      const char *text, struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_HOLD_SAVE);
+
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)job);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)task);
+    sqlite3_bind_text(s, 3, text, -1, SQLITE_STATIC);
+    return exec_stmt(p, s, "saving a preemption hold", e);
+}
+
+int persist_hold_delete(struct persist *p, uint64_t job, int64_t task,
+                        struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_HOLD_DELETE);
+
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)job);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)task);
+    return exec_stmt(p, s, "dropping a preemption hold", e);
+}
+
+int persist_hold_load(struct persist *p, persist_hold_fn fn, void *arg,
+                      struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_HOLD_LOAD);
+    int rc, ret = 0;
+
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (fn(arg, (uint64_t)sqlite3_column_int64(s, 0),
+               (int64_t)sqlite3_column_int64(s, 1),
+               (const char *)sqlite3_column_text(s, 2)) < 0) {
+            ret = -1;
+            break;
+        }
+    }
+    if (ret == 0 && rc != SQLITE_DONE)
+        ret = db_error(p, rc, "loading preemption holds", e);
     sqlite3_reset(s);
     return ret;
 }

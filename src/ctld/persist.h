@@ -20,7 +20,7 @@
 #include "common/err.h"
 
 #define PERSIST_DB_NAME "sluice.db"
-#define PERSIST_SCHEMA_VERSION 4
+#define PERSIST_SCHEMA_VERSION 5
 
 struct persist;
 
@@ -122,6 +122,21 @@ int persist_part_save(struct persist *p, const char *name, const char *text,
                       struct err *e);
 typedef int (*persist_part_fn)(void *arg, const char *name, const char *text);
 int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
+                      struct err *e);
+
+/*
+ * Preemption holds (preempt_drv.c): one row per waiting preemptor (job,
+ * and array task or -1), its record JSON text (docs/preemption.md),
+ * replaced whole; deleted when the hold ends.  persist_hold_load calls
+ * fn(arg, job, task, record) for each, in (job, task) order.
+ */
+typedef int (*persist_hold_fn)(void *arg, uint64_t job, int64_t task,
+                               const char *record);
+int persist_hold_save(struct persist *p, uint64_t job, int64_t task,
+                      const char *text, struct err *e);
+int persist_hold_delete(struct persist *p, uint64_t job, int64_t task,
+                        struct err *e);
+int persist_hold_load(struct persist *p, persist_hold_fn fn, void *arg,
                       struct err *e);
 
 #endif

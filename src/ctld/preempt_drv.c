@@ -17,11 +17,14 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
+#include "common/arrayspec.h"
 #include "ctld/ctld.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
+#include "ctld/persist.h"
 #include "sched/preempt.h"
+#include "sched/select.h"
 #include "sched/sched.h"
 
 /* What one victim held on one node of its preemptor's placement. */
@@ -38,6 +41,7 @@ struct held {
 /* A preemptor waiting for its victims to release their resources. */
 struct hold {
     uint64_t job;
+    int64_t task; /* of the array job: the task it holds for; -1: none */
     struct held *res;
     size_t nres;
     struct hold *next;
@@ -70,6 +74,10 @@ static void exempt_cb(evutil_socket_t fd, short what, void *arg)
     ctld_schedule(p->c);
 }
 
+/* The holds' rows in the database (below). */
+static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text);
+static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep);
+
 struct preempt_drv *preempt_drv_create(struct ctld *c)
 {
     struct preempt_drv *p = xcalloc(1, sizeof(*p));
@@ -82,6 +90,8 @@ struct preempt_drv *preempt_drv_create(struct ctld *c)
         log_warnx("%s; using the defaults", e.text);
         sched_preempt_params_parse("", &p->params, &e);
     }
+    if (persist_hold_load(c->persist, hold_restore, p, &e) < 0)
+        log_warnx("preemption holds not restored: %s", e.text);
     return p;
 }
 
@@ -126,6 +136,20 @@ static bool hold_waiting(struct preempt_drv *p, const struct hold *h)
     return false;
 }
 
+/* h's job (or task) still waits to start. */
+static bool hold_pending(struct preempt_drv *p, const struct hold *h)
+{
+    struct job *j = jobs_find(p->c->jobs, h->job);
+
+    if (j == NULL || j->state != JOB_PENDING)
+        return false;
+    if (h->task < 0)
+        return true;
+    if (j->array_pending != NULL)
+        return arrayset_has(j->array_pending, (uint32_t)h->task);
+    return j->array_task_id == h->task;
+}
+
 static void mark_used(struct sched_node *n, const struct held *r)
 {
     n->cpus_alloc += r->cpus;
@@ -136,13 +160,13 @@ static void mark_used(struct sched_node *n, const struct held *r)
 }
 
 void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
-                      struct sched_job *sj, size_t n)
+                      struct sched_job *sj, const int64_t *task, size_t n)
 {
     for (struct hold *h = p->holds; h != NULL; h = h->next) {
         if (!hold_waiting(p, h)) {
             /* all released: its job goes first (the fast lane) */
             for (size_t k = 0; k < n; k++)
-                if (sj[k].id == h->job)
+                if (sj[k].id == h->job && (task ? task[k] : -1) == h->task)
                     sj[k].tier = UINT32_MAX;
             continue;
         }
@@ -150,6 +174,14 @@ void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
             if (h->res[i].node < cl->nnodes && !victim_alive(p, &h->res[i]))
                 mark_used(&cl->nodes[h->res[i].node], &h->res[i]);
     }
+}
+
+bool preempt_drv_due(struct preempt_drv *p)
+{
+    for (const struct hold *h = p->holds; h != NULL; h = h->next)
+        if (!hold_waiting(p, h) && hold_pending(p, h))
+            return true;
+    return false;
 }
 
 /* Drop the holds of jobs that started or left, and of those whose
@@ -160,26 +192,152 @@ static void holds_settle(struct preempt_drv *p)
 
     while (*hp != NULL) {
         struct hold *h = *hp;
-        struct job *j = jobs_find(p->c->jobs, h->job);
-        if (j != NULL && j->state == JOB_PENDING && hold_waiting(p, h)) {
+        bool pending = hold_pending(p, h);
+        if (pending && hold_waiting(p, h)) {
             hp = &h->next;
             continue;
         }
-        if (j != NULL && j->state == JOB_PENDING)
-            log_info("job=%" PRIu64 " preemption hold released: the victims "
-                     "are gone and it still cannot start",
-                     h->job);
+        if (pending)
+            log_info("job=%" PRIu64 " task=%" PRId64 " preemption hold "
+                     "released: the victims are gone and it still cannot "
+                     "start",
+                     h->job, h->task);
         *hp = h->next;
+        hold_store(p, h, false);
         hold_free(h);
     }
 }
 
-static bool has_hold(const struct preempt_drv *p, uint64_t id)
+/* Some task of array job id holds victims (or waits on them). */
+static bool array_has_hold(const struct preempt_drv *p, uint64_t id)
 {
     for (const struct hold *h = p->holds; h != NULL; h = h->next)
-        if (h->job == id)
+        if (h->job == id && h->task >= 0)
             return true;
     return false;
+}
+
+static bool has_hold(const struct preempt_drv *p, uint64_t id, int64_t task)
+{
+    for (const struct hold *h = p->holds; h != NULL; h = h->next)
+        if (h->job == id && h->task == task)
+            return true;
+    return false;
+}
+
+/* ---- holds in the database ------------------------------------------- */
+
+/* h as its preempt_holds record: {"res": [{"victim", "restarts", "node"
+ * (NodeName), "cpus", "mem_mib", "gpus" (positions)}]}. */
+static char *hold_encode(const struct preempt_drv *p, const struct hold *h)
+{
+    json_t *res = json_array();
+    char *text;
+
+    for (size_t i = 0; i < h->nres; i++) {
+        const struct held *r = &h->res[i];
+        json_t *g = json_array();
+        for (uint32_t k = 0; k < r->ngpus; k++)
+            json_array_append_new(g, json_integer(r->gpus[k]));
+        json_array_append_new(res,
+                              json_pack("{s:I,s:I,s:s,s:I,s:I,s:o}", "victim",
+                                        (json_int_t)r->victim, "restarts",
+                                        (json_int_t)r->restarts, "node",
+                                        p->c->conf->nodes[r->node].name, "cpus",
+                                        (json_int_t)r->cpus, "mem_mib",
+                                        (json_int_t)r->mem_mib, "gpus", g));
+    }
+    text = json_dumps(json_pack("{s:o}", "res", res),
+                      JSON_COMPACT | JSON_SORT_KEYS);
+    return text;
+}
+
+/* Save or drop h's row in the loop iteration's transaction. */
+static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep)
+{
+    struct err e;
+    char *text = NULL;
+    int rc = ctld_write(p->c, &e);
+
+    if (rc == 0 && keep) {
+        text = hold_encode(p, h);
+        rc = persist_hold_save(p->c->persist, h->job, h->task, text, &e);
+    } else if (rc == 0) {
+        rc = persist_hold_delete(p->c->persist, h->job, h->task, &e);
+    }
+    if (rc < 0)
+        log_warnx("job=%" PRIu64 " preemption hold not %s: %s", h->job,
+                  keep ? "saved" : "dropped", e.text);
+    free(text);
+}
+
+static int held_decode(const struct preempt_drv *p, json_t *o, struct held *r)
+{
+    json_int_t victim, restarts, cpus, mem;
+    const char *node;
+    json_t *g;
+    const struct conf_node *cn;
+
+    if (json_unpack(o, "{s:I,s:I,s:s,s:I,s:I,s:o}", "victim", &victim,
+                    "restarts", &restarts, "node", &node, "cpus", &cpus,
+                    "mem_mib", &mem, "gpus", &g) < 0 ||
+        !json_is_array(g) || victim <= 0 || restarts < 0 || cpus < 0 ||
+        mem < 0 || json_array_size(g) > 4096 ||
+        (cn = conf_node_find(p->c->conf, node)) == NULL)
+        return -1;
+    *r = (struct held){.victim = (uint64_t)victim,
+                       .restarts = (uint32_t)restarts,
+                       .node = (size_t)(cn - p->c->conf->nodes),
+                       .cpus = (uint32_t)cpus,
+                       .mem_mib = (uint64_t)mem,
+                       .ngpus = (uint32_t)json_array_size(g)};
+    r->gpus = r->ngpus ? xcalloc(r->ngpus, sizeof(*r->gpus)) : NULL;
+    for (uint32_t k = 0; k < r->ngpus; k++) {
+        json_t *x = json_array_get(g, k);
+        if (!json_is_integer(x) || json_integer_value(x) < 0)
+            return -1;
+        r->gpus[k] = (uint32_t)json_integer_value(x);
+    }
+    return 0;
+}
+
+/* One row of preempt_holds back into p->holds; a row of a job that no
+ * longer waits, or a bad one, is dropped (logged). */
+static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text)
+{
+    struct preempt_drv *p = arg;
+    struct hold *h = xcalloc(1, sizeof(*h));
+    json_t *o = json_loads(text ? text : "", 0, NULL), *res;
+    const char *why = NULL;
+
+    h->job = id;
+    h->task = task;
+    res = json_object_get(o, "res");
+    if (!json_is_array(res) || json_array_size(res) > 65536)
+        why = "a bad record";
+    for (size_t i = 0; why == NULL && i < json_array_size(res); i++) {
+        h->res = xreallocarray(h->res, h->nres + 1, sizeof(*h->res));
+        memset(&h->res[h->nres], 0, sizeof(*h->res));
+        if (held_decode(p, json_array_get(res, i), &h->res[h->nres++]) < 0)
+            why = "a bad record";
+    }
+    if (why == NULL && !hold_pending(p, h))
+        why = "the job no longer waits";
+    json_decref(o);
+    if (why == NULL) {
+        /* kept even when its victims are gone already: then it goes
+         * first in the next pass, as it would have without the restart */
+        log_info("job=%" PRIu64 " preemption hold restored: %zu resources", id,
+                 h->nres);
+        h->next = p->holds;
+        p->holds = h;
+        return 0;
+    }
+    log_info("job=%" PRIu64 " preemption hold in the database dropped: %s", id,
+             why);
+    hold_store(p, h, false);
+    hold_free(h);
+    return 0;
 }
 
 /* ---- policy ----------------------------------------------------------- */
@@ -365,8 +523,8 @@ static void hold_add(struct hold *h, const struct victims *vs, size_t x,
     }
 }
 
-static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
-                const struct sched_preempt_plan *plan)
+static void act(struct preempt_drv *p, struct job *pj, int64_t task,
+                struct victims *vs, const struct sched_preempt_plan *plan)
 {
     struct hold *h = xcalloc(1, sizeof(*h));
     char list[256] = "";
@@ -374,6 +532,7 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
     struct err e;
 
     h->job = pj->id;
+    h->task = task;
     for (size_t i = 0; i < plan->nvictims; i++) {
         size_t x = plan->victims[i];
         struct job *v = vs->j[x];
@@ -393,15 +552,61 @@ static void act(struct preempt_drv *p, struct job *pj, struct victims *vs,
             len += (size_t)snprintf(list + len, sizeof(list) - len,
                                     "%s%" PRIu64, i ? "," : "", v->id);
     }
-    log_info("job=%" PRIu64 " preempts jobs=%s node=%s lost_gpu_s=%" PRIu64
+    char tk[32] = "";
+    if (task >= 0)
+        snprintf(tk, sizeof(tk), " task=%" PRId64, task);
+    log_info("job=%" PRIu64 "%s preempts jobs=%s node=%s lost_gpu_s=%" PRIu64
              " lost_cpu_s=%" PRIu64,
-             pj->id, list, p->c->conf->nodes[plan->nodes[0]].name,
+             pj->id, tk, list, p->c->conf->nodes[plan->nodes[0]].name,
              plan->lost_gpu_s, plan->lost_cpu_s);
     char detail[300];
     snprintf(detail, sizeof(detail), "waiting for preempted jobs %s", list);
     job_set_reason_detail(pj, detail);
     h->next = p->holds;
     p->holds = h;
+    hold_store(p, h, true);
+}
+
+/* The plan as the model will be once it is carried out: the victims'
+ * resources free, then what sj takes on the plan's nodes used, so that a
+ * later preemptor of this pass (the next task of an array) neither counts
+ * on the same resources nor leaves a victim's surplus unused. */
+static void claim(struct sched_cluster *cl, const struct sched_job *sj,
+                  const struct victims *vs,
+                  const struct sched_preempt_plan *plan)
+{
+    for (size_t i = 0; i < plan->nvictims; i++) {
+        const struct sched_victim *v = &vs->v[plan->victims[i]];
+        for (size_t k = 0; k < v->nnodes; k++) {
+            struct sched_node *n = &cl->nodes[v->nodes[k]];
+            n->cpus_alloc -= n->cpus_alloc < v->cpus_per_node
+                                 ? n->cpus_alloc
+                                 : v->cpus_per_node;
+            n->mem_alloc_mib -= n->mem_alloc_mib < v->mem_per_node_mib
+                                    ? n->mem_alloc_mib
+                                    : v->mem_per_node_mib;
+            for (uint32_t g = 0; g < v->gpus_per_node; g++) {
+                uint32_t pos = v->gpus[k * v->gpus_per_node + g];
+                if (pos < n->ngpus)
+                    n->gpu_used[pos / 64] &= ~(UINT64_C(1) << (pos % 64));
+            }
+        }
+    }
+    for (size_t k = 0; k < plan->nnodes; k++) {
+        struct sched_node *n = &cl->nodes[plan->nodes[k]];
+        uint32_t got = 0;
+        n->cpus_alloc += sj->cpus_per_node;
+        n->mem_alloc_mib += sj->mem_per_node_mib;
+        for (uint32_t pos = 0; got < sj->gpus_per_node && pos < n->ngpus;
+             pos++) {
+            uint64_t bit = UINT64_C(1) << (pos % 64);
+            if ((n->gpu_used[pos / 64] & bit) ||
+                !select_gpu_type_ok(n, pos, sj->gpu_type))
+                continue;
+            n->gpu_used[pos / 64] |= bit;
+            got++;
+        }
+    }
 }
 
 /* A pass at the earliest exempt time over of the victims that job may
@@ -426,8 +631,8 @@ static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
 }
 
 void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
-                     struct job **pend, const struct sched_result *r,
-                     time_t now)
+                     struct job **pend, const int64_t *task,
+                     const struct sched_result *r, time_t now)
 {
     struct victims vs;
     bool built = false;
@@ -439,8 +644,14 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
         const struct sched_decision *d = &r->decisions[i];
         struct job *pj = pend[d->job];
         struct sched_preempt_plan plan;
-        if (d->nnodes > 0 || d->reason != SCHED_REASON_RESOURCES ||
-            has_hold(p, pj->id))
+        int64_t t = task ? task[d->job] : -1;
+        /* the tasks behind an array's first preemptor preempt as well,
+         * in the same pass: each for itself */
+        bool sibling = d->reason == SCHED_REASON_PRIORITY && t >= 0 &&
+                       array_has_hold(p, pj->id);
+        if (d->nnodes > 0 ||
+            (d->reason != SCHED_REASON_RESOURCES && !sibling) ||
+            has_hold(p, pj->id, t))
             continue;
         if (!built) {
             victims_build(p, &vs, now);
@@ -458,9 +669,10 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
                                     &p->params, &plan);
         if (rc < 0)
             log_warn("job=%" PRIu64 " preempt: the model was refused", pj->id);
-        if (rc == 1 && plan.nvictims > 0)
-            act(p, pj, &vs, &plan);
-        else
+        if (rc == 1 && plan.nvictims > 0) {
+            act(p, pj, t, &vs, &plan);
+            claim(cl, &cl->jobs[d->job], &vs, &plan);
+        } else
             exempt_wake(p, &vs, now);
         sched_preempt_plan_clear(&plan);
     }

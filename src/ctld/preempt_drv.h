@@ -13,6 +13,7 @@
 #ifndef SLUICE_CTLD_PREEMPT_DRV_H
 #define SLUICE_CTLD_PREEMPT_DRV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -33,22 +34,33 @@ void preempt_drv_destroy(struct preempt_drv *p);
 
 /*
  * preempt_drv_hold: before a pass on cl over the pending jobs sj (n, the
- * model of cl->jobs): mark what dead victims freed for preemptors still
+ * model of cl->jobs; task: per entry, the array task it stands for, -1
+ * for a plain job; NULL: no tasks): mark what dead victims freed for preemptors still
  * waiting on other victims as used, and put preemptors whose victims
  * are all gone first in the pass (tier UINT32_MAX), so that they, and
  * nobody else, get what was taken for them.
  */
 void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
-                      struct sched_job *sj, size_t n);
+                      struct sched_job *sj, const int64_t *task, size_t n);
+
+/*
+ * preempt_drv_due: some preemptor's victims are all gone and it waits for
+ * the pass that starts it.  That pass skips the pause the controller
+ * takes after an expensive pass (the fast lane), so the victim's end and
+ * the preemptor's start go into one commit.
+ */
+bool preempt_drv_due(struct preempt_drv *p);
 
 /*
  * preempt_drv_run: after the pass r on cl (the model as the pass left
- * it) over the pending jobs pend (cl->jobs is their model): preempt for
- * the jobs that wait for Resources.
+ * it) over the pending jobs pend (cl->jobs is their model; task as for
+ * preempt_drv_hold): preempt for the jobs that wait for Resources.  Holds
+ * are per job, or per array task: each task of an array preempts for
+ * itself.
  */
 void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
-                     struct job **pend, const struct sched_result *r,
-                     time_t now);
+                     struct job **pend, const int64_t *task,
+                     const struct sched_result *r, time_t now);
 
 /* preempt_drv_victims: the ids of the jobs preempted for job that still
  * hold what it waits for (for sluice explain), a new array. */

@@ -564,13 +564,13 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
                                     .jobs = m.sj,
                                     .njobs = m.n};
         charge_model(c, &m, &cl);
-        preempt_drv_hold(s->preempt, &cl, m.sj, m.n);
+        preempt_drv_hold(s->preempt, &cl, m.sj, m.task, m.n);
         reason_begin(s->why);
         if (decide(s, &cl, cont, event, now, &r, &st, &ran_main) == 0) {
             if (apply(s, &m, &r, now))
                 ctld_schedule(c);
             if (ran_main) /* a slice alone leaves preemption to the pass */
-                preempt_drv_run(s->preempt, &cl, m.pend, &r, now);
+                preempt_drv_run(s->preempt, &cl, m.pend, m.task, &r, now);
             sample_fill(s, &r, &st);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
@@ -601,7 +601,8 @@ void sched_drv_run(struct sched_drv *s, time_t now)
     if (!s->wanted && !s->bf_more)
         return;
     wait_us = s->last_end_us + 4 * s->last_dur_us - start;
-    if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0) {
+    if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0 &&
+        !(s->wanted && preempt_drv_due(s->preempt))) {
         struct timeval tv = {wait_us / 1000000, wait_us % 1000000};
         if (!evtimer_pending(s->defer_ev, NULL))
             evtimer_add(s->defer_ev, &tv);
@@ -702,7 +703,7 @@ struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j)
 void sched_drv_model_hold(struct sched_drv *s, struct sched_cluster *cl,
                           struct sched_job *sj, size_t n)
 {
-    preempt_drv_hold(s->preempt, cl, sj, n);
+    preempt_drv_hold(s->preempt, cl, sj, NULL, n);
 }
 
 json_t *sched_drv_victims(struct sched_drv *s, uint64_t job)

@@ -192,8 +192,38 @@ int spool_write_volatile(const char *dir, const char *name, const void *data,
     return put(dir, name, data, len, mode, uid, gid, false, e);
 }
 
+static int status_put(const char *jobdir, const struct spool_status *st,
+                      bool durable, struct err *e);
+
 int spool_status_write(const char *jobdir, const struct spool_status *st,
                        struct err *e)
+{
+    return status_put(jobdir, st, true, e);
+}
+
+int spool_status_publish(const char *jobdir, const struct spool_status *st,
+                         struct err *e)
+{
+    return status_put(jobdir, st, false, e);
+}
+
+int spool_status_sync(const char *jobdir, struct err *e)
+{
+    char *path = xasprintf("%s/status", jobdir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+
+    if (fd >= 0 && fsync(fd) == 0 && fsync_dir(jobdir) == 0)
+        rc = 0;
+    else
+        err_set(e, "cannot sync %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return rc;
+}
+
+static int status_put(const char *jobdir, const struct spool_status *st,
+                      bool durable, struct err *e)
 {
     json_t *o = json_pack("{s:i, s:i, s:I, s:I, s:b}", "exit_code",
                           st->exit_code, "signal", st->signal, "start_time",
@@ -203,8 +233,8 @@ int spool_status_write(const char *jobdir, const struct spool_status *st,
     int rc;
 
     json_decref(o);
-    rc = spool_write(jobdir, "status", text, strlen(text), 0644, (uid_t)-1,
-                     (gid_t)-1, e);
+    rc = put(jobdir, "status", text, strlen(text), 0644, (uid_t)-1, (gid_t)-1,
+             durable, e);
     free(text);
     return rc;
 }

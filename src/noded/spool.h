@@ -74,6 +74,14 @@ char *spool_read(const char *dir, const char *name, size_t max, struct err *e);
  * ENOENT when the job has not ended, EBADMSG when the file is damaged. */
 int spool_status_write(const char *jobdir, const struct spool_status *st,
                        struct err *e);
+/* spool_status_publish: the status written (renamed into place) without
+ * waiting for the disk, and spool_status_sync: then made durable (fsync of
+ * the file and the directory).  The supervisor publishes, tells sluiced,
+ * then syncs: the end reaches the controller without two fsyncs in its
+ * way, and the status is durable a moment later as before. */
+int spool_status_publish(const char *jobdir, const struct spool_status *st,
+                         struct err *e);
+int spool_status_sync(const char *jobdir, struct err *e);
 int spool_status_read(const char *jobdir, struct spool_status *st,
                       struct err *e);
 

@@ -401,7 +401,11 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         st.exit_code = WEXITSTATUS(wstatus);
     else if (WIFSIGNALED(wstatus))
         st.signal = WTERMSIG(wstatus);
-    spool_status_write(a->jobdir, &st, &e);
+    if (spool_status_publish(a->jobdir, &st, &e) < 0)
+        _exit(1); /* sluiced finds no status: it records the end itself */
     notify_sluiced(a->notify, a->launch->job_id);
+    /* durable after the note; sluiced may have removed the directory
+     * already (the controller acknowledged): nothing left to sync then */
+    spool_status_sync(a->jobdir, &e);
     _exit(0);
 }

@@ -4,7 +4,8 @@
  * type), by an exact search over the candidates of the lowest rank level
  * that can cover it (a greedy pass with pruning beyond
  * SCHED_PREEMPT_EXACT_MAX candidates, or with strict_order); then the
- * cheapest node, or the cheapest job->nodes nodes.
+ * cheapest node, or for a job of several nodes the cheapest combination
+ * of nodes by the threshold argument written above choose().
  */
 #include "sched/preempt.h"
 
@@ -36,14 +37,6 @@ struct cand {
 /* What the job lacks on one node. */
 struct need {
     uint64_t cpus, mem_mib, gpus;
-};
-
-struct node_pick {
-    size_t node;
-    bool ok;
-    struct cost cost;
-    size_t *set; /* victim indices */
-    size_t n;
 };
 
 static int cost_cmp(const struct cost *a, const struct cost *b)
@@ -168,6 +161,17 @@ static bool node_cands(const struct sched_cluster *c, size_t idx,
 
 /* ---- one node: the search --------------------------------------------- */
 
+/* Work lost only (count, GPU-seconds, CPU-seconds): the rank is settled
+ * by the caller's choice of candidates. */
+static int work_cmp(const struct cost *a, const struct cost *b)
+{
+    struct cost x = *a, y = *b;
+
+    x.tier = y.tier = 0;
+    x.rank = y.rank = 0;
+    return cost_cmp(&x, &y);
+}
+
 struct search {
     const struct cand *cs;
     size_t m;
@@ -187,7 +191,7 @@ static void dfs(struct search *s, size_t from, size_t depth, uint64_t cpus,
             return;
         for (size_t i = 0; i < s->k; i++)
             cost_add(&c, &s->cs[s->cur[i]]);
-        if (!s->found || cost_cmp(&c, &s->best_cost) < 0) {
+        if (!s->found || work_cmp(&c, &s->best_cost) < 0) {
             s->found = true;
             s->best_cost = c;
             memcpy(s->best, s->cur, s->k * sizeof(*s->cur));
@@ -250,55 +254,110 @@ static bool greedy(const struct cand *cs, size_t m, const struct need *nd,
     return true;
 }
 
-/* The cheapest victims on node idx into pk. */
-static bool pick_node(const struct sched_cluster *c, size_t idx,
-                      const struct sched_job *j, const struct sched_victim *v,
-                      size_t nv, time_t now,
-                      const struct sched_preempt_params *p,
-                      struct node_pick *pk)
+static int level_cmp(uint32_t at, int64_t ar, uint32_t bt, int64_t br)
 {
-    const struct sched_node *n = &c->nodes[idx];
-    struct need nd = {
-        .cpus = lack(j->cpus_per_node, n->cpus, n->cpus_alloc),
-        .mem_mib = lack(j->mem_per_node_mib, n->mem_mib, n->mem_alloc_mib),
-        .gpus = j->gpus_per_node > select_gpus_free(n, j->gpu_type)
-                    ? j->gpus_per_node - select_gpus_free(n, j->gpu_type)
-                    : 0,
-    };
-    struct cand *cs = xcalloc(nv ? nv : 1, sizeof(*cs));
-    size_t m, lvl = 0, *set;
-    uint64_t cpus = 0, mem = 0, gpus = 0;
-    bool valid = node_cands(c, idx, j, v, nv, now, p, cs, &m);
+    if (at != bt)
+        return at < bt ? -1 : 1;
+    return ar < br ? -1 : ar > br;
+}
 
+/* A usable node: what the job lacks there now, and its candidates in
+ * rank order. */
+struct nodectx {
+    size_t node;
+    struct need nd;
+    struct cand *cs;
+    size_t m;
+};
+
+/* What x lacks once the victims marked in killed (may be NULL) are gone. */
+static struct need need_after(const struct nodectx *x, const bool *killed)
+{
+    struct need nd = x->nd;
+
+    for (size_t i = 0; i < x->m && killed != NULL; i++) {
+        const struct cand *c = &x->cs[i];
+        if (!killed[c->v])
+            continue;
+        nd.cpus -= nd.cpus < c->cpus ? nd.cpus : c->cpus;
+        nd.mem_mib -= nd.mem_mib < c->mem_mib ? nd.mem_mib : c->mem_mib;
+        nd.gpus -= nd.gpus < c->gpus ? nd.gpus : c->gpus;
+    }
+    return nd;
+}
+
+struct node_pick {
+    size_t pos; /* index into the usable nodes (partition order) */
+    bool ok;
+    bool bare;     /* fits with no victim */
+    uint32_t tier; /* the rank level the search needed (!bare) */
+    int64_t rank;
+    struct cost cost;
+    size_t *set; /* victim indices (owned) */
+    size_t n;
+};
+
+/* What a search on one node may use: candidates not in skip (by victim
+ * index; NULL: all), and with cap, none ranked above it. */
+struct scope {
+    const bool *skip;
+    const struct cand *cap;
+};
+
+/*
+ * The cheapest victims on x for nd into pk: without a cap, among the
+ * candidates of the lowest rank level whose candidates together cover nd
+ * (and below it); with one, among all candidates up to the cap, fewest
+ * victims and least lost work first.
+ */
+static void node_search(const struct nodectx *x, size_t pos,
+                        const struct need *nd, const struct scope *sc,
+                        const struct sched_preempt_params *p,
+                        struct node_pick *pk)
+{
+    struct cand *f = xcalloc(x->m ? x->m : 1, sizeof(*f));
+    const struct cand *cap = sc->cap;
+    size_t m = 0, lvl = 0, *set;
+    uint64_t cpus = 0, mem = 0, gpus = 0;
+
+    for (size_t i = 0; i < x->m; i++) {
+        const struct cand *c = &x->cs[i];
+        if ((sc->skip == NULL || !sc->skip[c->v]) &&
+            (cap == NULL ||
+             level_cmp(c->tier, c->rank, cap->tier, cap->rank) <= 0))
+            f[m++] = *c;
+    }
     memset(pk, 0, sizeof(*pk));
-    pk->node = idx;
+    pk->pos = pos;
     set = pk->set = xcalloc(m ? m : 1, sizeof(*set));
-    /* the lowest rank level whose candidates, all together, cover it */
-    while (valid && !covers(&nd, cpus, mem, gpus) && lvl < m) {
+    while (!covers(nd, cpus, mem, gpus) && lvl < m) {
         size_t e = lvl;
-        while (e < m && cs[e].tier == cs[lvl].tier &&
-               cs[e].rank == cs[lvl].rank) {
-            cpus += cs[e].cpus;
-            mem += cs[e].mem_mib;
-            gpus += cs[e].gpus;
+        while (e < m && (cap != NULL || (f[e].tier == f[lvl].tier &&
+                                         f[e].rank == f[lvl].rank))) {
+            cpus += f[e].cpus;
+            mem += f[e].mem_mib;
+            gpus += f[e].gpus;
             e++;
         }
-        lvl = e;
+        lvl = cap != NULL ? m : e;
     }
-    if (valid && covers(&nd, cpus, mem, gpus)) {
+    if (covers(nd, cpus, mem, gpus)) {
         if (lvl == 0)
-            pk->ok = true; /* fits without victims */
+            pk->ok = pk->bare = true;
         else if (p->strict_order || lvl > SCHED_PREEMPT_EXACT_MAX)
-            pk->ok = greedy(cs, lvl, &nd, p->reorder_count, set, &pk->n);
+            pk->ok = greedy(f, lvl, nd, p->reorder_count, set, &pk->n);
         else
-            pk->ok = exact(cs, lvl, &nd, set, &pk->n);
+            pk->ok = exact(f, lvl, nd, set, &pk->n);
     }
     for (size_t i = 0; i < pk->n; i++) {
-        cost_add(&pk->cost, &cs[set[i]]);
-        set[i] = cs[set[i]].v;
+        cost_add(&pk->cost, &f[set[i]]);
+        set[i] = f[set[i]].v;
     }
-    free(cs);
-    return valid;
+    if (pk->ok && !pk->bare) {
+        pk->tier = f[lvl - 1].tier;
+        pk->rank = f[lvl - 1].rank;
+    }
+    free(f);
 }
 
 /* ---- nodes ------------------------------------------------------------ */
@@ -313,16 +372,17 @@ static bool node_usable(const struct sched_cluster *c,
            select_fits_ever(n, j);
 }
 
-static int pick_order(const void *a, const void *b)
+/* What j lacks on n as the model has it now. */
+static struct need node_need(const struct sched_node *n,
+                             const struct sched_job *j)
 {
-    const struct node_pick *x = a, *y = b;
-    int r;
+    uint32_t gfree = select_gpus_free(n, j->gpu_type);
 
-    if (x->ok != y->ok)
-        return x->ok ? -1 : 1;
-    if ((r = cost_cmp(&x->cost, &y->cost)) != 0)
-        return r;
-    return x->node < y->node ? -1 : x->node > y->node;
+    return (struct need){
+        .cpus = lack(j->cpus_per_node, n->cpus, n->cpus_alloc),
+        .mem_mib = lack(j->mem_per_node_mib, n->mem_mib, n->mem_alloc_mib),
+        .gpus = j->gpus_per_node > gfree ? j->gpus_per_node - gfree : 0,
+    };
 }
 
 static bool check_victims(const struct sched_cluster *c,
@@ -338,29 +398,286 @@ static bool check_victims(const struct sched_cluster *c,
     return true;
 }
 
-/* The union of the first j->nodes picks into plan. */
-static void make_plan(const struct sched_job *j, const struct node_pick *pk,
-                      const struct sched_victim *v, size_t nv, time_t now,
-                      struct sched_preempt_plan *plan)
-{
-    bool *in = xcalloc(nv ? nv : 1, sizeof(*in));
+/*
+ * A job of N nodes.  Victims running on one usable node only
+ * ("local") free nothing elsewhere, so for a fixed set S of the victims
+ * that span several usable nodes, the rest of the choice splits into one
+ * independent choice per node:
+ *
+ *  - The first key is the rank level of the most important victim.  Let
+ *    L(k) be the lowest level at which node k can be cleared (with S
+ *    gone; "bare" when it fits already) and T* the N-th smallest L(k).
+ *    No plan reaches N nodes below T* (a node cleared below T* has
+ *    L(k) < T*, and there are fewer than N such nodes), and one reaches
+ *    them at T*, so with S the best first key is T = max(T*, rank of S).
+ *  - At that T every node with L(k) <= T can be cleared using only local
+ *    victims ranked <= T, and no plan with first key T uses others.  The
+ *    remaining keys (count, GPU-seconds, CPU-seconds) of a plan are S's
+ *    plus the sum over its nodes of their local sets (disjoint, one node
+ *    each).  Each node's cheapest local set at T (the exact search,
+ *    fewest victims then least lost work) is independent of the others,
+ *    and lexicographic order on vectors is kept by addition
+ *    (a < b implies a + c < b + c), so the N nodes with the smallest
+ *    vectors give the smallest sum: exchanging any chosen node for one
+ *    with a smaller vector never makes the sum larger.
+ *
+ * Minimising over every S (up to PREEMPT_MULTI_EXACT spanning victims;
+ * usually there are none and S is empty) gives the optimum.  With more
+ * spanning victims, or a job of one node, spanning victims are simply
+ * candidates of each node they run on (exact for one node).  choose()
+ * does this.
+ */
+#define PREEMPT_MULTI_EXACT 8
 
-    plan->nodes = xcalloc(j->nodes, sizeof(*plan->nodes));
-    plan->victims = xcalloc(nv ? nv : 1, sizeof(*plan->victims));
-    for (size_t k = 0; k < j->nodes; k++) {
-        plan->nodes[plan->nnodes++] = pk[k].node;
-        for (size_t i = 0; i < pk[k].n; i++) {
-            size_t x = pk[k].set[i];
-            bool gpu;
-            uint64_t lost = sched_preempt_lost(&v[x], now, &gpu);
-            if (in[x])
-                continue;
-            in[x] = true;
-            plan->victims[plan->nvictims++] = x;
-            *(gpu ? &plan->lost_gpu_s : &plan->lost_cpu_s) += lost;
+struct ctx {
+    const struct sched_job *j;
+    const struct sched_victim *v;
+    size_t nv;
+    time_t now;
+    const struct sched_preempt_params *p;
+    struct nodectx *nx; /* usable nodes, partition order */
+    size_t nn;
+    bool *multi; /* per victim: a candidate on two usable nodes or more */
+};
+
+/* A whole choice: its victims (by victim index), nodes and cost. */
+struct choice {
+    bool ok;
+    bool *victims;
+    size_t *nodes; /* j->nodes of them, node indices */
+    struct cost cost;
+};
+
+static void cost_victim(const struct ctx *x, struct cost *c, size_t i)
+{
+    const struct sched_victim *v = &x->v[i];
+    struct cand k = {.tier = v->tier,
+                     .rank = x->p->youngest_first ? -(int64_t)v->start_time
+                                                  : v->priority};
+
+    k.lost = sched_preempt_lost(v, x->now, &k.lost_gpu);
+    cost_add(c, &k);
+}
+
+static int pick_level_order(const void *a, const void *b)
+{
+    const struct node_pick *const *x = a, *const *y = b;
+
+    if ((*x)->bare != (*y)->bare)
+        return (*x)->bare ? -1 : 1;
+    return level_cmp((*x)->tier, (*x)->rank, (*y)->tier, (*y)->rank);
+}
+
+static int pick_work_order(const void *a, const void *b)
+{
+    const struct node_pick *x = a, *y = b;
+    int r;
+
+    if (x->ok != y->ok)
+        return x->ok ? -1 : 1;
+    if ((r = work_cmp(&x->cost, &y->cost)) != 0)
+        return r;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The level T of the comment above into *cap: 1, or 0 when N nodes fit
+ * bare and S is empty (no victim needed), -1 when no N nodes can. */
+static int threshold(const struct ctx *x, struct node_pick *pk,
+                     const struct cost *s_cost, struct cand *cap)
+{
+    struct node_pick **ok = xcalloc(x->nn ? x->nn : 1, sizeof(*ok));
+    const struct node_pick *t;
+    size_t nok = 0;
+    int rc = -1;
+
+    for (size_t k = 0; k < x->nn; k++)
+        if (pk[k].ok)
+            ok[nok++] = &pk[k];
+    if (nok < x->j->nodes)
+        goto out;
+    qsort(ok, nok, sizeof(*ok), pick_level_order);
+    t = ok[x->j->nodes - 1];
+    rc = 1;
+    if (s_cost->count > 0 && (t->bare || level_cmp(s_cost->tier, s_cost->rank,
+                                                   t->tier, t->rank) > 0)) {
+        cap->tier = s_cost->tier;
+        cap->rank = s_cost->rank;
+    } else if (t->bare) {
+        rc = 0;
+    } else {
+        cap->tier = t->tier;
+        cap->rank = t->rank;
+    }
+out:
+    free(ok);
+    return rc;
+}
+
+/* The best choice with the spanning victims in killed gone (multi_local:
+ * spanning victims are plain candidates instead). */
+static void choose_with(const struct ctx *x, const bool *killed,
+                        bool multi_local, struct choice *ch)
+{
+    struct node_pick *pk = xcalloc(x->nn ? x->nn : 1, sizeof(*pk));
+    bool *skip = xcalloc(x->nv ? x->nv : 1, sizeof(*skip));
+    struct cost s_cost = {0};
+    struct cand cap = {0};
+    struct scope sc = {.skip = skip};
+    int rc;
+
+    for (size_t i = 0; i < x->nv; i++) {
+        skip[i] = killed[i] || (!multi_local && x->multi[i]);
+        if (killed[i])
+            cost_victim(x, &s_cost, i);
+    }
+    for (size_t k = 0; k < x->nn; k++) {
+        struct need nd = need_after(&x->nx[k], killed);
+        node_search(&x->nx[k], k, &nd, &sc, x->p, &pk[k]);
+    }
+    rc = threshold(x, pk, &s_cost, &cap);
+    ch->ok = rc >= 0;
+    sc.cap = &cap;
+    for (size_t k = 0; ch->ok && k < x->nn; k++) {
+        struct need nd = need_after(&x->nx[k], killed);
+        if (!pk[k].ok || pk[k].bare ||
+            (pk[k].tier == cap.tier && pk[k].rank == cap.rank))
+            continue;
+        free(pk[k].set);
+        if (rc == 0) { /* bare nodes only */
+            memset(&pk[k], 0, sizeof(pk[k]));
+            pk[k].pos = k;
+            continue;
+        }
+        /* below the cap (it may now use more), or above it (it fails) */
+        node_search(&x->nx[k], k, &nd, &sc, x->p, &pk[k]);
+    }
+    if (ch->ok) {
+        qsort(pk, x->nn, sizeof(*pk), pick_work_order);
+        memset(ch->victims, 0, x->nv * sizeof(*ch->victims));
+        for (size_t i = 0; i < x->nv; i++)
+            ch->victims[i] = killed[i];
+        for (size_t k = 0; k < x->j->nodes; k++) {
+            ch->nodes[k] = x->nx[pk[k].pos].node;
+            for (size_t i = 0; i < pk[k].n; i++)
+                ch->victims[pk[k].set[i]] = true;
+        }
+        memset(&ch->cost, 0, sizeof(ch->cost));
+        for (size_t i = 0; i < x->nv; i++)
+            if (ch->victims[i])
+                cost_victim(x, &ch->cost, i);
+    }
+    for (size_t k = 0; k < x->nn; k++)
+        free(pk[k].set);
+    free(pk);
+    free(skip);
+}
+
+static void ctx_free(struct ctx *x)
+{
+    for (size_t k = 0; k < x->nn; k++)
+        free(x->nx[k].cs);
+    free(x->nx);
+    free(x->multi);
+}
+
+/* The usable nodes of j's partition and their candidates into x; -1 when
+ * the model is inconsistent. */
+static int ctx_build(const struct sched_cluster *c, struct ctx *x)
+{
+    const struct sched_job *j = x->j;
+    const struct sched_part *part = &c->parts[j->part];
+    size_t *seen = xcalloc(x->nv ? x->nv : 1, sizeof(*seen));
+    struct cand *scratch = xcalloc(x->nv ? x->nv : 1, sizeof(*scratch));
+    int rc = 0;
+
+    x->nx = xcalloc(part->nnodes ? part->nnodes : 1, sizeof(*x->nx));
+    x->multi = xcalloc(x->nv ? x->nv : 1, sizeof(*x->multi));
+    for (size_t i = 0; i < part->nnodes && rc == 0; i++) {
+        size_t idx = part->nodes[i];
+        struct nodectx *n = &x->nx[x->nn];
+        if (idx >= c->nnodes) {
+            rc = -1;
+            break;
+        }
+        if (!node_usable(c, j, idx))
+            continue;
+        n->node = idx;
+        n->nd = node_need(&c->nodes[idx], j);
+        x->nn++;
+        if (!node_cands(c, idx, j, x->v, x->nv, x->now, x->p, scratch, &n->m))
+            rc = -1;
+        /* only this node's candidates are kept: a few per node, not nv */
+        n->cs = xcalloc(n->m ? n->m : 1, sizeof(*n->cs));
+        memcpy(n->cs, scratch, n->m * sizeof(*n->cs));
+        for (size_t k = 0; k < n->m; k++)
+            if (++seen[n->cs[k].v] >= 2)
+                x->multi[n->cs[k].v] = true;
+    }
+    free(seen);
+    free(scratch);
+    return rc;
+}
+
+static void choice_init(struct choice *ch, const struct ctx *x)
+{
+    memset(ch, 0, sizeof(*ch));
+    ch->victims = xcalloc(x->nv ? x->nv : 1, sizeof(*ch->victims));
+    ch->nodes = xcalloc(x->j->nodes, sizeof(*ch->nodes));
+}
+
+static void choice_free(struct choice *ch)
+{
+    free(ch->victims);
+    free(ch->nodes);
+}
+
+/* The best choice over every set of spanning victims (see above). */
+static void choose(const struct ctx *x, struct choice *best)
+{
+    size_t *span = xcalloc(x->nv ? x->nv : 1, sizeof(*span)), ns = 0;
+    bool *killed = xcalloc(x->nv ? x->nv : 1, sizeof(*killed));
+    struct choice ch;
+
+    for (size_t i = 0; i < x->nv; i++)
+        if (x->multi[i])
+            span[ns++] = i;
+    if (x->j->nodes == 1 || ns == 0 || ns > PREEMPT_MULTI_EXACT) {
+        choose_with(x, killed, true, best);
+        goto out;
+    }
+    choice_init(&ch, x);
+    for (unsigned mask = 0; mask < 1u << ns; mask++) {
+        for (size_t b = 0; b < ns; b++)
+            killed[span[b]] = mask >> b & 1;
+        choose_with(x, killed, false, &ch);
+        if (ch.ok && (!best->ok || cost_cmp(&ch.cost, &best->cost) < 0)) {
+            struct choice t = *best;
+            *best = ch;
+            ch = t;
         }
     }
-    free(in);
+    choice_free(&ch);
+out:
+    free(span);
+    free(killed);
+}
+
+static void make_plan(const struct ctx *x, const struct choice *ch,
+                      struct sched_preempt_plan *plan)
+{
+    plan->nodes = xcalloc(x->j->nodes, sizeof(*plan->nodes));
+    plan->victims = xcalloc(x->nv ? x->nv : 1, sizeof(*plan->victims));
+    memcpy(plan->nodes, ch->nodes, x->j->nodes * sizeof(*plan->nodes));
+    plan->nnodes = x->j->nodes;
+    for (size_t i = 0; i < x->nv; i++) {
+        bool gpu;
+        uint64_t lost;
+        if (!ch->victims[i])
+            continue;
+        lost = sched_preempt_lost(&x->v[i], x->now, &gpu);
+        plan->victims[plan->nvictims++] = i;
+        *(gpu ? &plan->lost_gpu_s : &plan->lost_cpu_s) += lost;
+    }
 }
 
 int sched_preempt_find(const struct sched_cluster *c, const struct sched_job *j,
@@ -368,9 +685,8 @@ int sched_preempt_find(const struct sched_cluster *c, const struct sched_job *j,
                        const struct sched_preempt_params *p,
                        struct sched_preempt_plan *plan)
 {
-    const struct sched_part *part;
-    struct node_pick *pk;
-    size_t np = 0, ok = 0;
+    struct ctx x = {.j = j, .v = v, .nv = nv, .now = now, .p = p};
+    struct choice best;
     int rc = 0;
 
     memset(plan, 0, sizeof(*plan));
@@ -378,32 +694,20 @@ int sched_preempt_find(const struct sched_cluster *c, const struct sched_job *j,
         errno = EINVAL;
         return -1;
     }
-    part = &c->parts[j->part];
-    pk = xcalloc(part->nnodes ? part->nnodes : 1, sizeof(*pk));
-    for (size_t i = 0; i < part->nnodes; i++) {
-        size_t idx = part->nodes[i];
-        if (idx >= c->nnodes) {
-            rc = -1;
-            break;
-        }
-        if (!node_usable(c, j, idx))
-            continue;
-        if (!pick_node(c, idx, j, v, nv, now, p, &pk[np++])) {
-            rc = -1;
-            break;
-        }
-        ok += pk[np - 1].ok;
+    if (ctx_build(c, &x) < 0) {
+        ctx_free(&x);
+        errno = EINVAL;
+        return -1;
     }
-    if (rc == 0 && ok >= j->nodes) {
-        qsort(pk, np, sizeof(*pk), pick_order);
-        make_plan(j, pk, v, nv, now, plan);
+    choice_init(&best, &x);
+    if (x.nn >= j->nodes)
+        choose(&x, &best);
+    if (best.ok) {
+        make_plan(&x, &best, plan);
         rc = 1;
     }
-    for (size_t i = 0; i < np; i++)
-        free(pk[i].set);
-    free(pk);
-    if (rc < 0)
-        errno = EINVAL;
+    choice_free(&best);
+    ctx_free(&x);
     return rc;
 }
 

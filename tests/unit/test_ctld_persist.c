@@ -63,6 +63,7 @@ static void insert(struct persist *p, uint64_t id, bool finished)
 
 struct seen {
     uint64_t ids[64];
+    int64_t tasks[64];
     size_t n;
 };
 
@@ -202,6 +203,51 @@ static void test_events_payload_nodes(void **state)
     persist_close(p);
 }
 
+static int collect_hold(void *arg, uint64_t id, int64_t task,
+                        const char *record)
+{
+    struct seen *s = arg;
+
+    s->tasks[s->n] = task;
+    return collect(arg, id, record);
+}
+
+/* Preemption holds (schema 5): saved and replaced in a transaction,
+ * read back after a reopen, deleted. */
+static void test_preempt_holds(void **state)
+{
+    struct persist *p = open_db();
+    struct seen s = {0};
+    struct err e;
+
+    (void)state;
+    assert_int_equal(persist_begin(p, &e), 0);
+    assert_int_equal(persist_hold_save(p, 7, -1, "{\"job_id\":1}", &e), 0);
+    assert_int_equal(persist_hold_save(p, 7, -1, "{\"job_id\":7}", &e), 0);
+    assert_int_equal(persist_hold_save(p, 9, 0, "{\"job_id\":9}", &e), 0);
+    assert_int_equal(persist_hold_save(p, 9, 3, "{\"job_id\":9}", &e), 0);
+    assert_int_equal(persist_commit(p, &e), 0);
+    persist_close(p);
+
+    p = open_db();
+    assert_int_equal(persist_hold_load(p, collect_hold, &s, &e), 0);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.ids[0], 7);
+    assert_int_equal(s.ids[1], 9);
+    assert_int_equal(s.tasks[1], 0);
+    assert_int_equal(s.tasks[2], 3);
+    assert_int_equal(persist_begin(p, &e), 0);
+    assert_int_equal(persist_hold_delete(p, 7, -1, &e), 0);
+    assert_int_equal(persist_hold_delete(p, 9, 0, &e), 0);
+    assert_int_equal(persist_commit(p, &e), 0);
+    s.n = 0;
+    assert_int_equal(persist_hold_load(p, collect_hold, &s, &e), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.ids[0], 9);
+    assert_int_equal(s.tasks[0], 3);
+    persist_close(p);
+}
+
 static void test_unwritable_dir(void **state)
 {
     struct err e;
@@ -220,6 +266,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_events_payload_nodes, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_holds, setup, teardown),
         cmocka_unit_test(test_unwritable_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

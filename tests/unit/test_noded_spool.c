@@ -78,6 +78,29 @@ static void test_status_round_trip(void **state)
     free(dir);
 }
 
+/* The supervisor's order: publish (readable at once), then sync; a sync
+ * after sluiced removed the directory fails and changes nothing. */
+static void test_status_publish_sync(void **state)
+{
+    char *dir = spool_job_dir(tmpdir, 8);
+    struct spool_status in = {3, 0, 1700000000, 1700000009, false}, out;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(spool_mkdirs(dir, &e), 0);
+    assert_int_equal(spool_status_sync(dir, &e), -1); /* nothing yet */
+    assert_int_equal(spool_status_publish(dir, &in, &e), 0);
+    memset(&out, 0, sizeof(out));
+    assert_int_equal(spool_status_read(dir, &out, &e), 0);
+    assert_int_equal(out.exit_code, 3);
+    assert_int_equal(out.end_time, 1700000009);
+    assert_int_equal(spool_status_sync(dir, &e), 0);
+    assert_int_equal(spool_remove(dir), 0);
+    assert_int_equal(spool_status_sync(dir, &e), -1);
+    assert_non_null(strstr(e.text, "status"));
+    free(dir);
+}
+
 static void test_status_damaged(void **state)
 {
     static const char *bad[] = {
@@ -324,6 +347,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expand),
         cmocka_unit_test(test_status_round_trip),
+        cmocka_unit_test(test_status_publish_sync),
         cmocka_unit_test(test_status_damaged),
         cmocka_unit_test(test_pid),
         cmocka_unit_test(test_int_list_remove),

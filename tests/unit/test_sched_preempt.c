@@ -341,10 +341,10 @@ static struct bcost set_cost(const struct tc *t, unsigned mask)
     return c;
 }
 
-/* Whether j fits on node (any node: node < 0) once the victims in mask
- * are gone. */
-static bool fits_without(const struct tc *t, const struct sched_job *j,
-                         unsigned mask, int node)
+/* The nodes j fits on (all of them: node < 0; else that one) once the
+ * victims in mask are gone. */
+static size_t fits_without(const struct tc *t, const struct sched_job *j,
+                           unsigned mask, int node)
 {
     struct sched_node n[MAXN];
     uint64_t used[MAXN];
@@ -366,10 +366,11 @@ static bool fits_without(const struct tc *t, const struct sched_job *j,
                 used[x] &= ~(1ULL << v->gpus[k * v->gpus_per_node + g]);
         }
     }
+    size_t fit = 0;
     for (size_t i = 0; i < t->c.nnodes; i++)
         if ((node < 0 || (size_t)node == i) && select_fits_now(&n[i], j))
-            return true;
-    return false;
+            fit++;
+    return fit;
 }
 
 /* A random cluster: 1-3 nodes of 4 GPUs, up to 8 running jobs. */
@@ -403,6 +404,55 @@ static void random_case(struct tc *t, struct sched_job *j)
     *j = job((uint32_t)(rand() % 4), 1 + (uint32_t)(rand() % 8));
 }
 
+/* The cheapest cost over every subset of victims that lets j start, and
+ * whether find's plan costs the same and frees its nodes; returns whether
+ * the plan has victims (-1: no plan). */
+static int check_case(struct tc *t, const struct sched_job *j, int round)
+{
+    struct sched_preempt_plan plan;
+    struct bcost best = {0};
+    bool found = false;
+    unsigned mine = 0;
+    int with;
+
+    for (unsigned m = 0; m < 1u << t->nv; m++) {
+        bool ok = true;
+        for (size_t i = 0; i < t->nv; i++)
+            if (m >> i & 1 && !sched_preempt_eligible(&t->v[i], NOW, &t->p))
+                ok = false;
+        if (!ok || fits_without(t, j, m, -1) < j->nodes)
+            continue;
+        struct bcost c = set_cost(t, m);
+        if (!found || bcost_cmp(&c, &best) < 0)
+            best = c;
+        found = true;
+    }
+    int rc = sched_preempt_find(&t->c, j, t->v, t->nv, NOW, &t->p, &plan);
+    assert_int_equal(rc, found ? 1 : 0);
+    if (!found)
+        return -1;
+    for (size_t i = 0; i < plan.nvictims; i++)
+        mine |= 1u << plan.victims[i];
+    struct bcost c = set_cost(t, mine);
+    if (bcost_cmp(&c, &best) != 0)
+        fail_msg("round %d (%u nodes): cost (%u,%lld,%zu,%llu,%llu) want "
+                 "(%u,%lld,%zu,%llu,%llu)",
+                 round, j->nodes, c.tier, (long long)c.rank, c.count,
+                 (unsigned long long)c.gpu_s, (unsigned long long)c.cpu_s,
+                 best.tier, (long long)best.rank, best.count,
+                 (unsigned long long)best.gpu_s,
+                 (unsigned long long)best.cpu_s);
+    assert_int_equal(plan.nnodes, j->nodes);
+    for (size_t k = 0; k < plan.nnodes; k++) {
+        assert_int_equal(fits_without(t, j, mine, (int)plan.nodes[k]), 1);
+        for (size_t q = 0; q < k; q++)
+            assert_true(plan.nodes[q] != plan.nodes[k]);
+    }
+    with = plan.nvictims > 0;
+    sched_preempt_plan_clear(&plan);
+    return with;
+}
+
 static void test_brute_force(void **state)
 {
     size_t with_victims = 0;
@@ -412,45 +462,109 @@ static void test_brute_force(void **state)
     for (int round = 0; round < 400; round++) {
         struct tc t;
         struct sched_job j;
-        struct sched_preempt_plan plan;
-        struct bcost best = {0};
-        bool found = false;
-        unsigned mine = 0;
 
         random_case(&t, &j);
-        for (unsigned m = 0; m < 1u << t.nv; m++) {
-            bool ok = true;
-            for (size_t i = 0; i < t.nv; i++)
-                if (m >> i & 1 && !sched_preempt_eligible(&t.v[i], NOW, &t.p))
-                    ok = false;
-            if (!ok || !fits_without(&t, &j, m, -1))
-                continue;
-            struct bcost c = set_cost(&t, m);
-            if (!found || bcost_cmp(&c, &best) < 0)
-                best = c;
-            found = true;
-        }
-        int rc = sched_preempt_find(&t.c, &j, t.v, t.nv, NOW, &t.p, &plan);
-        assert_int_equal(rc, found ? 1 : 0);
-        if (!found)
-            continue;
-        for (size_t i = 0; i < plan.nvictims; i++)
-            mine |= 1u << plan.victims[i];
-        struct bcost c = set_cost(&t, mine);
-        if (bcost_cmp(&c, &best) != 0)
-            fail_msg("round %d: cost (%u,%lld,%zu,%llu,%llu) want "
-                     "(%u,%lld,%zu,%llu,%llu)",
-                     round, c.tier, (long long)c.rank, c.count,
-                     (unsigned long long)c.gpu_s, (unsigned long long)c.cpu_s,
-                     best.tier, (long long)best.rank, best.count,
-                     (unsigned long long)best.gpu_s,
-                     (unsigned long long)best.cpu_s);
-        assert_true(fits_without(&t, &j, mine, (int)plan.nodes[0]));
-        with_victims += plan.nvictims > 0;
-        sched_preempt_plan_clear(&plan);
+        with_victims += check_case(&t, &j, round) == 1;
     }
     /* the cases are not trivial: most need victims */
     assert_true(with_victims > 150);
+}
+
+/* The example of docs/preemption.md: 2 nodes wanted; node 0 is cleared
+ * by three victims of tier 1, nodes 1 and 2 by one of tier 2 each.  The
+ * two cheapest nodes one by one (0, then 1) touch tier 2 anyway and kill
+ * four; nodes 1 and 2 touch tier 2 and kill two. */
+static void test_multi_node_threshold(void **state)
+{
+    struct tc t;
+    struct sched_job j = job(4, 1);
+    struct sched_preempt_plan plan;
+
+    (void)state;
+    j.nodes = 2;
+    tc_init(&t, 3, 4);
+    tc_run(&t, 0, -1, 0x1, 1, 10, NOW - 100)->tier = 1;
+    tc_run(&t, 0, -1, 0x2, 1, 10, NOW - 100)->tier = 1;
+    tc_run(&t, 0, -1, 0xc, 1, 10, NOW - 100)->tier = 1;
+    tc_run(&t, 1, -1, 0xf, 1, 10, NOW - 100)->tier = 2;
+    tc_run(&t, 2, -1, 0xf, 1, 10, NOW - 100)->tier = 2;
+    assert_int_equal(sched_preempt_find(&t.c, &j, t.v, t.nv, NOW, &t.p, &plan),
+                     1);
+    assert_int_equal(plan.nvictims, 2);
+    assert_int_equal(plan.victims[0], 3);
+    assert_int_equal(plan.victims[1], 4);
+    assert_int_equal(plan.nnodes, 2);
+    assert_int_equal(plan.nodes[0] + plan.nodes[1], 3);
+    sched_preempt_plan_clear(&plan);
+    /* with node 2 excluded (-x), node 0's three it must be */
+    bool allowed[3] = {true, true, false};
+    j.node_allowed = allowed;
+    assert_int_equal(tc_find(&t, &j, NULL), 0x7 | 1L << 3);
+    /* a victim on nodes 1 and 2 at once is one victim, not two */
+    j.node_allowed = NULL;
+    tc_init(&t, 3, 4);
+    tc_run(&t, 0, -1, 0x3, 1, 10, NOW - 10);
+    tc_run(&t, 0, -1, 0xc, 1, 10, NOW - 10);
+    tc_run(&t, 1, 2, 0xf, 1, 10, NOW - 100);
+    assert_int_equal(tc_find(&t, &j, NULL), 1L << 2);
+}
+
+/* A random cluster of 2-4 nodes with some two-node victims, and a job of
+ * one to three nodes. */
+static void random_multi_case(struct tc *t, struct sched_job *j)
+{
+    size_t nn = 2 + (size_t)(rand() % 3);
+    int tries = 6 + rand() % 8;
+
+    tc_init(t, nn, 4);
+    while (tries-- > 0 && t->nv < 9) {
+        int node = rand() % (int)nn, node2 = -1;
+        uint32_t cpus = 1 + (uint32_t)(rand() % 3), k = (uint32_t)(rand() % 3);
+        uint64_t free_gpus, mask = 0;
+        if (rand() % 3 == 0)
+            node2 = (node + 1 + rand() % ((int)nn - 1)) % (int)nn;
+        free_gpus = ~t->used[node] & 0xf;
+        if (node2 >= 0)
+            free_gpus &= ~t->used[node2];
+        for (uint32_t p = 0; p < 4 && k > 0; p++)
+            if (free_gpus >> p & 1) {
+                mask |= 1ULL << p;
+                k--;
+            }
+        if (k > 0 || t->nodes[node].cpus_alloc + cpus > 8 ||
+            (node2 >= 0 && t->nodes[node2].cpus_alloc + cpus > 8))
+            continue;
+        struct sched_victim *v =
+            tc_run(t, node, node2, mask, cpus, 1 + (uint32_t)(rand() % 3),
+                   NOW - 1 - rand() % 500);
+        v->tier = (uint32_t)(rand() % 3);
+        v->may = rand() % 7 != 0;
+        if (rand() % 5 == 0)
+            v->exempt_until = NOW + 1 - rand() % 3;
+        if (rand() % 3 == 0)
+            v->last_checkpoint = NOW - rand() % 300;
+    }
+    *j = job((uint32_t)(rand() % 5), 1 + (uint32_t)(rand() % 8));
+    j->nodes = 1 + (uint32_t)(rand() % (nn < 3 ? nn : 3));
+}
+
+static void test_brute_force_multi_node(void **state)
+{
+    size_t with_victims = 0, multi = 0;
+
+    (void)state;
+    srand(11);
+    for (int round = 0; round < 400; round++) {
+        struct tc t;
+        struct sched_job j;
+
+        random_multi_case(&t, &j);
+        int with = check_case(&t, &j, round);
+        with_victims += with == 1;
+        multi += with == 1 && j.nodes > 1;
+    }
+    assert_true(with_victims > 150);
+    assert_true(multi > 60);
 }
 
 int main(void)
@@ -465,6 +579,8 @@ int main(void)
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_bad_model),
         cmocka_unit_test(test_brute_force),
+        cmocka_unit_test(test_multi_node_threshold),
+        cmocka_unit_test(test_brute_force_multi_node),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
