@@ -23,7 +23,7 @@ counter() {
 reason_of() { scontrol show job "$1" | tr ' ' '\n' | grep '^Reason='; }
 
 # --- scontrol suspend / resume ---------------------------------------------
-j1=$(submit -p low -J c1 -c 2 -o c1.out --wrap "$(counter c1.n)")
+j1=$(submit -p low -J c1 -c 4 -o c1.out --wrap "$(counter c1.n)")
 wait_for 15 is_state "$j1" RUNNING && wait_for 10 above c1.n 2
 is "$(state_of "$j1")" RUNNING "a CPU job runs and counts"
 
@@ -64,11 +64,13 @@ like "$(sluice acct --events "$j1" | awk 'NR > 1 {print $2}' | tr '\n' ' ')" \
 touch c1.n.stop
 wait_for 15 is_state "$j1" COMPLETED
 is "$(state_of "$j1")" COMPLETED "the resumed job completes"
+like "$(sacct -n -P -j "$j1" -o Suspended | head -1)" '^00:00:(0[3-9]|[1-5][0-9])$' \
+    "sacct's Suspended field shows the seconds it spent suspended"
 
 # --- preemption by suspension, automatic resume -----------------------------
-lo=$(submit -p low -J lo -c 2 -o lo.out --wrap "$(counter lo.n)")
+lo=$(submit -p low -J lo -c 4 -o lo.out --wrap "$(counter lo.n)")
 wait_for 15 is_state "$lo" RUNNING && wait_for 10 above lo.n 2
-hi=$(submit -p high -J hi -c 2 -o hi.out --wrap 'sleep 3')
+hi=$(submit -p high -J hi -c 4 -o hi.out --wrap 'sleep 3')
 wait_for 15 is_state "$hi" RUNNING
 is "$(state_of "$hi") $(state_of "$lo")" "RUNNING SUSPENDED" \
     "the high job runs and the low job is suspended for it"
@@ -96,10 +98,15 @@ like "$(scontrol show job "$g")" 'Restarts=1' \
 is "$(sluice acct --events "$g" | awk 'NR > 1 {print $2}' | grep -c suspend)" \
     0 "it was never suspended"
 scancel "$g"
+wait_for 15 is_state "$g" CANCELLED
 
 # --- suspend_gpu_jobs: the GPUs stay held -----------------------------------
-cluster_stop
-cluster_start "$E2E_ROOT/tests/e2e/conf/suspend_gpu.conf"
+# the controller alone is restarted with PreemptParameters=suspend_gpu_jobs
+ctld_pid=$(cat "$DIR/pids/sluicectld.pid")
+kill "$ctld_pid"
+wait_for 10 eval "! alive $ctld_pid"
+echo "PreemptParameters=suspend_gpu_jobs" >>"$DIR/sluice.conf"
+sluice up --dir "$DIR" >/dev/null 2>"$DIR/up3.err"
 g=$(submit -p low -J g -c 2 --gpus-per-node=2 -o g.out --wrap "$(counter g.n)")
 wait_for 15 is_state "$g" RUNNING
 h1=$(submit -p high -J h1 -c 3 -o h1.out --wrap 'while [ ! -e h1.stop ]; do sleep 0.1; done')
