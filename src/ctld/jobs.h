@@ -2,6 +2,7 @@
  * The job table and the job state machine:
  *
  *   PENDING --start--> RUNNING --JOB_END--> COMPLETED | FAILED
+ *      |                  |  (suspend, resume: SUSPENDED, jobsusp.h)
  *      |                  |  (killed by cancel) -> CANCELLED
  *      |                  |  (killed at its time limit) -> TIMEOUT
  *      |                  +--node down / lost--> NODE_FAIL
