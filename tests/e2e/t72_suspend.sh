@@ -6,7 +6,9 @@
 # high job suspends a low CPU job, runs, ends, and the victim resumes by
 # itself and completes; a GPU victim is requeued instead (no
 # suspend_gpu_jobs); with PreemptParameters=suspend_gpu_jobs a suspended
-# GPU job keeps its GPUs and a job that needs them waits, saying why.
+# GPU job keeps its GPUs and a job that needs them waits, saying why;
+# without a cgroup freezer the node stops the job with SIGSTOP and the
+# job's CONT trap sees the resume.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start "$E2E_ROOT/tests/e2e/conf/suspend.conf"
@@ -124,6 +126,31 @@ is "$(state_of "$g")" RUNNING "the GPU job resumes when the CPU job ends"
 touch g.n.stop
 wait_for 20 is_state "$h2" COMPLETED
 is "$(state_of "$h2")" COMPLETED "the GPU job ends and the waiting job runs"
+
+
+# --- without a freezer: SIGSTOP and SIGCONT ---------------------------------
+node_pid=$(cat "$DIR/pids/node01.pid")
+kill "$node_pid"
+wait_for 10 eval "! alive $node_pid"
+echo "CgroupPlugin=disabled" >"$DIR/cgroup.conf"
+sluice up --dir "$DIR" >/dev/null 2>"$DIR/up4.err"
+s1=$(submit -p low -J s1 -c 1 -o s1.out \
+    --wrap "trap 'echo cont >>s1.sig' CONT; $(counter s1.n)")
+wait_for 15 is_state "$s1" RUNNING && wait_for 10 above s1.n 2
+scontrol suspend "$s1"
+sleep 0.5
+n3=$(count s1.n)
+sleep 1
+is "$(count s1.n)" "$n3" "without a cgroup (SIGSTOP) the job stops counting"
+scontrol resume "$s1"
+wait_for 10 above s1.n "$n3"
+ok "and counts again after the resume"
+wait_for 10 test -s s1.sig
+is "$(cat s1.sig 2>&1)" cont "the job's CONT trap sees the resume"
+like "$(grep -h "job=$s1 suspended" "$DIR"/log/node01.log)" 'by=signal' \
+    "the node stopped it with signals"
+touch s1.n.stop
+wait_for 15 is_state "$s1" COMPLETED
 
 cluster_gone
 finish
