@@ -34,6 +34,8 @@ struct jobs {
     size_t nfinished;
     uint64_t next_id;
     struct jobdep *dep;
+    size_t nsuspended; /* jobs SUSPENDED (the resume scheduler looks only
+                          when there are some) */
 };
 
 struct jobs *jobs_create(struct ctld *c)
@@ -155,6 +157,16 @@ struct job *jobs_after(struct jobs *js, uint64_t id)
     for (j = js->head; j != NULL && j->id <= id; j = j->next)
         ;
     return j;
+}
+
+void jobs_suspended_add(struct jobs *js, int delta)
+{
+    js->nsuspended = (size_t)((long)js->nsuspended + delta);
+}
+
+size_t jobs_suspended(const struct jobs *js)
+{
+    return js->nsuspended;
 }
 
 size_t jobs_count(const struct jobs *js)
@@ -371,6 +383,8 @@ static int load_one(void *arg, uint64_t id, const char *record)
         jlimits_job_added(js->c->limits, j); /* counted as it stands */
     if (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED)
         charge(js, j); /* a suspended job: memory and GPUs, not CPUs */
+    if (j->state == JOB_SUSPENDED)
+        js->nsuspended++;
     return 0;
 }
 
@@ -459,6 +473,8 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
 
     j->suspended_s = job_suspended_s(j, now);
     j->susp_by = JOB_SUSP_NONE;
+    if (j->state == JOB_SUSPENDED)
+        js->nsuspended--;
     if (held) {
         uncharge(js, j);
         prio_drv_job_ended(js->c, j, now);

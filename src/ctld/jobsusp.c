@@ -62,6 +62,7 @@ static int suspend(struct jobs *js, struct job *j, enum job_susp by,
         return -1;
     cpus(js, j, false);
     j->state = JOB_SUSPENDED;
+    jobs_suspended_add(js, 1);
     j->suspend_time = time(NULL);
     j->susp_by = by;
     j->susp_for = for_job;
@@ -86,6 +87,7 @@ static int resume(struct jobs *js, struct job *j, const char *detail,
     j->suspended_s = job_suspended_s(j, now);
     j->suspend_time = 0;
     j->state = JOB_RUNNING;
+    jobs_suspended_add(js, -1);
     j->susp_by = JOB_SUSP_NONE;
     j->susp_for = 0;
     job_set_reason(j, NULL);
@@ -220,6 +222,8 @@ size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n)
 
 bool jobs_any_resumable(struct jobs *js)
 {
+    if (jobs_suspended(js) == 0)
+        return false;
     for (struct job *j = jobs_first(js); j != NULL; j = j->next)
         if (j->state == JOB_SUSPENDED && j->susp_by == JOB_SUSP_AUTO)
             return true;
