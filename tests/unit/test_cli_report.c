@@ -136,8 +136,8 @@ static void test_suspended_victim(void **state)
     g = find(json_object_get(rep, "users"), "dave");
     assert_int_equal(num(g, "preempted"), 1);
     assert_int_equal(num(g, "requeues"), 0);
-    assert_float_equal(json_real_value(json_object_get(g, "cpu_hours_lost")),
-                       0, 1e-12);
+    assert_float_equal(json_real_value(json_object_get(g, "cpu_hours_lost")), 0,
+                       1e-12);
     json_decref(rep);
     json_decref(jobs);
 }

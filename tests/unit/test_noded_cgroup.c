@@ -573,16 +573,11 @@ static void test_none(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conf),
-        cmocka_unit_test(test_mounts),
-        cmocka_unit_test(test_cpus),
-        cmocka_unit_test(test_none),
-        cmocka_unit_test(test_kill_v1_or_v2),
-        cmocka_unit_test(test_freeze),
-        cmocka_unit_test(test_kill_v2),
-        cmocka_unit_test(test_oom),
-        cmocka_unit_test(test_cpuset),
-        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_conf),          cmocka_unit_test(test_mounts),
+        cmocka_unit_test(test_cpus),          cmocka_unit_test(test_none),
+        cmocka_unit_test(test_kill_v1_or_v2), cmocka_unit_test(test_freeze),
+        cmocka_unit_test(test_kill_v2),       cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_cpuset),        cmocka_unit_test(test_devices),
         cmocka_unit_test(test_devices_bpf),
     };
 
