@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define SLUICE_VERSION "0.1.0"
+#include "common/version.h"
 
 struct cli_cmd {
     const char *name;

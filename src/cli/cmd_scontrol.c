@@ -31,7 +31,7 @@ static void scontrol_help(void)
            "  hold JOBID...       uhold JOBID...      release JOBID...\n"
            "  suspend JOBID...    resume JOBID...     (operators)\n"
            "  update JobId=ID [TimeLimit=T] [Partition=P] [JobName=N] "
-           "[Priority=N]\n"
+           "[Priority=N] [Nice=N]\n"
            "  update NodeName=NODES State=DRAIN|DOWN|RESUME [Reason=TEXT]\n"
            "  version\n");
 }

@@ -18,6 +18,7 @@
 #include "common/value.h"
 #include "common/xalloc.h"
 #include "sched/depend.h"
+#include "sched/prio.h"
 
 /* The value of "Key=value" when its key is key (any case), else NULL. */
 static const char *upd_value(const char *word, const char *key)
@@ -48,6 +49,26 @@ static int upd_dependency(json_t *set, const char *v, struct err *e)
     return 0;
 }
 
+/* Nice=N (no value: 100, as sbatch --nice); the controller decides
+ * whether a negative one is allowed. */
+static int upd_nice(json_t *set, const char *v, struct err *e)
+{
+    char *end;
+    long long n = 100;
+
+    errno = 0;
+    if (v[0] != '\0')
+        n = strtoll(v, &end, 10);
+    if (v[0] != '\0' && (*end != '\0' || errno != 0 || n < -PRIO_NICE_MAX ||
+                         n > PRIO_NICE_MAX)) {
+        errno = EINVAL;
+        return err_set(e, "Nice=%s: expected an integer from %d to %d", v,
+                       -PRIO_NICE_MAX, PRIO_NICE_MAX);
+    }
+    json_object_set_new(set, "nice", json_integer(n));
+    return 0;
+}
+
 /* One job setting into set; -1 with e. */
 static int upd_job_key(json_t *set, const char *w, struct err *e)
 {
@@ -71,14 +92,16 @@ static int upd_job_key(json_t *set, const char *w, struct err *e)
         if (value_parse_u64(v, 0, UINT32_MAX - 1, &n, e) < 0)
             return err_prefix(e, "Priority=%s", v);
         json_object_set_new(set, "priority", json_integer((json_int_t)n));
+    } else if ((v = upd_value(w, "Nice")) != NULL) {
+        return upd_nice(set, v, e);
     } else if ((v = upd_value(w, "Dependency")) != NULL) {
         return upd_dependency(set, v, e);
     } else {
         errno = EINVAL;
         return err_set(e,
                        "Invalid input: %s (a job update takes "
-                       "TimeLimit, Partition, JobName, Priority and "
-                       "Dependency)",
+                       "TimeLimit, Partition, JobName, Priority, Nice "
+                       "and Dependency)",
                        w);
     }
     return 0;
@@ -297,7 +320,7 @@ int cmd_update(int argc, char **argv)
     if (argc > 1 &&
         (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         printf("usage: sluice update JobId=ID [TimeLimit=T] [Partition=P] "
-               "[JobName=N] [Priority=N]\n"
+               "[JobName=N] [Priority=N] [Nice=N]\n"
                "       sluice update NodeName=NODES State=DRAIN|DOWN|RESUME "
                "[Reason=TEXT]\n");
         return 0;

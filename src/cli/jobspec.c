@@ -16,6 +16,7 @@
 #include "common/value.h"
 #include "common/xalloc.h"
 #include "sched/depend.h"
+#include "sched/prio.h"
 
 #define JS_MAX_COUNT 1048576u /* CPUs or tasks one job may ask for */
 
@@ -50,6 +51,7 @@ const struct opt_def jobspec_opts[] = {
     {"dependency", 'd', OPT_ARG, JS_DEPENDENCY},
     {"kill-on-invalid-dep", 0, OPT_ARG, JS_KILL_INVALID_DEP},
     {"signal", 0, OPT_ARG, JS_SIGNAL},
+    {"nice", 0, OPT_OPTARG, JS_NICE},
     {"parsable", 0, OPT_NOARG, JS_PARSABLE},
     {"test-only", 0, OPT_NOARG, JS_TEST_ONLY},
     {"wrap", 0, OPT_ARG, JS_WRAP},
@@ -244,6 +246,29 @@ static int js_begin(struct jobspec *js, const char *arg, time_t now,
     return 0;
 }
 
+/* --nice[=ADJ]: no value means 100, as in Slurm; whether a negative one
+ * is allowed is the controller's decision (operators only). */
+static int js_nice(struct jobspec *js, const char *arg, struct err *e)
+{
+    char *end;
+    long long v;
+
+    if (arg == NULL) {
+        json_object_set_new(js->job, "nice", json_integer(100));
+        return 0;
+    }
+    errno = 0;
+    v = strtoll(arg, &end, 10);
+    if (arg[0] == '\0' || *end != '\0' || errno != 0 || v < -PRIO_NICE_MAX ||
+        v > PRIO_NICE_MAX) {
+        errno = EINVAL;
+        return err_set(e, "expected an integer from %d to %d", -PRIO_NICE_MAX,
+                       PRIO_NICE_MAX);
+    }
+    json_object_set_new(js->job, "nice", json_integer(v));
+    return 0;
+}
+
 static int js_signal(struct jobspec *js, const char *arg, struct err *e)
 {
     unsigned secs;
@@ -376,6 +401,8 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_yes_no(js, "kill_on_invalid_dep", arg, e);
     case JS_SIGNAL:
         return js_signal(js, arg, e);
+    case JS_NICE:
+        return js_nice(js, arg, e);
     default:
         return js_set_local(js, id, arg, e);
     }

@@ -56,6 +56,7 @@ enum jobspec_opt {
     JS_ARRAY,
     JS_DEPENDENCY,
     JS_KILL_INVALID_DEP,
+    JS_NICE,
 };
 
 /* The sbatch option table. */

@@ -88,7 +88,8 @@ static const struct {
     {'S', "START_TIME"},   {'t', "ST"},
     {'T', "STATE"},        {'u', "USER"},
     {'U', "UID"},          {'V', "SUBMIT_TIME"},
-    {'x', "EXC_NODES"},    {'Z', "WORK_DIR"},
+    {'x', "EXC_NODES"},    {'y', "NICE"},
+    {'Z', "WORK_DIR"},
 };
 
 const char *jobview_header(char letter)
@@ -358,6 +359,8 @@ const char *jobview_value(char letter, const void *ctx, char *buf, size_t len)
         return jv_num(jobview_int(job, "user_id", -1), buf, len);
     case 'V':
         return jv_time(job, "submit_time", buf, len);
+    case 'y':
+        return jv_num(jobview_int(job, "nice", 0), buf, len);
     default:
         return "?";
     }

@@ -15,7 +15,7 @@
 #include "common/err.h"
 
 /* The format letters squeue knows here. */
-#define JOBVIEW_LETTERS "abBcCDeEFgGijKlLmMnNoPqQrRStTuUVxZ"
+#define JOBVIEW_LETTERS "abBcCDeEFgGijKlLmMnNoPqQrRStTuUVxyZ"
 /* squeue's default and --long formats. */
 #define JOBVIEW_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define JOBVIEW_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"

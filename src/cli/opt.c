@@ -96,6 +96,8 @@ static int next_long(struct opt_state *st, const struct opt_def *defs, int *id,
         *arg = eq + 1;
         return 1;
     }
+    if (d->arg == OPT_OPTARG)
+        return 1;
     if (st->ind >= st->argc) {
         errno = EINVAL;
         return err_set(e, "option '--%s' requires an argument", d->long_name);
@@ -126,6 +128,8 @@ static int next_short(struct opt_state *st, const struct opt_def *defs, int *id,
     }
     if (*st->short_rest != '\0') {
         *arg = st->short_rest;
+    } else if (d->arg == OPT_OPTARG) {
+        /* nothing attached: no value */
     } else if (st->ind < st->argc) {
         *arg = st->argv[st->ind++];
     } else {

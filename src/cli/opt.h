@@ -12,8 +12,9 @@
 #include "common/err.h"
 
 enum opt_arg {
-    OPT_NOARG, /* --hold */
-    OPT_ARG,   /* --time=10, --time 10, -t10, -t 10 */
+    OPT_NOARG,  /* --hold */
+    OPT_ARG,    /* --time=10, --time 10, -t10, -t 10 */
+    OPT_OPTARG, /* --nice or --nice=10 (only with '='; -n10 for a short) */
 };
 
 /* One option; a table ends with an entry whose id is 0. */

@@ -136,6 +136,7 @@ static void job_ids(struct kv *k, json_t *job)
     kv(k, "GroupId", "%s(%lld)", g ? g->gr_name : "?", gid);
     kv_line(k);
     kv(k, "Priority", "%lld", jobview_int(job, "priority", 0));
+    kv(k, "Nice", "%lld", jobview_int(job, "nice", 0));
     kv(k, "Account", "%s", js(job, "account"));
     kv(k, "QOS", "%s", jobview_str(job, "qos", "normal"));
     kv_line(k);

@@ -7,6 +7,7 @@
 #include "ctld/ctld.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +31,14 @@ int64_t ctld_mono_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t ctld_mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 bool ctld_is_admin(const struct ctld *c, uid_t uid)
@@ -79,14 +88,23 @@ void ctld_flush(struct ctld *c)
     struct err e;
     bool ok = true;
 
+    int64_t t0 = ctld_mono_us(), t1, t2;
+
     c->flush_armed = false;
     if (c->sched != NULL)
         sched_drv_run(c->sched, time(NULL));
-    if (persist_in_txn(c->persist) && persist_commit(c->persist, &e) < 0) {
-        log_warnx("commit failed, replies that depended on it are dropped: "
-                  "%s",
-                  e.text);
-        ok = false;
+    t1 = ctld_mono_us();
+    if (persist_in_txn(c->persist)) {
+        if (persist_commit(c->persist, &e) < 0) {
+            log_warnx("commit failed, replies that depended on it are "
+                      "dropped: %s",
+                      e.text);
+            ok = false;
+        }
+        t2 = ctld_mono_us();
+        /* the start latency's controller stages (bench/RESULTS.md) */
+        log_debug("flush sched_us=%" PRId64 " commit_us=%" PRId64, t1 - t0,
+                  t2 - t1);
     }
     if (c->listen != NULL)
         listen_release(c->listen, ok);

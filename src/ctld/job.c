@@ -299,6 +299,7 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "warn_time_s", json_integer(j->warn_time_s));
     set(o, "warn_batch", json_boolean(j->warn_batch));
     set(o, "priority", json_integer(j->priority));
+    set(o, "nice", json_integer(j->nice));
     set(o, "cpus", json_integer((json_int_t)j->cpus_per_node * j->nodes));
     jobgpu_to_json(o, j, conf);
     add_array_fields(o, j);
@@ -402,6 +403,7 @@ static void restore_fields(struct job *j, json_t *o)
     j->end_time = get_int(o, "end_time", 0);
     j->priority = (uint32_t)get_int(o, "priority", 1);
     j->prio_fixed = json_is_true(json_object_get(o, "priority_fixed"));
+    j->nice = (int32_t)get_int(o, "nice", 0);
     j->accrual.accrued_s = get_int(o, "accrued_s", 0);
     j->accrual.since = get_int(o, "accrue_since", 0);
     j->restart_count = (uint32_t)get_int(o, "restart_count", 0);

@@ -85,6 +85,7 @@ struct job {
     bool *node_allowed; /* NULL, or one per conf node (-w/-x) */
     time_t submit_time, eligible_time, begin_time, start_time, end_time;
     uint32_t priority;
+    int32_t nice; /* --nice / Nice=: subtracted from the priority */
     /* eligible time earned (prio_drv.c keeps it; persisted, so that a
      * requeued or reloaded job keeps its age) */
     struct prio_accrual accrual;

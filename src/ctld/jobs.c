@@ -184,6 +184,16 @@ size_t jobs_active(const struct jobs *js)
     return js->n - js->nfinished;
 }
 
+size_t jobs_active_tasks(const struct jobs *js)
+{
+    size_t n = 0;
+
+    for (const struct job *j = js->head; j != NULL; j = j->next)
+        if (!job_state_final(j->state))
+            n += j->array_pending ? j->array_pending->count : 1;
+    return n;
+}
+
 /* Queue a job that just finished; eviction waits for evict_finished, so
  * that a caller walking the job list never loses the job it stands on. */
 static void add_finished(struct jobs *js, struct job *j)

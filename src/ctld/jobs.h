@@ -46,8 +46,12 @@ int jobs_load(struct jobs *js, struct err *e);
 struct jobdep *jobs_dep(struct jobs *js);
 /* jobs_ctld: the controller the table belongs to. */
 struct ctld *jobs_ctld(struct jobs *js);
-/* jobs_active: jobs not yet finished (for MaxJobCount). */
+/* jobs_active: job records not yet finished. */
 size_t jobs_active(const struct jobs *js);
+/* jobs_active_tasks: jobs not yet finished, each task of an array that
+ * waits in its compact pending record counted as one, as Slurm counts
+ * them for MaxJobCount.  Walks the job table. */
+size_t jobs_active_tasks(const struct jobs *js);
 /* jobs_save_event: save j's record and an accounting event. */
 int jobs_save_event(struct jobs *js, struct job *j, const char *event,
                     const char *detail, struct err *e);

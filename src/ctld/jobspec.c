@@ -462,6 +462,27 @@ static int parse_warn(json_t *spec, struct job *j, struct err *e)
     return 0;
 }
 
+/* "nice" of o into *out (kept when absent): within +-PRIO_NICE_MAX, and
+ * negative only from an operator or administrator, as in Slurm.  what
+ * names the option in the message ("--nice", "Nice"). */
+static int parse_nice(struct jobs *js, json_t *o, uid_t uid, const char *what,
+                      int32_t *out, struct err *e)
+{
+    int64_t v = *out;
+
+    if (opt_int(o, "nice", -PRIO_NICE_MAX, PRIO_NICE_MAX, &v, e) < 0)
+        return -1;
+    if (v < 0 && v != *out && !ctld_is_admin(jobs_ctld(js), uid)) {
+        errno = EPERM;
+        return err_set(e,
+                       "%s=%" PRId64 ": only an operator or administrator "
+                       "may set a negative nice value",
+                       what, v);
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
 /* Build a pending job from spec; *payload gets the stored payload. */
 static struct job *parse_spec(struct jobs *js, const struct conf *conf,
                               json_t *spec, const struct auth_id *who,
@@ -485,6 +506,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         apply_time_limit(conf, parts_get(ps, j->part), spec, j, e) < 0 ||
         apply_node_limits(conf, parts_get(ps, j->part), j, e) < 0 ||
         parse_warn(spec, j, e) < 0 ||
+        parse_nice(js, spec, who->uid, "--nice", &j->nice, e) < 0 ||
         jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <
             0 ||
         jobs_check_fit(conf, parts_get(ps, j->part), j, e) < 0 ||
@@ -524,6 +546,30 @@ error:
     return NULL;
 }
 
+/* MaxJobCount, counting each task of an array as one job, as Slurm
+ * does (the pending tasks of an array share one record here). */
+static int check_job_count(struct jobs *js, const struct job *j, struct err *e)
+{
+    uint32_t max = jobs_ctld(js)->conf->max_job_count;
+    size_t tasks = j->array_pending ? j->array_pending->count : 1, have;
+
+    if (tasks > max)
+        return err_inval(e,
+                         "an array of %zu tasks can never fit MaxJobCount "
+                         "(%u): each task counts as one job",
+                         tasks, max);
+    have = jobs_active_tasks(js);
+    if (have + tasks <= max)
+        return 0;
+    errno = EAGAIN;
+    if (tasks == 1)
+        return err_set(e, "MaxJobCount (%u) reached: try again later", max);
+    return err_set(e,
+                   "MaxJobCount (%u) reached: %zu jobs are active and the "
+                   "array adds %zu: try again later",
+                   max, have, tasks);
+}
+
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e)
 {
@@ -547,14 +593,8 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         job_free(j);
         return 0;
     }
-    if (jobs_active(js) >= c->conf->max_job_count) {
-        json_decref(payload);
-        job_free(j);
-        errno = EAGAIN;
-        return err_set(e, "MaxJobCount (%u) reached: try again later",
-                       c->conf->max_job_count);
-    }
-    if (jlimits_submit_check(c->limits, j, e) < 0) {
+    if (check_job_count(js, j, e) < 0 ||
+        jlimits_submit_check(c->limits, j, e) < 0) {
         json_decref(payload);
         job_free(j);
         return -1;
@@ -677,6 +717,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
     struct job saved = *j;
     char *name = NULL, what[128] = "", detail[192];
     int64_t prio = -1;
+    int32_t nice = j->nice;
 
     if (!jobs_may_act(js, j, uid)) {
         errno = EPERM;
@@ -689,7 +730,8 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
     if (!json_is_object(set))
         return err_inval(e, "JOB_UPDATE: expected \"set\": {...}");
     if (opt_str(set, "name", SPEC_MAX_NAME, &name, e) < 0 ||
-        opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0)
+        opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0 ||
+        parse_nice(js, set, uid, "Nice", &nice, e) < 0)
         goto error;
     if (prio >= 0 && !admin) {
         errno = EPERM;
@@ -710,6 +752,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         j->priority = (uint32_t)prio;
         j->prio_fixed = true;
     }
+    j->nice = nice;
     prio_drv_job_event(jobs_ctld(js), j, time(NULL));
     ctld_schedule(jobs_ctld(js));
     snprintf(detail, sizeof(detail), "%s%sby uid %u", what, what[0] ? " " : "",

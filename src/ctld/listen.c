@@ -23,13 +23,12 @@
 #include <event2/listener.h>
 
 #include "common/log.h"
+#include "common/version.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/nodes.h"
 #include "ctld/persist.h"
 #include "ctld/rpc.h"
-
-#define CTLD_VERSION "0.1.0"
 
 /* A peer that does not read its replies stops being read from when this
  * much output waits for it, and is read again once it is down to LOW. */
@@ -362,7 +361,7 @@ static void handle_request(struct conn *conn, const struct proto_frame *f)
     if (!conn->is_unix)
         r.who = f->who;
     if (f->type == PROTO_MSG_PING) {
-        reply = json_pack("{s:s, s:I}", "version", CTLD_VERSION, "now",
+        reply = json_pack("{s:s, s:I}", "version", SLUICE_VERSION, "now",
                           (json_int_t)time(NULL));
         send_reply(conn, f, reply);
         json_decref(reply);
@@ -585,7 +584,16 @@ void listen_release(struct listen *l, bool ok)
         conn->dirty = false;
         conn->dirty_next = NULL;
         if (ok) {
-            evbuffer_add_buffer(bufferevent_get_output(conn->bev), conn->held);
+            struct evbuffer *out = bufferevent_get_output(conn->bev);
+            evbuffer_add_buffer(out, conn->held);
+            /* sent now, not at the next turn of the loop: a JOB_LAUNCH
+             * leaves right after its commit (start latency).  What the
+             * socket does not take, or an error, is the bufferevent's
+             * to handle as before.  A closing or throttled connection
+             * waits for conn_write_cb, which only the bufferevent's own
+             * writes call. */
+            if (!conn->closing && !conn->throttled)
+                (void)evbuffer_write(out, bufferevent_getfd(conn->bev));
         } else {
             log_warnx("peer=%s closed: its replies depend on a failed commit",
                       conn->peer_name);

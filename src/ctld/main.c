@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
@@ -104,35 +104,6 @@ error:
     return -1;
 }
 
-/* Lock the pid file for the life of the process (inherited by fork). */
-static int lock_pidfile(const char *path, struct err *e)
-{
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    char buf[32] = "";
-
-    if (fd < 0)
-        return err_set(e, "cannot open %s: %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-        buf[n > 0 ? n : 0] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        err_set(e, "another sluicectld (pid %s) is running: %s is locked",
-                buf[0] ? buf : "?", path);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static void write_pid(int fd)
-{
-    char buf[32];
-    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-
-    if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
-        log_warn("cannot write the pid file");
-}
-
 /*
  * Fork into the background.  The parent waits on a pipe until the child
  * says it is serving (exit 0) or why it failed (printed, exit 1).
@@ -175,19 +146,6 @@ static void report_ready(int *ready_fd, const char *error)
     }
     close(*ready_fd);
     *ready_fd = -1;
-}
-
-static void quiet_stdio(void)
-{
-    int fd = open("/dev/null", O_RDWR);
-
-    if (fd < 0)
-        return;
-    dup2(fd, STDIN_FILENO);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    if (fd > STDERR_FILENO)
-        close(fd);
 }
 
 struct run {
@@ -245,7 +203,7 @@ static int prepare(struct run *r, struct err *e)
         return -1;
     r->pid_path = xasprintf("%s/sluicectld.pid", conf->state_save_location);
     r->sock_path = xasprintf("%s/sluicectld.sock", conf->state_save_location);
-    if ((r->pid_fd = lock_pidfile(r->pid_path, e)) < 0)
+    if ((r->pid_fd = daemon_pidfile_lock(r->pid_path, "sluicectld", e)) < 0)
         return -1;
     r->tcp_fd = listen_bind_tcp(h->addr[0] ? h->addr : h->host,
                                 conf->slurmctld_port, e);
@@ -298,15 +256,16 @@ static int serve(struct run *r, struct err *e)
     sigs[2] = evsignal_new(base, SIGHUP, on_hup, r);
     for (int i = 0; i < 3; i++)
         event_add(sigs[i], NULL);
-    write_pid(r->pid_fd);
+    if (daemon_pidfile_write(r->pid_fd, e) < 0)
+        log_warnx("%s", e->text);
     log_info("started pid=%ld cluster=%s port=%u nodes=%zu partitions=%zu "
              "auth=%s",
              (long)getpid(), r->conf->cluster_name, r->conf->slurmctld_port,
              r->conf->n_nodes, r->conf->n_parts,
              auth_type_name(auth_get_type(r->auth)));
     report_ready(&r->ready_fd, NULL);
-    if (!r->o->foreground)
-        quiet_stdio();
+    if (!r->o->foreground && daemon_null_stdio(e) < 0)
+        log_warnx("%s", e->text);
     event_base_dispatch(base);
     ctld_destroy(c);
     c = NULL;

@@ -116,6 +116,7 @@ static void compute(struct prio_drv *p, struct job *j, time_t now)
             j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
         .part_factor = cf->parts[j->part].priority_job_factor,
         .qos_prio = q ? q->priority : 0,
+        .nice = j->nice,
     };
     char key[KEY_MAX];
     size_t k;
@@ -197,6 +198,11 @@ void prio_drv_job_ended(struct ctld *c, struct job *j, time_t end)
     if (prio_job_key(p, j, key, sizeof(key)) && ctld_write(c, &e) == 0 &&
         prio_usage_save_one(p, key, &e) < 0)
         log_warnx("job=%" PRIu64 " usage not saved: %s", j->id, e.text);
+    if (j->qos != NULL) {
+        prio_usage_qos_key(j->qos, key, sizeof(key));
+        if (ctld_write(c, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
+            log_warnx("job=%" PRIu64 " QOS usage not saved: %s", j->id, e.text);
+    }
 }
 
 static void charge_and_decay(struct prio_drv *p, time_t now)
@@ -206,8 +212,9 @@ static void charge_and_decay(struct prio_drv *p, time_t now)
     if (now <= last)
         return;
     for (size_t i = 0; i < p->nusage; i++)
-        p->usage[i].usage =
-            fs_decay(p->usage[i].usage, (double)(now - last), p->half_life_s);
+        if (!prio_usage_no_decay(p, p->usage[i].key))
+            p->usage[i].usage = fs_decay(p->usage[i].usage,
+                                         (double)(now - last), p->half_life_s);
     for (struct job *j = jobs_first(p->c->jobs); j != NULL; j = j->next)
         if (j->state == JOB_RUNNING || j->state == JOB_COMPLETING)
             prio_usage_charge(p, j, j->start_time > last ? j->start_time : last,
@@ -221,7 +228,8 @@ static void maybe_reset(struct prio_drv *p, time_t now)
         return;
     if (p->next_reset != 0 && now >= p->next_reset) {
         for (size_t i = 0; i < p->nusage; i++)
-            p->usage[i].usage = 0;
+            if (!prio_usage_no_decay(p, p->usage[i].key))
+                p->usage[i].usage = 0;
         log_info("fairshare usage reset (PriorityUsageResetPeriod)");
     }
     if (p->next_reset == 0 || now >= p->next_reset)
@@ -262,7 +270,8 @@ struct prio_drv *prio_drv_create(struct ctld *c, struct err *e)
         p->last_calc = now;
     if (p->reset == FS_RESET_NOW) {
         for (size_t i = 0; i < p->nusage; i++)
-            p->usage[i].usage = 0;
+            if (!prio_usage_no_decay(p, p->usage[i].key))
+                p->usage[i].usage = 0;
         log_info("fairshare usage reset (PriorityUsageResetPeriod=NOW)");
     }
     c->prio = p; /* the refresh below reaches it through c */

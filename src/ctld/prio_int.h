@@ -74,6 +74,12 @@ void prio_usage_charge(struct prio_drv *p, const struct job *j, time_t from,
                        time_t to);
 /* prio_tree_build: the association tree from the accounting model with
  * the usage; fs_compute'd. */
+/* The usage key of a QOS ("qos:NAME") into buf. */
+#define PRIO_QOS_KEY "qos:"
+void prio_usage_qos_key(const char *qos, char *buf, size_t len);
+/* prio_usage_no_decay: key is a QOS with Flags=NoDecay, whose usage is
+ * neither decayed nor reset (Slurm: its UsageRaw is kept). */
+bool prio_usage_no_decay(const struct prio_drv *p, const char *key);
 void prio_tree_build(struct prio_drv *p);
 void prio_tree_free(struct prio_drv *p);
 /* prio_tree_find: the index of key in the tree, or SIZE_MAX. */

@@ -201,7 +201,7 @@ json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now)
                       "account", key[0] ? key : NULL, "partition",
                       cf->parts[j->part].name, "qos", j->qos, "priority",
                       (json_int_t)j->priority, "fixed", j->prio_fixed, "nice",
-                      0, "factors", factors_json(j->factors)));
+                      (int)j->nice, "factors", factors_json(j->factors)));
     }
     return json_pack(
         "{s:s, s:o, s:o, s:o}", "priority_type",
@@ -236,6 +236,23 @@ static void share_walk(const struct prio_drv *p, size_t i, int depth,
             share_walk(p, k, depth + 1, out);
 }
 
+/* Each QOS's own usage (Slurm's UsageRaw), decayed unless NoDecay. */
+static json_t *qos_usage_json(const struct prio_drv *p)
+{
+    json_t *out = json_array();
+    const struct acct_qos *q;
+    char key[512];
+
+    for (size_t i = 0; (q = acct_qos_at(p->c->acct, i)) != NULL; i++) {
+        prio_usage_qos_key(q->name, key, sizeof(key));
+        json_array_append_new(
+            out, json_pack("{s:s, s:f, s:b}", "name", q->name, "raw_usage",
+                           prio_usage_get(p, key), "no_decay",
+                           (q->flags & ACCT_QOS_NO_DECAY) != 0));
+    }
+    return out;
+}
+
 json_t *prio_drv_share_json(struct prio_drv *p, json_t *req)
 {
     json_t *out = json_array();
@@ -245,9 +262,9 @@ json_t *prio_drv_share_json(struct prio_drv *p, json_t *req)
     for (size_t i = 0; i < p->nfs; i++)
         if (p->fs[i].parent == FS_NO_PARENT)
             share_walk(p, i, 0, out);
-    return json_pack("{s:s, s:I, s:I, s:o, s:o}", "algorithm",
+    return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o}", "algorithm",
                      p->fair_tree ? "fair_tree" : "classic", "half_life_s",
                      (json_int_t)p->half_life_s, "last_calc",
-                     (json_int_t)p->last_calc, "shares", out, "notes",
-                     notes_json(p));
+                     (json_int_t)p->last_calc, "shares", out, "qos",
+                     qos_usage_json(p), "notes", notes_json(p));
 }

@@ -1,6 +1,7 @@
 /*
  * Fair-share usage in the controller: the decayed usage of each user
- * association (a sorted array keyed "account/user"), charged from jobs'
+ * association (a sorted array keyed "account/user") and of each QOS
+ * ("qos:NAME"; Flags=NoDecay: never decayed nor reset), charged from jobs'
  * allocations, saved in the fs_usage table (schema 4), and the association
  * tree built from the accounting model for fs_compute.
  */
@@ -191,6 +192,27 @@ void prio_usage_charge(struct prio_drv *p, const struct job *j, time_t from,
         factor = q->usage_factor;
     bill = fs_billing(tres, p->billing[j->part], p->max_tres);
     prio_usage_add(p, key, bill * (double)(to - from) * factor);
+    /* the QOS's own usage (its UsageRaw), kept beside the associations' */
+    if (q != NULL) {
+        prio_usage_qos_key(q->name, key, sizeof(key));
+        prio_usage_add(p, key, bill * (double)(to - from) * factor);
+    }
+}
+
+void prio_usage_qos_key(const char *qos, char *buf, size_t len)
+{
+    /* ':' is in no account name, so "qos:NAME" never meets "acct/user" */
+    snprintf(buf, len, "%s%s", PRIO_QOS_KEY, qos);
+}
+
+bool prio_usage_no_decay(const struct prio_drv *p, const char *key)
+{
+    const struct acct_qos *q;
+
+    if (strncmp(key, PRIO_QOS_KEY, strlen(PRIO_QOS_KEY)) != 0)
+        return false;
+    q = acct_qos_find(p->c->acct, key + strlen(PRIO_QOS_KEY));
+    return q != NULL && (q->flags & ACCT_QOS_NO_DECAY);
 }
 
 /* ---- the association tree -------------------------------------------- */

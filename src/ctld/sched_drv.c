@@ -13,6 +13,7 @@
 #include "common/proto.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/jlimits.h"
 #include "ctld/jobarray.h"
@@ -189,6 +190,16 @@ static struct sched_node *model_nodes(struct ctld *c, uint64_t **used)
     return out;
 }
 
+/* The MinPrioThreshold of j's QOS (0: none). */
+static uint64_t min_prio_reserve(const struct ctld *c, const struct job *j)
+{
+    const struct acct_qos *q = j->qos ? acct_qos_find(c->acct, j->qos) : NULL;
+
+    if (q == NULL || q->limits.min_prio_threshold == LIMITS_UNSET)
+        return 0;
+    return q->limits.min_prio_threshold;
+}
+
 static struct sched_job model_job(const struct ctld *c, const struct job *j)
 {
     return (struct sched_job){
@@ -209,6 +220,7 @@ static struct sched_job model_job(const struct ctld *c, const struct job *j)
             j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
         .user = j->user_id,
         .exclusive_user = c->conf->parts[j->part].exclusive_user,
+        .min_prio_reserve = min_prio_reserve(c, j),
     };
 }
 

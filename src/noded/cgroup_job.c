@@ -335,24 +335,39 @@ static int create_one(const struct cgroup *cg, int ctl,
     return 0;
 }
 
-int cgroup_job_create(const struct cgroup *cg, const struct cgroup_job_spec *s,
+/* Make every directory of the job's cgroup with its limits; -1 with
+ * EEXIST when the first one is there already. */
+static int create_all(const struct cgroup *cg, const struct cgroup_job_spec *s,
                       struct err *e)
 {
     char dir[CGROUP_PATH_MAX];
+
+    for (int c = 0; c < (cg->version == CGROUP_V2 ? 1 : CGROUP_NCTL); c++) {
+        cgroup_job_path(cg, (enum cgroup_ctl)c, s->job_id, dir, sizeof(dir));
+        if (dir[0] != '\0' && create_one(cg, c, s, dir, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int cgroup_job_create(const struct cgroup *cg, const struct cgroup_job_spec *s,
+                      struct err *e)
+{
     int saved;
 
     if (cg->version == CGROUP_NONE)
         return 0;
-    /* debris of an earlier job with this id: empty it, start afresh */
-    cgroup_job_kill(cg, s->job_id);
-    cgroup_job_destroy(cg, s->job_id);
-    for (int c = 0; c < (cg->version == CGROUP_V2 ? 1 : CGROUP_NCTL); c++) {
-        cgroup_job_path(cg, (enum cgroup_ctl)c, s->job_id, dir, sizeof(dir));
-        if (dir[0] != '\0' && create_one(cg, c, s, dir, e) < 0)
-            goto error;
+    if (create_all(cg, s, e) == 0)
+        return 0;
+    /* debris of an earlier job with this id (found by a mkdir that failed
+     * with EEXIST, so that a clean start costs no lookups): empty it,
+     * start afresh */
+    if (errno == EEXIST) {
+        cgroup_job_kill(cg, s->job_id);
+        cgroup_job_destroy(cg, s->job_id);
+        if (create_all(cg, s, e) == 0)
+            return 0;
     }
-    return 0;
-error:
     saved = errno;
     cgroup_job_destroy(cg, s->job_id);
     errno = saved;

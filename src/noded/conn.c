@@ -179,7 +179,7 @@ static void on_request(struct conn *c, const struct proto_frame *f)
     switch (f->type) {
     case PROTO_MSG_PING:
         conn_reply(c, c->gen, f->type, f->seq,
-                   json_pack("{s:s, s:I}", "version", NODED_VERSION, "now",
+                   json_pack("{s:s, s:I}", "version", SLUICE_VERSION, "now",
                              (json_int_t)time(NULL)));
         return;
     case PROTO_MSG_JOB_LAUNCH:
@@ -436,11 +436,12 @@ static void conn_send_register(struct conn *c)
     struct noded *nd = c->nd;
     struct reg_arg *ra = xcalloc(1, sizeof(*ra));
     json_t *jobs = jobs_register_list(nd->jobs, &ra->ended, &ra->n_ended);
-    json_t *body = json_pack(
-        "{s:s, s:I, s:I, s:s, s:o, s:o, s:I, s:s}", "node", nd->name, "cpus",
-        (json_int_t)nd->res.cpus, "mem_mib", (json_int_t)nd->res.mem_mib,
-        "gres", nd->res.gres, "gpus", resources_gpus_json(&nd->res), "jobs",
-        jobs, "boot_time", (json_int_t)nd->boot_time, "version", NODED_VERSION);
+    json_t *body =
+        json_pack("{s:s, s:I, s:I, s:s, s:o, s:o, s:I, s:s}", "node", nd->name,
+                  "cpus", (json_int_t)nd->res.cpus, "mem_mib",
+                  (json_int_t)nd->res.mem_mib, "gres", nd->res.gres, "gpus",
+                  resources_gpus_json(&nd->res), "jobs", jobs, "boot_time",
+                  (json_int_t)nd->boot_time, "version", SLUICE_VERSION);
 
     if (nd->res.gpus.note[0] != '\0')
         json_object_set_new(body, "gres_note", json_string(nd->res.gpus.note));

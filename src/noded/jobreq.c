@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -299,16 +300,45 @@ static void launch_abandon(struct njob *job)
         kill(sup.pid, SIGKILL);
 }
 
-/* The supervisor's report: "ok PID PGID START" or "error CODE TEXT". */
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The launch's stages at debug level, in microseconds, each from the end
+ * of the one before: JOB_LAUNCH received → spool written and supervisor
+ * forked (sluiced) → supervisor running → supervisor.pid written →
+ * cgroup made → job exec'd (the close-on-exec pipe closed) → report
+ * read here.  t: the supervisor's stamps (sup, pid, cgroup, exec). */
+static void log_stages(const struct njob *job, const long long t[4])
+{
+    int64_t now = mono_us();
+
+    log_debug("job=%" PRIu32 " launch_us total=%" PRId64 " spool_fork=%" PRId64
+              " to_supervisor=%lld pid_file=%lld cgroup=%lld job_exec=%lld "
+              "report=%" PRId64,
+              job->id, now - job->t_recv_us, job->t_forked_us - job->t_recv_us,
+              t[0] - job->t_forked_us, t[1] - t[0], t[2] - t[1], t[3] - t[2],
+              (int64_t)(now - t[3]));
+}
+
+/* The supervisor's report: "ok PID PGID START [4 stamps]" or "error CODE
+ * TEXT". */
 static void report_parse(struct jobs *j, struct njob *job)
 {
     int pid, pgid, code, off = 0;
-    long long start;
+    long long start, t[4];
     char text[900];
 
     job->rbuf[strcspn(job->rbuf, "\n")] = '\0';
-    if (sscanf(job->rbuf, "ok %d %d %lld", &pid, &pgid, &start) == 3 &&
+    if ((code = sscanf(job->rbuf, "ok %d %d %lld %lld %lld %lld %lld", &pid,
+                       &pgid, &start, &t[0], &t[1], &t[2], &t[3])) >= 3 &&
         pgid > 1) {
+        if (code == 7)
+            log_stages(job, t);
         job->pgid = pgid;
         launch_done(j, job, 0, NULL);
         return;
@@ -437,8 +467,8 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     struct noded *nd = j->nd;
     struct jobenv_gpus gpus = {NULL, false};
     struct cgroup_job_spec spec = {0};
-    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path,
-                             &gpus,     &nd->cg,  &spec};
+    struct launch_ctx ctx = {
+        nd->spool, nd->name, j->notify_path, &gpus, &nd->cg, &spec, NULL};
     cpu_set_t cpus;
     bool has_cpus = false;
     int *ordinals = NULL;
@@ -446,6 +476,8 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     struct launch l;
     struct njob *job;
     struct err e;
+    int64_t t_recv = mono_us();
+    pid_t sup;
     int fd;
 
     if (launch_parse(json_object_get(f->body, "job"), &l, &e) < 0) {
@@ -469,7 +501,7 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         goto out;
     }
     if (bind_gpus(nd, &l, &ordinals, &e) < 0 ||
-        launch_check_user(&l, nd->name, NULL, &e) < 0) {
+        launch_check_user(&l, nd->name, j->users, &ctx.user, &e) < 0) {
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }
@@ -479,16 +511,19 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     if ((has_cpus = pick_cpus(j, l.cpus, &cpus)))
         cgroup_cpus_format(&cpus, spec.cpus, sizeof(spec.cpus));
     gpus.renumber = fence_gpus(nd, &l, &spec);
-    if ((fd = launch_start(&ctx, &l, &e)) < 0) {
+    if ((fd = launch_start(&ctx, &l, &sup, &e)) < 0) {
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }
+    jobs_reap_add(j, sup);
     job = jobs_add(j, l.job_id);
     job->cpus = cpus;
     job->has_cpus = has_cpus;
     job->report_fd = fd;
     job->gen = gen;
     job->seq = f->seq;
+    job->t_recv_us = t_recv;
+    job->t_forked_us = mono_us();
     job->report_ev =
         event_new(nd->base, fd, EV_READ | EV_PERSIST, on_report, job);
     event_add(job->report_ev, &tv);

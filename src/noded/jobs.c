@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -424,6 +425,32 @@ static int notify_listen(struct jobs *j, struct err *e)
     return 0;
 }
 
+void jobs_reap_add(struct jobs *j, pid_t pid)
+{
+    if (j->n_kids == j->cap_kids) {
+        j->cap_kids = j->cap_kids ? j->cap_kids * 2 : 16;
+        j->kids = xreallocarray(j->kids, j->cap_kids, sizeof(*j->kids));
+    }
+    j->kids[j->n_kids++] = pid;
+}
+
+/* SIGCHLD: reap the supervisors that ended (their status is in the spool
+ * already; the poke or the rescan reports the job). */
+static void on_chld(evutil_socket_t fd, short what, void *arg)
+{
+    struct jobs *j = arg;
+    size_t k = 0;
+
+    (void)fd;
+    (void)what;
+    for (size_t i = 0; i < j->n_kids; i++) {
+        pid_t r = waitpid(j->kids[i], NULL, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR))
+            j->kids[k++] = j->kids[i]; /* still running */
+    }
+    j->n_kids = k;
+}
+
 struct jobs *jobs_create(struct noded *nd, struct err *e)
 {
     struct jobs *j = xcalloc(1, sizeof(*j));
@@ -433,6 +460,7 @@ struct jobs *jobs_create(struct noded *nd, struct err *e)
     (void)e; /* nothing here is fatal */
     j->nd = nd;
     nd->jobs = j;
+    j->users = ucache_create(JOBS_USER_TTL_S);
     if (notify_listen(j, &ne) < 0) {
         /* the rescan every second still sees every end */
         log_warnx("%s; job ends are seen by the rescan only", ne.text);
@@ -441,6 +469,8 @@ struct jobs *jobs_create(struct noded *nd, struct err *e)
     }
     j->scan_ev = event_new(nd->base, -1, EV_PERSIST, on_scan, j);
     event_add(j->scan_ev, &tv);
+    j->chld_ev = evsignal_new(nd->base, SIGCHLD, on_chld, j);
+    event_add(j->chld_ev, NULL);
     scan(j);
     return j;
 }
@@ -456,12 +486,16 @@ void jobs_destroy(struct jobs *j)
     free(j->v);
     if (j->scan_ev != NULL)
         event_free(j->scan_ev);
+    if (j->chld_ev != NULL)
+        event_free(j->chld_ev);
+    free(j->kids); /* running supervisors are init's to reap from now */
     if (j->notify != NULL) {
         evconnlistener_free(j->notify);
         if (j->notify_path != NULL)
             unlink(j->notify_path);
     }
     free(j->notify_path);
+    ucache_destroy(j->users);
     free(j);
     errno = saved;
 }

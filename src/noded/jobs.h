@@ -18,6 +18,11 @@
 
 /* How long a supervisor may take to start a job before the launch fails. */
 #define JOBS_LAUNCH_TIMEOUT_S 60
+
+/* How long a job's user (name, home, supplementary groups) resolved by
+ * sluiced is used for later launches: a change to /etc/group reaches new
+ * jobs within this many seconds. */
+#define JOBS_USER_TTL_S 10
 /* How long a supervisor may look gone before its status appears. */
 #define JOBS_GONE_GRACE_S 3
 /* How long to wait for a supervisor still recording itself (it holds its

@@ -17,6 +17,7 @@
 
 #include "noded/jobs.h"
 #include "noded/spool.h"
+#include "noded/ucache.h"
 
 enum njob_state {
     NJOB_LAUNCHING, /* supervisor forked, no report yet */
@@ -46,6 +47,7 @@ struct njob {
     size_t rlen;
     uint64_t gen;
     uint32_t seq;
+    int64_t t_recv_us, t_forked_us; /* CLOCK_MONOTONIC: stage stamps */
 
     /* kill: SIGKILL at kill_deadline (0: none) */
     struct event *kill_ev;
@@ -61,7 +63,16 @@ struct jobs {
     struct event *scan_ev;
     struct evconnlistener *notify;
     char *notify_path;
+    struct ucache *users; /* the jobs' users, groups resolved (ucache.h) */
+    /* supervisors forked by this sluiced, reaped on SIGCHLD */
+    pid_t *kids;
+    size_t n_kids, cap_kids;
+    struct event *chld_ev;
 };
+
+/* jobs_reap_add: pid is a child of this process (a supervisor), to be
+ * reaped when it ends; only these are waited for, never another's. */
+void jobs_reap_add(struct jobs *j, pid_t pid);
 
 struct njob *jobs_find(struct jobs *j, uint32_t id);
 /* jobs_add: a new entry (state LAUNCHING, no events); owned by j. */

@@ -8,17 +8,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/xalloc.h"
 #include "noded/spool.h"
 #include "noded/supervisor.h"
+#include "noded/ucache.h"
 
 static int bad(struct err *e, const char *key, const char *what)
 {
@@ -283,16 +283,17 @@ void launch_clear(struct launch *l)
     errno = saved;
 }
 
-int launch_check_user(const struct launch *l, const char *node, char **home,
+int launch_check_user(const struct launch *l, const char *node,
+                      struct ucache *users, const struct ucache_user **user,
                       struct err *e)
 {
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-    int rc = getpwuid_r(l->uid, &pw, buf, sizeof(buf), &res);
     uid_t self = geteuid();
+    struct err ue;
 
-    if (res == NULL) {
-        errno = rc ? rc : ENOENT;
+    if ((*user = ucache_get(users, l->uid, l->gid, time(NULL), &ue)) == NULL) {
+        if (errno != ENOENT)
+            return err_set(e, "user %s: %s on %s",
+                           l->user_name[0] ? l->user_name : "?", ue.text, node);
         return err_set(e, "user %s (uid %u) is unknown on %s",
                        l->user_name[0] ? l->user_name : "?", (unsigned)l->uid,
                        node);
@@ -304,8 +305,6 @@ int launch_check_user(const struct launch *l, const char *node, char **home,
                        "run jobs of uid %u",
                        node, (unsigned)self, (unsigned)l->uid);
     }
-    if (home != NULL)
-        *home = xstrdup(pw.pw_dir);
     return 0;
 }
 
@@ -337,35 +336,27 @@ static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
     return rc;
 }
 
-/* Fork twice: the supervisor ends up in a session of its own, a child of
- * init, and this process reaps only the short-lived middle child. */
-static int fork_supervisor(const struct supervisor_args *sa, int wfd,
-                           struct err *e)
+/* Fork once: the supervisor is this process's child in a session of its
+ * own (so no signal to sluiced's group reaches it, and it outlives
+ * sluiced, which the caller reaps it in, without waiting for it here). */
+static pid_t fork_supervisor(const struct supervisor_args *sa, int wfd,
+                             struct err *e)
 {
-    pid_t mid = fork(), pid;
-    int status;
+    pid_t pid = fork();
 
-    if (mid < 0)
-        return err_set(e, "cannot fork a supervisor: %s", strerror(errno));
-    if (mid == 0) {
+    if (pid < 0) {
+        err_set(e, "cannot fork a supervisor: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
         setsid();
-        pid = fork();
-        if (pid != 0)
-            _exit(pid < 0 ? 1 : 0);
         supervisor_main(sa, wfd);
     }
-    while (waitpid(mid, &status, 0) < 0)
-        if (errno != EINTR)
-            return err_set(e, "waitpid: %s", strerror(errno));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        errno = EAGAIN;
-        return err_set(e, "cannot fork a supervisor");
-    }
-    return 0;
+    return pid;
 }
 
 int launch_start(const struct launch_ctx *ctx, const struct launch *l,
-                 struct err *e)
+                 pid_t *sup_pid, struct err *e)
 {
     char *jobdir = spool_job_dir(ctx->spool, l->job_id);
     struct supervisor_args sa = {
@@ -376,6 +367,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .gpus = ctx->gpus,
         .cg = ctx->cg,
         .cgs = ctx->cgs,
+        .user = ctx->user,
         .lock_fd = -1,
     };
     int fds[2] = {-1, -1}, saved;
@@ -386,7 +378,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         err_set(e, "pipe: %s", strerror(errno));
         goto error;
     }
-    if (fork_supervisor(&sa, fds[1], e) < 0)
+    if ((*sup_pid = fork_supervisor(&sa, fds[1], e)) < 0)
         goto error;
     close(sa.lock_fd); /* the supervisor holds it now */
     close(fds[1]);

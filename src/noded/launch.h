@@ -19,6 +19,8 @@
 struct jobenv_gpus;
 struct cgroup;
 struct cgroup_job_spec;
+struct ucache;
+struct ucache_user;
 
 /* Slurm prints this for %a of a job that is not part of an array
  * (NO_VAL - 1). */
@@ -79,29 +81,36 @@ struct launch_ctx {
     const struct jobenv_gpus *gpus;    /* the job's GPUs; NULL: by index */
     const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs; /* the job's cgroup limits */
+    const struct ucache_user *user;    /* the job's user, groups resolved */
 };
 
 /*
  * launch_check_user: the job's user is known on this machine (by uid) and
- * this process may run as it (root, or the same uid).  Fills *home with
- * the user's home directory (new string) when home is not NULL.  -1 with
- * errno and e: "user zhangsan (uid 1001) is unknown on node01".
+ * this process may run as it (root, or the same uid).  *user: the user
+ * resolved through users (name, home, supplementary groups; the cache's
+ * entry, ucache.h).  -1 with errno and e: "user zhangsan (uid 1001) is
+ * unknown on node01".
  */
-int launch_check_user(const struct launch *l, const char *node, char **home,
+int launch_check_user(const struct launch *l, const char *node,
+                      struct ucache *users, const struct ucache_user **user,
                       struct err *e);
 
 /*
  * launch_start: create the job's spool directory (it must not exist),
- * write script (0700, owned by the user) and launch.json (0600), fsync,
- * and fork the supervisor in a session of its own (it makes the job's
- * cgroup when ctx->cg has one).  Returns the read end
+ * write script (0700, owned by the user) and launch.json (0600), and fork
+ * the supervisor in a session of its own (it makes the job's cgroup when
+ * ctx->cg has one).  The supervisor is this process's child, *sup_pid:
+ * the caller reaps it when it ends (jobs_reap), without waiting for it
+ * now; it survives this process.  Returns the read end
  * of the supervisor's report pipe (O_NONBLOCK, O_CLOEXEC; the caller
- * closes it); the report is one line, "ok PID PGID START_TIME" once the
+ * closes it); the report is one line, "ok PID PGID START_TIME T_SUP T_PID
+ * T_CGROUP T_EXEC" (the last four: CLOCK_MONOTONIC microseconds when the
+ * supervisor began, recorded itself, made the cgroup, saw the exec) once the
  * job runs or "error ERRNO TEXT" when it did not start (the supervisor
  * then removed the directory), and EOF without a line means it died.
  * -1 with e on failure, nothing left behind.
  */
 int launch_start(const struct launch_ctx *ctx, const struct launch *l,
-                 struct err *e);
+                 pid_t *sup_pid, struct err *e);
 
 #endif

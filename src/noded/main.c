@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "common/conf.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "noded/daemon.h"
 #include "noded/name.h"
 #include "noded/noded.h"
 #include "noded/resources.h"
@@ -82,7 +82,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             usage(stdout);
             exit(0);
         case 'V':
-            printf("sluiced %s\n", NODED_VERSION);
+            printf("sluiced %s\n", SLUICE_VERSION);
             exit(0);
         default:
             usage(stderr);
@@ -150,7 +150,7 @@ static int become_daemon(struct noded *nd, const struct opts *o, int *pidfd)
     struct err e;
     int rc = -1;
 
-    *pidfd = daemon_pidfile_lock(pidpath, &e);
+    *pidfd = daemon_pidfile_lock(pidpath, "sluiced", &e);
     if (*pidfd < 0) {
         fprintf(stderr, "sluiced: %s\n", e.text);
         goto out;
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
     if (become_daemon(&nd, &o, &pidfd) < 0)
         goto out;
     log_init("sluiced", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, nd.logfp);
-    log_info("sluiced %s starting node=%s pid=%d config=%s", NODED_VERSION,
+    log_info("sluiced %s starting node=%s pid=%d config=%s", SLUICE_VERSION,
              nd.name, (int)getpid(), o.conf_path);
     if (noded_run(&nd, &e) < 0) {
         log_warnx("cannot start: %s", e.text);

@@ -16,10 +16,9 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/err.h"
+#include "common/version.h"
 #include "noded/cgroup.h"
 #include "noded/resources.h"
-
-#define NODED_VERSION "0.1.0"
 
 struct conn;
 struct jobs;

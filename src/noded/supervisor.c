@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/close_range.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +59,16 @@ static void report(const char *fmt, ...)
     (void)!write(REPORT_FD, buf, strlen(buf));
 }
 
+/* CLOCK_MONOTONIC in microseconds: the launch's stage stamps, which
+ * sluiced logs at debug level (one clock for every process). */
+static long long mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void reset_signals(void)
 {
     sigset_t none;
@@ -71,7 +80,8 @@ static void reset_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static int become_user(const struct launch *l, const struct passwd *pw, int fd)
+static int become_user(const struct launch *l, const struct ucache_user *u,
+                       int fd)
 {
     if (geteuid() != 0) {
         if (geteuid() == l->uid)
@@ -80,10 +90,11 @@ static int become_user(const struct launch *l, const struct passwd *pw, int fd)
              (unsigned)l->uid, (unsigned)geteuid());
         return -1;
     }
-    if (initgroups(pw->pw_name, l->gid) < 0 || setgid(l->gid) < 0 ||
+    /* the groups sluiced resolved: no NSS modules loaded in this process */
+    if (setgroups(u->n_groups, u->groups) < 0 || setgid(l->gid) < 0 ||
         setuid(l->uid) < 0) {
-        tell(fd, errno, "cannot become user %s (uid %u, gid %u): %s",
-             pw->pw_name, (unsigned)l->uid, (unsigned)l->gid, strerror(errno));
+        tell(fd, errno, "cannot become user %s (uid %u, gid %u): %s", u->name,
+             (unsigned)l->uid, (unsigned)l->gid, strerror(errno));
         return -1;
     }
     if (l->uid != 0 && setuid(0) == 0) {
@@ -140,33 +151,24 @@ static bool has_cgroup(const struct supervisor_args *a)
     return a->cg != NULL && a->cg->version != CGROUP_NONE && a->cgs != NULL;
 }
 
-/* In the job's process: become the job, or tell fd why not and exit. */
+/* In the job's process, once the supervisor said go: become the job, or
+ * tell fd why not and exit. */
 static void job_exec(const struct supervisor_args *a, int fd)
 {
     const struct launch *l = a->launch;
-    struct passwd pw, *res = NULL;
-    char pwbuf[4096], interp[128];
+    char interp[128];
     const char *user, *work_dir;
     char *script = xasprintf("%s/script", a->jobdir), **argv, **env;
     struct err e;
 
-    setpgid(0, 0);
-    reset_signals();
-    umask(022);
     if (has_cgroup(a) && cgroup_job_enter(a->cg, l->job_id, &e) < 0) {
         tell(fd, errno ? errno : EIO, "cannot enter the job's cgroup: %s",
              e.text);
         _exit(127);
     }
-    getpwuid_r(l->uid, &pw, pwbuf, sizeof(pwbuf), &res);
-    if (res == NULL) {
-        tell(fd, ENOENT, "user %s (uid %u) is unknown on %s", l->user_name,
-             (unsigned)l->uid, a->node);
-        _exit(127);
-    }
-    user = l->user_name[0] ? l->user_name : pw.pw_name;
-    work_dir = l->work_dir[0] ? l->work_dir : pw.pw_dir;
-    if (become_user(l, &pw, fd) < 0)
+    user = l->user_name[0] ? l->user_name : a->user->name;
+    work_dir = l->work_dir[0] ? l->work_dir : a->user->home;
+    if (become_user(l, a->user, fd) < 0)
         _exit(127);
     if (chdir(work_dir) < 0) {
         tell(fd, errno, "cannot chdir to %s: %s", work_dir, strerror(errno));
@@ -248,30 +250,81 @@ static void setup_fds(int report_fd, int lock_fd)
     close_range(LOCK_FD + 1, ~0U, 0);
 }
 
-/* Start the job; its pid, or -1 after reporting why not. */
-static pid_t start_job(const struct supervisor_args *a)
-{
-    int p[2];
-    char msg[600];
+/* The job's process, forked before the supervisor recorded itself and
+ * made the cgroup, so that its creation overlaps that work: it waits for
+ * one byte on go, and exits without running anything on EOF. */
+struct job_proc {
     pid_t pid;
-    int code;
+    int go;  /* write end: one byte, go; closed without one, give up */
+    int err; /* read end: what the job's process told before its exec */
+};
 
-    if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+static void job_wait_go(int go)
+{
+    char c;
+    ssize_t n;
+
+    while ((n = read(go, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(127); /* the supervisor failed, and reports it */
+}
+
+/* Fork the job's process; 0, or -1 after reporting why not. */
+static int job_fork(const struct supervisor_args *a, struct job_proc *jp)
+{
+    int g[2] = {-1, -1}, p[2] = {-1, -1};
+
+    if (pipe2(g, O_CLOEXEC) < 0 || pipe2(p, O_CLOEXEC) < 0 ||
+        (jp->pid = fork()) < 0) {
         report("error %d cannot start the job: %s", EAGAIN, strerror(errno));
         return -1;
     }
-    if (pid == 0) {
-        close(p[0]);
+    if (jp->pid == 0) {
+        /* the directory's lock goes with the supervisor's copy alone */
+        close(LOCK_FD);
         close(REPORT_FD);
+        close(g[1]);
+        close(p[0]);
+        setpgid(0, 0);
+        reset_signals();
+        umask(022);
+        job_wait_go(g[0]);
+        close(g[0]);
         job_exec(a, p[1]);
     }
-    setpgid(pid, pid);
+    setpgid(jp->pid, jp->pid);
+    close(g[0]);
     close(p[1]);
-    read_all(p[0], msg, sizeof(msg));
-    close(p[0]);
+    jp->go = g[1];
+    jp->err = p[0];
+    return 0;
+}
+
+/* The supervisor could not record itself or make the cgroup: the job's
+ * process exits unstarted, and is reaped. */
+static void job_cancel(struct job_proc *jp)
+{
+    close(jp->go);
+    close(jp->err);
+    while (waitpid(jp->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* Let the job's process go; its pid once it exec'd, or -1 after
+ * reporting why not. */
+static pid_t job_go(struct job_proc *jp)
+{
+    char msg[600];
+    int code;
+
+    (void)!write(jp->go, "g", 1);
+    close(jp->go);
+    read_all(jp->err, msg, sizeof(msg));
+    close(jp->err);
     if (msg[0] == '\0')
-        return pid;
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        return jp->pid;
+    while (waitpid(jp->pid, NULL, 0) < 0 && errno == EINTR)
         ;
     code = atoi(msg);
     report("error %d %s", code > 0 ? code : EIO,
@@ -285,35 +338,48 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     struct spool_pid self;
     struct err e = {"cannot read /proc/self/stat"};
     siginfo_t info;
+    struct job_proc jp;
     pid_t pid;
     int wstatus;
+    long long t_sup = mono_us(), t_pid, t_cg, t_exec;
 
     setup_fds(report_fd, a->lock_fd);
     reset_signals();
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
+    if (job_fork(a, &jp) < 0) {
+        spool_remove(a->jobdir);
+        _exit(1);
+    }
     if (spool_pid_self(&self) < 0 ||
         spool_pid_write(a->jobdir, &self, &e) < 0) {
+        job_cancel(&jp);
         spool_remove(a->jobdir);
         report("error %d cannot record the supervisor: %s", EIO, e.text);
         _exit(1);
     }
     close(LOCK_FD); /* recorded: a restarted sluiced adopts the job */
+    t_pid = mono_us();
     if (has_cgroup(a) && cgroup_job_create(a->cg, a->cgs, &e) < 0) {
+        int saved = errno;
+        job_cancel(&jp);
         spool_remove(a->jobdir);
         report("error %d cannot set up the job's cgroup: %s",
-               errno ? errno : EIO, e.text);
+               saved ? saved : EIO, e.text);
         _exit(1);
     }
-    if ((pid = start_job(a)) < 0) {
+    t_cg = mono_us();
+    if ((pid = job_go(&jp)) < 0) {
         if (has_cgroup(a))
             cgroup_job_destroy(a->cg, a->cgs->job_id);
         spool_remove(a->jobdir);
         _exit(1);
     }
+    t_exec = mono_us();
     st.start_time = time(NULL);
     spool_int_write(a->jobdir, "pgid", pid, &e);
-    report("ok %d %d %lld", (int)self.pid, (int)pid, (long long)st.start_time);
+    report("ok %d %d %lld %lld %lld %lld %lld", (int)self.pid, (int)pid,
+           (long long)st.start_time, t_sup, t_pid, t_cg, t_exec);
     close(REPORT_FD);
     /* wait without reaping, so that the group's id cannot be reused
      * before what the script left behind is killed with it */

@@ -11,6 +11,7 @@
 #include "noded/cgroup.h"
 #include "noded/jobenv.h"
 #include "noded/launch.h"
+#include "noded/ucache.h"
 
 struct supervisor_args {
     const struct launch *launch;
@@ -20,6 +21,7 @@ struct supervisor_args {
     const struct jobenv_gpus *gpus; /* NULL: GPUs named by index */
     const struct cgroup *cg;        /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs;
+    const struct ucache_user *user; /* name, home, supplementary groups */
     int lock_fd; /* jobdir locked (spool_lock) until the pid is written */
 };
 
@@ -28,8 +30,9 @@ struct supervisor_args {
  * never returns.  With a cgroup, the job's cgroup is made before the job
  * starts, the job enters it before its exec, and once the script ended
  * every process left in it is killed, the OOM killer's verdict recorded
- * in the status and the cgroup removed.  report_fd gets one line: "ok PID PGID START_TIME" once
- * the script was executed, or "error ERRNO TEXT" (the job's spool
+ * in the status and the cgroup removed.  report_fd gets one line: "ok PID
+ * PGID START_TIME T_SUP T_PID T_CGROUP T_EXEC" (stage stamps, launch.h)
+ * once the script was executed, or "error ERRNO TEXT" (the job's spool
  * directory is then removed).  Every other inherited descriptor is
  * closed first.
  */

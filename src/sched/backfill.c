@@ -453,6 +453,8 @@ static void consider(struct bf *b, const struct sched_job *j,
         shape_failed(b, j, true);
         return;
     }
+    if (j->priority < j->min_prio_reserve) /* QOS MinPrioThreshold */
+        return;
     t = reserve(b, j);
     if (t > 0) {
         d->start_est = t;

@@ -15,6 +15,10 @@
 #include "common/err.h"
 #include "sched/limits.h"
 
+/* The largest nice adjustment either way (Slurm's NICE_OFFSET - 3);
+ * a negative one is for operators and administrators only. */
+#define PRIO_NICE_MAX 2147483645
+
 /* PriorityFlags that change the arithmetic (prio_flags_parse). */
 enum prio_flag {
     PRIO_F_ACCRUE_ALWAYS = 1u << 0,          /* age from submit, always */

@@ -122,12 +122,15 @@ struct sched_job {
     const char *gpu_type;               /* NULL or "": any type */
     const struct sched_charge *charges; /* NULL, or ncharges of them */
     size_t ncharges;
-    uint32_t tier;        /* PriorityTier of its partition: first key */
-    int64_t time_limit_s; /* <= 0: none (INFINITE), for backfill */
-    uint32_t user;        /* uid, for bf_max_job_user and ExclusiveUser */
-    bool exclusive_user;  /* its partition has ExclusiveUser=YES: it takes
+    uint32_t tier;             /* PriorityTier of its partition: first key */
+    int64_t time_limit_s;      /* <= 0: none (INFINITE), for backfill */
+    uint32_t user;             /* uid, for bf_max_job_user and ExclusiveUser */
+    bool exclusive_user;       /* its partition has ExclusiveUser=YES: it takes
                              no node another user runs on, and keeps its
                              nodes to its user while it runs */
+    uint64_t min_prio_reserve; /* its QOS's MinPrioThreshold: below it the
+                                  job gets no backfill reservation (it may
+                                  still start where it fits); 0: none */
 };
 
 /* How a job's nodes are chosen among those that fit. */

@@ -149,6 +149,19 @@ alive() {
     return 0
 }
 
+# prio_of ID: the job's priority as sprio prints it.
+prio_of() {
+    sprio -h -j "$1" -o '%Y' 2>/dev/null | tr -d ' '
+}
+
+# higher A B: job A's priority is above job B's.
+higher() {
+    local a b
+    a=$(prio_of "$1")
+    b=$(prio_of "$2")
+    [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt "$b" ]
+}
+
 # submit ARGS...: sbatch --parsable, printing the job id.
 submit() {
     sbatch --parsable "$@"

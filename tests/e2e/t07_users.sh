@@ -11,13 +11,16 @@ command -v useradd >/dev/null && command -v runuser >/dev/null ||
 
 UA=sluicea$$
 UB=sluiceb$$
+GA=sluiceg$$
 USERS_MADE=
+GROUP_MADE=
 
 stop_all() {
     cluster_stop
     for u in $USERS_MADE; do
         userdel "$u" 2>/dev/null
     done
+    [ -z "$GROUP_MADE" ] || groupdel "$GA" 2>/dev/null
 }
 
 cluster_start "$E2E_ROOT/etc/quant-cluster.conf"
@@ -46,6 +49,11 @@ as() {
         "$E2E_BIN/$cmd" "$@")
 }
 
+# A supplementary group for A, before A's first job: sluiced keeps the
+# groups it resolved for JOBS_USER_TTL_S (10 s).
+GROUP_OK=
+groupadd "$GA" && GROUP_MADE=1 && usermod -aG "$GA" "$UA" && GROUP_OK=1
+
 # --- jobs run as their submitter ------------------------------------------
 for u in "$UA" "$UB"; do
     id=$(as "$u" sbatch --parsable -p dev -o id.out \
@@ -59,6 +67,19 @@ for u in "$UA" "$UB"; do
     is "$(stat -c %U "$WORK/$u/id.out" "$WORK/$u/made-by-job" 2>&1 | sort -u)" \
         "$u" "$u's output file and the files the job made belong to $u"
 done
+
+# --- supplementary groups (resolved by sluiced, set with setgroups) -------
+if [ -n "$GROUP_OK" ]; then
+    id=$(as "$UA" sbatch --parsable -p dev -o groups.out --wrap 'id -G' 2>&1)
+    wait_for 15 job_ended "$id"
+    is "$(tr ' ' '\n' <"$WORK/$UA/groups.out" | sort -n | tr '\n' ' ')" \
+        "$(id -G "$UA" | tr ' ' '\n' | sort -n | tr '\n' ' ')" \
+        "$UA's job has $UA's supplementary groups ($GA among them)"
+    like "$(id -G "$UA")" " $(getent group "$GA" | cut -d: -f3)\$" \
+        "$GA is one of $UA's groups (the check above is not vacuous)"
+else
+    not_ok "groupadd $GA / usermod -aG $GA $UA"
+fi
 
 # --- A cannot touch B's jobs ------------------------------------------------
 # B: one held job, one waiting for its begin time, one running.

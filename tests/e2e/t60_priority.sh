@@ -11,17 +11,6 @@
 #    at equal everything else, and sshare/sprio show why.
 . "$(dirname "$0")/lib.sh"
 
-# prio_of ID: the job's priority as sprio prints it.
-prio_of() {
-    sprio -h -j "$1" -o '%Y' 2>/dev/null | tr -d ' '
-}
-# higher A B: A's priority is above B's.
-higher() {
-    local a b
-    a=$(prio_of "$1")
-    b=$(prio_of "$2")
-    [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt "$b" ]
-}
 running() {
     [ "$(job_state "$1")" = RUNNING ]
 }

@@ -96,6 +96,8 @@ static void test_set_errors(void **state)
          "problem"},
         {JS_KILL_INVALID_DEP, "maybe",
          "--kill-on-invalid-dep=maybe: expected yes or no"},
+        {JS_NICE, "2147483646", "--nice=2147483646: expected an integer"},
+        {JS_NICE, "1x", "--nice=1x: expected an integer from -2147483645"},
     };
     struct jobspec js;
     struct err e;
@@ -135,6 +137,19 @@ static void test_directives(void **state)
     assert_int_equal(num(js.job, "time_limit_s"), 600);
     assert_string_equal(str(js.job, "std_out"), "out %j.txt");
     assert_null(json_object_get(js.job, "qos"));
+    /* --nice takes its value only after '=': a bare --nice is 100 */
+    assert_int_equal(jobspec_directives(&js, "#!/bin/sh\n#SBATCH --nice\n",
+                                        "job.sh", NOW, &e),
+                     0);
+    assert_int_equal(num(js.job, "nice"), 100);
+    assert_int_equal(jobspec_directives(&js, "#!/bin/sh\n#SBATCH --nice=-3\n",
+                                        "job.sh", NOW, &e),
+                     0);
+    assert_int_equal(num(js.job, "nice"), -3);
+    assert_int_equal(jobspec_directives(&js, "#!/bin/sh\n#SBATCH --nice 5\n",
+                                        "job.sh", NOW, &e),
+                     -1);
+    assert_string_equal(e.text, "job.sh:2: unexpected argument \"5\"");
     /* The command line comes after the directives and wins. */
     assert_int_equal(jobspec_set(&js, JS_PARTITION, "prod", NOW, &e), 0);
     assert_string_equal(str(js.job, "partition"), "prod");

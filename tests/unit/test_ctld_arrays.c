@@ -80,6 +80,12 @@ static int setup(void **state)
     return fx_setup(state, "ALL");
 }
 
+/* MaxJobCount=10 (through the EnforcePartLimits line of conf_fmt) */
+static int setup_max10(void **state)
+{
+    return fx_setup(state, "ALL\nMaxJobCount=10");
+}
+
 static int teardown(void **state)
 {
     struct fx *f = *state;
@@ -141,6 +147,45 @@ static struct job *run_task(struct fx *f, uint64_t a, uint32_t t, int code)
     assert_int_equal(k->array_task_id, t);
     run_end(f, k, code);
     return k;
+}
+
+#define PLAIN "{\"script\": \"#!/bin/sh\"}"
+
+/* MaxJobCount counts each pending task of an array as one job, though
+ * they share one record until they start. */
+static void test_array_max_job_count(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-7\"}",
+                        &alice, &e);
+
+    assert_int_not_equal(a, 0);
+    assert_int_equal(jobs_active(f->c->jobs), 1);
+    assert_int_equal(jobs_active_tasks(f->c->jobs), 8);
+    assert_int_not_equal(submit(f, PLAIN, &alice, &e), 0); /* 9 */
+    assert_int_equal(submit(f,
+                            "{\"script\": \"#!/bin/sh\", \"array\": \"0-1\"}",
+                            &alice, &e),
+                     0);
+    assert_int_equal(errno, EAGAIN);
+    assert_string_equal(e.text, "MaxJobCount (10) reached: 9 jobs are active "
+                                "and the array adds 2: try again later");
+    assert_int_not_equal(submit(f, PLAIN, &alice, &e), 0); /* 10 */
+    assert_int_equal(submit(f, PLAIN, &alice, &e), 0);
+    assert_string_equal(e.text, "MaxJobCount (10) reached: try again later");
+    assert_int_equal(submit(f,
+                            "{\"script\": \"#!/bin/sh\", \"array\": \"0-10\"}",
+                            &alice, &e),
+                     0);
+    assert_int_equal(errno, EINVAL);
+    assert_string_equal(e.text, "an array of 11 tasks can never fit "
+                                "MaxJobCount (10): each task counts as one "
+                                "job");
+    /* a task split off and ended makes room for one more */
+    run_task(f, a, 3, 0);
+    assert_int_equal(jobs_active_tasks(f->c->jobs), 9);
+    assert_int_not_equal(submit(f, PLAIN, &alice, &e), 0);
 }
 
 static void test_array_record_and_split(void **state)
@@ -403,6 +448,8 @@ static void test_model_throttle(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_array_max_job_count, setup_max10,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_array_record_and_split, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_array_last_task_is_record, setup,

@@ -23,6 +23,8 @@
 #include "ctld/ctld.h"
 #include "ctld/jlimits.h"
 #include "ctld/jobs.h"
+#include "ctld/prio_drv.h"
+#include "ctld/prio_int.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"
@@ -206,6 +208,80 @@ static void test_qos_not_enforced(void **state)
     assert_int_not_equal(submit(f, &e), 0);
 }
 
+/* acct_add of QOS name with one setting key=value. */
+static void add_qos(struct fx *f, const char *name, const char *key,
+                    const char *value)
+{
+    json_t *res = NULL;
+    struct acct_req r = {.entity = "qos", .flags = ACCT_REQ_ADMIN_LEVEL};
+    struct err e;
+
+    r.names = json_pack("[s]", name);
+    r.set =
+        json_pack("[{s:s, s:s, s:s}]", "key", key, "op", "=", "value", value);
+    if (acct_add(f->c->acct, &r, &res, &e) < 0)
+        fail_msg("acct_add qos %s: %s", name, e.text);
+    json_decref(res);
+    json_decref(r.names);
+    json_decref(r.set);
+}
+
+/* QOS Flags=NoDecay: the QOS's own usage is neither decayed by
+ * PriorityDecayHalfLife nor reset by PriorityUsageResetPeriod; the
+ * association's usage still is. */
+static void test_qos_no_decay(void **state)
+{
+    struct fx *f = *state;
+    struct prio_drv *p = f->c->prio;
+    struct job j = {.account = "root",
+                    .user_name = "alice",
+                    .nodes = 1,
+                    .cpus_per_node = 4,
+                    .n_alloc = 1,
+                    .part = 0};
+    const time_t t0 = 1700000000, week = 7 * 86400;
+    json_t *share, *q;
+    size_t i, seen = 0;
+
+    add_qos(f, "nd", "Flags", "NoDecay");
+    add_qos(f, "dec", "UsageFactor", "1");
+    /* 4 CPUs (billing: CPUs count 1) for 1000 s in each QOS */
+    j.qos = "nd";
+    prio_usage_charge(p, &j, t0 - 1000, t0);
+    j.qos = "dec";
+    prio_usage_charge(p, &j, t0 - 1000, t0);
+    assert_true(prio_usage_no_decay(p, "qos:nd"));
+    assert_false(prio_usage_no_decay(p, "qos:dec"));
+    assert_false(prio_usage_no_decay(p, "root/alice"));
+    /* one half-life (the default 7 days) later */
+    p->last_calc = t0;
+    p->reset = FS_RESET_NONE;
+    prio_drv_refresh(p, t0 + week);
+    assert_float_equal(prio_usage_get(p, "root/alice"), 4000.0, 1e-9);
+    assert_float_equal(prio_usage_get(p, "qos:nd"), 4000.0, 1e-9);
+    assert_float_equal(prio_usage_get(p, "qos:dec"), 2000.0, 1e-9);
+    share = prio_drv_share_json(p, NULL);
+    json_array_foreach(json_object_get(share, "qos"), i, q)
+    {
+        const char *n = json_string_value(json_object_get(q, "name"));
+        if (strcmp(n, "nd") == 0) {
+            seen++;
+            assert_true(json_is_true(json_object_get(q, "no_decay")));
+            assert_float_equal(json_real_value(json_object_get(q, "raw_usage")),
+                               4000.0, 1e-9);
+        }
+    }
+    assert_int_equal(seen, 1);
+    json_decref(share);
+    /* a usage reset spares it too */
+    p->reset = FS_RESET_DAILY;
+    p->next_reset = t0 + week + 1;
+    prio_drv_refresh(p, t0 + week + 1);
+    assert_float_equal(prio_usage_get(p, "root/alice"), 0.0, 1e-9);
+    assert_float_equal(prio_usage_get(p, "qos:nd"), 4000.0, 1e-9);
+    assert_float_equal(prio_usage_get(p, "qos:dec"), 0.0, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +291,7 @@ int main(void)
             test_max_jobs_per_user_held_and_released, setup, teardown),
         cmocka_unit_test_setup_teardown(test_qos_not_enforced, setup_no_qos,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_qos_no_decay, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,6 +292,38 @@ static void test_kill_v1_or_v2(void **state)
     cgroup_node_cleanup(cg);
 }
 
+static void one_sleeper(void *arg)
+{
+    (void)arg;
+    execl("/bin/sleep", "sleep", "300", (char *)NULL);
+}
+
+/* An earlier job's cgroup with the same id, a process still in it: the
+ * new job's cgroup is made anyway (found by mkdir's EEXIST), emptied. */
+static void test_debris(void **state)
+{
+    struct cgroup *cg = live("debris", CGROUPCONF_AUTO, NULL);
+    struct cgroup_job_spec s = {.job_id = 12};
+    struct err e;
+    pid_t pid;
+
+    (void)state;
+    if (cg == NULL)
+        return;
+    if (cgroup_job_create(cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    pid = in_job(cg, 12, one_sleeper, NULL);
+    for (int i = 0; i < 300 && count_pids(cg, 12) != 1; i++)
+        usleep(10000);
+    assert_int_equal(count_pids(cg, 12), 1);
+    if (cgroup_job_create(cg, &s, &e) < 0)
+        fail_msg("over debris: %s", e.text);
+    assert_int_equal(count_pids(cg, 12), 0);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    assert_int_equal(cgroup_job_destroy(cg, 12), 0);
+    cgroup_node_cleanup(cg);
+}
+
 static void test_kill_v2(void **state)
 {
     char mnt[512];
@@ -573,11 +605,17 @@ static void test_none(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conf),          cmocka_unit_test(test_mounts),
-        cmocka_unit_test(test_cpus),          cmocka_unit_test(test_none),
-        cmocka_unit_test(test_kill_v1_or_v2), cmocka_unit_test(test_freeze),
-        cmocka_unit_test(test_kill_v2),       cmocka_unit_test(test_oom),
-        cmocka_unit_test(test_cpuset),        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_conf),
+        cmocka_unit_test(test_mounts),
+        cmocka_unit_test(test_cpus),
+        cmocka_unit_test(test_none),
+        cmocka_unit_test(test_kill_v1_or_v2),
+        cmocka_unit_test(test_freeze),
+        cmocka_unit_test(test_kill_v2),
+        cmocka_unit_test(test_debris),
+        cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_cpuset),
+        cmocka_unit_test(test_devices),
         cmocka_unit_test(test_devices_bpf),
     };
 

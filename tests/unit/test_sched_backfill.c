@@ -118,6 +118,65 @@ static void test_short_backfills_long_does_not(void **state)
     sched_result_clear(&r);
 }
 
+/*
+ * The same cluster with QOS MinPrioThreshold 200 on every job: none gets
+ * a reservation (no estimate), yet Short, below the threshold, starts
+ * because it fits now; TooLong, alone, starts on n0's free half as no
+ * reservation stands in its way.  At a threshold of 40, Big and TooLong
+ * reserve again as in the test above.
+ */
+static void test_min_prio_threshold(void **state)
+{
+    struct sched_job jobs[3] = {job(1, 100, 1, 8, 500, 1),
+                                job(2, 50, 1, 4, 60, 2),
+                                job(3, 40, 1, 4, 200, 3)};
+    struct sched_cluster c = {.nodes = nodes,
+                              .nnodes = 2,
+                              .parts = &part,
+                              .nparts = 1,
+                              .jobs = jobs,
+                              .njobs = 3};
+    struct sched_bf bf = conf();
+    struct sched_bf_stats st;
+    struct sched_result r;
+
+    (void)state;
+    for (size_t i = 0; i < 3; i++)
+        jobs[i].min_prio_reserve = 200;
+    two_nodes(4, 1100, 8, 2000);
+    assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &r, &st), 0);
+    assert_int_equal(of(&r, 0)->nnodes, 0);
+    assert_int_equal(of(&r, 0)->start_est, 0);
+    assert_int_equal(of(&r, 1)->nnodes, 1);
+    assert_int_equal(of(&r, 2)->nnodes, 0); /* n0 full with Short */
+    assert_int_equal(of(&r, 2)->start_est, 0);
+    assert_int_equal(st.reserved, 0);
+    sched_result_clear(&r);
+
+    /* Big and TooLong: Big reserves nothing, so TooLong, which would
+     * delay Big's reservation at 1100, starts now */
+    jobs[1] = jobs[2];
+    c.njobs = 2;
+    two_nodes(4, 1100, 8, 2000);
+    assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &r, &st), 0);
+    assert_int_equal(of(&r, 0)->nnodes, 0);
+    assert_int_equal(of(&r, 1)->nnodes, 1);
+    assert_true(of(&r, 1)->backfilled);
+    sched_result_clear(&r);
+
+    /* at the threshold Big reserves, and TooLong waits after it */
+    jobs[1] = job(2, 50, 1, 4, 60, 2);
+    c.njobs = 3;
+    for (size_t i = 0; i < 3; i++)
+        jobs[i].min_prio_reserve = 40;
+    two_nodes(4, 1100, 8, 2000);
+    assert_int_equal(sched_backfill_pass(&c, &bf, NOW, &r, &st), 0);
+    assert_int_equal(of(&r, 0)->start_est, 1100);
+    assert_int_equal(of(&r, 2)->start_est, 1600);
+    assert_int_equal(st.reserved, 2);
+    sched_result_clear(&r);
+}
+
 /* End times are rounded up to bf_resolution; a job with no time limit
  * never backfills in front of a reservation. */
 static void test_resolution_and_unlimited(void **state)
@@ -339,6 +398,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_short_backfills_long_does_not),
+        cmocka_unit_test(test_min_prio_threshold),
         cmocka_unit_test(test_resolution_and_unlimited),
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_max_job_user),

@@ -123,6 +123,31 @@ static void test_factor_table(void **state)
     }
 }
 
+/* Nice at the ends of its range: the total stays in [1, UINT32_MAX - 1]
+ * and r.nice reports what was subtracted. */
+static void test_nice_bounds(void **state)
+{
+    struct prio_conf c = conf();
+    /* age 0.5 (500), fs 0.25 (500), js (1/4 + 16/64)/2 (125), part 0.5
+     * (500), qos 0.5 (1500), tres 16/64*100 + 2/16*400 (75): 3200 */
+    struct prio_job j = job(302400, 0.25, 1, 16, 50, 500, 2, 0);
+    struct prio_result r;
+
+    (void)state;
+    assert_int_equal(prio_compute(&c, &norm, &j, NULL), 3200);
+    j.nice = 3199;
+    assert_int_equal(prio_compute(&c, &norm, &j, NULL), 1);
+    j.nice = 3000;
+    assert_int_equal(prio_compute(&c, &norm, &j, &r), 200);
+    assert_int_equal(r.nice, 3000);
+    j.nice = PRIO_NICE_MAX;
+    assert_int_equal(prio_compute(&c, &norm, &j, NULL), 1);
+    j.nice = -PRIO_NICE_MAX;
+    assert_int_equal(prio_compute(&c, &norm, &j, NULL), 3200u + 2147483645u);
+    c.multifactor = false; /* priority/basic ignores nice */
+    assert_int_equal(prio_compute(&c, &norm, &j, NULL), 1);
+}
+
 static void test_job_size_variants(void **state)
 {
     struct prio_conf c = conf();
@@ -377,6 +402,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_factor_table),
+        cmocka_unit_test(test_nice_bounds),
         cmocka_unit_test(test_job_size_variants),
         cmocka_unit_test(test_flags_change_arithmetic),
         cmocka_unit_test(test_basic_is_fifo),

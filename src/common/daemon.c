@@ -1,9 +1,9 @@
 /*
- * Daemon plumbing for sluiced: the pid file, locked for as long as the
- * daemon lives so that a second one on the same spool refuses to start,
- * and the double fork into the background.
+ * Daemon plumbing for sluicectld and sluiced: the pid file, locked for as
+ * long as the daemon lives so that a second one on the same directory
+ * refuses to start, and the double fork into the background.
  */
-#include "noded/daemon.h"
+#include "common/daemon.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-int daemon_pidfile_lock(const char *path, struct err *e)
+int daemon_pidfile_lock(const char *path, const char *prog, struct err *e)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     char buf[32] = "";
@@ -33,7 +33,7 @@ int daemon_pidfile_lock(const char *path, struct err *e)
     buf[strcspn(buf, "\n")] = '\0';
     close(fd);
     errno = EEXIST;
-    return err_set(e, "another sluiced (pid %s) is running with %s",
+    return err_set(e, "another %s (pid %s) is running with %s", prog,
                    buf[0] ? buf : "?", path);
 }
 
@@ -50,7 +50,6 @@ int daemon_pidfile_write(int fd, struct err *e)
 int daemon_detach(struct err *e)
 {
     pid_t pid = fork();
-    int null;
 
     if (pid < 0)
         return err_set(e, "fork: %s", strerror(errno));
@@ -64,12 +63,19 @@ int daemon_detach(struct err *e)
         _exit(0);
     if (chdir("/") < 0)
         return err_set(e, "chdir /: %s", strerror(errno));
-    if ((null = open("/dev/null", O_RDWR)) < 0)
+    return daemon_null_stdio(e);
+}
+
+int daemon_null_stdio(struct err *e)
+{
+    int null = open("/dev/null", O_RDWR);
+
+    if (null < 0)
         return err_set(e, "/dev/null: %s", strerror(errno));
-    dup2(null, 0);
-    dup2(null, 1);
-    dup2(null, 2);
-    if (null > 2)
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    if (null > STDERR_FILENO)
         close(null);
     return 0;
 }
