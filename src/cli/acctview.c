@@ -37,6 +37,7 @@ enum {
     F_ELAPSED,
     F_ELAPSEDRAW,
     F_TIMELIMIT,
+    F_SUSPENDED,
     F_NODELIST,
     F_ALLOCTRES,
     F_REQTRES,
@@ -71,6 +72,7 @@ static const struct {
     [F_ELAPSED] = {"Elapsed", 10, false},
     [F_ELAPSEDRAW] = {"ElapsedRaw", 10, false},
     [F_TIMELIMIT] = {"Timelimit", 10, false},
+    [F_SUSPENDED] = {"Suspended", 10, false},
     [F_NODELIST] = {"NodeList", 15, false},
     [F_ALLOCTRES] = {"AllocTRES", 10, false},
     [F_REQTRES] = {"ReqTRES", 10, false},
@@ -253,6 +255,7 @@ static const char *step_value(int f, const struct acctview_row *r, char *buf,
     case F_USER:
     case F_UID:
     case F_TIMELIMIT:
+    case F_SUSPENDED:
     case F_REQTRES:
     case F_RESTARTS:
     case F_REASON:
@@ -293,6 +296,8 @@ static const char *time_value(int f, const struct acctview_row *r, char *buf,
     case F_ELAPSEDRAW:
         snprintf(buf, len, "%lld", (long long)elapsed(r));
         return buf;
+    case F_SUSPENDED:
+        return hms(jobview_int(r->job, "suspended_s", 0), buf, len);
     default: /* F_TIMELIMIT */
         return lim < 0 ? "UNLIMITED" : hms(lim, buf, len);
     }

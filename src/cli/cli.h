@@ -42,6 +42,8 @@ int cmd_info(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_hold(int argc, char **argv);
 int cmd_release(int argc, char **argv);
+int cmd_suspend(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_scontrol(int argc, char **argv);
 int cmd_acct(int argc, char **argv);
@@ -57,6 +59,7 @@ int cmd_explain(int argc, char **argv);
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */
 int show_run(int argc, char **argv, bool json, bool oneliner);
 int hold_run(bool release, int argc, char **argv);
+int suspend_run(bool resume, int argc, char **argv);
 int update_run(int argc, char **argv);
 
 #endif

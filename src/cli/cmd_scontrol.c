@@ -1,5 +1,6 @@
 /*
- * scontrol: "scontrol [-o] [--json] show|hold|uhold|release|update ...",
+ * scontrol: "scontrol [-o] [--json] show|hold|uhold|release|suspend|resume|
+ * update ...",
  * each command served by the sluice verb that does the same.
  */
 #include <stdio.h>
@@ -28,6 +29,7 @@ static void scontrol_help(void)
     printf("Usage: scontrol [-o] [--json] COMMAND\n"
            "  show job|node|partition [ID]\n"
            "  hold JOBID...       uhold JOBID...      release JOBID...\n"
+           "  suspend JOBID...    resume JOBID...     (operators)\n"
            "  update JobId=ID [TimeLimit=T] [Partition=P] [JobName=N] "
            "[Priority=N] [Nice=N]\n"
            "  update NodeName=NODES State=DRAIN|DOWN|RESUME [Reason=TEXT]\n"
@@ -46,6 +48,10 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
         return hold_run(false, n - 1, w + 1);
     if (strcasecmp(w[0], "release") == 0)
         return hold_run(true, n - 1, w + 1);
+    if (strcasecmp(w[0], "suspend") == 0)
+        return suspend_run(false, n - 1, w + 1);
+    if (strcasecmp(w[0], "resume") == 0)
+        return suspend_run(true, n - 1, w + 1);
     if (strcasecmp(w[0], "update") == 0)
         return update_run(n - 1, w + 1);
     if (strcasecmp(w[0], "version") == 0) {

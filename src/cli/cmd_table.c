@@ -18,6 +18,8 @@ const struct cli_cmd cli_cmds[] = {
     {"show", cmd_show, "show [--json] [-o] job|node|partition [ID]"},
     {"hold", cmd_hold, "hold JOBID..."},
     {"release", cmd_release, "release JOBID..."},
+    {"suspend", cmd_suspend, "suspend JOBID... (operators)"},
+    {"resume", cmd_resume, "resume JOBID... (operators)"},
     {"update", cmd_update,
      "update JobId=ID KEY=VALUE... | NodeName=NODES State=S [Reason=R] | "
      "PartitionName=P KEY=VALUE..."},

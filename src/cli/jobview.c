@@ -128,6 +128,8 @@ long long jobview_elapsed(json_t *job, time_t now)
                       strcmp(state, "SUSPENDED") == 0
                   ? (long long)now
                   : start;
+    /* time suspended is not run time (squeue's TIME, as in Slurm) */
+    start += jobview_int(job, "suspended_s", 0);
     return end > start ? end - start : 0;
 }
 

@@ -157,10 +157,11 @@ static void walk(struct report *r, json_t *job)
         } else if (strcmp(what, "checkpoint") == 0) {
             ckpt = t;
         } else if (strcmp(what, "preempt") == 0) {
+            const char *d = json_string_value(json_object_get(ev, "detail"));
             count(r, g, OFF(preempted), -1);
-            caused_by(r, preemptor_of(
-                             json_string_value(json_object_get(ev, "detail"))));
-            preempt = t;
+            caused_by(r, preemptor_of(d));
+            /* a suspended victim loses nothing: it resumes later */
+            preempt = d && strstr(d, "mode=SUSPEND") ? 0 : t;
         } else if (preempt &&
                    (strcmp(what, "requeue") == 0 || strcmp(what, "end") == 0)) {
             charge_lost(r, g, job, ckpt > run ? ckpt : run, t);

@@ -309,6 +309,9 @@ json_t *conf_to_json(const struct conf *c);
 const char *conf_preempt_type_name(enum conf_preempt_type t);
 /* conf_preempt_format: "SUSPEND,GANG" into buf; returns buf. */
 char *conf_preempt_format(const struct conf_preempt *p, char *buf, size_t len);
+/* conf_preempt_param: the comma list PreemptParameters (NULL: empty) has
+ * key, alone or as key=VALUE ("suspend_gpu_jobs"). */
+bool conf_preempt_param(const char *params, const char *key);
 const char *conf_node_state_name(enum conf_node_state s);
 const char *conf_part_state_name(enum conf_part_state s);
 

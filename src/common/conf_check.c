@@ -279,6 +279,27 @@ static bool check_has_gpus(const struct conf *c, const struct conf_part *p)
     return false;
 }
 
+/* SUSPEND on GPU nodes: what happens to GPU jobs, said once. */
+static void check_suspend_gpus(struct conf *c, const struct conf_part *p,
+                               const struct conf_loc *loc)
+{
+    if (conf_preempt_param(c->preempt_parameters, "suspend_gpu_jobs"))
+        conf_diag_at(c, CONF_WARNING, loc,
+                     "partition %s: PreemptMode=SUSPEND with "
+                     "PreemptParameters=suspend_gpu_jobs: suspended jobs "
+                     "keep their GPUs and GPU memory, so a preemptor that "
+                     "needs those GPUs still cannot start",
+                     p->name);
+    else
+        conf_diag_at(c, CONF_WARNING, loc,
+                     "partition %s: PreemptMode=SUSPEND on nodes with GPUs: "
+                     "its jobs holding GPUs are requeued (cancelled with "
+                     "--no-requeue) instead of suspended, since suspended "
+                     "jobs keep their GPUs; PreemptParameters="
+                     "suspend_gpu_jobs suspends them anyway",
+                     p->name);
+}
+
 static void check_part_preempt(struct conf *c, struct conf_part *p)
 {
     const struct conf_loc *loc =
@@ -287,17 +308,7 @@ static void check_part_preempt(struct conf *c, struct conf_part *p)
 
     if (p->preempt_mode.mode == CONF_PREEMPT_MODE_SUSPEND &&
         check_has_gpus(c, p))
-        conf_diag_at(c, CONF_WARNING, loc ? loc : &p->loc,
-                     "partition %s: PreemptMode=SUSPEND on nodes with GPUs: "
-                     "suspended jobs keep their GPUs and GPU memory, so the "
-                     "preemptor still cannot start; use REQUEUE or CANCEL",
-                     p->name);
-    else if (p->preempt_mode.mode == CONF_PREEMPT_MODE_SUSPEND)
-        conf_diag_at(c, CONF_WARNING, loc ? loc : &p->loc,
-                     "partition %s: PreemptMode=SUSPEND is not supported by "
-                     "sluicectld: its jobs are never preempted; use REQUEUE "
-                     "or CANCEL",
-                     p->name);
+        check_suspend_gpus(c, p, loc ? loc : &p->loc);
     if (c->preempt_exempt_time_s > 0 &&
         p->max_time_s < c->preempt_exempt_time_s)
         conf_diag_at(c, CONF_WARNING, &p->loc,
@@ -311,10 +322,32 @@ static void check_part_preempt(struct conf *c, struct conf_part *p)
 static void check_preempt(struct conf *c)
 {
     const struct conf_loc *loc;
+    char gbuf[32];
 
     for (size_t i = 0; i < c->n_parts; i++)
         if (c->parts[i].preempt_mode_inherited)
             c->parts[i].preempt_mode = c->preempt_mode;
+    loc = check_key_loc(c, "PreemptMode");
+    if (c->preempt_mode.mode == CONF_PREEMPT_MODE_SUSPEND &&
+        !c->preempt_mode.gang)
+        conf_diag_at(c, CONF_ERROR, loc,
+                     "PreemptMode=SUSPEND needs GANG: write "
+                     "PreemptMode=SUSPEND,GANG (as in Slurm)");
+    if (c->preempt_mode.gang &&
+        c->preempt_mode.mode != CONF_PREEMPT_MODE_SUSPEND)
+        conf_diag_at(c, CONF_WARNING, loc,
+                     "PreemptMode=%s: GANG time-slicing is not supported; "
+                     "GANG is accepted to allow SUSPEND (it resumes "
+                     "suspended jobs) and slices no time",
+                     conf_preempt_format(&c->preempt_mode, gbuf, sizeof(gbuf)));
+    for (size_t i = 0; i < c->n_parts; i++)
+        if (c->parts[i].preempt_mode.mode == CONF_PREEMPT_MODE_SUSPEND &&
+            !c->parts[i].preempt_mode_inherited && !c->preempt_mode.gang)
+            conf_diag_at(c, CONF_ERROR, &c->parts[i].loc,
+                         "partition %s: PreemptMode=SUSPEND needs the global "
+                         "PreemptMode to include GANG (PreemptMode="
+                         "SUSPEND,GANG or CANCEL,GANG ...), as in Slurm",
+                         c->parts[i].name);
     if (c->preempt_type == CONF_PREEMPT_NONE)
         return;
     if (c->preempt_mode.mode == CONF_PREEMPT_MODE_OFF) {

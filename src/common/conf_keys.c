@@ -71,6 +71,20 @@ char *conf_preempt_format(const struct conf_preempt *p, char *buf, size_t len)
     return buf;
 }
 
+bool conf_preempt_param(const char *params, const char *key)
+{
+    size_t n = strlen(key);
+
+    for (const char *p = params; p != NULL && *p != '\0';) {
+        if (strncasecmp(p, key, n) == 0 &&
+            (p[n] == '\0' || p[n] == ',' || p[n] == '='))
+            return true;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return false;
+}
+
 /* PreemptMode: a comma list of at most one of OFF, CANCEL, REQUEUE,
  * SUSPEND, and GANG. */
 int conf_preempt_parse(const char *val, struct conf_preempt *out, struct err *e)

@@ -137,7 +137,7 @@ void jlimits_job_added(struct jlimits *l, struct job *j)
         return;
     }
     j->lim_charge = limits_charge_create(l->usage, &v);
-    if (j->state == JOB_RUNNING || j->state == JOB_COMPLETING)
+    if (job_on_node(j->state))
         jlimits_job_started(l, j);
 }
 

@@ -32,6 +32,7 @@ static const struct {
     [JOB_PREEMPTED] = {"PREEMPTED", "PR"},
     [JOB_BOOT_FAIL] = {"BOOT_FAIL", "BF"},
     [JOB_OUT_OF_MEMORY] = {"OUT_OF_MEMORY", "OOM"},
+    [JOB_SUSPENDED] = {"SUSPENDED", "S"},
 };
 
 const char *job_state_name(enum job_state s)
@@ -56,7 +57,22 @@ int job_state_parse(const char *s, enum job_state *out)
 
 bool job_state_final(enum job_state s)
 {
-    return s != JOB_PENDING && s != JOB_RUNNING && s != JOB_COMPLETING;
+    return s != JOB_PENDING && !job_on_node(s);
+}
+
+bool job_on_node(enum job_state s)
+{
+    return s == JOB_RUNNING || s == JOB_COMPLETING || s == JOB_SUSPENDED;
+}
+
+int64_t job_suspended_s(const struct job *j, time_t now)
+{
+    int64_t s = j->suspended_s;
+
+    if (j->state == JOB_SUSPENDED && j->suspend_time > 0 &&
+        now > j->suspend_time)
+        s += now - j->suspend_time;
+    return s;
 }
 
 const char *job_reason(const struct job *j)
@@ -272,6 +288,10 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "restart_count", json_integer(j->restart_count));
     set(o, "requeue", json_boolean(j->requeue));
     set(o, "last_checkpoint", time_or_null(j->last_checkpoint));
+    set(o, "suspend_time",
+        time_or_null(j->state == JOB_SUSPENDED ? j->suspend_time : 0));
+    set(o, "suspended_s",
+        json_integer(record ? j->suspended_s : job_suspended_s(j, time(NULL))));
     set(o, "cancelled_by",
         j->cancel_uid >= 0 ? json_integer(j->cancel_uid) : json_null());
     set(o, "warn_signal",
@@ -294,6 +314,8 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         set(o, "priority_fixed", json_boolean(j->prio_fixed));
         set(o, "accrued_s", json_integer(j->accrual.accrued_s));
         set(o, "accrue_since", json_integer(j->accrual.since));
+        set(o, "suspend_by", json_integer(j->susp_by));
+        set(o, "suspend_for", json_integer((json_int_t)j->susp_for));
     }
     free(nl);
     return o;
@@ -388,6 +410,12 @@ static void restore_fields(struct job *j, json_t *o)
     j->requeue = !json_is_false(json_object_get(o, "requeue"));
     j->last_checkpoint = get_int(o, "last_checkpoint", 0);
     j->cancel_uid = get_int(o, "cancelled_by", -1);
+    j->suspend_time = get_int(o, "suspend_time", 0);
+    j->suspended_s = get_int(o, "suspended_s", 0);
+    j->susp_by = (enum job_susp)get_int(o, "suspend_by", JOB_SUSP_NONE);
+    j->susp_for = (uint64_t)get_int(o, "suspend_for", 0);
+    if (j->susp_by > JOB_SUSP_AUTO)
+        j->susp_by = JOB_SUSP_ADMIN;
     j->warn_signal = (int)get_int(o, "warn_signal", 0);
     j->warn_time_s = (uint32_t)get_int(o, "warn_time_s", 0);
     j->warn_batch = json_is_true(json_object_get(o, "warn_batch"));

@@ -36,6 +36,7 @@ enum job_state {
     JOB_PREEMPTED,
     JOB_BOOT_FAIL,
     JOB_OUT_OF_MEMORY,
+    JOB_SUSPENDED, /* stopped on its node: holds memory and GPUs, not CPUs */
     JOB_STATE_COUNT
 };
 
@@ -46,6 +47,14 @@ enum job_kill {
     JOB_KILL_TIMEOUT,
     JOB_KILL_PREEMPT, /* ends PREEMPTED (PreemptMode=CANCEL) */
     JOB_KILL_REQUEUE, /* back to PENDING once its node reports the end */
+};
+
+/* Who suspended a job, which decides who resumes it (docs/preemption.md). */
+enum job_susp {
+    JOB_SUSP_NONE,
+    JOB_SUSP_ADMIN, /* scontrol suspend: only scontrol resume resumes it */
+    JOB_SUSP_AUTO,  /* preempted (PreemptMode=SUSPEND), or an admin asked
+                       to resume it: resumed as soon as its CPUs are free */
 };
 
 struct job {
@@ -91,6 +100,13 @@ struct job {
                                is cancelled (PREEMPTED) instead */
     time_t last_checkpoint; /* last `sluice checkpoint` of this run; 0: none */
     int64_t cancel_uid;     /* who cancelled it; -1: nobody */
+    /* suspension: while SUSPENDED, since suspend_time, by susp_by (for
+     * job susp_for when preempted); suspended_s: the seconds of this run
+     * spent suspended before, which extend its time limit */
+    enum job_susp susp_by;
+    uint64_t susp_for;
+    time_t suspend_time;
+    int64_t suspended_s;
     /* --signal=[{R|B}:]SIG[@SECONDS]: warn_signal (0: none) warn_time_s
      * before the time limit, to the batch shell only when warn_batch */
     int warn_signal;
@@ -143,6 +159,11 @@ struct job {
 };
 
 const char *job_state_name(enum job_state s);
+/* job_on_node: s is a state in which the job holds its node's resources
+ * (RUNNING, COMPLETING, SUSPENDED). */
+bool job_on_node(enum job_state s);
+/* job_suspended_s: the seconds j spent suspended in this run, until now. */
+int64_t job_suspended_s(const struct job *j, time_t now);
 /* job_state_parse: "PENDING" or "PD" etc. (case-insensitive); -1 EINVAL. */
 int job_state_parse(const char *s, enum job_state *out);
 bool job_state_final(enum job_state s);

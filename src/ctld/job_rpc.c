@@ -17,6 +17,7 @@
 #include "ctld/ctld.h"
 #include "ctld/jobarray.h"
 #include "ctld/jobs.h"
+#include "ctld/jobsusp.h"
 #include "ctld/persist.h"
 #include "ctld/rpc.h"
 
@@ -369,7 +370,7 @@ static json_t *result(uint64_t id, const char *error)
                      error ? json_string(error) : json_null());
 }
 
-enum job_op { OP_CANCEL, OP_HOLD, OP_RELEASE };
+enum job_op { OP_CANCEL, OP_HOLD, OP_RELEASE, OP_SUSPEND, OP_RESUME };
 
 static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
                 json_t *results)
@@ -382,6 +383,10 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
         rc = jobs_cancel(r->ctld->jobs, j, r->who.uid, sig, &e);
     else if (op == OP_HOLD)
         rc = jobs_hold(r->ctld->jobs, j, r->who.uid, &e);
+    else if (op == OP_SUSPEND)
+        rc = jobs_suspend(r->ctld->jobs, j, r->who.uid, &e);
+    else if (op == OP_RESUME)
+        rc = jobs_resume(r->ctld->jobs, j, r->who.uid, &e);
     else
         rc = jobs_release(r->ctld->jobs, j, r->who.uid, &e);
     if (rc < 0)
@@ -390,8 +395,25 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
     json_array_append_new(results, result(j->id, rc < 0 ? e.text : NULL));
 }
 
-/* Every unfinished job of array a (pending ones only for hold and
- * release): "scancel 123" on an array. */
+/* Whether op applies to j of an array named as a whole: any unfinished
+ * one for cancel, pending ones for hold and release, running ones for
+ * suspend, suspended ones for resume. */
+static bool op_fits(enum job_op op, const struct job *j)
+{
+    switch (op) {
+    case OP_CANCEL:
+        return true;
+    case OP_SUSPEND:
+        return j->state == JOB_RUNNING;
+    case OP_RESUME:
+        return j->state == JOB_SUSPENDED;
+    default:
+        return j->state == JOB_PENDING;
+    }
+}
+
+/* Every unfinished job of array a that op applies to: "scancel 123" on
+ * an array. */
 static void act_array(struct rpc *r, const struct filter *f, struct job *a,
                       enum job_op op, int sig, json_t *results)
 {
@@ -401,8 +423,7 @@ static void act_array(struct rpc *r, const struct filter *f, struct job *a,
     for (; j != NULL; j = next) {
         next = j->next;
         if (j->array_job_id != id || job_state_final(j->state) ||
-            (op != OP_CANCEL && j->state != JOB_PENDING) ||
-            !filter_match(r->ctld->conf, f, j))
+            !op_fits(op, j) || !filter_match(r->ctld->conf, f, j))
             continue;
         act(r, j, op, sig, results);
     }
@@ -505,6 +526,16 @@ int rpc_job_hold(struct rpc *r, json_t **reply, struct err *e)
 int rpc_job_release(struct rpc *r, json_t **reply, struct err *e)
 {
     return per_job(r, OP_RELEASE, reply, e);
+}
+
+int rpc_job_suspend(struct rpc *r, json_t **reply, struct err *e)
+{
+    return per_job(r, OP_SUSPEND, reply, e);
+}
+
+int rpc_job_resume(struct rpc *r, json_t **reply, struct err *e)
+{
+    return per_job(r, OP_RESUME, reply, e);
 }
 
 /* The pending jobs of array a that an update of "a" changes. */

@@ -231,7 +231,7 @@ static void count_running(struct jobs *js, struct sched_model *m,
 {
     for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
         struct job *a;
-        if (j->state != JOB_RUNNING && j->state != JOB_COMPLETING)
+        if (!job_on_node(j->state))
             continue;
         if (j->array_job_id != 0 &&
             (a = jobs_find(js, j->array_job_id)) != NULL && a->sched_slot)

@@ -34,6 +34,8 @@ struct jobs {
     size_t nfinished;
     uint64_t next_id;
     struct jobdep *dep;
+    size_t nsuspended; /* jobs SUSPENDED (the resume scheduler looks only
+                          when there are some) */
 };
 
 struct jobs *jobs_create(struct ctld *c)
@@ -157,6 +159,16 @@ struct job *jobs_after(struct jobs *js, uint64_t id)
     return j;
 }
 
+void jobs_suspended_add(struct jobs *js, int delta)
+{
+    js->nsuspended = (size_t)((long)js->nsuspended + delta);
+}
+
+size_t jobs_suspended(const struct jobs *js)
+{
+    return js->nsuspended;
+}
+
 size_t jobs_count(const struct jobs *js)
 {
     return js->n;
@@ -218,12 +230,18 @@ static bool exclusive_user(const struct jobs *js, const struct job *j)
 }
 
 /* Charge j's CPUs, memory and GPUs to its nodes. */
+/* The CPUs j holds on each node: none while suspended. */
+static uint32_t held_cpus(const struct job *j)
+{
+    return j->state == JOB_SUSPENDED ? 0 : j->cpus_per_node;
+}
+
 static void charge(struct jobs *js, const struct job *j)
 {
     uint32_t g = j->gpus_per_node;
 
     for (size_t i = 0; i < j->n_alloc; i++) {
-        nodes_alloc(js->c->nodes, j->alloc[i], j->cpus_per_node,
+        nodes_alloc(js->c->nodes, j->alloc[i], held_cpus(j),
                     job_mem_per_node(j));
         nodes_user_add(js->c->nodes, j->alloc[i], j->user_id,
                        exclusive_user(js, j));
@@ -239,7 +257,7 @@ static void uncharge(struct jobs *js, const struct job *j)
     uint32_t g = j->gpus_per_node;
 
     for (size_t i = 0; i < j->n_alloc; i++) {
-        nodes_release(js->c->nodes, j->alloc[i], j->cpus_per_node,
+        nodes_release(js->c->nodes, j->alloc[i], held_cpus(j),
                       job_mem_per_node(j));
         nodes_user_remove(js->c->nodes, j->alloc[i], j->user_id,
                           exclusive_user(js, j));
@@ -373,8 +391,10 @@ static int load_one(void *arg, uint64_t id, const char *record)
         add_finished(js, j);
     else
         jlimits_job_added(js->c->limits, j); /* counted as it stands */
-    if (j->state == JOB_RUNNING)
-        charge(js, j);
+    if (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED)
+        charge(js, j); /* a suspended job: memory and GPUs, not CPUs */
+    if (j->state == JOB_SUSPENDED)
+        js->nsuspended++;
     return 0;
 }
 
@@ -426,6 +446,8 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     j->state = JOB_RUNNING;
     jlimits_job_started(js->c->limits, j);
     j->start_time = now;
+    j->suspended_s = 0;
+    j->susp_by = JOB_SUSP_NONE;
     j->last_checkpoint = 0;
     prio_drv_job_event(js->c, j, now);
     j->kill = JOB_KILL_NONE;
@@ -456,9 +478,13 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
                   time_t now, const char *event, const char *detail,
                   struct err *e)
 {
-    bool held = j->state == JOB_RUNNING || j->state == JOB_COMPLETING;
+    bool held = job_on_node(j->state);
     int rc;
 
+    j->suspended_s = job_suspended_s(j, now);
+    j->susp_by = JOB_SUSP_NONE;
+    if (j->state == JOB_SUSPENDED)
+        js->nsuspended--;
     if (held) {
         uncharge(js, j);
         prio_drv_job_ended(js->c, j, now);
@@ -491,6 +517,8 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
     j->gpu_alloc = NULL;
     j->state = JOB_PENDING;
     j->start_time = j->end_time = 0;
+    j->suspended_s = 0;
+    j->susp_by = JOB_SUSP_NONE;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = j->launched = j->warn_sent = false;
     j->restart_count++;
@@ -528,7 +556,7 @@ int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
     int exit_code = r->exit_code, signal = r->signal;
     time_t end = r->end;
 
-    if (j->state != JOB_RUNNING && j->state != JOB_COMPLETING)
+    if (!job_on_node(j->state))
         return 0;
     j->exit_code = exit_code;
     j->exit_signal = signal;
@@ -786,7 +814,9 @@ static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
 {
     uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
 
-    return j->start_time + (time_t)((secs + div - 1) / div);
+    /* time suspended does not count (Slurm extends the end time) */
+    return j->start_time + (time_t)j->suspended_s +
+           (time_t)((secs + div - 1) / div);
 }
 
 /* --signal: warn_signal goes warn_time_s before the limit, once. */
@@ -890,7 +920,7 @@ struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
     *n = 0;
     for (struct job *j = js->head; j != NULL; j = j->next) {
         bool on = false;
-        if (j->state != JOB_RUNNING && j->state != JOB_COMPLETING)
+        if (!job_on_node(j->state))
             continue;
         for (size_t i = 0; i < (batch_only ? 1 : j->n_alloc); i++)
             on = on || j->alloc[i] == idx;

@@ -2,6 +2,7 @@
  * The job table and the job state machine:
  *
  *   PENDING --start--> RUNNING --JOB_END--> COMPLETED | FAILED
+ *      |                  |  (suspend, resume: SUSPENDED, jobsusp.h)
  *      |                  |  (killed by cancel) -> CANCELLED
  *      |                  |  (killed at its time limit) -> TIMEOUT
  *      |                  +--node down / lost--> NODE_FAIL
@@ -61,6 +62,10 @@ struct job *jobs_first(struct jobs *js);
 /* jobs_after: the first job with id > id (for paging). */
 struct job *jobs_after(struct jobs *js, uint64_t id);
 size_t jobs_count(const struct jobs *js);
+/* jobs_suspended: how many jobs are SUSPENDED; jobsusp.c counts its
+ * transitions with jobs_suspended_add (+1 suspended, -1 resumed). */
+size_t jobs_suspended(const struct jobs *js);
+void jobs_suspended_add(struct jobs *js, int delta);
 
 /*
  * jobs_submit (jobspec.c): validate spec (a JOBSPEC) for the user who,

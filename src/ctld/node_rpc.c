@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/jobs.h"
+#include "ctld/jobsusp.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
@@ -224,12 +225,14 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
             (uint64_t)json_integer_value(json_object_get(v, "job_id"));
         const char *st = json_string_value(json_object_get(v, "state"));
         struct job *j = jobs_find(c->jobs, id);
-        bool here = j && j->state == JOB_RUNNING && j->n_alloc > 0 &&
+        bool here = j && job_on_node(j->state) && j->n_alloc > 0 &&
                     j->alloc[0] == n->idx;
         bool ended = st != NULL && strcmp(st, "ended") == 0;
 
         if (here && !ended)
             jobs_launched(c->jobs, j);
+        if (here && !ended && j->state == JOB_SUSPENDED)
+            jobs_refreeze(c->jobs, j);
         if (here && ended) {
             if (end_from(c, j, v, &e) < 0)
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
@@ -378,7 +381,7 @@ static void kill_ended(struct ctld *c, struct node *n, json_t *running)
     json_array_foreach(running, i, v)
     {
         struct job *j = jobs_find(c->jobs, (uint64_t)json_integer_value(v));
-        if (j != NULL && j->state != JOB_RUNNING && j->n_alloc > 0 &&
+        if (j != NULL && !job_on_node(j->state) && j->n_alloc > 0 &&
             j->alloc[0] == n->idx)
             jobs_kill(c->jobs, j, "node_down");
     }
@@ -420,7 +423,7 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
     j = jobs_find(r->ctld->jobs, (uint64_t)json_integer_value(id));
     /* An end we no longer wait for is acknowledged all the same, so
      * that the node can forget it. */
-    if (j == NULL || j->state != JOB_RUNNING || j->n_alloc == 0 ||
+    if (j == NULL || !job_on_node(j->state) || j->n_alloc == 0 ||
         j->alloc[0] != n->idx) {
         log_info("node=%s job=%" JSON_INTEGER_FORMAT " end ignored: not "
                  "running there",

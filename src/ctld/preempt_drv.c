@@ -20,6 +20,7 @@
 #include "common/arrayspec.h"
 #include "ctld/ctld.h"
 #include "ctld/jobs.h"
+#include "ctld/jobsusp.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
 #include "ctld/persist.h"
@@ -50,6 +51,7 @@ struct hold {
 struct preempt_drv {
     struct ctld *c;
     struct sched_preempt_params params;
+    bool suspend_gpu_jobs; /* PreemptParameters: suspend GPU jobs too */
     struct hold *holds;
     /* a pass when the next victim's exemption ends, for a waiting job */
     struct event *exempt_ev;
@@ -92,6 +94,8 @@ struct preempt_drv *preempt_drv_create(struct ctld *c)
     }
     if (persist_hold_load(c->persist, hold_restore, p, &e) < 0)
         log_warnx("preemption holds not restored: %s", e.text);
+    p->suspend_gpu_jobs =
+        conf_preempt_param(c->conf->preempt_parameters, "suspend_gpu_jobs");
     return p;
 }
 
@@ -182,6 +186,26 @@ bool preempt_drv_due(struct preempt_drv *p)
         if (!hold_waiting(p, h) && hold_pending(p, h))
             return true;
     return false;
+}
+
+void preempt_drv_reserve(struct preempt_drv *p, struct sched_node *nodes,
+                         size_t n)
+{
+    for (struct hold *h = p->holds; h != NULL; h = h->next) {
+        struct job *j = jobs_find(p->c->jobs, h->job);
+        if (j == NULL || j->state != JOB_PENDING)
+            continue;
+        /* the preemptor's CPUs on each node it took victims on: CPUs
+         * are all a resume needs */
+        for (size_t i = 0; i < h->nres; i++) {
+            size_t nd = h->res[i].node;
+            bool seen = false;
+            for (size_t k = 0; k < i; k++)
+                seen = seen || h->res[k].node == nd;
+            if (nd < n && !seen)
+                nodes[nd].cpus_alloc += j->cpus_per_node;
+        }
+    }
 }
 
 /* Drop the holds of jobs that started or left, and of those whose
@@ -376,6 +400,23 @@ static uint32_t tier_of(const struct preempt_drv *p, const struct job *j)
     return parts_get(p->c->parts, j->part)->priority_tier;
 }
 
+/* What preemption does to v: CANCEL, REQUEUE or SUSPEND (OFF: nothing).
+ * A SUSPEND victim holding GPUs is requeued (cancelled when it may not
+ * be requeued) unless PreemptParameters=suspend_gpu_jobs: suspended, it
+ * would keep its GPUs. */
+static enum conf_preempt_mode victim_action(const struct preempt_drv *p,
+                                            const struct job *v)
+{
+    enum conf_preempt_mode m = victim_mode(p, v);
+
+    if (m == CONF_PREEMPT_MODE_SUSPEND && v->gpu_alloc != NULL &&
+        !p->suspend_gpu_jobs)
+        m = CONF_PREEMPT_MODE_REQUEUE;
+    if (m == CONF_PREEMPT_MODE_REQUEUE && !v->requeue)
+        m = CONF_PREEMPT_MODE_CANCEL;
+    return m;
+}
+
 /* PreemptType: may pj preempt v at all? */
 static bool may_preempt(const struct preempt_drv *p, const struct job *pj,
                         const struct job *v)
@@ -383,8 +424,7 @@ static bool may_preempt(const struct preempt_drv *p, const struct job *pj,
     enum conf_preempt_mode m = victim_mode(p, v);
     const struct acct_qos *q;
 
-    /* SUSPEND is not implemented: such victims are left alone */
-    if (m != CONF_PREEMPT_MODE_CANCEL && m != CONF_PREEMPT_MODE_REQUEUE)
+    if (m == CONF_PREEMPT_MODE_OFF)
         return false;
     switch (p->c->conf->preempt_type) {
     case CONF_PREEMPT_PARTITION_PRIO:
@@ -480,6 +520,7 @@ static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
             .start_time = j->start_time,
             .exempt_until = until,
             .last_checkpoint = j->last_checkpoint,
+            .suspend = victim_action(p, j) == CONF_PREEMPT_MODE_SUSPEND,
         };
     }
 }
@@ -509,12 +550,13 @@ static void hold_add(struct hold *h, const struct victims *vs, size_t x,
             continue;
         h->res = xreallocarray(h->res, h->nres + 1, sizeof(*h->res));
         struct held *r = &h->res[h->nres++];
+        /* a suspended victim frees its CPUs only */
         *r = (struct held){.victim = v->id,
                            .restarts = vs->j[x]->restart_count,
                            .node = v->nodes[k],
                            .cpus = v->cpus_per_node,
-                           .mem_mib = v->mem_per_node_mib,
-                           .ngpus = v->gpus_per_node};
+                           .mem_mib = v->suspend ? 0 : v->mem_per_node_mib,
+                           .ngpus = v->suspend ? 0 : v->gpus_per_node};
         if (r->ngpus > 0) {
             r->gpus = xcalloc(r->ngpus, sizeof(*r->gpus));
             memcpy(r->gpus, v->gpus + k * r->ngpus,
@@ -536,21 +578,25 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
     for (size_t i = 0; i < plan->nvictims; i++) {
         size_t x = plan->victims[i];
         struct job *v = vs->j[x];
-        bool requeue =
-            victim_mode(p, v) == CONF_PREEMPT_MODE_REQUEUE && v->requeue;
+        enum conf_preempt_mode m = victim_action(p, v);
         hold_add(h, vs, x, plan);
+        vs->v[x].may = false;
+        if (len < sizeof(list))
+            len += (size_t)snprintf(list + len, sizeof(list) - len,
+                                    "%s%" PRIu64, i ? "," : "", v->id);
+        if (m == CONF_PREEMPT_MODE_SUSPEND) {
+            if (jobs_preempt_suspend(p->c->jobs, v, pj->id, &e) < 0)
+                log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
+            continue;
+        }
         /* --signal: the job's own notice first, as Slurm sends it at the
          * start of the grace time */
         if (v->warn_signal != 0 &&
             jobs_signal(p->c->jobs, v, v->warn_signal, v->warn_batch, &e) < 0)
             log_warnx("job=%" PRIu64 " preemption notice: %s", v->id, e.text);
-        if (jobs_preempt(p->c->jobs, v, pj->id, requeue, grace_of(p, v), &e) <
-            0)
+        if (jobs_preempt(p->c->jobs, v, pj->id, m == CONF_PREEMPT_MODE_REQUEUE,
+                         grace_of(p, v), &e) < 0)
             log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
-        vs->v[x].may = false;
-        if (len < sizeof(list))
-            len += (size_t)snprintf(list + len, sizeof(list) - len,
-                                    "%s%" PRIu64, i ? "," : "", v->id);
     }
     char tk[32] = "";
     if (task >= 0)
@@ -630,6 +676,33 @@ static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
     evtimer_add(p->exempt_ev, &tv);
 }
 
+/* pj waits for GPUs that a suspended job of its partition's nodes keeps
+ * (PreemptParameters=suspend_gpu_jobs): its reason says so. */
+static void gpus_held_reason(struct preempt_drv *p, struct job *pj)
+{
+    const struct conf_part *cp = &p->c->conf->parts[pj->part];
+
+    if (pj->gpus_per_node == 0)
+        return;
+    for (struct job *s = jobs_first(p->c->jobs); s != NULL; s = s->next) {
+        if (s->state != JOB_SUSPENDED || s->gpu_alloc == NULL)
+            continue;
+        for (size_t k = 0; k < cp->n_nodes; k++) {
+            if (cp->node_idx[k] != s->alloc[0])
+                continue;
+            job_set_reason_text(pj,
+                                "Resources (GPUs held by suspended job "
+                                "%" PRIu64 ")",
+                                s->id);
+            job_set_reason_detail(pj, "Resources: the GPUs it needs are "
+                                      "held by a suspended job, which keeps "
+                                      "them (PreemptParameters="
+                                      "suspend_gpu_jobs)");
+            return;
+        }
+    }
+}
+
 void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
                      struct job **pend, const int64_t *task,
                      const struct sched_result *r, time_t now)
@@ -663,8 +736,11 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
                 vs.j[k]->kill == JOB_KILL_NONE && may_preempt(p, pj, vs.j[k]);
             cand += vs.v[k].may;
         }
-        if (cand == 0)
+        if (cand == 0) {
+            if (p->suspend_gpu_jobs)
+                gpus_held_reason(p, pj);
             continue;
+        }
         int rc = sched_preempt_find(cl, &cl->jobs[d->job], vs.v, vs.n, now,
                                     &p->params, &plan);
         if (rc < 0)
@@ -674,6 +750,8 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
             claim(cl, &cl->jobs[d->job], &vs, &plan);
         } else
             exempt_wake(p, &vs, now);
+        if (rc != 1 && p->suspend_gpu_jobs)
+            gpus_held_reason(p, pj);
         sched_preempt_plan_clear(&plan);
     }
     if (built)

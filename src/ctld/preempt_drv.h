@@ -24,6 +24,7 @@ struct ctld;
 struct job;
 struct preempt_drv;
 struct sched_cluster;
+struct sched_node;
 struct sched_job;
 struct sched_result;
 
@@ -31,6 +32,15 @@ struct sched_result;
  * the defaults used.  preempt_drv_destroy accepts NULL. */
 struct preempt_drv *preempt_drv_create(struct ctld *c);
 void preempt_drv_destroy(struct preempt_drv *p);
+
+/*
+ * preempt_drv_reserve: for the resume scheduler: count the CPUs of
+ * every preemptor still pending as used on the nodes it took victims on
+ * (nodes, n of them), so that a suspended job does not resume onto what
+ * its preemptor is about to take.
+ */
+void preempt_drv_reserve(struct preempt_drv *p, struct sched_node *nodes,
+                         size_t n);
 
 /*
  * preempt_drv_hold: before a pass on cl over the pending jobs sj (n, the

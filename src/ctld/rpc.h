@@ -31,6 +31,9 @@ int rpc_submit(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_cancel(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_hold(struct rpc *r, json_t **reply, struct err *e);
+/* JOB_SUSPEND, JOB_RESUME: scontrol suspend/resume (operators only). */
+int rpc_job_suspend(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_resume(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_release(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
 /* preempt_rpc.c */

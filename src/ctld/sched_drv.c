@@ -18,6 +18,7 @@
 #include "ctld/jlimits.h"
 #include "ctld/jobarray.h"
 #include "ctld/jobs.h"
+#include "ctld/jobsusp.h"
 #include "ctld/listen.h"
 #include "ctld/nodes.h"
 #include "ctld/parts.h"
@@ -403,8 +404,8 @@ static struct sched_running *model_running(struct ctld *c, size_t *n)
 
     *n = 0;
     for (struct job *j = jobs_first(c->jobs); j != NULL; j = j->next) {
-        if ((j->state != JOB_RUNNING && j->state != JOB_COMPLETING) ||
-            j->n_alloc == 0)
+        bool susp = j->state == JOB_SUSPENDED;
+        if (!job_on_node(j->state) || j->n_alloc == 0)
             continue;
         if (*n == cap) {
             cap *= 2;
@@ -413,12 +414,13 @@ static struct sched_running *model_running(struct ctld *c, size_t *n)
         out[(*n)++] = (struct sched_running){
             .nodes = j->alloc,
             .nnodes = j->n_alloc,
-            .cpus_per_node = j->cpus_per_node,
+            /* suspended: memory and GPUs held, until resumed */
+            .cpus_per_node = susp ? 0 : j->cpus_per_node,
             .mem_per_node_mib = job_mem_per_node(j),
             .gpus_per_node = j->gpus_per_node,
-            .end_time = j->time_limit_s == TIMEFMT_INFINITE
+            .end_time = j->time_limit_s == TIMEFMT_INFINITE || susp
                             ? 0
-                            : j->start_time + j->time_limit_s,
+                            : j->start_time + j->suspended_s + j->time_limit_s,
         };
     }
     return out;
@@ -542,6 +544,25 @@ static void sample_fill(struct sched_drv *s, const struct sched_result *r,
     s->sample.slice_jobs = st->examined;
 }
 
+/* The resume scheduler: suspended jobs whose CPUs are free again (what
+ * preemptors hold for themselves counted as taken) resume before any
+ * pending job is placed. */
+static void resume_due(struct sched_drv *s)
+{
+    struct ctld *c = s->c;
+    size_t n = nodes_count(c->nodes);
+    uint64_t *used = NULL;
+    struct sched_node *nodes;
+
+    if (!jobs_any_resumable(c->jobs))
+        return;
+    nodes = model_nodes(c, &used);
+    preempt_drv_reserve(s->preempt, nodes, n);
+    jobs_resume_due(c->jobs, nodes, n);
+    free(nodes);
+    free(used);
+}
+
 /* One pass; cont: the backfill cycle under way may go on; event: an
  * event asked for the pass (else it is the next slice of a cycle). */
 static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
@@ -556,6 +577,7 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
 
     prio_drv_sync(c->prio, now);
     sched_model_collect(c->jobs, &m, model_entry, s);
+    resume_due(s);
     if (m.n > 0) {
         cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
                                     .nnodes = nodes_count(c->nodes),

@@ -119,6 +119,14 @@ int cgroup_job_pids(const struct cgroup *cg, uint32_t job_id, pid_t **pids,
 int cgroup_job_signal(const struct cgroup *cg, uint32_t job_id, int sig);
 
 /*
+ * cgroup_job_freeze: freeze (on) or thaw the job through the freezer
+ * (cgroup.freeze on v2, freezer.state on v1).  0 when the freezer took
+ * it; -1 with ENOTSUP when the job has no freezer cgroup (the caller
+ * then stops the processes with SIGSTOP), or errno of the write.
+ */
+int cgroup_job_freeze(const struct cgroup *cg, uint32_t job_id, bool on);
+
+/*
  * cgroup_job_kill: SIGKILL every process of the job (cgroup.kill on v2,
  * else frozen, killed and thawed until the cgroup is empty); 0 when it
  * is empty, -1 with EBUSY when processes remain after about 2 s.

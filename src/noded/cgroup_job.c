@@ -122,6 +122,25 @@ static void freeze(const struct cgroup *cg, uint32_t id, bool on)
     }
 }
 
+int cgroup_job_freeze(const struct cgroup *cg, uint32_t job_id, bool on)
+{
+    char dir[CGROUP_PATH_MAX];
+    struct err e;
+
+    cgroup_job_path(cg, CGROUP_FREEZER, job_id, dir, sizeof(dir));
+    if (dir[0] == '\0') {
+        errno = ENOTSUP;
+        return -1;
+    }
+    if (put(dir, cg->version == CGROUP_V2 ? "cgroup.freeze" : "freezer.state",
+            cg->version == CGROUP_V2 ? (on ? "1" : "0")
+                                     : (on ? "FROZEN" : "THAWED"),
+            &e) < 0)
+        return -1;
+    freeze(cg, job_id, on); /* waits for FROZEN on v1 */
+    return 0;
+}
+
 int cgroup_job_kill(const struct cgroup *cg, uint32_t job_id)
 {
     char dir[CGROUP_PATH_MAX];

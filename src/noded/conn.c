@@ -185,6 +185,7 @@ static void on_request(struct conn *c, const struct proto_frame *f)
     case PROTO_MSG_JOB_LAUNCH:
     case PROTO_MSG_JOB_SIGNAL:
     case PROTO_MSG_JOB_KILL:
+    case PROTO_MSG_JOB_FREEZE:
         jobs_request(c->nd->jobs, f, c->gen);
         return;
     default:

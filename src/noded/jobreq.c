@@ -1,7 +1,8 @@
 /*
  * The controller's requests about jobs: JOB_LAUNCH (answered once the
- * supervisor reports that the job runs, or why it does not), JOB_SIGNAL
- * and JOB_KILL (SIGCONT and SIGTERM now, SIGKILL after kill_wait_s).
+ * supervisor reports that the job runs, or why it does not), JOB_SIGNAL,
+ * JOB_FREEZE (suspend and resume) and JOB_KILL (SIGCONT and SIGTERM now,
+ * SIGKILL after kill_wait_s).
  */
 #include "noded/jobs_int.h"
 
@@ -88,7 +89,9 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
     /* Every process of the job through its cgroup, also those that left
      * its process group; the process group only when the cgroup reached
      * nobody.  One SIGTERM each: a second would run a job's trap twice. */
+    /* a suspended job is thawed first: a frozen task takes no signal */
     if (j->nd->cg.version != CGROUP_NONE) {
+        cgroup_job_freeze(&j->nd->cg, job->id, false);
         cgroup_job_signal(&j->nd->cg, job->id, SIGCONT);
         reached = cgroup_job_signal(&j->nd->cg, job->id, SIGTERM);
     }
@@ -174,6 +177,59 @@ static void job_signal(struct jobs *j, const struct proto_frame *f,
         reply_err(j, f, gen, errno, text);
         return;
     }
+    reply_ok(j, f, gen);
+}
+
+/* sig to every process of the job: through its cgroup, or its process
+ * group when the cgroup reached nobody.  -1 with errno when neither. */
+static int signal_all(struct jobs *j, struct njob *job, int sig)
+{
+    if (j->nd->cg.version != CGROUP_NONE &&
+        cgroup_job_signal(&j->nd->cg, job->id, sig) > 0)
+        return 0;
+    if (kill(-job->pgid, sig) < 0 && errno != ESRCH)
+        return -1;
+    return 0;
+}
+
+/* JOB_FREEZE {"job_id", "freeze"}: suspend the job (the cgroup freezer,
+ * else SIGSTOP to all its processes) or resume it (thaw, and SIGCONT in
+ * either case, so that a job's CONT trap sees the resume). */
+static void job_freeze(struct jobs *j, const struct proto_frame *f,
+                       uint64_t gen)
+{
+    json_t *v = json_object_get(f->body, "freeze");
+    const char *how = "freezer";
+    struct njob *job;
+    char text[160];
+    bool on;
+
+    if (!json_is_boolean(v)) {
+        reply_err(j, f, gen, EINVAL, "freeze: expected true or false");
+        return;
+    }
+    on = json_is_true(v);
+    if ((job = target(j, f, gen)) == NULL)
+        return;
+    if (job->state != NJOB_RUNNING || job->pgid <= 0) {
+        snprintf(text, sizeof(text), "job %" PRIu32 " is not running on %s",
+                 job->id, j->nd->name);
+        reply_err(j, f, gen, ESRCH, text);
+        return;
+    }
+    if (cgroup_job_freeze(&j->nd->cg, job->id, on) < 0) {
+        how = "signal";
+        if (on && signal_all(j, job, SIGSTOP) < 0) {
+            snprintf(text, sizeof(text), "SIGSTOP to job %" PRIu32 ": %s",
+                     job->id, strerror(errno));
+            reply_err(j, f, gen, errno, text);
+            return;
+        }
+    }
+    if (!on)
+        signal_all(j, job, SIGCONT);
+    log_info("job=%" PRIu32 " %s by=%s pgid=%d", job->id,
+             on ? "suspended" : "resumed", how, (int)job->pgid);
     reply_ok(j, f, gen);
 }
 
@@ -493,6 +549,9 @@ void jobs_request(struct jobs *j, const struct proto_frame *f, uint64_t gen)
         break;
     case PROTO_MSG_JOB_KILL:
         job_kill(j, f, gen);
+        break;
+    case PROTO_MSG_JOB_FREEZE:
+        job_freeze(j, f, gen);
         break;
     default:
         reply_err(j, f, gen, EOPNOTSUPP, "not a job request");

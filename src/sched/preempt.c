@@ -145,14 +145,17 @@ static bool node_cands(const struct sched_cluster *c, size_t idx,
                            .rank = p->youngest_first ? -(int64_t)v[i].start_time
                                                      : v[i].priority,
                            .cpus = v[i].cpus_per_node,
-                           .mem_mib = v[i].mem_per_node_mib};
-        for (uint32_t g = 0; g < v[i].gpus_per_node && v[i].gpus; g++) {
+                           .mem_mib = v[i].suspend ? 0 : v[i].mem_per_node_mib};
+        for (uint32_t g = 0;
+             g < v[i].gpus_per_node && v[i].gpus && !v[i].suspend; g++) {
             uint32_t pos = v[i].gpus[at * v[i].gpus_per_node + g];
             if (pos >= n->ngpus)
                 return false;
             x->gpus += select_gpu_type_ok(n, pos, j->gpu_type);
         }
         x->lost = sched_preempt_lost(&v[i], now, &x->lost_gpu);
+        if (v[i].suspend)
+            x->lost = 0; /* it resumes where it stopped */
         (*m)++;
     }
     qsort(out, *m, sizeof(*out), cand_order);

@@ -35,6 +35,9 @@ struct sched_victim {
     time_t last_checkpoint; /* 0: none reported */
     bool may;               /* the caller's relation: the pending job may
                                preempt it (type, mode not OFF, not dying) */
+    bool suspend;           /* PreemptMode=SUSPEND: it is suspended, not
+                               killed, so it frees only its CPUs (memory
+                               and GPUs stay held) and loses no work */
 };
 
 /* PreemptParameters that change the choice. */

@@ -113,6 +113,35 @@ static void test_report(void **state)
     json_decref(jobs);
 }
 
+/* A victim suspended by its preemptor (PreemptMode=SUSPEND) counts as
+ * preempted and loses nothing: it resumes where it stopped. */
+static void test_suspended_victim(void **state)
+{
+    json_t *jobs = json_loads(
+        "[{\"job_id\": 5, \"user_name\": \"dave\", \"qos\": \"dev_qos\","
+        "  \"partition\": \"dev\", \"cpus\": 4, \"tres_req_str\": \"cpu=4\","
+        "  \"events\": ["
+        "  {\"time\": 100, \"event\": \"start\", \"detail\": \"\"},"
+        "  {\"time\": 150, \"event\": \"suspend\", \"detail\": \"x\"},"
+        "  {\"time\": 150, \"event\": \"preempt\", \"detail\": \"by job 6 "
+        "mode=SUSPEND\"},"
+        "  {\"time\": 400, \"event\": \"resume\", \"detail\": \"\"},"
+        "  {\"time\": 500, \"event\": \"end\", \"detail\": \"\"}]}]",
+        0, NULL);
+    json_t *rep, *g;
+
+    (void)state;
+    assert_non_null(jobs);
+    rep = preempt_report_build(jobs, 0.5);
+    g = find(json_object_get(rep, "users"), "dave");
+    assert_int_equal(num(g, "preempted"), 1);
+    assert_int_equal(num(g, "requeues"), 0);
+    assert_float_equal(json_real_value(json_object_get(g, "cpu_hours_lost")), 0,
+                       1e-12);
+    json_decref(rep);
+    json_decref(jobs);
+}
+
 static void test_share(void **state)
 {
     (void)state;
@@ -132,6 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_share),
+        cmocka_unit_test(test_suspended_victim),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -277,6 +277,14 @@ static void test_errors(void **state)
         {"NodeName=n1\nPartitionName=p Nodes=n1 Default=perhaps\n",
          "Default=perhaps", 4, 26},
         {"CPUs=4 NodeName=n1\n", "must begin its line", 3, 8},
+        {"NodeName=n1\nPartitionName=p Nodes=n1 Default=YES\n"
+         "PreemptMode=SUSPEND\n",
+         "PreemptMode=SUSPEND needs GANG", 5, 1},
+        {"NodeName=n1\nPartitionName=p Nodes=n1 Default=YES "
+         "PreemptMode=SUSPEND\nPreemptMode=REQUEUE\n",
+         "partition p: PreemptMode=SUSPEND needs the global PreemptMode to "
+         "include GANG",
+         4, 1},
     };
 
     (void)state;
@@ -325,8 +333,19 @@ static void test_warnings(void **state)
          "unknown key 'Frobnicate' ignored", 3},
         {"GresTypes=gpu\nNodeName=n1 Gres=gpu:2\n"
          "PartitionName=p Nodes=n1 Default=YES PreemptMode=SUSPEND\n"
-         "PreemptType=preempt/qos\n",
-         "suspended jobs keep their GPUs", 5},
+         "PreemptType=preempt/qos\nPreemptMode=CANCEL,GANG\n",
+         "its jobs holding GPUs are requeued", 5},
+        {"GresTypes=gpu\nNodeName=n1 Gres=gpu:2\n"
+         "PartitionName=p Nodes=n1 Default=YES PreemptMode=SUSPEND\n"
+         "PreemptType=preempt/qos\nPreemptMode=CANCEL,GANG\n",
+         "GANG time-slicing is not supported", 7},
+        {"GresTypes=gpu\nNodeName=n1 Gres=gpu:2\n"
+         "PartitionName=p Nodes=n1 Default=YES\n"
+         "PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND,GANG\n"
+         "PreemptParameters=youngest_first,suspend_gpu_jobs\n",
+         "partition p: PreemptMode=SUSPEND with PreemptParameters="
+         "suspend_gpu_jobs: suspended jobs keep their GPUs",
+         7},
         {"NodeName=n1\nPartitionName=p Nodes=n1 Default=YES MaxTime=2\n"
          "PreemptType=preempt/qos\nPreemptMode=CANCEL\n"
          "PreemptExemptTime=5\n",
@@ -355,6 +374,31 @@ static void test_warnings(void **state)
         conf_destroy(c);
         conf_diag_free(&d);
     }
+}
+
+/* SUSPEND,GANG on nodes without GPUs: nothing to say about SUSPEND. */
+static void test_suspend_gang_clean(void **state)
+{
+    const char *text =
+        HEAD "NodeName=n1\nPartitionName=p Nodes=n1 Default=YES\n"
+             "PreemptType=preempt/partition_prio\n"
+             "PreemptMode=SUSPEND,GANG\n";
+    struct conf_diag d;
+    struct conf *c;
+
+    (void)state;
+    c = parse(text, &d);
+    assert_non_null(c);
+    assert_null(diag_find(&d, "SUSPEND"));
+    assert_null(diag_find(&d, "GANG"));
+    assert_int_equal(c->parts[0].preempt_mode.mode, CONF_PREEMPT_MODE_SUSPEND);
+    assert_true(c->preempt_mode.gang);
+    assert_true(conf_preempt_param("a,suspend_gpu_jobs", "suspend_gpu_jobs"));
+    assert_true(conf_preempt_param("suspend_gpu_jobs=1", "suspend_gpu_jobs"));
+    assert_false(conf_preempt_param("suspend_gpu_jobsx", "suspend_gpu_jobs"));
+    assert_false(conf_preempt_param(NULL, "suspend_gpu_jobs"));
+    conf_destroy(c);
+    conf_diag_free(&d);
 }
 
 static void test_no_preempt_warning_when_overlapping(void **state)
@@ -549,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_warnings),
         cmocka_unit_test(test_no_preempt_warning_when_overlapping),
+        cmocka_unit_test(test_suspend_gang_clean),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_include),

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -341,6 +342,61 @@ static void test_kill_v2(void **state)
     cgroup_node_cleanup(cg);
 }
 
+/* A job that counts in shared memory, every millisecond. */
+static void counting(void *arg)
+{
+    volatile uint64_t *n = arg;
+
+    for (;;) {
+        (*n)++;
+        usleep(1000);
+    }
+}
+
+/* JOB_FREEZE's cgroup side: a frozen job counts no more, a thawed one
+ * counts again. */
+static void test_freeze(void **state)
+{
+    struct cgroup *cg = live("freeze", CGROUPCONF_AUTO, NULL);
+    struct cgroup_job_spec s = {.job_id = 13};
+    volatile uint64_t *n;
+    uint64_t at;
+    struct err e;
+    int status;
+    pid_t pid;
+
+    (void)state;
+    if (cg == NULL)
+        return;
+    if (cgroup_job_create(cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    n = mmap(NULL, sizeof(*n), PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(n != MAP_FAILED);
+    *n = 0;
+    pid = in_job(cg, 13, counting, (void *)n);
+    for (int i = 0; i < 500 && *n < 5; i++)
+        usleep(10000);
+    assert_true(*n >= 5);
+    if (cgroup_job_freeze(cg, 13, true) < 0) {
+        printf("# SKIP freeze: no freezer for the job's cgroup\n");
+    } else {
+        usleep(20000); /* a v2 freeze settles asynchronously */
+        at = *n;
+        usleep(200000);
+        assert_int_equal(*n, at);
+        assert_int_equal(cgroup_job_freeze(cg, 13, false), 0);
+        for (int i = 0; i < 500 && *n <= at; i++)
+            usleep(10000);
+        assert_true(*n > at);
+    }
+    assert_int_equal(cgroup_job_kill(cg, 13), 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(cgroup_job_destroy(cg, 13), 0);
+    munmap((void *)n, sizeof(*n));
+    cgroup_node_cleanup(cg);
+}
+
 static void hog(void *arg)
 {
     size_t mib = *(size_t *)arg;
@@ -540,16 +596,26 @@ static void test_none(void **state)
     /* nothing to do without a cgroup */
     assert_int_equal(cgroup_job_kill(&cg, 1), 0);
     assert_false(cgroup_job_oom(&cg, 1));
+    /* no freezer: the caller stops the job with SIGSTOP */
+    errno = 0;
+    assert_int_equal(cgroup_job_freeze(&cg, 1, true), -1);
+    assert_int_equal(errno, ENOTSUP);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conf),          cmocka_unit_test(test_mounts),
-        cmocka_unit_test(test_cpus),          cmocka_unit_test(test_none),
-        cmocka_unit_test(test_kill_v1_or_v2), cmocka_unit_test(test_kill_v2),
-        cmocka_unit_test(test_debris),        cmocka_unit_test(test_oom),
-        cmocka_unit_test(test_cpuset),        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_conf),
+        cmocka_unit_test(test_mounts),
+        cmocka_unit_test(test_cpus),
+        cmocka_unit_test(test_none),
+        cmocka_unit_test(test_kill_v1_or_v2),
+        cmocka_unit_test(test_freeze),
+        cmocka_unit_test(test_kill_v2),
+        cmocka_unit_test(test_debris),
+        cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_cpuset),
+        cmocka_unit_test(test_devices),
         cmocka_unit_test(test_devices_bpf),
     };
 
