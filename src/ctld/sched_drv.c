@@ -52,6 +52,7 @@ struct sched_drv {
     struct sched_sample sample; /* of the last pass */
     struct sched_stats st;
     struct preempt_drv *preempt;
+    bool unpaced; /* sched_drv_unpaced */
 };
 
 static int64_t mono_us(void)
@@ -501,7 +502,7 @@ static int decide(struct sched_drv *s, struct sched_cluster *cl, bool cont,
     if (!s->backfill)
         return sched_pass(cl, now, r);
     bf.running = model_running(s->c, &bf.nrunning);
-    bf.clock_us = clock_cb;
+    bf.clock_us = s->unpaced ? NULL : clock_cb;
     bf.yield_interval_us = s->slice_budget_us;
     bf.max_examine = 0;
     resume = cont && sched_bf_cycle_valid(s->cycle, cl, &bf, now);
@@ -623,7 +624,7 @@ void sched_drv_run(struct sched_drv *s, time_t now)
     if (!s->wanted && !s->bf_more)
         return;
     wait_us = s->last_end_us + 4 * s->last_dur_us - start;
-    if (s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0 &&
+    if (!s->unpaced && s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0 &&
         !(s->wanted && preempt_drv_due(s->preempt))) {
         struct timeval tv = {wait_us / 1000000, wait_us % 1000000};
         if (!evtimer_pending(s->defer_ev, NULL))
@@ -648,6 +649,11 @@ void sched_drv_run(struct sched_drv *s, time_t now)
         struct timeval tv = {0, 0};
         evtimer_add(s->defer_ev, &tv);
     }
+}
+
+void sched_drv_unpaced(struct sched_drv *s)
+{
+    s->unpaced = true;
 }
 
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j)

@@ -33,6 +33,11 @@ void sched_drv_want(struct sched_drv *s);
 bool sched_drv_wanted(const struct sched_drv *s);
 /* sched_drv_run: run the pass if one is wanted and due. */
 void sched_drv_run(struct sched_drv *s, time_t now);
+/* sched_drv_unpaced: from now on every wanted pass runs at once (no pause
+ * after an expensive pass) and a backfill slice is bounded by jobs only,
+ * never by time — for in-process tests, whose outcome must not depend on
+ * how fast the machine is at the moment. */
+void sched_drv_unpaced(struct sched_drv *s);
 
 /*
  * sched_drv_test: for --test-only: could j start now on the nodes as they

@@ -22,6 +22,7 @@
 
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/sched_drv.h"
 #include "ctld/jchain.h"
 #include "ctld/jlimits.h"
 #include "ctld/jobs.h"
@@ -293,6 +294,7 @@ static void cfx_start(struct cfx *f)
     f->c = ctld_create(f->conf, NULL, f->base, &e);
     if (f->c == NULL)
         fail_msg("ctld_create: %s", e.text);
+    sched_drv_unpaced(f->c->sched); /* outcomes independent of speed */
 }
 
 static uint64_t submit(struct cfx *f, const char *qos, struct err *e)

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "ctld/ctld.h"
+#include "ctld/sched_drv.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
 
@@ -52,6 +53,7 @@ static void start(struct fx *f)
     f->c = ctld_create(f->conf, NULL, f->base, &e);
     if (f->c == NULL)
         fail_msg("ctld_create: %s", e.text);
+    sched_drv_unpaced(f->c->sched); /* outcomes independent of speed */
 }
 
 static int fx_setup(void **state, const char *enforce)

@@ -21,6 +21,7 @@
 
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/sched_drv.h"
 #include "ctld/jlimits.h"
 #include "ctld/jobs.h"
 #include "ctld/prio_drv.h"
@@ -104,6 +105,7 @@ static int fx_setup(void **state, const char *enforce)
         fprintf(stderr, "ctld_create: %s\n", e.text);
         return -1;
     }
+    sched_drv_unpaced(f->c->sched); /* outcomes independent of speed */
     if (add_alice(f->c) < 0)
         return -1;
     limits_init(&f->qos);
