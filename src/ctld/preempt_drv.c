@@ -255,7 +255,7 @@ static bool has_hold(const struct preempt_drv *p, uint64_t id, int64_t task)
  * (NodeName), "cpus", "mem_mib", "gpus" (positions)}]}. */
 static char *hold_encode(const struct preempt_drv *p, const struct hold *h)
 {
-    json_t *res = json_array();
+    json_t *res = json_array(), *o;
     char *text;
 
     for (size_t i = 0; i < h->nres; i++) {
@@ -271,8 +271,9 @@ static char *hold_encode(const struct preempt_drv *p, const struct hold *h)
                                         (json_int_t)r->cpus, "mem_mib",
                                         (json_int_t)r->mem_mib, "gpus", g));
     }
-    text = json_dumps(json_pack("{s:o}", "res", res),
-                      JSON_COMPACT | JSON_SORT_KEYS);
+    o = json_pack("{s:o}", "res", res);
+    text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
     return text;
 }
 
