@@ -2,77 +2,25 @@
  * sluice hold|release JOBID... / scontrol hold|release: keep pending jobs
  * from starting, or let them go again.  Each refused job gets a line.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "cli/cli.h"
-#include "cli/client.h"
-#include "cli/jobfilter.h"
+#include "cli/jobverb.h"
 #include "common/proto.h"
 
-int hold_run(bool release, int argc, char **argv)
+static const struct jobverb hold = {PROTO_MSG_JOB_HOLD, "hold", "Hold"};
+static const struct jobverb release = {PROTO_MSG_JOB_RELEASE, "release",
+                                       "Release"};
+
+int hold_run(bool rel, int argc, char **argv)
 {
-    struct jobfilter f = {0};
-    json_t *req, *reply = NULL, *r;
-    struct err e;
-    size_t i;
-    int rc = 0;
-
-    if (argc < 1) {
-        cli_error("usage: %s JOBID[,JOBID...] ...",
-                  release ? "release" : "hold");
-        return 2;
-    }
-    for (int k = 0; k < argc; k++)
-        if (jobfilter_add(&f, JOBFILTER_IDS, argv[k], &e) < 0) {
-            cli_error("%s", e.text);
-            jobfilter_clear(&f);
-            return 1;
-        }
-    req = json_pack("{s:O}", "job_ids", f.job_ids);
-    if (cli_call(release ? PROTO_MSG_JOB_RELEASE : PROTO_MSG_JOB_HOLD, req,
-                 &reply, &e) < 0) {
-        cli_error("%s failed: %s", release ? "Release" : "Hold", e.text);
-        rc = 1;
-    }
-    json_array_foreach(json_object_get(reply, "results"), i, r)
-    {
-        const char *err = json_string_value(json_object_get(r, "error"));
-        if (err == NULL)
-            continue;
-        cli_error("%s of job %lld failed: %s", release ? "Release" : "Hold",
-                  (long long)json_integer_value(json_object_get(r, "job_id")),
-                  err);
-        rc = 1;
-    }
-    json_decref(req);
-    json_decref(reply);
-    jobfilter_clear(&f);
-    return rc;
-}
-
-static int hold_cmd(bool release, int argc, char **argv)
-{
-    int rc;
-
-    cli_set_prog(argv[0]);
-    if (argc > 1 &&
-        (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: sluice %s JOBID[,JOBID...] ...\n",
-               release ? "release" : "hold");
-        return 0;
-    }
-    rc = hold_run(release, argc - 1, argv + 1);
-    cli_close();
-    return rc;
+    return jobverb_run(rel ? &release : &hold, argc, argv);
 }
 
 int cmd_hold(int argc, char **argv)
 {
-    return hold_cmd(false, argc, argv);
+    return jobverb_cmd(&hold, argc, argv);
 }
 
 int cmd_release(int argc, char **argv)
 {
-    return hold_cmd(true, argc, argv);
+    return jobverb_cmd(&release, argc, argv);
 }
