@@ -19,7 +19,7 @@
 
 #include "common/log.h"
 #include "ctld/ctld.h"
-#include "ctld/sched_drv.h"
+#include "ctld_inproc.h"
 #include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
@@ -36,43 +36,18 @@ static const char conf_fmt[] =
     "DefaultTime=1:00:00\n"
     "PartitionName=dev Nodes=small MaxTime=24:00:00\n";
 
-struct fx {
-    char dir[64];
-    struct conf *conf;
-    struct event_base *base;
-    struct ctld *c;
-};
-
 static const struct auth_id alice = {1001, 1001};
-
-static void start(struct fx *f)
-{
-    struct err e;
-
-    f->c = ctld_create(f->conf, NULL, f->base, &e);
-    if (f->c == NULL)
-        fail_msg("ctld_create: %s", e.text);
-    sched_drv_unpaced(f->c->sched); /* outcomes independent of speed */
-}
 
 static int fx_setup(void **state, const char *enforce)
 {
     struct fx *f = calloc(1, sizeof(*f));
     char text[2048];
-    struct err e;
 
-    strcpy(f->dir, "/tmp/sluice-test-jobs.XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
+    if (fx_make_dir(f) < 0)
         return -1;
     snprintf(text, sizeof(text), conf_fmt, f->dir, enforce);
-    f->conf = conf_parse_string(text, "test.conf", NULL, &e);
-    if (f->conf == NULL) {
-        fprintf(stderr, "conf: %s\n", e.text);
+    if (fx_open(f, text) < 0)
         return -1;
-    }
-    f->base = event_base_new();
-    event_base_priority_init(f->base, CTLD_NPRIO);
-    start(f);
     *state = f;
     return 0;
 }
@@ -90,33 +65,7 @@ static int setup_max10(void **state)
 
 static int teardown(void **state)
 {
-    struct fx *f = *state;
-    char cmd[128];
-
-    ctld_destroy(f->c);
-    conf_destroy(f->conf);
-    event_base_free(f->base);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    free(f);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Submit spec (JSON text) as who: the job id, or 0 with e set. */
-static uint64_t submit(struct fx *f, const char *spec,
-                       const struct auth_id *who, struct err *e)
-{
-    json_t *o = json_loads(spec, 0, NULL), *reply = NULL;
-    uint64_t id = 0;
-
-    assert_non_null(o);
-    err_clear(e);
-    if (jobs_submit(f->c->jobs, o, who, &reply, e) == 0) {
-        id = (uint64_t)json_integer_value(json_object_get(reply, "job_id"));
-        json_decref(reply);
-    }
-    json_decref(o);
-    ctld_flush(f->c);
-    return id;
+    return fx_close(*state);
 }
 
 static struct job *job(struct fx *f, uint64_t id)
@@ -159,27 +108,27 @@ static void test_array_max_job_count(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-7\"}",
-                        &alice, &e);
+    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-7\"}",
+                           &alice, &e);
 
     assert_int_not_equal(a, 0);
     assert_int_equal(jobs_active(f->c->jobs), 1);
     assert_int_equal(jobs_active_tasks(f->c->jobs), 8);
-    assert_int_not_equal(submit(f, PLAIN, &alice, &e), 0); /* 9 */
-    assert_int_equal(submit(f,
-                            "{\"script\": \"#!/bin/sh\", \"array\": \"0-1\"}",
-                            &alice, &e),
-                     0);
+    assert_int_not_equal(fx_submit(f, PLAIN, &alice, &e), 0); /* 9 */
+    assert_int_equal(
+        fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-1\"}", &alice,
+                  &e),
+        0);
     assert_int_equal(errno, EAGAIN);
     assert_string_equal(e.text, "MaxJobCount (10) reached: 9 jobs are active "
                                 "and the array adds 2: try again later");
-    assert_int_not_equal(submit(f, PLAIN, &alice, &e), 0); /* 10 */
-    assert_int_equal(submit(f, PLAIN, &alice, &e), 0);
+    assert_int_not_equal(fx_submit(f, PLAIN, &alice, &e), 0); /* 10 */
+    assert_int_equal(fx_submit(f, PLAIN, &alice, &e), 0);
     assert_string_equal(e.text, "MaxJobCount (10) reached: try again later");
-    assert_int_equal(submit(f,
-                            "{\"script\": \"#!/bin/sh\", \"array\": \"0-10\"}",
-                            &alice, &e),
-                     0);
+    assert_int_equal(
+        fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-10\"}", &alice,
+                  &e),
+        0);
     assert_int_equal(errno, EINVAL);
     assert_string_equal(e.text, "an array of 11 tasks can never fit "
                                 "MaxJobCount (10): each task counts as one "
@@ -187,15 +136,15 @@ static void test_array_max_job_count(void **state)
     /* a task split off and ended makes room for one more */
     run_task(f, a, 3, 0);
     assert_int_equal(jobs_active_tasks(f->c->jobs), 9);
-    assert_int_not_equal(submit(f, PLAIN, &alice, &e), 0);
+    assert_int_not_equal(fx_submit(f, PLAIN, &alice, &e), 0);
 }
 
 static void test_array_record_and_split(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}",
-                        &alice, &e);
+    uint64_t a = fx_submit(
+        f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}", &alice, &e);
     struct job *m = job(f, a), *k;
     char *s;
 
@@ -220,14 +169,15 @@ static void test_array_record_and_split(void **state)
     assert_string_equal(s, "1_4");
     free(s);
     /* spec errors name what is wrong */
-    assert_int_equal(submit(f,
-                            "{\"script\": \"#!/bin/sh\", \"array\": "
-                            "\"0-100\"}",
-                            &alice, &e),
+    assert_int_equal(fx_submit(f,
+                               "{\"script\": \"#!/bin/sh\", \"array\": "
+                               "\"0-100\"}",
+                               &alice, &e),
                      0);
     assert_non_null(strstr(e.text, "task id 100 is above MaxArraySize-1 (99)"));
     assert_int_equal(
-        submit(f, "{\"script\": \"#!/bin/sh\", \"array\": 5}", &alice, &e), 0);
+        fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": 5}", &alice, &e),
+        0);
     assert_non_null(strstr(e.text, "job array: expected a string"));
 }
 
@@ -235,8 +185,8 @@ static void test_array_last_task_is_record(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"2,5\"}",
-                        &alice, &e);
+    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"2,5\"}",
+                           &alice, &e);
 
     assert_int_equal(run_task(f, a, 5, 0)->id, a + 1);
     /* the last pending task takes the record itself */
@@ -250,8 +200,8 @@ static void test_array_restart(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-99%5\"}",
-                        &alice, &e);
+    uint64_t a = fx_submit(
+        f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-99%5\"}", &alice, &e);
     struct job *k = jobarray_split(f->c->jobs, job(f, a), 0, &e);
     const size_t node = 0;
     uint64_t kid = k->id;
@@ -260,7 +210,7 @@ static void test_array_restart(void **state)
     assert_int_equal(jobs_start(f->c->jobs, k, &node, 1, time(NULL), &e), 0);
     ctld_flush(f->c);
     ctld_destroy(f->c);
-    start(f);
+    fx_start(f);
     s = job_array_str(job(f, a));
     assert_string_equal(s, "1_[1-99%5]");
     free(s);
@@ -274,14 +224,14 @@ static void test_dep_chain_and_age(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t j1 = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t j1 = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
     char spec[128];
     uint64_t j2;
 
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
              (unsigned long long)j1);
-    j2 = submit(f, spec, &alice, &e);
+    j2 = fx_submit(f, spec, &alice, &e);
     assert_int_equal(job(f, j2)->dep_state, DEP_WAIT);
     assert_string_equal(job_reason(job(f, j2)), "Dependency");
     assert_int_equal(job(f, j2)->eligible_time, 0);
@@ -290,10 +240,10 @@ static void test_dep_chain_and_age(void **state)
     assert_true(job(f, j2)->eligible_time >= job(f, j1)->end_time);
     assert_string_not_equal(job_reason(job(f, j2)), "Dependency");
     /* an unknown job id is refused */
-    assert_int_equal(submit(f,
-                            "{\"script\": \"#!/bin/sh\", \"dependency\": "
-                            "\"afterok:999\"}",
-                            &alice, &e),
+    assert_int_equal(fx_submit(f,
+                               "{\"script\": \"#!/bin/sh\", \"dependency\": "
+                               "\"afterok:999\"}",
+                               &alice, &e),
                      0);
     assert_string_equal(e.text, "Job dependency problem: job 999 is not known");
 }
@@ -302,24 +252,24 @@ static void test_dep_never_and_kill(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t ok = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t ok = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
     char spec[160];
     uint64_t never, killed, any;
 
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afternotok:%llu\"}",
              (unsigned long long)ok);
-    never = submit(f, spec, &alice, &e);
+    never = fx_submit(f, spec, &alice, &e);
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afternotok:%llu\", "
              "\"kill_on_invalid_dep\": true}",
              (unsigned long long)ok);
-    killed = submit(f, spec, &alice, &e);
+    killed = fx_submit(f, spec, &alice, &e);
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": "
              "\"afternotok:%llu?afterok:%llu\"}",
              (unsigned long long)ok, (unsigned long long)ok);
-    any = submit(f, spec, &alice, &e);
+    any = fx_submit(f, spec, &alice, &e);
     run_end(f, job(f, ok), 0);
     assert_int_equal(job(f, never)->state, JOB_PENDING);
     assert_string_equal(job_reason(job(f, never)), "DependencyNeverSatisfied");
@@ -331,24 +281,24 @@ static void test_dep_on_array(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"1-3\"}",
-                        &alice, &e);
+    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"1-3\"}",
+                           &alice, &e);
     char spec[160];
     uint64_t all, one, corr;
 
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
              (unsigned long long)a);
-    all = submit(f, spec, &alice, &e);
+    all = fx_submit(f, spec, &alice, &e);
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu_2\"}",
              (unsigned long long)a);
-    one = submit(f, spec, &alice, &e);
+    one = fx_submit(f, spec, &alice, &e);
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"array\": \"1-3\", "
              "\"dependency\": \"aftercorr:%llu\"}",
              (unsigned long long)a);
-    corr = submit(f, spec, &alice, &e);
+    corr = fx_submit(f, spec, &alice, &e);
     assert_int_not_equal(corr, 0);
     assert_int_equal(job(f, corr)->dep_state, DEP_WAIT);
     run_task(f, a, 2, 0);
@@ -379,7 +329,7 @@ static void test_dep_on_array(void **state)
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu_7\"}",
              (unsigned long long)a);
-    assert_int_equal(submit(f, spec, &alice, &e), 0);
+    assert_int_equal(fx_submit(f, spec, &alice, &e), 0);
     assert_non_null(strstr(e.text, "_7 is not known"));
 }
 
@@ -387,19 +337,19 @@ static void test_dep_on_cancelled_array(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-4\"}",
-                        &alice, &e);
+    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-4\"}",
+                           &alice, &e);
     char spec[160];
     uint64_t any, ok;
 
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterany:%llu\"}",
              (unsigned long long)a);
-    any = submit(f, spec, &alice, &e);
+    any = fx_submit(f, spec, &alice, &e);
     snprintf(spec, sizeof(spec),
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
              (unsigned long long)a);
-    ok = submit(f, spec, &alice, &e);
+    ok = fx_submit(f, spec, &alice, &e);
     assert_int_equal(jobs_cancel(f->c->jobs, job(f, a), alice.uid, 0, &e), 0);
     ctld_flush(f->c);
     assert_int_equal(job(f, any)->dep_state, DEP_MET);
@@ -419,8 +369,8 @@ static void test_model_throttle(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t a = submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}",
-                        &alice, &e);
+    uint64_t a = fx_submit(
+        f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}", &alice, &e);
     struct job *run = jobarray_split(f->c->jobs, job(f, a), 0, &e);
     struct job *alone = jobarray_split(f->c->jobs, job(f, a), 7, &e);
     const size_t node = 0;

@@ -17,7 +17,7 @@
 #include <event2/event.h>
 
 #include "ctld/ctld.h"
-#include "ctld/sched_drv.h"
+#include "ctld_inproc.h"
 #include "ctld/jobs.h"
 #include "ctld/nodegpu.h"
 #include "ctld/nodes.h"
@@ -35,79 +35,35 @@ static const char conf_fmt[] =
     "PartitionName=batch Nodes=node[01-02] Default=YES MaxTime=1:00:00\n"
     "PartitionName=typed Nodes=node[03-04] MaxTime=1:00:00\n";
 
-struct fx {
-    char dir[64];
-    struct conf *conf;
-    struct event_base *base;
-    struct ctld *c;
-};
-
 static const struct auth_id alice = {1001, 1001};
-
-static void start(struct fx *f)
-{
-    struct err e;
-
-    f->c = ctld_create(f->conf, NULL, f->base, &e);
-    if (f->c == NULL)
-        fail_msg("ctld_create: %s", e.text);
-    sched_drv_unpaced(f->c->sched); /* outcomes independent of speed */
-}
 
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
     char text[2048];
-    struct err e;
 
-    strcpy(f->dir, "/tmp/sluice-test-gpus.XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
+    if (fx_make_dir(f) < 0)
         return -1;
     snprintf(text, sizeof(text), conf_fmt, f->dir);
-    f->conf = conf_parse_string(text, "test.conf", NULL, &e);
-    if (f->conf == NULL) {
-        fprintf(stderr, "conf: %s\n", e.text);
+    if (fx_open(f, text) < 0)
         return -1;
-    }
-    f->base = event_base_new();
-    event_base_priority_init(f->base, CTLD_NPRIO);
-    start(f);
     *state = f;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    struct fx *f = *state;
-    char cmd[128];
-
-    ctld_destroy(f->c);
-    conf_destroy(f->conf);
-    event_base_free(f->base);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    free(f);
-    return system(cmd) == 0 ? 0 : -1;
+    return fx_close(*state);
 }
 
 /* Submit "{"script": .., EXTRA}": the job id, or 0 with e set. */
 static uint64_t submit(struct fx *f, const char *extra, struct err *e)
 {
     char text[1024];
-    json_t *o, *reply = NULL;
-    uint64_t id = 0;
 
     snprintf(text, sizeof(text), "{\"script\": \"#!/bin/sh\"%s%s}",
              extra[0] ? ", " : "", extra);
-    o = json_loads(text, 0, NULL);
-    assert_non_null(o);
-    err_clear(e);
-    if (jobs_submit(f->c->jobs, o, &alice, &reply, e) == 0) {
-        id = (uint64_t)json_integer_value(json_object_get(reply, "job_id"));
-        json_decref(reply);
-    }
-    json_decref(o);
-    ctld_flush(f->c);
-    return id;
+    return fx_submit(f, text, &alice, e);
 }
 
 static void test_requests(void **state)
@@ -253,7 +209,7 @@ static void test_json_and_restart(void **state)
 
     ctld_flush(f->c);
     ctld_destroy(f->c);
-    start(f);
+    fx_start(f);
     struct job *j = jobs_find(f->c->jobs, id);
     assert_non_null(j);
     assert_int_equal(j->gpus_per_node, 2);

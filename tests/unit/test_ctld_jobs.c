@@ -19,7 +19,7 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "ctld/ctld.h"
-#include "ctld/sched_drv.h"
+#include "ctld_inproc.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
 
@@ -35,45 +35,20 @@ static const char conf_fmt[] =
     "DefaultTime=1:00:00\n"
     "PartitionName=dev Nodes=small MaxTime=24:00:00\n";
 
-struct fx {
-    char dir[64];
-    struct conf *conf;
-    struct event_base *base;
-    struct ctld *c;
-};
-
 static const struct auth_id alice = {1001, 1001};
 static const struct auth_id bob = {1002, 1002};
 static const struct auth_id root = {0, 0};
-
-static void start(struct fx *f)
-{
-    struct err e;
-
-    f->c = ctld_create(f->conf, NULL, f->base, &e);
-    if (f->c == NULL)
-        fail_msg("ctld_create: %s", e.text);
-    sched_drv_unpaced(f->c->sched); /* outcomes independent of speed */
-}
 
 static int fx_setup(void **state, const char *enforce)
 {
     struct fx *f = calloc(1, sizeof(*f));
     char text[2048];
-    struct err e;
 
-    strcpy(f->dir, "/tmp/sluice-test-jobs.XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
+    if (fx_make_dir(f) < 0)
         return -1;
     snprintf(text, sizeof(text), conf_fmt, f->dir, enforce);
-    f->conf = conf_parse_string(text, "test.conf", NULL, &e);
-    if (f->conf == NULL) {
-        fprintf(stderr, "conf: %s\n", e.text);
+    if (fx_open(f, text) < 0)
         return -1;
-    }
-    f->base = event_base_new();
-    event_base_priority_init(f->base, CTLD_NPRIO);
-    start(f);
     *state = f;
     return 0;
 }
@@ -90,33 +65,7 @@ static int setup_no_enforce(void **state)
 
 static int teardown(void **state)
 {
-    struct fx *f = *state;
-    char cmd[128];
-
-    ctld_destroy(f->c);
-    conf_destroy(f->conf);
-    event_base_free(f->base);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    free(f);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Submit spec (JSON text) as who: the job id, or 0 with e set. */
-static uint64_t submit(struct fx *f, const char *spec,
-                       const struct auth_id *who, struct err *e)
-{
-    json_t *o = json_loads(spec, 0, NULL), *reply = NULL;
-    uint64_t id = 0;
-
-    assert_non_null(o);
-    err_clear(e);
-    if (jobs_submit(f->c->jobs, o, who, &reply, e) == 0) {
-        id = (uint64_t)json_integer_value(json_object_get(reply, "job_id"));
-        json_decref(reply);
-    }
-    json_decref(o);
-    ctld_flush(f->c);
-    return id;
+    return fx_close(*state);
 }
 
 static struct job *job(struct fx *f, uint64_t id)
@@ -177,7 +126,7 @@ static void test_spec_validation(void **state)
     struct err e;
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        uint64_t id = submit(f, cases[i].spec, &alice, &e);
+        uint64_t id = fx_submit(f, cases[i].spec, &alice, &e);
         if (cases[i].error == NULL) {
             if (id == 0)
                 fail_msg("case %zu refused: %s", i, e.text);
@@ -200,10 +149,10 @@ static void test_submit_defaults(void **state)
     struct job *j;
     json_t *o, *reply = NULL;
 
-    id = submit(f,
-                "{\"script\": \"#!/bin/sh\", \"argv\": [\"/x/train.sh\"], "
-                "\"ntasks\": 3, \"cpus_per_task\": 2, \"nodes\": 2}",
-                &alice, &e);
+    id = fx_submit(f,
+                   "{\"script\": \"#!/bin/sh\", \"argv\": [\"/x/train.sh\"], "
+                   "\"ntasks\": 3, \"cpus_per_task\": 2, \"nodes\": 2}",
+                   &alice, &e);
     assert_int_equal(id, 1);
     j = job(f, id);
     assert_int_equal(j->state, JOB_PENDING);
@@ -212,7 +161,8 @@ static void test_submit_defaults(void **state)
     assert_int_equal(j->time_limit_s, 3600); /* batch DefaultTime */
     assert_int_equal(j->cpus_per_node, 3);
     assert_int_equal(j->part, 0);
-    id2 = submit(f, "{\"script\": \"#!/bin/sh\", \"hold\": true}", &alice, &e);
+    id2 =
+        fx_submit(f, "{\"script\": \"#!/bin/sh\", \"hold\": true}", &alice, &e);
     assert_int_equal(id2, 2);
     assert_string_equal(job_reason(job(f, id2)), "JobHeldUser");
 
@@ -231,7 +181,7 @@ static void test_over_maxtime_held(void **state)
     struct fx *f = *state;
     struct err e;
     json_t *set;
-    uint64_t id = submit(
+    uint64_t id = fx_submit(
         f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 300000}", &alice, &e);
 
     assert_int_not_equal(id, 0);
@@ -248,7 +198,7 @@ static void test_hold_release_permissions(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t id = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t id = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
     struct job *j = job(f, id);
 
     assert_int_equal(jobs_hold(f->c->jobs, j, bob.uid, &e), -1);
@@ -276,7 +226,7 @@ static void test_update_time_limit(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t id = submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t id = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
     struct job *j = job(f, id);
     json_t *up = json_pack("{s:i}", "time_limit_s", 7200);
     json_t *down = json_pack("{s:i}", "time_limit_s", 60);
@@ -334,8 +284,8 @@ static void test_final_states(void **state)
     struct job_end twice = {0, 0, 0, false};
 
     for (int i = 0; i < 6; i++)
-        ids[i] = submit(f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 5}",
-                        &alice, &e);
+        ids[i] = fx_submit(
+            f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 5}", &alice, &e);
     assert_int_equal(run_and_end(f, ids[0], -1, 0, 0, false), JOB_COMPLETED);
     assert_int_equal(run_and_end(f, ids[1], -1, 3, 0, false), JOB_FAILED);
     assert_string_equal(job_reason(job(f, ids[1])), "NonZeroExitCode");
@@ -368,10 +318,10 @@ static void test_restart_restores(void **state)
 {
     struct fx *f = *state;
     struct err e;
-    uint64_t pend =
-        submit(f, "{\"script\": \"#!/bin/sh\", \"name\": \"p\"}", &alice, &e);
-    uint64_t run = submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
-    uint64_t held = submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+    uint64_t pend = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"name\": \"p\"}",
+                              &alice, &e);
+    uint64_t run = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+    uint64_t held = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
     const size_t node = 1;
 
     assert_int_equal(
@@ -379,7 +329,7 @@ static void test_restart_restores(void **state)
     assert_int_equal(jobs_hold(f->c->jobs, job(f, held), root.uid, &e), 0);
     ctld_flush(f->c);
     ctld_destroy(f->c);
-    start(f);
+    fx_start(f);
     assert_int_equal(jobs_count(f->c->jobs), 3);
     assert_int_equal(job(f, pend)->state, JOB_PENDING);
     assert_string_equal(job(f, pend)->name, "p");
@@ -388,7 +338,8 @@ static void test_restart_restores(void **state)
     assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 1);
     assert_true(job(f, held)->held_admin);
     /* ids go on where they stopped */
-    assert_int_equal(submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e), 4);
+    assert_int_equal(fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e),
+                     4);
 }
 
 int main(void)
