@@ -2,7 +2,10 @@
  * The CLI's connection to sluicectld, found as docs/protocol.md says: the
  * unix socket StateSaveLocation/sluicectld.sock when it is there (the peer
  * is known by SO_PEERCRED), else TCP with a credential.  And the CLI's
- * error lines, in the face of the command the user typed.
+ * error lines, in the face of the command the user typed.  Replies are
+ * escaped here, once for every verb (utf8_escape: control characters in
+ * job names and other user strings never reach the terminal), unless a
+ * verb prints them as JSON (cli_set_raw).
  */
 #include "cli/client.h"
 
@@ -17,6 +20,7 @@
 #include "cli/cli.h"
 #include "common/auth.h"
 #include "common/proto.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 
 #define CLIENT_SOCK_NAME "sluicectld.sock"
@@ -33,6 +37,8 @@ static char cli_prog_name[32] = "sluice";
 static bool cli_is_slurm;
 /* The connection cli_call opens on first use. */
 static struct cli_client *cli_default;
+/* cli_call's replies are left unescaped (--json). */
+static bool cli_raw;
 
 static const char *const cli_slurm_names[] = {
     "sbatch", "squeue",   "scancel", "sinfo",  "scontrol",
@@ -62,28 +68,67 @@ bool cli_slurm_face(void)
     return cli_is_slurm;
 }
 
+/* One line on stderr: "PROG: " and tag, then fmt escaped (an error may
+ * quote a job name or a path). */
+static void __attribute__((format(printf, 2, 0)))
+cli_vline(const char *tag, const char *fmt, va_list ap)
+{
+    char text[2 * ERR_TEXT_MAX], esc[4 * ERR_TEXT_MAX];
+
+    vsnprintf(text, sizeof(text), fmt, ap);
+    fflush(stdout);
+    fprintf(stderr, "%s: %s", cli_prog_name, tag);
+    fputs(utf8_escape_buf(text, esc, sizeof(esc)), stderr);
+    fputc('\n', stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
 
-    fflush(stdout);
-    fprintf(stderr, cli_is_slurm ? "%s: error: " : "%s: ", cli_prog_name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vline(cli_is_slurm ? "error: " : "", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;
 
-    fflush(stdout);
-    fprintf(stderr, "%s: warning: ", cli_prog_name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vline("warning: ", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+}
+
+void cli_set_raw(bool raw)
+{
+    cli_raw = raw;
+}
+
+void cli_escape_json(json_t *v)
+{
+    const char *key;
+    json_t *x, *tmp;
+    size_t i;
+
+    if (json_is_string(v) && utf8_needs_escape(json_string_value(v))) {
+        char *s = utf8_escape(json_string_value(v));
+        json_string_set(v, s);
+        free(s);
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x) cli_escape_json(x);
+    } else if (json_is_object(v)) {
+        json_object_foreach_safe(v, tmp, key, x)
+        {
+            cli_escape_json(x);
+            if (utf8_needs_escape(key)) {
+                char *k = utf8_escape(key);
+                json_object_set(v, k, x);
+                json_object_del(v, key);
+                free(k);
+            }
+        }
+    }
 }
 
 const char *cli_conf_path(void)
@@ -229,8 +274,11 @@ int cli_call(uint16_t type, json_t *req, json_t **reply, struct err *e)
             exit(1);
         }
     }
-    if (cli_client_call(cli_default, type, req, reply, &transport, e) == 0)
+    if (cli_client_call(cli_default, type, req, reply, &transport, e) == 0) {
+        if (!cli_raw)
+            cli_escape_json(*reply);
         return 0;
+    }
     if (transport) {
         cli_error("%s", e->text);
         exit(1);

@@ -30,6 +30,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_warn: "sbatch: warning: TEXT" / "sluice: warning: TEXT". */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * cli_set_raw: raw true leaves cli_call's replies as the controller sent
+ * them, for verbs that print JSON (--json: jansson escapes control
+ * characters itself); by default every string in a reply is escaped with
+ * utf8_escape, so that tables never carry a user's terminal escapes.
+ */
+void cli_set_raw(bool raw);
+/* cli_escape_json: every string in v (keys too) escaped, in place. */
+void cli_escape_json(json_t *v);
 /* cli_conf_path: $SLUICE_CONF, else CONF_DEFAULT_PATH (static/env). */
 const char *cli_conf_path(void);
 

@@ -149,6 +149,7 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
         return 0;
     case A_JSON:
         q->json = true;
+        cli_set_raw(true); /* exact JSON out */
         return 0;
     case A_EVENTS:
         q->events = arg;

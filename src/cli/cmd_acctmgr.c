@@ -344,6 +344,7 @@ static int show(struct mgr *m)
     struct err e;
     int rc = 1;
 
+    cli_set_raw(m->json); /* exact JSON out */
     if (cli_call(PROTO_MSG_ACCT_LIST, req, &reply, &e) < 0) {
         cli_error("%s", e.text);
         goto out;

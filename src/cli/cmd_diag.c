@@ -85,6 +85,7 @@ int cmd_diag(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+            cli_set_raw(true); /* exact JSON out */
         } else if (strcmp(argv[i], "--help") == 0 ||
                    strcmp(argv[i], "--usage") == 0) {
             printf("Usage: %s [--json]\n",

@@ -41,6 +41,7 @@ int cmd_explain(int argc, char **argv)
         } else
             id_arg = argv[i];
     }
+    cli_set_raw(json); /* exact JSON out */
     if (id_arg == NULL)
         return usage(stderr, 2);
     if (value_parse_u64(id_arg, 1, INT64_MAX, &id, &e) < 0) {

@@ -142,6 +142,7 @@ static int info_option(struct info *in, int id, const char *arg, struct err *e)
         return 0;
     case I_JSON:
         in->json = true;
+        cli_set_raw(true); /* exact JSON out */
         return 0;
     case I_RESPONDING:
         in->responding = true;

@@ -262,6 +262,7 @@ static int prio_parse(struct prio_args *a, int argc, char **argv)
             break;
         case P_JSON:
             a->json = true;
+            cli_set_raw(true); /* exact JSON out */
             break;
         case P_HELP:
             printf("Usage: %s [-j JOBS] [-u USERS] [-l] [-n] [-w] [-h] "

@@ -127,6 +127,7 @@ static int queue_parse(struct queue *q, int argc, char **argv)
             break;
         case Q_JSON:
             q->json = true;
+            cli_set_raw(true); /* exact JSON out */
             break;
         case Q_ALL:
             break;

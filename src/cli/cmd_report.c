@@ -125,6 +125,7 @@ static int report_opt(struct report_q *q, int id, const char *arg,
         return 0;
     case R_JSON:
         q->json = true;
+        cli_set_raw(true); /* exact JSON out */
         return 0;
     }
     return 0;

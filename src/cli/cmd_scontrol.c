@@ -94,6 +94,7 @@ int cmd_scontrol(int argc, char **argv)
         opt_free(&st);
         return 2;
     }
+    cli_set_raw(json); /* exact JSON out */
     rc = scontrol_dispatch(st.n_operands, st.operands, json, oneliner);
     opt_free(&st);
     cli_close();

@@ -146,6 +146,7 @@ static int share_parse(struct share_args *a, int argc, char **argv)
             break;
         case S_JSON:
             a->json = true;
+            cli_set_raw(true); /* exact JSON out */
             break;
         case S_HELP:
             printf("Usage: %s [-a] [-l] [-A ACCOUNTS] [-u USERS] [-n] "

@@ -180,6 +180,7 @@ int cmd_show(int argc, char **argv)
         opt_free(&st);
         return 2;
     }
+    cli_set_raw(json); /* exact JSON out */
     rc = show_run(st.n_operands, st.operands, json, oneliner);
     opt_free(&st);
     cli_close();

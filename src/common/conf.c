@@ -14,7 +14,9 @@
 
 #include "common/conf.h"
 #include "common/conf_int.h"
+#include "common/proto.h"
 #include "common/timefmt.h"
+#include "common/value.h"
 #include "common/xalloc.h"
 
 static const struct conf_enum auth_names[] = {
@@ -136,6 +138,56 @@ static json_t *json_slurmd_params(const void *obj)
     return json_string(((const struct conf *)obj)->slurmd_parameters);
 }
 
+/* SchedulerParameters: a comma list kept as written (the scheduler reads
+ * its bf_* keys); max_script_size=BYTES is read here, as Slurm does: the
+ * largest batch script the controller accepts (default 4 MiB, at most
+ * the 16 MiB frame a request rides in). */
+static int parse_sched_params(void *ctx, void *obj, const char *val,
+                              struct err *e)
+{
+    static const char key[] = "max_script_size=";
+    struct conf *c = obj;
+    uint64_t size = CONF_MAX_SCRIPT_SIZE;
+
+    (void)ctx;
+    for (const char *p = val; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len >= sizeof(key) - 1 && strncmp(p, key, sizeof(key) - 1) == 0) {
+            char num[32];
+            size_t n = len - (sizeof(key) - 1);
+            snprintf(num, sizeof(num), "%.*s", (int)n, p + sizeof(key) - 1);
+            if (n >= sizeof(num) ||
+                value_parse_u64(num, 1, PROTO_MAX_BODY, &size, NULL) < 0)
+                return err_inval(e,
+                                 "SchedulerParameters: max_script_size=%.*s: "
+                                 "want bytes from 1 to %u",
+                                 (int)n, p + sizeof(key) - 1, PROTO_MAX_BODY);
+        }
+        p += len + (p[len] == ',');
+    }
+    free(c->scheduler_parameters);
+    c->scheduler_parameters = xstrdup(val);
+    c->max_script_size = (uint32_t)size;
+    return 0;
+}
+
+static void print_sched_params(const void *obj, FILE *fp, const char *pre,
+                               const char *suf)
+{
+    const struct conf *c = obj;
+
+    if (c->scheduler_parameters[0] == '\0')
+        return;
+    fprintf(fp, "%sSchedulerParameters=", pre);
+    conf_print_value(fp, c->scheduler_parameters);
+    fputs(suf, fp);
+}
+
+static json_t *json_sched_params(const void *obj)
+{
+    return json_string(((const struct conf *)obj)->scheduler_parameters);
+}
+
 static int parse_preempt_mode(void *ctx, void *obj, const char *val,
                               struct err *e)
 {
@@ -217,8 +269,8 @@ const struct conf_key conf_cluster_keys[] = {
     K_CUSTOM("SlurmdParameters", "slurmd_parameters", parse_slurmd_params,
              print_slurmd_params, json_slurmd_params, 0),
     K_ENUM("SchedulerType", "scheduler_type", scheduler_type, sched_names),
-    K_STR("SchedulerParameters", "scheduler_parameters", scheduler_parameters,
-          CKF_OMIT_EMPTY),
+    K_CUSTOM("SchedulerParameters", "scheduler_parameters", parse_sched_params,
+             print_sched_params, json_sched_params, 0),
     K_ENUM("PriorityType", "priority_type", priority_type, priority_names),
     K_INT(CK_U32, "PriorityWeightAge", "priority_weight_age",
           priority_weight_age, 0, UINT32_MAX),
@@ -417,6 +469,7 @@ static struct conf *conf_new(const char *path)
     c->slurmd_parameters = xstrdup("");
     c->scheduler_type = CONF_SCHED_BACKFILL;
     c->scheduler_parameters = xstrdup("");
+    c->max_script_size = CONF_MAX_SCRIPT_SIZE;
     c->priority_type = CONF_PRIORITY_BASIC;
     c->priority_weight_tres = xstrdup("");
     c->priority_max_age_s = 7 * 86400;

@@ -203,6 +203,9 @@ struct conf_part {
 
 struct conf_priv;
 
+/* SchedulerParameters=max_script_size default (bytes), as in Slurm. */
+#define CONF_MAX_SCRIPT_SIZE (4u << 20)
+
 /*
  * The whole configuration.  Strings are never NULL ("" when unset); all
  * memory belongs to the conf and goes with conf_destroy.
@@ -238,6 +241,7 @@ struct conf {
     /* scheduling and priority */
     enum conf_sched_type scheduler_type;
     char *scheduler_parameters;
+    uint32_t max_script_size; /* SchedulerParameters=max_script_size, bytes */
     enum conf_priority_type priority_type;
     uint32_t priority_weight_age;
     uint32_t priority_weight_fairshare;

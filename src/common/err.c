@@ -7,12 +7,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/utf8.h"
+
 int err_vset(struct err *e, const char *fmt, va_list ap)
 {
     int saved = errno;
 
-    if (e != NULL)
+    /* a cut may split a character: keep the text valid UTF-8, or a JSON
+     * reply carrying it could not be built */
+    if (e != NULL) {
         vsnprintf(e->text, sizeof(e->text), fmt, ap);
+        utf8_fix(e->text);
+    }
     errno = saved;
     return -1;
 }
@@ -63,6 +69,7 @@ int err_prefix(struct err *e, const char *fmt, ...)
         n += m;
     }
     e->text[n] = '\0';
+    utf8_fix(e->text);
     errno = saved;
     return -1;
 }

@@ -1,5 +1,7 @@
 /*
- * Log lines with a timestamp, the program name and the level.
+ * Log lines with a timestamp, the program name and the level.  Each event
+ * is one line: control characters in the text (a job name carrying a
+ * newline or a terminal escape) are written escaped (utf8_escape).
  */
 #include "common/log.h"
 
@@ -9,6 +11,9 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+
+#include "common/utf8.h"
+#include "common/xalloc.h"
 
 static const char *log_name = "sluice";
 static enum log_level log_level = LOG_LEVEL_INFO;
@@ -36,14 +41,31 @@ static void log_vwrite(const char *tag, int errnum, const char *fmt, va_list ap)
     FILE *fp = log_fp ? log_fp : stderr;
     struct timeval tv;
     struct tm tm;
-    char stamp[32];
+    char stamp[32], small[1024], *text = small;
+    va_list aq;
+    int n;
 
     gettimeofday(&tv, NULL);
     localtime_r(&tv.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     fprintf(fp, "%s.%03ld %s %s: ", stamp, (long)(tv.tv_usec / 1000), log_name,
             tag);
-    vfprintf(fp, fmt, ap);
+    va_copy(aq, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
+    if (n >= (int)sizeof(small)) {
+        text = xmalloc((size_t)n + 1);
+        vsnprintf(text, (size_t)n + 1, fmt, aq);
+    }
+    va_end(aq);
+    if (n >= 0 && utf8_needs_escape(text)) {
+        char *esc = utf8_escape(text);
+        fputs(esc, fp);
+        free(esc);
+    } else if (n >= 0) {
+        fputs(text, fp);
+    }
+    if (text != small)
+        free(text);
     if (errnum != 0)
         fprintf(fp, ": %s", strerror(errnum));
     fputc('\n', fp);

@@ -13,6 +13,7 @@
 
 #include "common/hostlist.h"
 #include "common/timefmt.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/jobgpu.h"
 #include "sched/limits.h"
@@ -105,6 +106,9 @@ void job_set_reason_text(struct job *j, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
+    /* a cut must not split a character: json_string() would refuse the
+     * reason and it would vanish from the job and its stored record */
+    utf8_fix(buf);
     free(j->reason_text);
     j->reason_text = xstrdup(buf);
     free(j->reason_detail);

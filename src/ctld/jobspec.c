@@ -30,9 +30,27 @@
 #include "ctld/parts.h"
 #include "ctld/sched_drv.h"
 
-#define SPEC_MAX_NAME 1024
-#define SPEC_MAX_PATH 4096
-#define SPEC_MAX_ARGS 4096
+/* What one submission may store (docs/limits.md, "Submission size").
+ * The script's limit is SchedulerParameters=max_script_size; argv and
+ * the environment are bounded as execve bounds them on Linux (128 KiB a
+ * string), with totals well inside its 2 MiB default. */
+#define SPEC_MAX_NAME 1024  /* name, account, qos, partition, gres */
+#define SPEC_MAX_PATH 4096  /* directories, files, node lists, deps */
+#define SPEC_MAX_ARRAY 8192 /* --array, e.g. a list of 1,000 ids */
+#define SPEC_MAX_ARGS 4096  /* argv entries */
+#define SPEC_MAX_ARGV_BYTES (1u << 20) /* argv in all */
+#define SPEC_MAX_ENV_VARS 8192         /* environment variables */
+#define SPEC_MAX_ENV_BYTES (1u << 20)  /* NAME=value strings in all */
+#define SPEC_MAX_STRING (128u << 10)   /* one argv or NAME=value string */
+
+/* A string field within max bytes: the error names field and limit. */
+static int check_len(json_t *v, const char *what, size_t max, struct err *e)
+{
+    if (json_string_length(v) <= max)
+        return 0;
+    return err_inval(e, "job %s is %zu bytes, the limit is %zu", what,
+                     json_string_length(v), max);
+}
 
 /* An optional string field: absent or null leaves *out NULL. */
 static int opt_str(json_t *spec, const char *key, size_t max, char **out,
@@ -45,8 +63,8 @@ static int opt_str(json_t *spec, const char *key, size_t max, char **out,
         return 0;
     if (!json_is_string(v))
         return err_inval(e, "job %s: expected a string", key);
-    if (json_string_length(v) > max)
-        return err_inval(e, "job %s: longer than %zu bytes", key, max);
+    if (check_len(v, key, max, e) < 0)
+        return -1;
     *out = xstrdup(json_string_value(v));
     return 0;
 }
@@ -202,6 +220,8 @@ static int resolve_partition(const struct conf *conf, json_t *spec,
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v))
             return err_inval(e, "job partition: expected a string");
+        if (check_len(v, "partition", SPEC_MAX_NAME, e) < 0)
+            return -1;
         p = conf_part_find(conf, json_string_value(v));
         if (p == NULL) {
             char list[ERR_TEXT_MAX / 2] = "";
@@ -317,42 +337,88 @@ static int parse_strings(json_t *spec, struct job *j, struct err *e)
     return 0;
 }
 
+/* argv: at most SPEC_MAX_ARGS strings, each and all bounded. */
+static int check_argv(json_t *argv, struct err *e)
+{
+    size_t i, total = 0;
+    json_t *v;
+
+    if (!json_is_array(argv))
+        return err_inval(e, "job argv: expected an array of strings");
+    if (json_array_size(argv) > SPEC_MAX_ARGS)
+        return err_inval(e, "job argv has %zu arguments, the limit is %u",
+                         json_array_size(argv), SPEC_MAX_ARGS);
+    json_array_foreach(argv, i, v)
+    {
+        if (!json_is_string(v))
+            return err_inval(e, "job argv[%zu]: expected a string", i);
+        if (json_string_length(v) > SPEC_MAX_STRING)
+            return err_inval(e, "job argv[%zu] is %zu bytes, the limit is %u",
+                             i, json_string_length(v), SPEC_MAX_STRING);
+        total += json_string_length(v) + 1;
+    }
+    if (total > SPEC_MAX_ARGV_BYTES)
+        return err_inval(e, "job argv is %zu bytes, the limit is %u", total,
+                         SPEC_MAX_ARGV_BYTES);
+    return 0;
+}
+
+/* environment: NAME (no '=') to string, counted as "NAME=value". */
+static int check_env(json_t *env, struct err *e)
+{
+    size_t total = 0;
+    const char *key;
+    json_t *v;
+
+    if (!json_is_object(env))
+        return err_inval(e, "job environment: expected an object of strings");
+    if (json_object_size(env) > SPEC_MAX_ENV_VARS)
+        return err_inval(e,
+                         "job environment has %zu variables, the limit is %u",
+                         json_object_size(env), SPEC_MAX_ENV_VARS);
+    json_object_foreach(env, key, v)
+    {
+        size_t len;
+        if (!json_is_string(v) || key[0] == '\0' || strchr(key, '='))
+            return err_inval(e,
+                             "job environment \"%.64s\": expected NAME "
+                             "(no '=') with a string value",
+                             key);
+        len = strlen(key) + 1 + json_string_length(v);
+        if (len > SPEC_MAX_STRING)
+            return err_inval(e,
+                             "job environment variable %.64s is %zu bytes, "
+                             "the limit is %u",
+                             key, len, SPEC_MAX_STRING);
+        total += len + 1;
+    }
+    if (total > SPEC_MAX_ENV_BYTES)
+        return err_inval(e, "job environment is %zu bytes, the limit is %u",
+                         total, SPEC_MAX_ENV_BYTES);
+    return 0;
+}
+
 /* The payload kept in the database only: script, argv, environment. */
-static int parse_payload(json_t *spec, json_t **payload, struct err *e)
+static int parse_payload(const struct conf *conf, json_t *spec,
+                         json_t **payload, struct err *e)
 {
     json_t *script = json_object_get(spec, "script");
     json_t *argv = json_object_get(spec, "argv");
     json_t *env = json_object_get(spec, "environment");
-    const char *key;
-    json_t *v;
-    size_t i;
 
     if (!json_is_string(script))
         return err_inval(e, "job script: missing (a job needs a script)");
+    if (json_string_length(script) > conf->max_script_size)
+        return err_inval(e,
+                         "job script is %zu bytes, the limit is %u "
+                         "(SchedulerParameters=max_script_size)",
+                         json_string_length(script), conf->max_script_size);
     if (strncmp(json_string_value(script), "#!", 2) != 0)
         return err_inval(e, "script has no interpreter line (#!...)");
-    if (argv != NULL && !json_is_null(argv)) {
-        if (!json_is_array(argv) || json_array_size(argv) > SPEC_MAX_ARGS)
-            return err_inval(e, "job argv: expected an array of strings");
-        json_array_foreach(argv, i, v)
-        {
-            if (!json_is_string(v))
-                return err_inval(e, "job argv[%zu]: expected a string", i);
-        }
-    }
-    if (env != NULL && !json_is_null(env)) {
-        if (!json_is_object(env))
-            return err_inval(e,
-                             "job environment: expected an object of strings");
-        json_object_foreach(env, key, v)
-        {
-            if (!json_is_string(v) || key[0] == '\0' || strchr(key, '='))
-                return err_inval(e,
-                                 "job environment \"%.64s\": expected NAME "
-                                 "(no '=') with a string value",
-                                 key);
-        }
-    }
+    if (argv != NULL && !json_is_null(argv) && check_argv(argv, e) < 0)
+        return -1;
+    if (env != NULL && !json_is_null(env) && check_env(env, e) < 0)
+        return -1;
     *payload = json_pack(
         "{s:O, s:o, s:o}", "script", script, "argv",
         json_is_array(argv) ? json_incref(argv) : json_array(), "environment",
@@ -423,13 +489,15 @@ static int parse_array_dep(struct jobs *js, const struct conf *conf,
                            json_t *spec, struct job *j, struct err *e)
 {
     json_t *kill = json_object_get(spec, "kill_on_invalid_dep");
+    json_t *array = json_object_get(spec, "array");
     char *dep = NULL;
     int rc;
 
-    if (json_object_get(spec, "array") != NULL &&
-        !json_is_null(json_object_get(spec, "array")) &&
-        conf->max_array_size == 0)
+    if (array != NULL && !json_is_null(array) && conf->max_array_size == 0)
         return err_inval(e, "job arrays are disabled (MaxArraySize=0)");
+    if (json_is_string(array) &&
+        check_len(array, "array", SPEC_MAX_ARRAY, e) < 0)
+        return -1;
     if (jobarray_parse(spec, conf->max_array_size, j, e) < 0 ||
         opt_str(spec, "dependency", SPEC_MAX_PATH, &dep, e) < 0)
         return -1;
@@ -495,7 +563,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     time_t now = time(NULL);
 
     *payload = NULL;
-    if (parse_payload(spec, payload, e) < 0 ||
+    if (parse_payload(conf, spec, payload, e) < 0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
         parse_resources(spec, j, e) < 0 || parse_strings(spec, j, e) < 0 ||
         jobgpu_parse(spec, j, e) < 0 ||
@@ -689,6 +757,8 @@ static int update_dependency(struct jobs *js, struct job *j, json_t *set,
         return 0;
     if (!json_is_null(v) && !json_is_string(v))
         return err_inval(e, "job dependency: expected a string");
+    if (json_is_string(v) && check_len(v, "dependency", SPEC_MAX_PATH, e) < 0)
+        return -1;
     if (j->state != JOB_PENDING) {
         errno = EBUSY;
         return err_set(e, "Job is no longer pending execution: its "

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
@@ -263,6 +264,7 @@ static void launch_reply(struct ctld *c, struct conn *conn, uint64_t id,
      * node (bad work_dir, unknown user) from looping. */
     char reason[ERR_TEXT_MAX];
     snprintf(reason, sizeof(reason), "launch failed: %s", msg);
+    utf8_fix(reason);
     j->exit_code = 1;
     jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
 }
@@ -339,6 +341,7 @@ static void launch(struct ctld *c, struct job *j)
         char reason[ERR_TEXT_MAX + 32];
         snprintf(reason, sizeof(reason), "launch failed: %s",
                  payload ? "node not connected" : e.text);
+        utf8_fix(reason);
         jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
         goto out;
     }
@@ -347,6 +350,7 @@ static void launch(struct ctld *c, struct job *j)
                        &e) < 0) {
         char reason[ERR_TEXT_MAX + 32];
         snprintf(reason, sizeof(reason), "launch failed: %s", e.text);
+        utf8_fix(reason);
         jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
     }
 out:

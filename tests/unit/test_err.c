@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "common/err.h"
 
@@ -56,12 +57,38 @@ static void test_inval(void **state)
     assert_int_equal(errno, EINVAL);
 }
 
+/* A cut never splits a character, so the text always makes a JSON
+ * string (finding 20): a path of 3-byte characters over the buffer. */
+static void test_cut_on_utf8_boundary(void **state)
+{
+    char path[2 * ERR_TEXT_MAX] = "/";
+    struct err e;
+    json_t *j;
+
+    (void)state;
+    while (strlen(path) + 3 < sizeof(path))
+        strcat(path, "\xe6\x97\xa5");
+    for (int pad = 0; pad < 3; pad++) {
+        err_set(&e, "%.*scannot open %s", pad, "xx", path);
+        assert_true(strlen(e.text) >= ERR_TEXT_MAX - 3);
+        j = json_string(e.text);
+        assert_non_null(j);
+        json_decref(j);
+        err_set(&e, "short");
+        err_prefix(&e, "%.*s%s", pad, "xx", path);
+        j = json_string(e.text);
+        assert_non_null(j);
+        json_decref(j);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_and_prefix),
         cmocka_unit_test(test_null_and_truncation),
         cmocka_unit_test(test_inval),
+        cmocka_unit_test(test_cut_on_utf8_boundary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
