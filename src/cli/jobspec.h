@@ -14,8 +14,10 @@
 #include "cli/opt.h"
 #include "common/err.h"
 
-/* The largest script sbatch accepts, as Slurm's default max_script_size. */
-#define JOBSPEC_MAX_SCRIPT (4u << 20)
+/* The largest script sbatch reads: the frame a request rides in.  The
+ * controller enforces SchedulerParameters=max_script_size (4 MiB unless
+ * configured), which may be raised up to this. */
+#define JOBSPEC_MAX_SCRIPT (16u << 20)
 
 /* Option ids of the sbatch table (jobspec_opts). */
 enum jobspec_opt {

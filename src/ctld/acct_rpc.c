@@ -22,6 +22,63 @@ static int bad_req(struct err *e, const char *what)
     return err_set(e, "%s", what);
 }
 
+/* Bounds on one request (docs/accounting.md): names are 1-64 characters
+ * when added, other values (descriptions, comma lists, limits) at most
+ * ACCT_MAX_VALUE bytes. */
+#define ACCT_MAX_NAMES 1024
+#define ACCT_MAX_SETS 64
+#define ACCT_MAX_WHERE 32
+#define ACCT_MAX_VALUE 4096
+
+/* A string of at most ACCT_MAX_VALUE bytes at what, if a string. */
+static int check_value(json_t *v, const char *what, const char *key,
+                       struct err *e)
+{
+    if (!json_is_string(v) || json_string_length(v) <= ACCT_MAX_VALUE)
+        return 0;
+    errno = EINVAL;
+    return err_set(e, "%s %.64s is %zu bytes, the limit is %u", what, key,
+                   json_string_length(v), ACCT_MAX_VALUE);
+}
+
+/* The sizes of names, where and set, before anything reads them. */
+static int check_sizes(const struct acct_req *r, struct err *e)
+{
+    const char *key;
+    json_t *v;
+    size_t i;
+
+    errno = EINVAL;
+    if (json_array_size(r->names) > ACCT_MAX_NAMES)
+        return err_set(e, "names has %zu entries, the limit is %u",
+                       json_array_size(r->names), ACCT_MAX_NAMES);
+    if (json_array_size(r->set) > ACCT_MAX_SETS)
+        return err_set(e, "set has %zu entries, the limit is %u",
+                       json_array_size(r->set), ACCT_MAX_SETS);
+    if (json_object_size(r->where) > ACCT_MAX_WHERE)
+        return err_set(e, "where has %zu conditions, the limit is %u",
+                       json_object_size(r->where), ACCT_MAX_WHERE);
+    json_array_foreach(r->names, i, v)
+    {
+        if (check_value(v, "name", "", e) < 0)
+            return -1;
+    }
+    json_object_foreach(r->where, key, v)
+    {
+        if (check_value(v, "where", key, e) < 0)
+            return -1;
+    }
+    json_array_foreach(r->set, i, v)
+    {
+        json_t *k = json_object_get(v, "key");
+        if (check_value(k, "set key", "", e) < 0 ||
+            check_value(json_object_get(v, "value"), "set",
+                        json_is_string(k) ? json_string_value(k) : "", e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static const char *entity_of(json_t *body)
 {
     static const char *const names[] = {"qos", "account", "user", "association",
@@ -57,7 +114,7 @@ static int parse_req(json_t *body, struct acct_req *r, struct err *e)
         return bad_req(e, "dry_run: expected true or false");
     if (json_is_true(dry))
         r->flags |= ACCT_REQ_DRY_RUN;
-    return 0;
+    return check_sizes(r, e);
 }
 
 static void user_name(uid_t uid, char *buf, size_t len)
