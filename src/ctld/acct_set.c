@@ -272,7 +272,8 @@ static int set_string(const char *key, const char *op, const char *val,
     if (only_assign(key, op, e) < 0)
         return -1;
     if (strlen(val) > 1024)
-        return err_inval(e, "%s: longer than 1024 bytes", key);
+        return err_inval(e, "%s is %zu bytes, the limit is 1024", key,
+                         strlen(val));
     free(*out);
     *out = xstrdup(val);
     return 0;
