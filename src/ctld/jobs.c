@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/jobdep.h"
@@ -605,6 +606,7 @@ int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
     job_set_reason_text(j, "%s", reason);
     snprintf(detail, sizeof(detail), "state=%s reason=%s",
              job_state_name(state), reason);
+    utf8_fix(detail); /* sacct --events reads it back as JSON */
     return finish(js, j, state, now,
                   state == JOB_NODE_FAIL ? "node_fail" : "fail", detail, e);
 }

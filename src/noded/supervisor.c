@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "noded/jobenv.h"
 #include "noded/spool.h"
@@ -41,6 +42,7 @@ static void tell(int fd, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
     va_end(ap);
+    utf8_fix(buf); /* a long path may be cut inside a character */
     (void)!write(fd, buf, strlen(buf));
 }
 
@@ -55,6 +57,7 @@ static void report(const char *fmt, ...)
     vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
     va_end(ap);
     buf[strcspn(buf, "\n")] = '\0';
+    utf8_fix(buf);
     strcat(buf, "\n");
     (void)!write(REPORT_FD, buf, strlen(buf));
 }

@@ -120,5 +120,22 @@ else
     ok "an error quoting a user string prints no control byte"
 fi
 
+# ---- finding 20: a long path cut inside a character ---------------------
+for pad in "" x xx; do
+    wd="/nonexistent/$pad$(printf '\xe6\x97\xa5%.0s' $(seq 300))"
+    id4=$(as_user "$MAL" sbatch --parsable -p dev -D "$wd" --wrap true 2>&1)
+    if ! [[ "$id4" =~ ^[0-9]+$ ]] || ! wait_for 15 job_ended "$id4"; then
+        not_ok "a job in a ${#wd}-character directory ends ($id4)"
+        continue
+    fi
+    r=$(scontrol show job "$id4" | sed -n 's/.*JobState=[A-Z_]* Reason=//p')
+    if [[ "$r" == "launch failed: cannot chdir to /nonexistent/$pad"$'\xe6\x97\xa5'* ]] &&
+        [[ "$r" != *'?'* ]]; then
+        ok "a launch failure in a long multibyte path keeps its reason ('$pad')"
+    else
+        not_ok "a launch failure in a long multibyte path keeps its reason ('$pad')"
+        echo "#   got: $(printf '%s' "$r" | head -c 80)"
+    fi
+done
 still_serving "after escapes and newlines in user strings"
 finish
