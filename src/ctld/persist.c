@@ -6,10 +6,13 @@
 #include "ctld/persist.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -221,12 +224,43 @@ static int prepare_all(struct persist *p, struct err *e)
     return 0;
 }
 
+/* The database and its -wal and -shm files 0600 (they hold every job's
+ * script and environment).  SQLite creates -wal and -shm with the mode of
+ * the database, and a new database gets the daemon's umask (077); this
+ * fixes files an older version or another umask left readable. */
+static int private_files(const char *path, struct err *e)
+{
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+
+    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+        char *f = xasprintf("%s%s", path, sfx[i]);
+        int fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno != ENOENT) {
+            err_set(e, "%s: %s", f, strerror(errno));
+            free(f);
+            return -1;
+        }
+        if (fd >= 0 && fchmod(fd, 0600) < 0) {
+            err_set(e, "cannot chmod %s: %s", f, strerror(errno));
+            close(fd);
+            free(f);
+            return -1;
+        }
+        if (fd >= 0)
+            close(fd);
+        free(f);
+    }
+    return 0;
+}
+
 struct persist *persist_open(const char *dir, struct err *e)
 {
     struct persist *p = xcalloc(1, sizeof(*p));
     int rc;
 
     p->path = xasprintf("%s/%s", dir, PERSIST_DB_NAME);
+    if (private_files(p->path, e) < 0)
+        goto error;
     rc = sqlite3_open_v2(
         p->path, &p->db,
         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);

@@ -377,7 +377,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     }
     t_exec = mono_us();
     st.start_time = time(NULL);
-    spool_int_write(a->jobdir, "pgid", pid, &e);
+    spool_int_write(a->jobdir, "pgid", pid, 0600, &e);
     report("ok %d %d %lld %lld %lld %lld %lld", (int)self.pid, (int)pid,
            (long long)st.start_time, t_sup, t_pid, t_cg, t_exec);
     close(REPORT_FD);
