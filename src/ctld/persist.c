@@ -29,6 +29,7 @@ enum stmt_id {
     ST_JOB_UPDATE,
     ST_JOB_EVENT,
     ST_JOB_PAYLOAD,
+    ST_JOB_PURGE,
     ST_JOB_RECORD,
     ST_JOB_EVENTS,
     ST_NODE_SAVE,
@@ -57,6 +58,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOB_EVENT] = "INSERT INTO job_events(job_id, time, event, detail) "
                      "VALUES (?1, ?2, ?3, ?4)",
     [ST_JOB_PAYLOAD] = "SELECT payload FROM jobs WHERE id = ?1",
+    [ST_JOB_PURGE] = "UPDATE jobs SET payload = '' WHERE id = ?1",
     [ST_JOB_RECORD] = "SELECT record FROM jobs WHERE id = ?1",
     [ST_JOB_EVENTS] = "SELECT time, event, detail FROM job_events "
                       "WHERE job_id = ?1 ORDER BY time, rowid",
@@ -409,6 +411,14 @@ int persist_job_event(struct persist *p, uint64_t job_id, time_t when,
     sqlite3_bind_text(s, 3, event, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 4, detail ? detail : "", -1, SQLITE_STATIC);
     return exec_stmt(p, s, "saving a job event", e);
+}
+
+int persist_job_purge(struct persist *p, uint64_t id, struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_JOB_PURGE);
+
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return exec_stmt(p, s, "purging a job's payload", e);
 }
 
 /* One text column of one row selected by id. */
