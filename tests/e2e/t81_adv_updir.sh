@@ -98,6 +98,23 @@ chmod 775 "$R"
 try_r "DIR itself writable by its group" "$R is writable by group or others"
 chmod 700 "$R"
 
+# the daemons themselves refuse a state or spool directory others may write
+mkdir -m 777 "$WORK/ww"
+chmod 777 "$WORK/ww" # whatever the umask
+sed "s|^StateSaveLocation=.*|StateSaveLocation=$WORK/ww|;
+     s|^SlurmdSpoolDir=.*|SlurmdSpoolDir=$WORK/ww|" "$SLUICE_CONF" >"$WORK/ww.conf"
+out=$(timeout 10 "$E2E_BIN/sluicectld" -f "$WORK/ww.conf" -D 2>&1)
+like "$out" "StateSaveLocation: $WORK/ww is writable by group or others \(mode 0777\): run chmod go-w $WORK/ww" \
+    "sluicectld refuses a StateSaveLocation writable by others, saying how to fix it"
+out=$(timeout 10 "$E2E_BIN/sluiced" -N node01 -f "$WORK/ww.conf" -D 2>&1)
+like "$out" "SlurmdSpoolDir: $WORK/ww is writable by group or others" \
+    "sluiced refuses a SlurmdSpoolDir writable by others"
+chmod 755 "$WORK/ww"
+chown "$MAL" "$WORK/ww"
+out=$(timeout 10 "$E2E_BIN/sluicectld" -f "$WORK/ww.conf" -D 2>&1)
+like "$out" "StateSaveLocation: $WORK/ww belongs to uid $(id -u "$MAL")" \
+    "sluicectld refuses a StateSaveLocation of another user"
+
 # nothing outside DIR changed, the decoy lives, no daemon runs on Q or R
 sleep 4 # the audit's SIGKILL came 3 s after adoption
 is "$(stat -c '%a %s %Y' "$VICTIM" "$VICTIM2"; cat "$VICTIM" "$VICTIM2")" \
