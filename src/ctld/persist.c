@@ -226,33 +226,45 @@ static int prepare_all(struct persist *p, struct err *e)
     return 0;
 }
 
+/* One of them (created when create is set): absent, or ours (not a
+ * database someone else seeded with jobs of their choosing), then 0600. */
+static int private_file(const char *f, bool create, struct err *e)
+{
+    int flags = create ? O_RDWR | O_CREAT : O_RDONLY;
+    int fd = open(f, flags | O_NOFOLLOW | O_CLOEXEC, 0600), rc = 0;
+    struct stat st;
+
+    if (fd < 0)
+        return errno == ENOENT ? 0 : err_set(e, "%s: %s", f, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        rc = err_set(e, "%s: %s", f, strerror(errno));
+    } else if (st.st_uid != geteuid()) {
+        errno = EACCES;
+        rc = err_set(e, "%s belongs to uid %u, not to uid %u running this", f,
+                     (unsigned)st.st_uid, (unsigned)geteuid());
+    } else if (fchmod(fd, 0600) < 0) {
+        rc = err_set(e, "cannot chmod %s: %s", f, strerror(errno));
+    }
+    close(fd);
+    return rc;
+}
+
 /* The database and its -wal and -shm files 0600 (they hold every job's
- * script and environment).  SQLite creates -wal and -shm with the mode of
- * the database, and a new database gets the daemon's umask (077); this
- * fixes files an older version or another umask left readable. */
+ * script and environment), whatever the umask: the database is created
+ * here (SQLite takes an empty file for a new database) and SQLite gives
+ * -wal and -shm its mode; files an older version left readable are
+ * fixed. */
 static int private_files(const char *path, struct err *e)
 {
     static const char *const sfx[] = {"", "-wal", "-shm"};
+    int rc = 0;
 
-    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+    for (size_t i = 0; rc == 0 && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
         char *f = xasprintf("%s%s", path, sfx[i]);
-        int fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 && errno != ENOENT) {
-            err_set(e, "%s: %s", f, strerror(errno));
-            free(f);
-            return -1;
-        }
-        if (fd >= 0 && fchmod(fd, 0600) < 0) {
-            err_set(e, "cannot chmod %s: %s", f, strerror(errno));
-            close(fd);
-            free(f);
-            return -1;
-        }
-        if (fd >= 0)
-            close(fd);
+        rc = private_file(f, i == 0, e);
         free(f);
     }
-    return 0;
+    return rc;
 }
 
 struct persist *persist_open(const char *dir, struct err *e)
