@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -151,6 +153,34 @@ static char *client_tcp_addr(const struct conf *c)
     return xasprintf("%s:%u", h, (unsigned)c->slurmctld_port);
 }
 
+/*
+ * Whether the controller behind the unix socket may hear our requests
+ * (scripts, environment): the process that listens (SO_PEERCRED, which no
+ * file swap can fake) runs as root, as the caller, or as the owner of the
+ * configuration file, who decides where we connect anyway.  Anyone else
+ * got their socket into StateSaveLocation (a directory they own, say).
+ */
+static int client_peer_trusted(struct cli_client *cl, const char *path,
+                               struct err *e)
+{
+    struct ucred uc;
+    socklen_t len = sizeof(uc);
+    struct stat st;
+
+    if (getsockopt(proto_conn_fd(cl->conn), SOL_SOCKET, SO_PEERCRED, &uc,
+                   &len) < 0)
+        return err_set(e, "%s: cannot tell who listens: %s", path,
+                       strerror(errno));
+    if (uc.uid == 0 || uc.uid == geteuid() ||
+        (stat(cl->conf->path, &st) == 0 && st.st_uid == uc.uid))
+        return 0;
+    errno = EPERM;
+    return err_set(e,
+                   "refusing %s: the process listening there runs as uid "
+                   "%u, which is not root, you, or the owner of %s",
+                   path, (unsigned)uc.uid, cl->conf->path);
+}
+
 /* Try the unix socket: 1 connected, 0 not there (or stale), -1 failed. */
 static int client_try_unix(struct cli_client *cl, struct err *e)
 {
@@ -167,6 +197,12 @@ static int client_try_unix(struct cli_client *cl, struct err *e)
     addr = xasprintf("unix:%s", path);
     cl->conn = proto_connect(addr, cl->timeout_ms, e);
     free(addr);
+    if (cl->conn != NULL && client_peer_trusted(cl, path, e) < 0) {
+        proto_close(cl->conn);
+        cl->conn = NULL;
+        free(path);
+        return -1;
+    }
     free(path);
     if (cl->conn != NULL)
         return 1;

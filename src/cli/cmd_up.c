@@ -26,6 +26,7 @@
 #include "cli/opt.h"
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/fsmode.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
@@ -175,9 +176,13 @@ static int up_write(const char *path, void (*fn)(FILE *, const void *),
                     const void *arg, struct err *e)
 {
     char *tmp = xasprintf("%s.tmp", path);
-    FILE *fp = fopen(tmp, "w");
+    /* 0644: other users read the configuration (SLUICE_CONF) */
+    int fd = fsmode_create_excl(tmp, 0644);
+    FILE *fp = fd < 0 ? NULL : fdopen(fd, "w");
     int rc = 0;
 
+    if (fd >= 0 && fp == NULL)
+        close(fd);
     if (fp == NULL) {
         rc = err_set(e, "cannot write %s: %s", tmp, strerror(errno));
     } else {

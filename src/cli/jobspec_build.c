@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "common/xalloc.h"
@@ -324,6 +325,20 @@ static int finish_checks(const struct jobspec *js, const char *script_name,
     return 0;
 }
 
+/* SLURM_UMASK: the submitter's umask, which the job's output files and
+ * the job itself get (as in Slurm); one already set is kept. */
+static void env_add_umask(json_t *env)
+{
+    mode_t m = umask(022);
+    char buf[8];
+
+    umask(m);
+    if (json_object_get(env, "SLURM_UMASK") != NULL)
+        return;
+    snprintf(buf, sizeof(buf), "%04o", (unsigned)(m & 0777));
+    json_object_set_new(env, "SLURM_UMASK", json_string(buf));
+}
+
 json_t *jobspec_finish(struct jobspec *js, const char *script,
                        const char *script_name, char **args, int nargs,
                        const char *cwd, char *const *envp, struct err *e)
@@ -337,6 +352,7 @@ json_t *jobspec_finish(struct jobspec *js, const char *script,
     env = jobspec_export_env(js->export ? js->export : "ALL", envp, e);
     if (env == NULL)
         return NULL;
+    env_add_umask(env);
     if ((text = json_string(script)) == NULL) {
         json_decref(env);
         errno = EINVAL;

@@ -14,32 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fsmode.h"
 #include "common/xalloc.h"
-
-static int mkdir_one(const char *path, mode_t mode, struct err *e)
-{
-    if (mkdir(path, mode) == 0 || errno == EEXIST)
-        return 0;
-    return err_set(e, "cannot create %s: %s", path, strerror(errno));
-}
-
-/* mkdir -p */
-static int mkdir_p(const char *path, struct err *e)
-{
-    char *p = xstrdup(path);
-    int rc = 0;
-
-    for (char *s = p + 1; *s != '\0' && rc == 0; s++)
-        if (*s == '/') {
-            *s = '\0';
-            rc = mkdir_one(p, 0755, e);
-            *s = '/';
-        }
-    if (rc == 0)
-        rc = mkdir_one(p, 0755, e);
-    free(p);
-    return rc;
-}
 
 int local_dir_init(struct local_dir *d, const char *dir, bool create,
                    struct err *e)
@@ -69,11 +45,15 @@ int local_dir_init(struct local_dir *d, const char *dir, bool create,
     d->pids = xasprintf("%s/pids", d->dir);
     if (!create)
         return 0;
-    if (mkdir_p(d->dir, e) < 0 || mkdir_one(d->state, 0755, e) < 0 ||
-        mkdir_one(d->spool, 0755, e) < 0 || mkdir_one(d->log, 0755, e) < 0 ||
-        mkdir_one(d->pids, 0755, e) < 0)
+    /* DIR, state and spool 0711: other users reach sluice.conf, the
+     * socket and their jobs' scripts by name, and list nothing; logs and
+     * pid files are for the user who runs `sluice up` alone */
+    if (fsmode_mkdir(d->dir, 0711, e) < 0 ||
+        fsmode_mkdir(d->state, 0711, e) < 0 ||
+        fsmode_mkdir(d->spool, 0711, e) < 0 ||
+        fsmode_mkdir(d->log, 0700, e) < 0 || fsmode_mkdir(d->pids, 0700, e) < 0)
         return -1;
-    return 0;
+    return local_dir_check(d, e);
 }
 
 void local_dir_clear(struct local_dir *d)
@@ -176,7 +156,7 @@ static void spawn_exec(const struct local_dir *d, const char *name,
 {
     char *out = xasprintf("%s/%s.out", d->log, name);
     int null = open("/dev/null", O_RDONLY);
-    int fd = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int fd = fsmode_open_private(out, O_APPEND, NULL);
     int err;
 
     if (null < 0 || fd < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 ||
@@ -198,9 +178,12 @@ static int write_pid(const struct local_dir *d, const char *name, pid_t pid,
 {
     char *path = local_pid_file(d, name);
     char *tmp = xasprintf("%s.tmp", path);
-    FILE *fp = fopen(tmp, "w");
+    int fd = fsmode_create_excl(tmp, 0600);
+    FILE *fp = fd < 0 ? NULL : fdopen(fd, "w");
     int rc = 0;
 
+    if (fd >= 0 && fp == NULL)
+        close(fd);
     if (fp == NULL || fprintf(fp, "%ld\n", (long)pid) < 0 || fclose(fp) != 0 ||
         rename(tmp, path) < 0) {
         rc = err_set(e, "cannot write %s: %s", path, strerror(errno));

@@ -32,6 +32,17 @@ int local_dir_init(struct local_dir *d, const char *dir, bool create,
                    struct err *e);
 void local_dir_clear(struct local_dir *d);
 
+/*
+ * local_dir_check: whether DIR can be trusted by whoever runs `sluice up`
+ * on it (root included): DIR, its state, spool, log and pids directories
+ * and everything in them, and sluice.conf, gres.conf, cgroup.conf and
+ * sluice.key,
+ * belong to the caller and are writable by nobody else, and none is a
+ * symbolic link.  A job's script in the spool belongs to the job's user
+ * and is the exception.  -1 with e naming the first offending path.
+ */
+int local_dir_check(const struct local_dir *d, struct err *e);
+
 /* local_pid_file / local_log_file: DIR/pids/NAME.pid, DIR/log/NAME.log;
  * caller frees. */
 char *local_pid_file(const struct local_dir *d, const char *name);

@@ -11,16 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int daemon_pidfile_lock(const char *path, const char *prog, struct err *e)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     char buf[32] = "";
+    struct stat st;
     ssize_t n;
 
     if (fd < 0)
         return err_set(e, "cannot open %s: %s", path, strerror(errno));
+    /* never truncate and write someone else's file (a link, or a file
+     * another user left in our directory) */
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        fchmod(fd, 0600) < 0) {
+        err_set(e, "%s is not a regular file of uid %u: remove it", path,
+                (unsigned)geteuid());
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
     if (flock(fd, LOCK_EX | LOCK_NB) == 0)
         return fd;
     if (errno != EWOULDBLOCK) {

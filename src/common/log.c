@@ -6,11 +6,15 @@
 #include "common/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "common/fsmode.h"
 
 #include "common/utf8.h"
 #include "common/xalloc.h"
@@ -18,6 +22,22 @@
 static const char *log_name = "sluice";
 static enum log_level log_level = LOG_LEVEL_INFO;
 static FILE *log_fp;
+
+FILE *log_open_private(const char *path, struct err *e)
+{
+    int fd = fsmode_open_private(path, O_APPEND, e);
+    FILE *fp;
+
+    if (fd < 0)
+        return NULL;
+    if ((fp = fdopen(fd, "a")) == NULL) {
+        err_set(e, "%s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    setvbuf(fp, NULL, _IOLBF, 0);
+    return fp;
+}
 
 void log_init(const char *name, enum log_level level, FILE *fp)
 {

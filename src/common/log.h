@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include "common/err.h"
+
 enum log_level {
     LOG_LEVEL_ERROR = 0,
     LOG_LEVEL_WARN,
@@ -15,6 +17,10 @@ enum log_level {
     LOG_LEVEL_DEBUG,
 };
 
+/* log_open_private: path opened for appending, line-buffered, mode 0600
+ * (logs name users, paths and failures); a symbolic link or a file of
+ * another user is refused (fsmode_open_private).  NULL with e. */
+FILE *log_open_private(const char *path, struct err *e);
 /* log_init: name is the program's; lines go to fp (stderr when NULL). */
 void log_init(const char *name, enum log_level level, FILE *fp);
 void log_set_level(enum log_level level);

@@ -475,6 +475,34 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
 }
 
 /* End j in a final state: free its resources, save, schedule. */
+/* Whether a job that is not final still needs array a's payload (stored
+ * with its first record; a task requeued after that record ended
+ * included). */
+static bool array_needs_payload(struct jobs *js, uint64_t a)
+{
+    const struct job *first = jobs_find(js, a);
+
+    /* tasks not yet split off: the common case, found without a scan */
+    if (first != NULL && !job_state_final(first->state))
+        return true;
+    for (const struct job *k = js->head; k != NULL; k = k->next)
+        if (k->array_job_id == a && !job_state_final(k->state))
+            return true;
+    return false;
+}
+
+/* j is final, for good (no final job runs again): its script and
+ * environment leave the database, or its array's once the last task is
+ * final. */
+static int purge_payload(struct jobs *js, struct job *j, struct err *e)
+{
+    uint64_t id = j->array_job_id ? j->array_job_id : j->id;
+
+    if (j->array_job_id != 0 && array_needs_payload(js, id))
+        return 0;
+    return persist_job_purge(js->c->persist, id, e);
+}
+
 static int finish(struct jobs *js, struct job *j, enum job_state state,
                   time_t now, const char *event, const char *detail,
                   struct err *e)
@@ -499,6 +527,8 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
              job_state_name(state), j->exit_code, j->exit_signal,
              job_reason(j));
     rc = save(js, j, event, detail, e);
+    if (rc == 0 && (rc = purge_payload(js, j, e)) < 0)
+        log_warnx("job=%" PRIu64 " payload not purged: %s", j->id, e->text);
     add_finished(js, j);
     ctld_schedule(js->c);
     jobdep_changed(js, j, now);

@@ -154,7 +154,8 @@ int listen_bind_tcp(const char *host, uint16_t port, struct err *e)
 int listen_bind_unix(const char *path, struct err *e)
 {
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
-    int fd;
+    mode_t old;
+    int fd, rc;
 
     if (strlen(path) >= sizeof(sun.sun_path)) {
         errno = ENAMETOOLONG;
@@ -169,8 +170,12 @@ int listen_bind_unix(const char *path, struct err *e)
      * belongs to a controller that is gone. */
     if (unlink(path) < 0 && errno != ENOENT)
         goto error;
-    if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-        chmod(path, 0666) < 0 || listen(fd, 1024) < 0 || set_nonblock(fd) < 0)
+    /* 0666, for every local user, from the umask at bind: a chmod by
+     * name afterwards would follow whatever is at path by then */
+    old = umask(0111);
+    rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+    umask(old);
+    if (rc < 0 || listen(fd, 1024) < 0 || set_nonblock(fd) < 0)
         goto error;
     return fd;
 error:

@@ -18,6 +18,7 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/daemon.h"
+#include "common/fsmode.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
@@ -82,26 +83,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
     return 0;
 }
 
+/* StateSaveLocation: 0711, so that users reach the socket in it by name
+ * but list nothing; an existing one must be ours and not writable by
+ * others, or anyone could swap the database or the socket. */
 static int make_dirs(const char *path, struct err *e)
 {
-    char *p = xstrdup(path);
-
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0755) < 0 && errno != EEXIST)
-            goto error;
-        *s = '/';
-    }
-    if (mkdir(p, 0755) < 0 && errno != EEXIST)
-        goto error;
-    free(p);
+    if (fsmode_mkdir(path, 0711, e) < 0)
+        return err_prefix(e, "StateSaveLocation");
     return 0;
-error:
-    err_set(e, "cannot create StateSaveLocation %s: %s", p, strerror(errno));
-    free(p);
-    return -1;
 }
 
 /*
@@ -178,7 +167,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
     (void)what;
     if (r->log_path == NULL)
         return;
-    fp = fopen(r->log_path, "ae");
+    fp = log_open_private(r->log_path, NULL);
     if (fp == NULL) {
         log_warn("SIGHUP: cannot reopen %s", r->log_path);
         return;
@@ -224,10 +213,9 @@ static int open_log(struct run *r, struct err *e)
     else if (path != NULL)
         r->log_path = xstrdup(path);
     if (r->log_path != NULL) {
-        r->log_fp = fopen(r->log_path, "ae");
+        r->log_fp = log_open_private(r->log_path, e);
         if (r->log_fp == NULL)
-            return err_set(e, "cannot open log file %s: %s", r->log_path,
-                           strerror(errno));
+            return err_prefix(e, "log file");
         setvbuf(r->log_fp, NULL, _IOLBF, 0);
     }
     log_init("sluicectld", lvl, r->log_fp);
@@ -292,6 +280,9 @@ int main(int argc, char **argv)
     int status = 1;
 
     signal(SIGPIPE, SIG_IGN);
+    /* the database holds every job's script and environment: nothing
+     * this daemon creates is for other users unless chmod'ed so */
+    umask(077);
     if (parse_args(argc, argv, &o) < 0)
         return 2;
     log_init("sluicectld", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, NULL);

@@ -6,10 +6,13 @@
 #include "ctld/persist.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -26,6 +29,7 @@ enum stmt_id {
     ST_JOB_UPDATE,
     ST_JOB_EVENT,
     ST_JOB_PAYLOAD,
+    ST_JOB_PURGE,
     ST_JOB_RECORD,
     ST_JOB_EVENTS,
     ST_NODE_SAVE,
@@ -54,6 +58,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOB_EVENT] = "INSERT INTO job_events(job_id, time, event, detail) "
                      "VALUES (?1, ?2, ?3, ?4)",
     [ST_JOB_PAYLOAD] = "SELECT payload FROM jobs WHERE id = ?1",
+    [ST_JOB_PURGE] = "UPDATE jobs SET payload = '' WHERE id = ?1",
     [ST_JOB_RECORD] = "SELECT record FROM jobs WHERE id = ?1",
     [ST_JOB_EVENTS] = "SELECT time, event, detail FROM job_events "
                       "WHERE job_id = ?1 ORDER BY time, rowid",
@@ -221,12 +226,55 @@ static int prepare_all(struct persist *p, struct err *e)
     return 0;
 }
 
+/* One of them (created when create is set): absent, or ours (not a
+ * database someone else seeded with jobs of their choosing), then 0600. */
+static int private_file(const char *f, bool create, struct err *e)
+{
+    int flags = create ? O_RDWR | O_CREAT : O_RDONLY;
+    int fd = open(f, flags | O_NOFOLLOW | O_CLOEXEC, 0600), rc = 0;
+    struct stat st;
+
+    if (fd < 0)
+        return errno == ENOENT ? 0 : err_set(e, "%s: %s", f, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        rc = err_set(e, "%s: %s", f, strerror(errno));
+    } else if (st.st_uid != geteuid()) {
+        errno = EACCES;
+        rc = err_set(e, "%s belongs to uid %u, not to uid %u running this", f,
+                     (unsigned)st.st_uid, (unsigned)geteuid());
+    } else if (fchmod(fd, 0600) < 0) {
+        rc = err_set(e, "cannot chmod %s: %s", f, strerror(errno));
+    }
+    close(fd);
+    return rc;
+}
+
+/* The database and its -wal and -shm files 0600 (they hold every job's
+ * script and environment), whatever the umask: the database is created
+ * here (SQLite takes an empty file for a new database) and SQLite gives
+ * -wal and -shm its mode; files an older version left readable are
+ * fixed. */
+static int private_files(const char *path, struct err *e)
+{
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+        char *f = xasprintf("%s%s", path, sfx[i]);
+        rc = private_file(f, i == 0, e);
+        free(f);
+    }
+    return rc;
+}
+
 struct persist *persist_open(const char *dir, struct err *e)
 {
     struct persist *p = xcalloc(1, sizeof(*p));
     int rc;
 
     p->path = xasprintf("%s/%s", dir, PERSIST_DB_NAME);
+    if (private_files(p->path, e) < 0)
+        goto error;
     rc = sqlite3_open_v2(
         p->path, &p->db,
         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
@@ -375,6 +423,14 @@ int persist_job_event(struct persist *p, uint64_t job_id, time_t when,
     sqlite3_bind_text(s, 3, event, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 4, detail ? detail : "", -1, SQLITE_STATIC);
     return exec_stmt(p, s, "saving a job event", e);
+}
+
+int persist_job_purge(struct persist *p, uint64_t id, struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_JOB_PURGE);
+
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)id);
+    return exec_stmt(p, s, "purging a job's payload", e);
 }
 
 /* One text column of one row selected by id. */

@@ -77,6 +77,13 @@ int persist_job_event(struct persist *p, uint64_t job_id, time_t when,
                       const char *event, const char *detail, struct err *e);
 
 /*
+ * persist_job_purge: drop the payload of a job that can never run again
+ * (script, argv, environment: secrets, and most of the bytes); the record
+ * and the events, which accounting shows, stay.
+ */
+int persist_job_purge(struct persist *p, uint64_t id, struct err *e);
+
+/*
  * persist_job_payload: the payload stored at insert, a new string the
  * caller frees.  NULL with ENOENT when there is no such job.
  */

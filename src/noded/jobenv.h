@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "noded/launch.h"
 
@@ -50,6 +51,11 @@ char **jobenv_set(char **env, const char *key, const char *value);
 
 /* jobenv_get: the value of key in env, or NULL. */
 const char *jobenv_get(char *const *env, const char *key);
+
+/* jobenv_umask: the umask the job's files are created with: SLURM_UMASK
+ * of the submitted environment (octal, up to 0777; sbatch sets it to the
+ * submitter's umask, as Slurm does), else 0022. */
+mode_t jobenv_umask(const struct launch *l);
 
 /*
  * jobenv_expand: pattern with %j (job id), %x (job name), %u (user),

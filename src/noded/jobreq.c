@@ -84,7 +84,7 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
              job->id, reason, (int)job->pgid, wait_s);
     /* the job's SIGTERM trap can tell a preemption from a cancel */
     if (strcmp(reason, "preempted") == 0 &&
-        spool_int_write(job->dir, JOBENV_PREEMPT_FILE, deadline, &e) < 0)
+        spool_int_write(job->dir, JOBENV_PREEMPT_FILE, deadline, 0644, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
     /* Every process of the job through its cgroup, also those that left
      * its process group; the process group only when the cgroup reached
@@ -104,7 +104,7 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
     if (job->kill_deadline != 0 && job->kill_deadline <= deadline)
         return; /* an earlier deadline stands */
     job->kill_deadline = deadline;
-    if (spool_int_write(job->dir, "kill", deadline, &e) < 0)
+    if (spool_int_write(job->dir, "kill", deadline, 0600, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
     jobs_kill_arm(j, job);
 }

@@ -316,7 +316,8 @@ static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
     char *text;
     int rc;
 
-    if (mkdir(jobdir, 0711) < 0)
+    /* 0711 whatever the umask: the job's user reaches the script by name */
+    if (mkdir(jobdir, 0700) < 0 || chmod(jobdir, 0711) < 0)
         return err_set(e, "cannot create %s: %s", jobdir, strerror(errno));
     if ((*lock_fd = spool_lock(jobdir, 0, e)) < 0)
         return -1;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/conf.h"
@@ -129,14 +130,11 @@ static char *host_name(void)
 
 static FILE *open_log(const char *path)
 {
-    FILE *fp = fopen(path, "a");
+    struct err e;
+    FILE *fp = log_open_private(path, &e);
 
-    if (fp == NULL) {
-        fprintf(stderr, "sluiced: cannot open log file %s: %s\n", path,
-                strerror(errno));
-        return NULL;
-    }
-    setvbuf(fp, NULL, _IOLBF, 0);
+    if (fp == NULL)
+        fprintf(stderr, "sluiced: log file: %s\n", e.text);
     return fp;
 }
 
@@ -225,6 +223,10 @@ int main(int argc, char **argv)
     struct err e;
     int pidfd = -1, rc = 1;
 
+    /* the spool holds scripts and launch requests: nothing this daemon
+     * creates is for other users unless chmod'ed so (the job's own files
+     * get the submitter's umask, supervisor.c) */
+    umask(077);
     log_init("sluiced", LOG_LEVEL_INFO, NULL);
     if (parse_opts(argc, argv, &o) < 0)
         return 2;

@@ -116,11 +116,10 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
     (void)what;
     if (nd->log_path == NULL)
         return;
-    if ((fp = fopen(nd->log_path, "a")) == NULL) {
+    if ((fp = log_open_private(nd->log_path, NULL)) == NULL) {
         log_warn("SIGHUP: cannot reopen %s", nd->log_path);
         return;
     }
-    setvbuf(fp, NULL, _IOLBF, 0);
     log_init("sluiced", log_get_level(), fp);
     if (nd->logfp != NULL)
         fclose(nd->logfp);

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "common/fsmode.h"
 #include "common/xalloc.h"
 
 char *spool_expand(const char *pattern, const char *node, const char *host)
@@ -50,24 +51,7 @@ char *spool_expand(const char *pattern, const char *node, const char *host)
 
 int spool_mkdirs(const char *path, struct err *e)
 {
-    char *p = xstrdup(path);
-    int rc = 0;
-
-    for (char *s = p + 1;; s++) {
-        char c = *s;
-        if (c != '/' && c != '\0')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-            rc = err_set(e, "cannot create %s: %s", p, strerror(errno));
-            break;
-        }
-        *s = c;
-        if (c == '\0')
-            break;
-    }
-    free(p);
-    return rc;
+    return fsmode_mkdir(path, 0711, e);
 }
 
 char *spool_job_dir(const char *spool, uint32_t job_id)
@@ -112,10 +96,9 @@ static int put(const char *dir, const char *name, const void *data, size_t len,
     char *path = xasprintf("%s/%s", dir, name);
     int fd = -1, saved;
 
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0)
-        goto error;
-    if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0)
+    /* a fresh file, never one found at tmp (a link planted there) */
+    fd = fsmode_create_excl(tmp, mode);
+    if (fd < 0 || write_all(fd, data, len) < 0)
         goto error;
     if (uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
         goto error;
@@ -146,7 +129,7 @@ char *spool_read(const char *dir, const char *name, size_t max, struct err *e)
     char *path = xasprintf("%s/%s", dir, name);
     char *buf = xmalloc(max + 1);
     size_t len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC), saved;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), saved;
 
     if (fd < 0)
         goto error;
@@ -210,7 +193,7 @@ int spool_status_publish(const char *jobdir, const struct spool_status *st,
 int spool_status_sync(const char *jobdir, struct err *e)
 {
     char *path = xasprintf("%s/status", jobdir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = -1;
 
     if (fd >= 0 && fsync(fd) == 0 && fsync_dir(jobdir) == 0)
         rc = 0;
@@ -233,7 +216,7 @@ static int status_put(const char *jobdir, const struct spool_status *st,
     int rc;
 
     json_decref(o);
-    rc = put(jobdir, "status", text, strlen(text), 0644, (uid_t)-1, (gid_t)-1,
+    rc = put(jobdir, "status", text, strlen(text), 0600, (uid_t)-1, (gid_t)-1,
              durable, e);
     free(text);
     return rc;
@@ -279,7 +262,7 @@ static int proc_start_ticks(pid_t pid, unsigned long long *ticks)
     int fd;
 
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return -1;
     n = read(fd, buf, sizeof(buf) - 1);
     close(fd);
@@ -320,7 +303,7 @@ bool spool_pid_alive(const struct spool_pid *p)
         return false;
     /* an exited supervisor that nobody reaped is not alive */
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return false;
     n = read(fd, buf, sizeof(buf) - 1);
     close(fd);
@@ -339,7 +322,7 @@ int spool_pid_write(const char *jobdir, const struct spool_pid *p,
     int n =
         snprintf(buf, sizeof(buf), "%d %llu\n", (int)p->pid, p->start_ticks);
 
-    return spool_write_volatile(jobdir, "supervisor.pid", buf, (size_t)n, 0644,
+    return spool_write_volatile(jobdir, "supervisor.pid", buf, (size_t)n, 0600,
                                 (uid_t)-1, (gid_t)-1, e);
 }
 
@@ -363,12 +346,12 @@ int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e)
 }
 
 int spool_int_write(const char *jobdir, const char *name, int64_t v,
-                    struct err *e)
+                    mode_t mode, struct err *e)
 {
     char buf[32];
     int n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", v);
 
-    return spool_write_volatile(jobdir, name, buf, (size_t)n, 0644, (uid_t)-1,
+    return spool_write_volatile(jobdir, name, buf, (size_t)n, mode, (uid_t)-1,
                                 (gid_t)-1, e);
 }
 

@@ -36,7 +36,10 @@ struct spool_pid {
  * string, caller frees. */
 char *spool_expand(const char *pattern, const char *node, const char *host);
 
-/* spool_mkdirs: create path and its parents (mode 0755 for new ones). */
+/* spool_mkdirs: create path (mode 0711: a job's user reaches their job's
+ * directory by name) and its parents (0755), whatever the umask; an
+ * existing path must belong to us and be writable by nobody else
+ * (fsmode_mkdir), or e says how to fix it. */
 int spool_mkdirs(const char *path, struct err *e);
 
 /* spool_job_dir: "<spool>/job.<id>"; caller frees. */
@@ -96,9 +99,10 @@ int spool_pid_write(const char *jobdir, const struct spool_pid *p,
 int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e);
 
 /* spool_int_write / spool_int_read: one decimal integer in jobdir/name
- * (pgid, kill; written without fsync: spool_write_volatile). */
+ * (pgid, kill: mode 0600; the preemption file, which the job reads: 0644;
+ * written without fsync: spool_write_volatile). */
 int spool_int_write(const char *jobdir, const char *name, int64_t v,
-                    struct err *e);
+                    mode_t mode, struct err *e);
 int spool_int_read(const char *jobdir, const char *name, int64_t *v,
                    struct err *e);
 

@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <linux/close_range.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,10 +109,11 @@ static int become_user(const struct launch *l, const struct ucache_user *u,
     return 0;
 }
 
-/* Open path for the job's output as the user: created 0644, truncated. */
+/* Open path for the job's output as the user: created 0666 less the
+ * submitter's umask, truncated. */
 static int open_output(const char *path, int fd)
 {
-    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
 
     if (out < 0)
         tell(fd, errno, "cannot open output file %s: %s", path,
@@ -173,6 +175,15 @@ static void job_exec(const struct supervisor_args *a, int fd)
     work_dir = l->work_dir[0] ? l->work_dir : a->user->home;
     if (become_user(l, a->user, fd) < 0)
         _exit(127);
+    /* Until execve this process is a copy of sluiced's memory, auth key
+     * included, now running as the user: not dumpable, so the user cannot
+     * ptrace it whatever fs.suid_dumpable says (the change of uid just
+     * set the flag from it).  execve sets it again for the job. */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+        tell(fd, errno, "cannot make the job's process undumpable: %s",
+             strerror(errno));
+        _exit(127);
+    }
     if (chdir(work_dir) < 0) {
         tell(fd, errno, "cannot chdir to %s: %s", work_dir, strerror(errno));
         _exit(127);
@@ -291,7 +302,9 @@ static int job_fork(const struct supervisor_args *a, struct job_proc *jp)
         close(p[0]);
         setpgid(0, 0);
         reset_signals();
-        umask(022);
+        /* the submitter's umask (SLURM_UMASK) for the output files and
+         * whatever the job creates, not sluiced's 077 */
+        umask(jobenv_umask(a->launch));
         job_wait_go(g[0]);
         close(g[0]);
         job_exec(a, p[1]);
@@ -380,7 +393,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     }
     t_exec = mono_us();
     st.start_time = time(NULL);
-    spool_int_write(a->jobdir, "pgid", pid, &e);
+    spool_int_write(a->jobdir, "pgid", pid, 0600, &e);
     report("ok %d %d %lld %lld %lld %lld %lld", (int)self.pid, (int)pid,
            (long long)st.start_time, t_sup, t_pid, t_cg, t_exec);
     close(REPORT_FD);

@@ -167,7 +167,28 @@ submit() {
     sbatch --parsable "$@"
 }
 
+# check_private_modes: what the daemons and `sluice up` keep in $DIR
+# (state: the database with every job's script and environment; spool:
+# scripts and launch requests; logs, pid files, the key) is readable by
+# nobody else.  Two things are, by design: the controller's socket (0666:
+# every user submits through it) and a job's "preempted" file (0644: the
+# job reads it, docs/preemption.md).  Directories are at most 0711.
+check_private_modes() {
+    local found
+    [ -n "$DIR" ] && [ -d "$DIR/state" ] || return 0
+    found=$(find "$DIR/state" "$DIR/spool" "$DIR/log" "$DIR/pids" \
+        "$DIR/sluice.key" -perm /o+r ! -type s ! -name preempted \
+        -printf '%M %u %p\n' 2>/dev/null)
+    if [ -n "$found" ]; then
+        not_ok "nothing in the cluster's state, spool, logs or pid files is readable by others"
+        printf '%s\n' "$found" | head -20 | sed 's/^/#   /'
+    else
+        ok "nothing in the cluster's state, spool, logs or pid files is readable by others"
+    fi
+}
+
 finish() {
+    check_private_modes
     echo "1..$TAP_N"
     [ "$TAP_FAILED" -eq 0 ]
 }

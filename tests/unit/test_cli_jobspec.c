@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -314,16 +315,21 @@ static void test_finish(void **state)
     json_decref(job);
     jobspec_clear(&js);
 
-    /* stdin: named "sbatch"; -D is taken relative to the cwd. */
+    /* stdin: named "sbatch"; -D is taken relative to the cwd.  Only
+     * SLURM_UMASK travels with --export=NONE: the submitter's umask. */
     jobspec_init(&js);
     jobspec_set(&js, JS_CHDIR, "work", NOW, &e);
     jobspec_set(&js, JS_EXPORT, "NONE", NOW, &e);
+    mode_t old = umask(027);
     job =
         jobspec_finish(&js, "#!/bin/sh\n", NULL, NULL, 0, "/home/u", envp, &e);
+    umask(old);
     assert_string_equal(str(job, "name"), "sbatch");
     assert_string_equal(str(job, "work_dir"), "/home/u/work");
     assert_null(json_object_get(job, "argv"));
-    assert_int_equal(json_object_size(json_object_get(job, "environment")), 0);
+    assert_int_equal(json_object_size(json_object_get(job, "environment")), 1);
+    assert_string_equal(str(json_object_get(job, "environment"), "SLURM_UMASK"),
+                        "0027");
     json_decref(job);
     jobspec_clear(&js);
 

@@ -23,6 +23,7 @@
 #include "ctld/jobarray.h"
 #include "ctld/jobs.h"
 #include "ctld/nodes.h"
+#include "ctld/persist.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"
@@ -397,6 +398,56 @@ static void test_model_throttle(void **state)
     sched_model_free(&m);
 }
 
+/* Whether job id's stored payload (script, environment) is still there. */
+static bool has_payload(struct fx *f, uint64_t id)
+{
+    struct err e;
+    char *text = persist_job_payload(f->c->persist, id, &e);
+    bool has;
+
+    assert_non_null(text);
+    has = strstr(text, "SECRET") != NULL;
+    free(text);
+    return has;
+}
+
+#define SECRET_ENV ", \"environment\": {\"TOKEN\": \"SECRET\"}"
+
+/* A job's payload leaves the database once it is final; an array's, kept
+ * with its first record, once the last task is final, even when that
+ * record ended before a task split off earlier. */
+static void test_payload_purged(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t p =
+        fx_submit(f, "{\"script\": \"#!/bin/sh\"" SECRET_ENV "}", &alice, &e);
+    uint64_t a = fx_submit(
+        f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-2\"" SECRET_ENV "}",
+        &alice, &e);
+    const size_t node = 0;
+    struct job *t0, *t1, *t2;
+
+    assert_true(has_payload(f, p));
+    run_end(f, job(f, p), 0);
+    assert_false(has_payload(f, p));
+    assert_int_equal(job(f, p)->state, JOB_COMPLETED); /* the record stays */
+
+    t0 = jobarray_split(f->c->jobs, job(f, a), 0, &e); /* left running */
+    assert_non_null(t0);
+    assert_int_equal(jobs_start(f->c->jobs, t0, &node, 1, time(NULL), &e), 0);
+    t1 = run_task(f, a, 1, 0);
+    assert_true(t1 != job(f, a));
+    assert_true(has_payload(f, a)); /* task 2 waits */
+    t2 = run_task(f, a, 2, 0);      /* the first record itself, and final */
+    assert_true(t2 == job(f, a));
+    assert_true(has_payload(f, a)); /* task 0 still runs */
+    struct job_end r = {0, 0, time(NULL), false};
+    assert_int_equal(jobs_ended(f->c->jobs, t0, &r, &e), 0);
+    ctld_flush(f->c);
+    assert_false(has_payload(f, a));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +466,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dep_on_cancelled_array, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_model_throttle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_payload_purged, setup, teardown),
     };
     log_init("test", LOG_LEVEL_WARN, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);

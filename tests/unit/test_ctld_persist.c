@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -257,6 +259,45 @@ static void test_unwritable_dir(void **state)
     assert_non_null(strstr(e.text, "/nonexistent/sluice/sluice.db"));
 }
 
+static mode_t mode_of(const char *name)
+{
+    char path[128];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_mode & 07777;
+}
+
+/* The database, -wal and -shm are 0600 whatever the umask, and a
+ * readable one left by an older version is made so; a database of
+ * another user is refused (when we can make one). */
+static void test_private_files(void **state)
+{
+    char path[128];
+    mode_t old = umask(022);
+    struct persist *p = open_db();
+    struct err e;
+
+    (void)state;
+    insert(p, 1, false);
+    assert_int_equal(mode_of("sluice.db"), 0600);
+    assert_int_equal(mode_of("sluice.db-wal"), 0600);
+    assert_int_equal(mode_of("sluice.db-shm"), 0600);
+    persist_close(p);
+    snprintf(path, sizeof(path), "%s/sluice.db", dir);
+    assert_int_equal(chmod(path, 0644), 0);
+    p = open_db();
+    assert_int_equal(mode_of("sluice.db"), 0600);
+    persist_close(p);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(path, 65534, 65534), 0);
+        assert_null(persist_open(dir, &e));
+        assert_non_null(strstr(e.text, "belongs to uid 65534"));
+    }
+    umask(old);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +309,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_preempt_holds, setup, teardown),
         cmocka_unit_test(test_unwritable_dir),
+        cmocka_unit_test_setup_teardown(test_private_files, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -272,6 +272,36 @@ static void test_environment_extras(void **state)
     json_decref(o);
 }
 
+/* The job's umask: SLURM_UMASK as sbatch sends it, 0022 without one or
+ * with one that is not an octal mode. */
+static void test_umask(void **state)
+{
+    static const struct {
+        const char *value; /* NULL: no SLURM_UMASK */
+        mode_t want;
+    } cases[] = {
+        {NULL, 022},   {"0077", 077},  {"0027", 027}, {"0", 0},
+        {"777", 0777}, {"1000", 022},  {"0089", 022}, {"", 022},
+        {"-1", 022},   {"0022x", 022}, {" 077", 022},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *o = json_loads(base_job, 0, NULL);
+        struct launch l;
+        struct err e;
+        if (cases[i].value != NULL)
+            json_object_set_new(json_object_get(o, "environment"),
+                                "SLURM_UMASK", json_string(cases[i].value));
+        assert_int_equal(launch_parse(o, &l, &e), 0);
+        if (jobenv_umask(&l) != cases[i].want)
+            fail_msg("SLURM_UMASK=%s: got %04o, want %04o",
+                     cases[i].value ? cases[i].value : "(none)",
+                     (unsigned)jobenv_umask(&l), (unsigned)cases[i].want);
+        launch_clear(&l);
+        json_decref(o);
+    }
+}
+
 /* The GPU variables: indices, device numbers, renumbering under
  * ConstrainDevices, and a submitted CUDA_VISIBLE_DEVICES replaced. */
 static void test_environment_gpus(void **state)
@@ -344,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_environment),
         cmocka_unit_test(test_environment_extras),
         cmocka_unit_test(test_environment_gpus),
+        cmocka_unit_test(test_umask),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

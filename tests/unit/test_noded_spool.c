@@ -218,7 +218,7 @@ static void test_int_list_remove(void **state)
     free(ids);
 
     j = spool_job_dir(dir, 20);
-    assert_int_equal(spool_int_write(j, "pgid", 12345, &e), 0);
+    assert_int_equal(spool_int_write(j, "pgid", 12345, 0600, &e), 0);
     assert_int_equal(spool_int_read(j, "pgid", &v, &e), 0);
     assert_int_equal(v, 12345);
     assert_int_equal(
