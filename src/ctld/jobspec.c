@@ -258,6 +258,46 @@ static int apply_node_limits(const struct conf *conf, const struct part *p,
                      j->nodes, p->cf->name, p->max_nodes);
 }
 
+/* DefMemPerCPU / DefMemPerNode (the partition's, else the global): a
+ * job that asks for no memory gets them, so that it has a limit. */
+static void apply_mem_default(const struct conf *conf, struct job *j)
+{
+    struct conf_mem m;
+
+    if (j->mem_mib != 0 || j->mem_per_cpu_mib != 0 || j->mem_per_gpu_mib != 0)
+        return;
+    conf_part_mem(conf, &conf->parts[j->part], &m);
+    if (m.def_per_cpu_mib != 0)
+        j->mem_per_cpu_mib = m.def_per_cpu_mib;
+    else
+        j->mem_mib = m.def_per_node_mib;
+}
+
+/* MaxMemPerNode / MaxMemPerCPU of j's partition (else the global). */
+static int check_mem_max(const struct conf *conf, const struct job *j,
+                         struct err *e)
+{
+    const char *part = conf->parts[j->part].name;
+    uint64_t node = job_mem_per_node(j), cpu;
+    struct conf_mem m;
+
+    conf_part_mem(conf, &conf->parts[j->part], &m);
+    if (m.max_per_node_mib != 0 && node > m.max_per_node_mib)
+        return err_inval(e,
+                         "requested %" PRIu64 " MiB of memory per node but "
+                         "partition %s allows at most %" PRIu64
+                         " (MaxMemPerNode)",
+                         node, part, m.max_per_node_mib);
+    cpu = (node + j->cpus_per_node - 1) / j->cpus_per_node;
+    if (m.max_per_cpu_mib != 0 && cpu > m.max_per_cpu_mib)
+        return err_inval(e,
+                         "requested %" PRIu64 " MiB of memory per CPU but "
+                         "partition %s allows at most %" PRIu64
+                         " (MaxMemPerCPU)",
+                         cpu, part, m.max_per_cpu_mib);
+    return 0;
+}
+
 /* Resources: cpus, tasks, nodes, memory. */
 static int parse_resources(json_t *spec, struct job *j, struct err *e)
 {
@@ -505,7 +545,8 @@ static int parse_nice(struct jobs *js, json_t *o, uid_t uid, const char *what,
  * May j, as it now stands (partition, time limit, nodes, resources,
  * user, account, QOS), be pending in its partition?  The one verdict of
  * submission and of JOB_UPDATE: the partition's state, MaxTime and
- * Min/MaxNodes (EnforcePartLimits), whether it can ever fit, the
+ * Min/MaxNodes (EnforcePartLimits), MaxMemPerNode and MaxMemPerCPU,
+ * whether it can ever fit, the
  * association for user, account and partition, the QOS, the partition's
  * Allow and Deny lists and AllowGroups (jobacct_resolve), and with
  * ADMIT_LIMITS the QOS and association limits (jlimits_submit_check; the
@@ -524,7 +565,8 @@ static int admit(struct jobs *js, struct job *j, unsigned how, struct err *e)
         j->part_time_limit = false;
         j->part_node_limit = false;
     } else if (check_time_limit(c->conf, p, j, e) < 0 ||
-               apply_node_limits(c->conf, p, j, e) < 0) {
+               apply_node_limits(c->conf, p, j, e) < 0 ||
+               check_mem_max(c->conf, j, e) < 0) {
         return -1;
     }
     if (jobs_check_fit(c->conf, p, j, e) < 0 ||
@@ -561,6 +603,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         parse_array_dep(js, conf, spec, j, e) < 0)
         goto error;
     set_identity(j, who);
+    apply_mem_default(conf, j);
     if (admit(js, j, ADMIT_ENTER | (test_only ? 0 : ADMIT_LIMITS), e) < 0)
         goto error;
     default_name(j, *payload);

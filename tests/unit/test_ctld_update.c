@@ -22,9 +22,11 @@ static const char conf_fmt[] =
     "StateSaveLocation=%s\n"
     "AccountingStorageEnforce=associations,limits,qos\n"
     "EnforcePartLimits=ALL\n"
+    "DefMemPerCPU=1000\n"
     "NodeName=node[01-02] CPUs=16 RealMemory=64000\n"
     "PartitionName=batch Nodes=node[01-02] Default=YES MaxTime=INFINITE\n"
-    "PartitionName=dev Nodes=node[01-02] MaxTime=01:00:00\n"
+    "PartitionName=dev Nodes=node[01-02] MaxTime=01:00:00 "
+    "DefMemPerNode=5000 MaxMemPerNode=8000\n"
     "PartitionName=secure Nodes=node[01-02] MaxTime=INFINITE "
     "AllowGroups=root\n"
     "PartitionName=phys Nodes=node[01-02] MaxTime=INFINITE "
@@ -286,6 +288,49 @@ static void test_huge_time_limit_is_infinite(void **state)
     assert_int_equal(job(f, id)->time_limit_s, 3153600000);
 }
 
+/* Finding 13: DefMemPerCPU / DefMemPerNode give a job without --mem a
+ * limit; MaxMemPerNode refuses more, at submission and on a move. */
+static void test_mem_defaults_and_max(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t a, b;
+
+    a = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"cpus_per_task\": 2}",
+                  &alice, &e);
+    assert_int_not_equal(a, 0);
+    assert_int_equal(job(f, a)->mem_per_cpu_mib, 1000); /* the global */
+    assert_int_equal(job_mem_per_node(job(f, a)), 2000);
+    b = fx_submit(f,
+                  "{\"script\": \"#!/bin/sh\", \"partition\": \"dev\", "
+                  "\"time_limit_s\": 60}",
+                  &alice, &e);
+    assert_int_equal(job(f, b)->mem_mib, 5000); /* dev's own */
+    assert_int_equal(job(f, b)->mem_per_cpu_mib, 0);
+    /* what the job asks for wins */
+    b = fx_submit(f,
+                  "{\"script\": \"#!/bin/sh\", \"partition\": \"dev\", "
+                  "\"time_limit_s\": 60, \"mem_mib\": 7000}",
+                  &alice, &e);
+    assert_int_equal(job(f, b)->mem_mib, 7000);
+    assert_int_equal(fx_submit(f,
+                               "{\"script\": \"#!/bin/sh\", \"partition\": "
+                               "\"dev\", \"time_limit_s\": 60, \"mem_mib\": "
+                               "9000}",
+                               &alice, &e),
+                     0);
+    assert_string_equal(e.text, "requested 9000 MiB of memory per node but "
+                                "partition dev allows at most 8000 "
+                                "(MaxMemPerNode)");
+    /* ... and so is a move there */
+    a = fx_submit(f,
+                  "{\"script\": \"#!/bin/sh\", \"hold\": true, \"mem_mib\": "
+                  "9000, \"time_limit_s\": 60}",
+                  &alice, &e);
+    assert_int_equal(update(f, a, &alice, "{\"partition\": \"dev\"}", &e), -1);
+    assert_non_null(strstr(e.text, "(MaxMemPerNode)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +344,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_priority_needs_administrator,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_time_limit_is_infinite, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_mem_defaults_and_max, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
