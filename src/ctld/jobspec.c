@@ -888,8 +888,10 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         goto error;
     if (judged) {
         jlimits_job_added(c->limits, j);
-        if (readmitted(js, j, e) < 0)
-            return -1;
+        if (readmitted(js, j, e) < 0) {
+            free(name);
+            return -1; /* the database failed: the move stands */
+        }
     }
     if (name != NULL) {
         free(j->name);
