@@ -12,19 +12,47 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "common/cgroupconf.h"
 #include "common/conf.h"
 #include "common/gres.h"
 #include "common/gresconf.h"
 #include "common/xalloc.h"
 
-/* gres.conf in the directory of the config; caller frees. */
-static char *cc_gres_path(const char *conf_path)
+/* name (gres.conf, cgroup.conf) in the directory of the config; caller
+ * frees. */
+static char *cc_beside(const char *conf_path, const char *name)
 {
     const char *slash = strrchr(conf_path, '/');
 
     if (slash == NULL)
-        return xstrdup("gres.conf");
-    return xasprintf("%.*s/gres.conf", (int)(slash - conf_path), conf_path);
+        return xstrdup(name);
+    return xasprintf("%.*s/%s", (int)(slash - conf_path), conf_path, name);
+}
+
+/* With ConstrainRAMSpace=yes in the cgroup.conf beside the config (when
+ * there is one), a job without --mem gets no memory limit unless
+ * DefMemPerCPU or DefMemPerNode gives it one. */
+static void cc_cgroup_check(const struct conf *c, const char *path,
+                            struct conf_diag *d)
+{
+    char *cpath = cc_beside(path, "cgroup.conf");
+    struct cgroupconf cg;
+    struct err e;
+    bool def = c->mem.def_per_cpu_mib || c->mem.def_per_node_mib;
+
+    for (size_t i = 0; i < c->n_parts && !def; i++)
+        def =
+            c->parts[i].mem.def_per_cpu_mib || c->parts[i].mem.def_per_node_mib;
+    if (!def && access(cpath, F_OK) == 0 &&
+        cgroupconf_load(cpath, &cg, NULL, &e) == 0 && cg.constrain_ram &&
+        cg.plugin != CGROUPCONF_DISABLED)
+        conf_diag_add(d, CONF_WARNING, cpath, 0, 0,
+                      "ConstrainRAMSpace=yes, but neither DefMemPerCPU nor "
+                      "DefMemPerNode is set in %s: a job submitted without "
+                      "--mem gets no memory limit and may take all of its "
+                      "node's memory",
+                      path);
+    free(cpath);
 }
 
 /* A node's GRES counts against what gres.conf declares for it. */
@@ -158,7 +186,9 @@ int cmd_check_config(int argc, char **argv)
         return cc_usage(stderr, 2);
     conf_diag_init(&d);
     c = conf_load(path, &d, NULL);
-    gpath = cc_gres_path(path);
+    gpath = cc_beside(path, "gres.conf");
+    if (c != NULL)
+        cc_cgroup_check(c, path, &d);
     if (c != NULL && access(gpath, F_OK) == 0)
         per = cc_gres_load(c, gpath, &d);
     if (json) {

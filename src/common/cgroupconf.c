@@ -149,10 +149,12 @@ static int cc_run(const char *path, const char *text, struct cgroupconf *c,
     struct cc_build b = {.diag = diag ? diag : &local};
     struct conf_lex lx = {
         .diag = b.diag, .names = &names, .fn = cc_on_line, .arg = &b};
-    size_t errs0 = b.diag->n_errors, first = b.diag->n;
+    size_t errs0, first;
     int rc = -1, saved = EINVAL;
 
-    conf_diag_init(&local);
+    conf_diag_init(&local); /* before reading b.diag, which may be it */
+    errs0 = b.diag->n_errors;
+    first = b.diag->n;
     cgroupconf_defaults(&b.c);
     if (text == NULL) {
         if (conf_lex_file(&lx, path, NULL) < 0) {

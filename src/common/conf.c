@@ -227,6 +227,11 @@ static json_t *json_preempt_mode(const void *obj)
     {                                                                          \
         .name = n, .json = j, .kind = k, .off = OFF(f)                         \
     }
+#define K_MEM(n, j, f)                                                         \
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_MEM, .off = OFF(f),                   \
+        .flags = CKF_OMIT_ZERO                                                 \
+    }
 #define K_ENUM(n, j, f, tab)                                                   \
     {                                                                          \
         .name = n, .json = j, .kind = CK_ENUM, .off = OFF(f), .enums = tab     \
@@ -266,6 +271,10 @@ const struct conf_key conf_cluster_keys[] = {
           UINT32_MAX - 1),
     K_INT(CK_U32, "MaxArraySize", "max_array_size", max_array_size, 0, 4000001),
     K_KIND(CK_BOOL01, "JobRequeue", "job_requeue", job_requeue),
+    K_MEM("DefMemPerCPU", "def_mem_per_cpu_mib", mem.def_per_cpu_mib),
+    K_MEM("DefMemPerNode", "def_mem_per_node_mib", mem.def_per_node_mib),
+    K_MEM("MaxMemPerCPU", "max_mem_per_cpu_mib", mem.max_per_cpu_mib),
+    K_MEM("MaxMemPerNode", "max_mem_per_node_mib", mem.max_per_node_mib),
     K_CUSTOM("SlurmdParameters", "slurmd_parameters", parse_slurmd_params,
              print_slurmd_params, json_slurmd_params, 0),
     K_ENUM("SchedulerType", "scheduler_type", scheduler_type, sched_names),

@@ -171,6 +171,16 @@ struct conf_node {
     struct conf_loc loc; /* the NodeName= that defined it */
 };
 
+/* DefMemPerCPU, DefMemPerNode (a job without --mem or --mem-per-cpu
+ * gets it), MaxMemPerCPU, MaxMemPerNode; MiB, 0 when not set.  Per
+ * partition, 0 takes the global value (conf_part_mem). */
+struct conf_mem {
+    uint64_t def_per_cpu_mib;
+    uint64_t def_per_node_mib;
+    uint64_t max_per_cpu_mib;
+    uint64_t max_per_node_mib;
+};
+
 struct conf_part {
     char *name;
     char *nodes_expr; /* Nodes= as written: "node[01-04]", "ALL", or "" */
@@ -197,6 +207,7 @@ struct conf_part {
     bool preempt_mode_inherited;      /* PreemptMode not given here */
     uint32_t grace_time_s;            /* GraceTime, seconds as in Slurm */
     bool exclusive_user;
+    struct conf_mem mem;       /* DefMemPer..., MaxMemPer...: 0 = the global */
     struct conf_loc loc;       /* the PartitionName= */
     struct conf_loc nodes_loc; /* the Nodes= (line 0 when absent) */
 };
@@ -258,6 +269,7 @@ struct conf {
     enum conf_preempt_type preempt_type;
     struct conf_preempt preempt_mode;
     int64_t preempt_exempt_time_s;
+    struct conf_mem mem; /* DefMemPerCPU, ... (struct conf_mem) */
     char *preempt_parameters;
 
     /* accounting */
@@ -297,6 +309,11 @@ const struct conf_node *conf_node_find(const struct conf *c, const char *name);
 const struct conf_part *conf_part_find(const struct conf *c, const char *name);
 /* conf_part_default: where jobs without -p go; NULL with no partitions. */
 const struct conf_part *conf_part_default(const struct conf *c);
+/* conf_part_mem: the memory defaults and maxima p's jobs get: the
+ * partition's DefMemPer* pair when it sets one, else the global pair;
+ * the same for MaxMemPer*. */
+void conf_part_mem(const struct conf *c, const struct conf_part *p,
+                   struct conf_mem *out);
 
 /*
  * conf_print: the canonical form: every key with its effective value, one

@@ -402,6 +402,34 @@ static void check_cluster(struct conf *c)
             c->nodes[i].port = c->slurmd_port;
 }
 
+/* DefMemPerCPU and DefMemPerNode exclude each other (as in Slurm), and
+ * so do MaxMemPerCPU and MaxMemPerNode, on one line or globally. */
+static void check_mem_pair(struct conf *c, const struct conf_mem *m,
+                           const struct conf_loc *loc, const char *where)
+{
+    if (m->def_per_cpu_mib != 0 && m->def_per_node_mib != 0)
+        conf_diag_at(c, CONF_ERROR, loc,
+                     "%s: DefMemPerCPU and DefMemPerNode are mutually "
+                     "exclusive",
+                     where);
+    if (m->max_per_cpu_mib != 0 && m->max_per_node_mib != 0)
+        conf_diag_at(c, CONF_ERROR, loc,
+                     "%s: MaxMemPerCPU and MaxMemPerNode are mutually "
+                     "exclusive",
+                     where);
+}
+
+static void check_mem(struct conf *c)
+{
+    char where[160];
+
+    check_mem_pair(c, &c->mem, check_key_loc(c, "DefMemPerCPU"), "global");
+    for (size_t i = 0; i < c->n_parts; i++) {
+        snprintf(where, sizeof(where), "partition %s", c->parts[i].name);
+        check_mem_pair(c, &c->parts[i].mem, &c->parts[i].loc, where);
+    }
+}
+
 void conf_check(struct conf *c)
 {
     int bad = 0;
@@ -417,4 +445,5 @@ void conf_check(struct conf *c)
     check_gres_types(c);
     check_preempt(c);
     check_priority(c);
+    check_mem(c);
 }

@@ -155,11 +155,29 @@ static json_t *json_part_preempt(const void *obj)
     {                                                                          \
         .name = n, .json = j, .kind = k, .off = OFF(f)                         \
     }
+#define K_MEM(n, j, f)                                                         \
+    {                                                                          \
+        .name = n, .json = j, .kind = CK_MEM, .off = OFF(f),                   \
+        .flags = CKF_OMIT_ZERO                                                 \
+    }
 #define K_CUSTOM(n, j, p, pr, js, fl)                                          \
     {                                                                          \
         .name = n, .json = j, .kind = CK_CUSTOM, .parse = p, .print = pr,      \
         .to_json = js, .flags = fl                                             \
     }
+
+void conf_part_mem(const struct conf *c, const struct conf_part *p,
+                   struct conf_mem *out)
+{
+    const struct conf_mem *pm = &p->mem, *g = &c->mem;
+    bool def = pm->def_per_cpu_mib || pm->def_per_node_mib;
+    bool max = pm->max_per_cpu_mib || pm->max_per_node_mib;
+
+    out->def_per_cpu_mib = def ? pm->def_per_cpu_mib : g->def_per_cpu_mib;
+    out->def_per_node_mib = def ? pm->def_per_node_mib : g->def_per_node_mib;
+    out->max_per_cpu_mib = max ? pm->max_per_cpu_mib : g->max_per_cpu_mib;
+    out->max_per_node_mib = max ? pm->max_per_node_mib : g->max_per_node_mib;
+}
 
 /* The keys of a PartitionName= line after its name, in print order; Nodes
  * is printed by conf_print, which knows the node names. */
@@ -195,6 +213,10 @@ const struct conf_key conf_part_keys[] = {
              print_part_preempt, json_part_preempt, 0),
     K_INT("GraceTime", "grace_time_s", grace_time_s, 0, 31536000, 0),
     K_KIND(CK_BOOL, "ExclusiveUser", "exclusive_user", exclusive_user),
+    K_MEM("DefMemPerCPU", "def_mem_per_cpu_mib", mem.def_per_cpu_mib),
+    K_MEM("DefMemPerNode", "def_mem_per_node_mib", mem.def_per_node_mib),
+    K_MEM("MaxMemPerCPU", "max_mem_per_cpu_mib", mem.max_per_cpu_mib),
+    K_MEM("MaxMemPerNode", "max_mem_per_node_mib", mem.max_per_node_mib),
     {.name = NULL},
 };
 

@@ -560,6 +560,28 @@ static int update_array(struct rpc *r, struct job *a, json_t *set,
     return rc;
 }
 
+/* The T of "N_T" in JOB_UPDATE into *t (-1 without one): one task, a
+ * decimal array task id that fits in 32 bits (not cut down to one). */
+static int update_task(const char *tasks, int64_t *t, struct err *e)
+{
+    unsigned long long v;
+
+    *t = -1;
+    if (tasks == NULL)
+        return 0;
+    if (*tasks == '\0' || strspn(tasks, "0123456789") != strlen(tasks))
+        return err_inval(e, "JOB_UPDATE: one array task at a time (N_T)");
+    errno = 0;
+    v = strtoull(tasks, NULL, 10);
+    if (errno == ERANGE || v >= UINT32_MAX)
+        return err_inval(e,
+                         "JOB_UPDATE: array task id %.32s is out of range "
+                         "(at most %u)",
+                         tasks, UINT32_MAX - 1);
+    *t = (int64_t)v;
+    return 0;
+}
+
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *id = json_object_get(r->req->body, "job_id");
@@ -575,11 +597,9 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
                             "\"N_T\"");
     n = job_ref(id, &tasks);
     j = jobs_find(r->ctld->jobs, n);
-    t = tasks != NULL ? strtoll(tasks, NULL, 10) : -1;
-    if (tasks != NULL &&
-        (strspn(tasks, "0123456789") != strlen(tasks) || *tasks == '\0')) {
+    if (update_task(tasks, &t, e) < 0) {
         free(tasks);
-        return err_inval(e, "JOB_UPDATE: one array task at a time (N_T)");
+        return -1;
     }
     free(tasks);
     if (j == NULL || (t >= 0 && j->array_job_id != n)) {

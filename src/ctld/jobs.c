@@ -846,6 +846,10 @@ static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
 {
     uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
 
+    /* a record from before JOBS_TIME_LIMIT_MAX_S: never past the end of
+     * time_t (a limit that long is no limit) */
+    if (secs >= JOBS_TIME_LIMIT_MAX_S)
+        return (time_t)INT64_MAX;
     /* time suspended does not count (Slurm extends the end time) */
     return j->start_time + (time_t)j->suspended_s +
            (time_t)((secs + div - 1) / div);

@@ -31,6 +31,10 @@ struct ctld;
 struct jobs;
 struct part;
 
+/* A time limit of this many seconds (a century) or more is no limit
+ * (INFINITE), so that a start time plus the limit cannot overflow. */
+#define JOBS_TIME_LIMIT_MAX_S (INT64_C(100) * 366 * 86400)
+
 struct jobs *jobs_create(struct ctld *c);
 /* jobs_destroy: frees every job (accepts NULL). */
 void jobs_destroy(struct jobs *js);

@@ -120,7 +120,10 @@ static int parse_time_limit(json_t *v, int64_t *out, bool *given, struct err *e)
         return err_inval(e,
                          "job time_limit_s: expected seconds (at least 1), or "
                          "-1 or \"INFINITE\" for no limit");
-    *out = json_integer_value(v);
+    /* a century or more is no limit: start_time + secs cannot overflow */
+    *out = json_integer_value(v) >= JOBS_TIME_LIMIT_MAX_S
+               ? TIMEFMT_INFINITE
+               : json_integer_value(v);
     return 0;
 }
 
@@ -273,6 +276,46 @@ static int apply_node_limits(const struct conf *conf, const struct part *p,
                      "requested %u nodes but partition %s allows at most %u "
                      "(MaxNodes)",
                      j->nodes, p->cf->name, p->max_nodes);
+}
+
+/* DefMemPerCPU / DefMemPerNode (the partition's, else the global): a
+ * job that asks for no memory gets them, so that it has a limit. */
+static void apply_mem_default(const struct conf *conf, struct job *j)
+{
+    struct conf_mem m;
+
+    if (j->mem_mib != 0 || j->mem_per_cpu_mib != 0 || j->mem_per_gpu_mib != 0)
+        return;
+    conf_part_mem(conf, &conf->parts[j->part], &m);
+    if (m.def_per_cpu_mib != 0)
+        j->mem_per_cpu_mib = m.def_per_cpu_mib;
+    else
+        j->mem_mib = m.def_per_node_mib;
+}
+
+/* MaxMemPerNode / MaxMemPerCPU of j's partition (else the global). */
+static int check_mem_max(const struct conf *conf, const struct job *j,
+                         struct err *e)
+{
+    const char *part = conf->parts[j->part].name;
+    uint64_t node = job_mem_per_node(j), cpu;
+    struct conf_mem m;
+
+    conf_part_mem(conf, &conf->parts[j->part], &m);
+    if (m.max_per_node_mib != 0 && node > m.max_per_node_mib)
+        return err_inval(e,
+                         "requested %" PRIu64 " MiB of memory per node but "
+                         "partition %s allows at most %" PRIu64
+                         " (MaxMemPerNode)",
+                         node, part, m.max_per_node_mib);
+    cpu = (node + j->cpus_per_node - 1) / j->cpus_per_node;
+    if (m.max_per_cpu_mib != 0 && cpu > m.max_per_cpu_mib)
+        return err_inval(e,
+                         "requested %" PRIu64 " MiB of memory per CPU but "
+                         "partition %s allows at most %" PRIu64
+                         " (MaxMemPerCPU)",
+                         cpu, part, m.max_per_cpu_mib);
+    return 0;
 }
 
 /* Resources: cpus, tasks, nodes, memory. */
@@ -461,18 +504,27 @@ static void default_name(struct job *j, json_t *payload)
     j->name = xstrdup(slash ? slash + 1 : a0);
 }
 
-/* Time limit: default, MaxTime, EnforcePartLimits. */
-static int apply_time_limit(const struct conf *conf, const struct part *p,
-                            json_t *spec, struct job *j, struct err *e)
+/* Time limit: the request's, else the partition's DefaultTime. */
+static int parse_spec_time(const struct parts *ps, json_t *spec, struct job *j,
+                           struct err *e)
 {
-    char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
     bool given;
 
     if (parse_time_limit(json_object_get(spec, "time_limit_s"),
                          &j->time_limit_s, &given, e) < 0)
         return -1;
     if (!given)
-        j->time_limit_s = p->default_time_s;
+        j->time_limit_s = parts_get(ps, j->part)->default_time_s;
+    return 0;
+}
+
+/* MaxTime: rejected under EnforcePartLimits, else held. */
+static int check_time_limit(const struct conf *conf, const struct part *p,
+                            struct job *j, struct err *e)
+{
+    char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
+
+    j->part_time_limit = false;
     if (j->time_limit_s <= p->max_time_s)
         return 0;
     if (conf->enforce_part_limits != CONF_ENFORCE_NO)
@@ -551,10 +603,52 @@ static int parse_nice(struct jobs *js, json_t *o, uid_t uid, const char *what,
     return 0;
 }
 
+/* How admit judges a job (below).  ADMIT_OVERRIDE: an administrator's
+ * update, held to no MaxTime, Min/MaxNodes or limits. */
+#define ADMIT_ENTER 0x1u  /* the job enters its partition (DRAIN refuses) */
+#define ADMIT_LIMITS 0x2u /* the limits of its QOS and associations */
+#define ADMIT_OVERRIDE 0x4u
+
+/*
+ * May j, as it now stands (partition, time limit, nodes, resources,
+ * user, account, QOS), be pending in its partition?  The one verdict of
+ * submission and of JOB_UPDATE: the partition's state, MaxTime and
+ * Min/MaxNodes (EnforcePartLimits), MaxMemPerNode and MaxMemPerCPU,
+ * whether it can ever fit, the
+ * association for user, account and partition, the QOS, the partition's
+ * Allow and Deny lists and AllowGroups (jobacct_resolve), and with
+ * ADMIT_LIMITS the QOS and association limits (jlimits_submit_check; the
+ * job must not be charged).  ADMIT_OVERRIDE is an administrator's
+ * update, which Slurm does not hold to the partition's or the
+ * accounting's limits; access (who may use the partition) still counts.
+ */
+static int admit(struct jobs *js, struct job *j, unsigned how, struct err *e)
+{
+    struct ctld *c = jobs_ctld(js);
+    const struct part *p = parts_get(c->parts, j->part);
+
+    if ((how & ADMIT_ENTER) && part_accepts(c->parts, j->part, e) < 0)
+        return -1;
+    if (how & ADMIT_OVERRIDE) {
+        j->part_time_limit = false;
+        j->part_node_limit = false;
+    } else if (check_time_limit(c->conf, p, j, e) < 0 ||
+               apply_node_limits(c->conf, p, j, e) < 0 ||
+               check_mem_max(c->conf, j, e) < 0) {
+        return -1;
+    }
+    if (jobs_check_fit(c->conf, p, j, e) < 0 ||
+        jobacct_resolve(c->acct, c->conf, j, e) < 0)
+        return -1;
+    if ((how & ADMIT_LIMITS) && !(how & ADMIT_OVERRIDE))
+        return jlimits_submit_check(c->limits, j, e);
+    return 0;
+}
+
 /* Build a pending job from spec; *payload gets the stored payload. */
 static struct job *parse_spec(struct jobs *js, const struct conf *conf,
                               json_t *spec, const struct auth_id *who,
-                              json_t **payload, struct err *e)
+                              bool test_only, json_t **payload, struct err *e)
 {
     struct job *j = xcalloc(1, sizeof(*j));
     const struct parts *ps = jobs_ctld(js)->parts;
@@ -570,18 +664,15 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||
         opt_bool(spec, "requeue", &requeue, e) < 0 ||
-        part_accepts(ps, j->part, e) < 0 ||
-        apply_time_limit(conf, parts_get(ps, j->part), spec, j, e) < 0 ||
-        apply_node_limits(conf, parts_get(ps, j->part), j, e) < 0 ||
-        parse_warn(spec, j, e) < 0 ||
+        parse_spec_time(ps, spec, j, e) < 0 || parse_warn(spec, j, e) < 0 ||
         parse_nice(js, spec, who->uid, "--nice", &j->nice, e) < 0 ||
         jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <
             0 ||
-        jobs_check_fit(conf, parts_get(ps, j->part), j, e) < 0 ||
         parse_array_dep(js, conf, spec, j, e) < 0)
         goto error;
     set_identity(j, who);
-    if (jobacct_resolve(jobs_ctld(js)->acct, conf, j, e) < 0)
+    apply_mem_default(conf, j);
+    if (admit(js, j, ADMIT_ENTER | (test_only ? 0 : ADMIT_LIMITS), e) < 0)
         goto error;
     default_name(j, *payload);
     j->state = JOB_PENDING;
@@ -652,7 +743,7 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
     if (opt_bool(spec, "test_only", &test_only, e) < 0)
         return -1;
-    j = parse_spec(js, c->conf, spec, who, &payload, e);
+    j = parse_spec(js, c->conf, spec, who, test_only, &payload, e);
     if (j == NULL)
         return -1;
     if (test_only) {
@@ -661,8 +752,7 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         job_free(j);
         return 0;
     }
-    if (check_job_count(js, j, e) < 0 ||
-        jlimits_submit_check(c->limits, j, e) < 0) {
+    if (check_job_count(js, j, e) < 0) {
         json_decref(payload);
         job_free(j);
         return -1;
@@ -725,12 +815,12 @@ static int update_time(struct jobs *js, struct job *j, bool admin, json_t *v,
     return 0;
 }
 
-static int update_partition(struct jobs *js, struct job *j, json_t *set,
-                            struct err *e)
+/* Partition=: the new partition's name into *part (the job's own when
+ * not given); only a pending job may move. */
+static int update_part_name(struct jobs *js, const struct job *j, json_t *set,
+                            size_t *part, struct err *e)
 {
-    const struct conf *conf = jobs_ctld(js)->conf;
-    size_t part;
-
+    *part = j->part;
     if (json_object_get(set, "partition") == NULL)
         return 0;
     if (j->state != JOB_PENDING) {
@@ -738,12 +828,39 @@ static int update_partition(struct jobs *js, struct job *j, json_t *set,
         return err_set(e, "Job is no longer pending execution: its partition "
                           "cannot change");
     }
-    if (resolve_partition(conf, set, &part, e) < 0 ||
-        part_accepts(jobs_ctld(js)->parts, part, e) < 0 ||
-        jobs_check_fit(conf, parts_get(jobs_ctld(js)->parts, part), j, e) < 0)
-        return -1;
-    j->part = part;
-    return 0;
+    return resolve_partition(jobs_ctld(js)->conf, set, part, e);
+}
+
+/* A pending job whose partition or time limit changed is judged again as
+ * a submission with these values would be (admit), without its own
+ * limits charge; the caller charges it again, on the new chain or, on
+ * failure, on the old one (jlimits_job_added). */
+static int readmit(struct jobs *js, struct job *j, bool admin, bool moved,
+                   struct err *e)
+{
+    unsigned how =
+        ADMIT_LIMITS | (moved ? ADMIT_ENTER : 0) | (admin ? ADMIT_OVERRIDE : 0);
+
+    jlimits_job_ended(jobs_ctld(js)->limits, j);
+    return admit(js, j, how, e);
+}
+
+/* After readmit: the partition's hold (EnforcePartLimits=NO) as reason,
+ * or none, and eligible if nothing else holds it. */
+static int readmitted(struct jobs *js, struct job *j, struct err *e)
+{
+    const char *r = job_reason(j);
+
+    if (j->held_user || j->held_admin)
+        return 0;
+    if (j->part_time_limit)
+        job_set_reason(j, "PartitionTimeLimit");
+    else if (j->part_node_limit)
+        job_set_reason(j, "PartitionNodeLimit");
+    else if (strcmp(r, "PartitionTimeLimit") == 0 ||
+             strcmp(r, "PartitionNodeLimit") == 0)
+        job_set_reason(j, NULL);
+    return jobs_eligible(js, j, time(NULL), e);
 }
 
 /* Dependency=: a new expression ("" removes it), judged at once.  Done
@@ -780,14 +897,33 @@ static int update_dependency(struct jobs *js, struct job *j, json_t *set,
     return 0;
 }
 
+/* Undo what a failed update changed (a failed update changes nothing). */
+static void update_undo(struct job *j, const struct job *saved)
+{
+    j->time_limit_s = saved->time_limit_s;
+    j->part = saved->part;
+    j->part_time_limit = saved->part_time_limit;
+    j->part_node_limit = saved->part_node_limit;
+    if (j->account != saved->account) {
+        free(j->account);
+        j->account = saved->account;
+    }
+    if (j->qos != saved->qos) {
+        free(j->qos);
+        j->qos = saved->qos;
+    }
+}
+
 int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e)
 {
-    bool admin = ctld_is_admin(jobs_ctld(js), uid);
+    struct ctld *c = jobs_ctld(js);
+    bool admin = ctld_is_admin(c, uid), judged = false;
     struct job saved = *j;
     char *name = NULL, what[128] = "", detail[192];
     int64_t prio = -1;
     int32_t nice = j->nice;
+    size_t part;
 
     if (!jobs_may_act(js, j, uid)) {
         errno = EPERM;
@@ -803,17 +939,30 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0 ||
         parse_nice(js, set, uid, "Nice", &nice, e) < 0)
         goto error;
-    if (prio >= 0 && !admin) {
+    if (prio >= 0 && !ctld_is_administrator(c, uid)) {
         errno = EPERM;
         err_set(e, "Access/permission denied: only an administrator may set "
                    "a priority");
         goto error;
     }
-    if (update_partition(js, j, set, e) < 0 ||
-        update_time(js, j, admin, json_object_get(set, "time_limit_s"), what,
-                    sizeof(what), e) < 0 ||
+    if (update_part_name(js, j, set, &part, e) < 0)
+        goto error;
+    j->part = part; /* the time limit is judged against the new partition */
+    if (update_time(js, j, admin, json_object_get(set, "time_limit_s"), what,
+                    sizeof(what), e) < 0)
+        goto error;
+    judged = j->state == JOB_PENDING &&
+             (j->part != saved.part || j->time_limit_s != saved.time_limit_s);
+    if ((judged && readmit(js, j, admin, j->part != saved.part, e) < 0) ||
         update_dependency(js, j, set, e) < 0)
         goto error;
+    if (judged) {
+        jlimits_job_added(c->limits, j);
+        if (readmitted(js, j, e) < 0) {
+            free(name);
+            return -1; /* the database failed: the move stands */
+        }
+    }
     if (name != NULL) {
         free(j->name);
         j->name = name;
@@ -823,16 +972,19 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         j->prio_fixed = true;
     }
     j->nice = nice;
-    prio_drv_job_event(jobs_ctld(js), j, time(NULL));
-    ctld_schedule(jobs_ctld(js));
+    prio_drv_job_event(c, j, time(NULL));
+    ctld_schedule(c);
+    if (j->part != saved.part)
+        log_info("job=%" PRIu64 " partition=%s (was %s) by uid=%u", j->id,
+                 c->conf->parts[j->part].name, c->conf->parts[saved.part].name,
+                 (unsigned)uid);
     snprintf(detail, sizeof(detail), "%s%sby uid %u", what, what[0] ? " " : "",
              (unsigned)uid);
     return jobs_save_event(js, j, "update", detail, e);
 error:
-    /* a failed update changes nothing */
-    j->time_limit_s = saved.time_limit_s;
-    j->part = saved.part;
-    j->part_time_limit = saved.part_time_limit;
+    update_undo(j, &saved);
+    if (judged)
+        jlimits_job_added(c->limits, j); /* back on its old chain */
     free(name);
     return -1;
 }

@@ -440,10 +440,10 @@ int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
     const struct conf_part *cp;
 
     (void)reply;
-    if (!ctld_is_admin(r->ctld, r->who.uid)) {
+    if (!ctld_is_administrator(r->ctld, r->who.uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied: only an administrator "
-                          "may update a partition");
+                          "(not an operator) may update a partition");
     }
     if (name == NULL) {
         errno = EINVAL;

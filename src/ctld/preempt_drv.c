@@ -5,6 +5,7 @@
  */
 #include "ctld/preempt_drv.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 
@@ -12,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/conf.h"
 #include "common/log.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "common/arrayspec.h"
@@ -52,6 +55,10 @@ struct preempt_drv {
     struct ctld *c;
     struct sched_preempt_params params;
     bool suspend_gpu_jobs; /* PreemptParameters: suspend GPU jobs too */
+    /* PreemptParameters=exempt_until_checkpoint_max: how long a job of
+     * an ExemptUntilCheckpoint QOS without a checkpoint stays exempt
+     * (-1: the default, PREEMPT_CKPT_EXEMPT_FACTOR x its exempt time) */
+    int64_t ckpt_exempt_max_s;
     struct hold *holds;
     /* a pass when the next victim's exemption ends, for a waiting job */
     struct event *exempt_ev;
@@ -80,6 +87,32 @@ static void exempt_cb(evutil_socket_t fd, short what, void *arg)
 static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text);
 static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep);
 
+int preempt_ckpt_exempt_max(const char *params, int64_t *out, struct err *e)
+{
+    static const char key[] = "exempt_until_checkpoint_max=";
+    const char *v = params;
+    char buf[64];
+    size_t len;
+
+    *out = -1;
+    while (v != NULL && *v != '\0' && strncasecmp(v, key, sizeof(key) - 1))
+        v = (v = strchr(v, ',')) ? v + 1 : NULL;
+    if (v == NULL || *v == '\0')
+        return 0;
+    v += sizeof(key) - 1;
+    len = strcspn(v, ",");
+    snprintf(buf, sizeof(buf), "%.*s", (int)len, v);
+    if (len == 0 || len >= sizeof(buf) || timefmt_parse(buf, out, e) < 0) {
+        *out = -1;
+        errno = EINVAL;
+        return err_set(e,
+                       "PreemptParameters=exempt_until_checkpoint_max=%.32s: "
+                       "expected a time (e.g. 1:00:00) or INFINITE",
+                       buf);
+    }
+    return 0;
+}
+
 struct preempt_drv *preempt_drv_create(struct ctld *c)
 {
     struct preempt_drv *p = xcalloc(1, sizeof(*p));
@@ -96,6 +129,11 @@ struct preempt_drv *preempt_drv_create(struct ctld *c)
         log_warnx("preemption holds not restored: %s", e.text);
     p->suspend_gpu_jobs =
         conf_preempt_param(c->conf->preempt_parameters, "suspend_gpu_jobs");
+    if (preempt_ckpt_exempt_max(c->conf->preempt_parameters,
+                                &p->ckpt_exempt_max_s, &e) < 0) {
+        log_warnx("%s; using the default", e.text);
+        p->ckpt_exempt_max_s = -1;
+    }
     return p;
 }
 
@@ -445,17 +483,28 @@ static bool may_preempt(const struct preempt_drv *p, const struct job *pj,
 
 /* When v may be preempted: PreemptExemptTime of its QOS, else the
  * global one; with ExemptUntilCheckpoint not before its first
- * checkpoint. */
-static time_t exempt_until(const struct preempt_drv *p, const struct job *v)
+ * checkpoint, but no longer than exempt_until_checkpoint_max (so that a
+ * job that never checkpoints does not hold its resources for ever). */
+time_t preempt_drv_exempt_until(const struct preempt_drv *p,
+                                const struct job *v)
 {
     const struct acct_qos *q = qos_of(p, v);
-    int64_t s = p->c->conf->preempt_exempt_time_s;
+    int64_t s = p->c->conf->preempt_exempt_time_s, cap;
 
     if (q != NULL && q->preempt_exempt_time_s != ACCT_TIME_UNSET)
         s = q->preempt_exempt_time_s;
     if (q != NULL && (q->flags & ACCT_QOS_EXEMPT_UNTIL_CHECKPOINT) &&
-        v->last_checkpoint == 0)
-        return (time_t)INT64_MAX;
+        v->last_checkpoint == 0) {
+        cap = p->ckpt_exempt_max_s;
+        if (cap < 0)
+            cap = s <= 0 ? PREEMPT_CKPT_EXEMPT_MIN_S
+                  : s >= INT64_MAX / PREEMPT_CKPT_EXEMPT_FACTOR
+                      ? TIMEFMT_INFINITE
+                      : s * PREEMPT_CKPT_EXEMPT_FACTOR;
+        if (cap >= JOBS_TIME_LIMIT_MAX_S)
+            return (time_t)INT64_MAX;
+        return v->start_time + (time_t)cap;
+    }
     return s > 0 ? v->start_time + (time_t)s : 0;
 }
 
@@ -497,7 +546,7 @@ static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
             continue;
         /* a job whose node has not confirmed its launch yet is exempt
          * for now: looked at again in a second (exempt_wake) */
-        until = exempt_until(p, j);
+        until = preempt_drv_exempt_until(p, j);
         if (!j->launched && until < now + 1)
             until = now + 1;
         uint32_t *pos = g ? xcalloc(j->n_alloc * g, sizeof(*pos)) : NULL;
