@@ -386,9 +386,15 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
                     struct nodes_report *rep, time_t now)
 {
     char why[ERR_TEXT_MAX] = "", gwhy[ERR_TEXT_MAX] = "", have[256];
+    long was = listen_conn_node(conn);
 
     if (n->conn != NULL && n->conn != conn)
         listen_conn_set_node(n->conn, -1); /* an older connection */
+    /* rpc_node_register refuses a second node on one connection; should it
+     * ever get here, the other node must not keep a pointer to conn */
+    if (was >= 0 && (size_t)was != n->idx &&
+        nodes_get(ns, (size_t)was)->conn == conn)
+        nodes_get(ns, (size_t)was)->conn = NULL;
     n->conn = conn;
     listen_conn_set_node(conn, (long)n->idx);
     n->registered = true;
