@@ -93,6 +93,10 @@ int noded_setup(struct noded *nd, struct err *e)
     if (setup_cgroup(nd, e) < 0)
         return -1;
     nd->boot_time = boot_time();
+    if (spool_boot_id(nd->boot_id, e) < 0) {
+        log_warnx("%s: jobs of an earlier boot cannot be told apart", e->text);
+        nd->boot_id[0] = '\0';
+    }
     return 0;
 }
 
