@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/auth.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
@@ -508,4 +509,12 @@ uint32_t nodes_heartbeat_s(const struct nodes *ns)
     if (ns->c->conf->slurmd_timeout_s == 0)
         return 30;
     return t < 1 ? 1 : t;
+}
+
+void nodes_auth_tag(struct nodes *ns, long idx, char *out, size_t len)
+{
+    if (idx < 0 || (size_t)idx >= ns->n)
+        snprintf(out, len, "%s", AUTH_TAG_CLIENT);
+    else
+        snprintf(out, len, "%s%s", AUTH_TAG_NODE_PREFIX, ns->v[idx].cf->name);
 }
