@@ -289,32 +289,6 @@ static void launch_done(struct jobs *j, struct njob *job, int code,
     jobs_check(j, job); /* a short job may have ended already */
 }
 
-/* A launch that timed out: stop its supervisor and whatever it started,
- * also a job process stopped before its exec (so that no pgid was
- * reported yet) and what is in the job's cgroup, with which the job would
- * otherwise run on untracked once continued. */
-static void launch_abandon(struct jobs *j, struct njob *job)
-{
-    const struct cgroup *cg = &j->nd->cg;
-    struct spool_pid sup;
-    struct err e;
-
-    if (spool_pid_read(job->dir, &sup, &e) == 0 && spool_pid_alive(&sup))
-        kill(sup.pid, SIGKILL);
-    if (spool_pid_read_as(job->dir, "leader", &job->leader, &e) == 0) {
-        job->pgid = job->leader.pid;
-        if (jobs_group_kill(job, SIGKILL, true) == 0)
-            log_info("job=%" PRIu32 " launch abandoned: pgid=%d killed",
-                     job->id, (int)job->pgid);
-    }
-    if (cg->version != CGROUP_NONE) {
-        if (cgroup_job_kill(cg, job->id) < 0)
-            log_warnx("job=%" PRIu32 " processes remain in its cgroup",
-                      job->id);
-        cgroup_job_destroy(cg, job->id);
-    }
-}
-
 static int64_t mono_us(void)
 {
     struct timespec ts;
@@ -380,7 +354,7 @@ static void on_report(evutil_socket_t fd, short what, void *arg)
         snprintf(text, sizeof(text),
                  "job %" PRIu32 " did not start within %d s on %s", job->id,
                  JOBS_LAUNCH_TIMEOUT_S, j->nd->name);
-        launch_abandon(j, job);
+        jobs_launch_abandon(&j->nd->cg, job);
         launch_done(j, job, ETIMEDOUT, text);
         return;
     }

@@ -84,6 +84,31 @@ int jobs_group_kill(const struct njob *job, int sig, bool whole)
     return kill(whole ? -job->pgid : job->pgid, sig);
 }
 
+/* A launch that timed out: stop its supervisor and whatever it started,
+ * also a job process stopped before its exec (so that no pgid was
+ * reported yet) and what is in the job's cgroup, with which the job would
+ * otherwise run on untracked once continued. */
+void jobs_launch_abandon(const struct cgroup *cg, struct njob *job)
+{
+    struct spool_pid sup;
+    struct err e;
+
+    if (spool_pid_read(job->dir, &sup, &e) == 0 && spool_pid_alive(&sup))
+        kill(sup.pid, SIGKILL);
+    if (spool_pid_read_as(job->dir, "leader", &job->leader, &e) == 0) {
+        job->pgid = job->leader.pid;
+        if (jobs_group_kill(job, SIGKILL, true) == 0)
+            log_info("job=%" PRIu32 " launch abandoned: pgid=%d killed",
+                     job->id, (int)job->pgid);
+    }
+    if (cg->version != CGROUP_NONE) {
+        if (cgroup_job_kill(cg, job->id) < 0)
+            log_warnx("job=%" PRIu32 " processes remain in its cgroup",
+                      job->id);
+        cgroup_job_destroy(cg, job->id);
+    }
+}
+
 static void ended(struct jobs *j, struct njob *job)
 {
     job->state = NJOB_ENDED;

@@ -80,6 +80,14 @@ struct jobs {
  */
 int jobs_group_kill(const struct njob *job, int sig, bool whole);
 
+/*
+ * jobs_launch_abandon: a launch that timed out: SIGKILL to its supervisor,
+ * to the job's process group as recorded in job->dir/leader (also a job
+ * process stopped before its exec, before any pgid was reported), and to
+ * the job's cgroup (cg version NONE: none), which is then removed.
+ */
+void jobs_launch_abandon(const struct cgroup *cg, struct njob *job);
+
 /* jobs_reap_add: pid is a child of this process (a supervisor), to be
  * reaped when it ends; only these are waited for, never another's. */
 void jobs_reap_add(struct jobs *j, pid_t pid);
