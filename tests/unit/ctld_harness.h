@@ -473,17 +473,14 @@ peer_expect(struct peer *p, uint16_t type, int timeout_ms, const char *err)
     }
 }
 
-static __attribute__((unused)) struct peer *node_up(struct fx *f,
-                                                    const char *name, int cpus,
-                                                    json_t *jobs,
-                                                    json_t **reply_out)
+/* peer_as_node: p takes frames the controller signs for node name alone
+ * (auth.h), as that node's sluiced does. */
+static __attribute__((unused)) void peer_as_node(struct fx *f, struct peer *p,
+                                                 const char *name)
 {
-    struct peer *p = peer_open(f);
-    json_t *reply;
     char tag[64];
     struct err e;
 
-    /* the controller signs what it sends a node for that node alone */
     p->own = f->munge_sock[0] ? auth_create(AUTH_MUNGE, f->munge_sock, &e)
                               : auth_create(AUTH_KEY, f->key, &e);
     if (p->own == NULL)
@@ -491,6 +488,17 @@ static __attribute__((unused)) struct peer *node_up(struct fx *f,
     snprintf(tag, sizeof(tag), "%s%s", AUTH_TAG_NODE_PREFIX, name);
     auth_set_tags(p->own, tag, AUTH_TAG_CTLD);
     p->a = p->own;
+}
+
+static __attribute__((unused)) struct peer *node_up(struct fx *f,
+                                                    const char *name, int cpus,
+                                                    json_t *jobs,
+                                                    json_t **reply_out)
+{
+    struct peer *p = peer_open(f);
+    json_t *reply;
+
+    peer_as_node(f, p, name);
     reply = peer_call(p, PROTO_MSG_NODE_REGISTER,
                       json_pack("{s:s, s:i, s:i, s:o}", "node", name, "cpus",
                                 cpus, "mem_mib", 8000, "jobs",
