@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct auth *auth_create(enum auth_type type, const char *info, struct err *e)
 
     a->type = type;
     a->ttl_s = AUTH_TTL_DEFAULT_S;
+    auth_set_tags(a, AUTH_TAG_CLIENT, AUTH_TAG_CTLD);
     a->replay_max = AUTH_REPLAY_MAX_DEFAULT;
     if ((a->crypto = libcrypto_load(e)) == NULL) {
         err_prefix(e, "auth");
@@ -123,12 +125,46 @@ time_t auth_now(const struct auth *a)
     return a->now != NULL ? a->now() : time(NULL);
 }
 
+void auth_set_tags(struct auth *a, const char *self, const char *peer)
+{
+    snprintf(a->self, sizeof(a->self), "%s", self);
+    snprintf(a->peer, sizeof(a->peer), "%s", peer);
+}
+
+void auth_set_floor(struct auth *a, time_t floor)
+{
+    a->floor = floor;
+}
+
+int auth_check_floor(const struct auth *a, int64_t issued, struct err *e)
+{
+    if (issued >= (int64_t)a->floor)
+        return 0;
+    errno = EACCES;
+    return err_set(e,
+                   "%s: credential issued %" PRId64
+                   " s before this daemon started (replayed from before a "
+                   "restart?)",
+                   auth_type_name(a->type), (int64_t)a->floor - issued);
+}
+
 int auth_sign(struct auth *a, uint16_t type, uint32_t seq, const void *body,
               size_t len, char **cred, struct err *e)
 {
+    return auth_sign_to(a, a->peer, type, seq, body, len, cred, e);
+}
+
+int auth_sign_to(struct auth *a, const char *to, uint16_t type, uint32_t seq,
+                 const void *body, size_t len, char **cred, struct err *e)
+{
+    if (strlen(to) > AUTH_TAG_MAX) {
+        errno = EINVAL;
+        return err_set(e, "%s: receiver tag over %d bytes",
+                       auth_type_name(a->type), AUTH_TAG_MAX);
+    }
     if (a->type == AUTH_MUNGE)
-        return auth_munge_sign(a, type, seq, body, len, cred, e);
-    return auth_key_sign(a, type, seq, body, len, cred, e);
+        return auth_munge_sign(a, to, type, seq, body, len, cred, e);
+    return auth_key_sign(a, to, type, seq, body, len, cred, e);
 }
 
 int auth_verify(struct auth *a, const char *cred, size_t cred_len,
@@ -155,9 +191,11 @@ int auth_verify(struct auth *a, const char *cred, size_t cred_len,
     return 0;
 }
 
-int auth_frame_hash(struct auth *a, uint16_t type, uint32_t seq,
+int auth_frame_hash(struct auth *a, const char *to, uint16_t type, uint32_t seq,
                     const void *body, size_t len, uint8_t out[AUTH_HASH_LEN])
 {
+    size_t to_len = strlen(to);
+    uint8_t tag_len = (uint8_t)(to_len > AUTH_TAG_MAX ? AUTH_TAG_MAX : to_len);
     uint8_t hdr[6] = {
         (uint8_t)(type >> 8), (uint8_t)type,       (uint8_t)(seq >> 24),
         (uint8_t)(seq >> 16), (uint8_t)(seq >> 8), (uint8_t)seq,
@@ -171,6 +209,8 @@ int auth_frame_hash(struct auth *a, uint16_t type, uint32_t seq,
         return -1;
     }
     ok = a->crypto->EVP_DigestInit_ex(ctx, a->sha256, NULL) &&
+         a->crypto->EVP_DigestUpdate(ctx, &tag_len, 1) &&
+         (tag_len == 0 || a->crypto->EVP_DigestUpdate(ctx, to, tag_len)) &&
          a->crypto->EVP_DigestUpdate(ctx, hdr, sizeof(hdr)) &&
          (len == 0 || a->crypto->EVP_DigestUpdate(ctx, body, len)) &&
          a->crypto->EVP_DigestFinal_ex(ctx, out, &n) && n == AUTH_HASH_LEN;
@@ -312,5 +352,46 @@ error:
         errno = saved;
     }
     free(tmp);
+    return -1;
+}
+
+int auth_floor_persist(struct auth *a, const char *path, struct err *e)
+{
+    time_t now = auth_now(a), floor = now;
+    char *tmp = xasprintf("%s.XXXXXX", path), text[32];
+    long long prev;
+    FILE *fp = fopen(path, "r");
+    int fd = -1, n;
+
+    if (fp != NULL) {
+        if (fscanf(fp, "%lld", &prev) == 1 && prev > (long long)now)
+            floor = (time_t)prev; /* the clock went back */
+        fclose(fp);
+    }
+    n = snprintf(text, sizeof(text), "%lld\n", (long long)floor);
+    if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0600) < 0 ||
+        write_all(fd, text, (size_t)n) < 0 || fsync(fd) < 0) {
+        err_set(e, "auth: replay floor %s: %s", tmp, strerror(errno));
+        goto error;
+    }
+    if (close(fd) < 0) {
+        fd = -1;
+        err_set(e, "auth: replay floor %s: %s", tmp, strerror(errno));
+        goto error;
+    }
+    fd = -1;
+    if (rename(tmp, path) < 0) {
+        err_set(e, "auth: replay floor %s: %s", path, strerror(errno));
+        goto error;
+    }
+    free(tmp);
+    a->floor = floor;
+    return 0;
+error:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    free(tmp);
+    errno = EIO;
     return -1;
 }

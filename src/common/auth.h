@@ -1,7 +1,11 @@
 /*
  * Credentials for frames: each binds the signer's uid and gid, an issue
- * time, a nonce and a hash of the frame (SHA-256 over type, seq and the
- * exact body bytes).  Two kinds, chosen by AuthType:
+ * time, a nonce and a hash of the frame (SHA-256 over the receiver's tag,
+ * type, seq and the exact body bytes).  The tag names who a frame is for
+ * ("sluicectld", "sluiced:NODE", "client"), so a frame cannot be replayed
+ * to another receiver; a floor (the verifier's start) refuses credentials
+ * issued before it, so none can be replayed across a restart.  Two
+ * kinds, chosen by AuthType:
  *
  *   auth/key    HMAC-SHA256 with a shared key file (0600, owned by the
  *               process's effective uid).  The uid and gid are what the
@@ -29,6 +33,11 @@ enum auth_type {
 };
 
 #define AUTH_TTL_DEFAULT_S 300
+#define AUTH_TAG_MAX 200 /* bytes of a receiver tag */
+/* Receiver tags (docs/protocol-framing.md, "Frame hash"). */
+#define AUTH_TAG_CTLD "sluicectld"
+#define AUTH_TAG_CLIENT "client"
+#define AUTH_TAG_NODE_PREFIX "sluiced:"
 #define AUTH_SKEW_MAX_S 60 /* how far in the future an issue time may be */
 #define AUTH_KEY_MIN 32    /* bytes of key material */
 #define AUTH_KEY_MAX 65536
@@ -81,6 +90,19 @@ void auth_set_ttl(struct auth *a, int ttl_s);
 /* auth_set_clock: time source for auth/key (tests); NULL restores time().
  * munged keeps its own clock. */
 void auth_set_clock(struct auth *a, time_t (*now)(void));
+/* auth_set_tags: self, the tag this context accepts frames for, and peer,
+ * the tag auth_sign signs for (each at most AUTH_TAG_MAX bytes, longer is
+ * cut).  Default: self "client", peer "sluicectld" (a CLI). */
+void auth_set_tags(struct auth *a, const char *self, const char *peer);
+/* auth_set_floor: refuse credentials issued before floor (0: none). */
+void auth_set_floor(struct auth *a, time_t floor);
+/*
+ * auth_floor_persist: set the floor to now (auth_set_clock's), or to the
+ * floor recorded in path by an earlier start if the clock went back, and
+ * record it in path (mode 0600, written to a temporary file, fsynced and
+ * renamed).  A credential captured before this start is then refused.
+ */
+int auth_floor_persist(struct auth *a, const char *path, struct err *e);
 /* auth_set_replay_max: capacity of the auth/key replay cache (clears it). */
 void auth_set_replay_max(struct auth *a, size_t max_entries);
 
@@ -91,13 +113,18 @@ void auth_set_replay_max(struct auth *a, size_t max_entries);
  */
 int auth_sign(struct auth *a, uint16_t type, uint32_t seq, const void *body,
               size_t len, char **cred, struct err *e);
+/* auth_sign_to: the same for the receiver tag to instead of the peer's. */
+int auth_sign_to(struct auth *a, const char *to, uint16_t type, uint32_t seq,
+                 const void *body, size_t len, char **cred, struct err *e);
 
 /*
  * auth_verify: check cred (cred_len bytes, need not be NUL-terminated)
  * against the frame; on success fill *who (may be NULL).  Rejects with
  * errno EACCES: a malformed credential, a wrong key or MAC, a frame that
- * does not match the credential, an expired one (older than the ttl), one
- * issued more than AUTH_SKEW_MAX_S in the future, and a replay.  errno EIO:
+ * does not match the credential (or was meant for another receiver than
+ * this context's self tag), an expired one (older than the ttl), one
+ * issued more than AUTH_SKEW_MAX_S in the future or before the floor, and
+ * a replay.  errno EIO:
  * munged could not be asked.  e says which.
  */
 int auth_verify(struct auth *a, const char *cred, size_t cred_len,

@@ -17,6 +17,9 @@ struct auth {
     enum auth_type type;
     int ttl_s;
     time_t (*now)(void);
+    char self[AUTH_TAG_MAX + 1]; /* the receiver tag frames to us carry */
+    char peer[AUTH_TAG_MAX + 1]; /* the tag auth_sign signs for */
+    time_t floor; /* credentials issued before it are refused (0: none) */
     const struct libcrypto *crypto; /* loaded by auth_create */
     EVP_MD *sha256;
     /* auth/key */
@@ -30,9 +33,12 @@ struct auth {
     char *munge_socket;    /* NULL: munge's default */
 };
 
-/* auth_frame_hash: SHA-256 over be16 type, be32 seq, body. */
-int auth_frame_hash(struct auth *a, uint16_t type, uint32_t seq,
+/* auth_frame_hash: SHA-256 over u8 strlen(to), to, be16 type, be32 seq,
+ * body. */
+int auth_frame_hash(struct auth *a, const char *to, uint16_t type, uint32_t seq,
                     const void *body, size_t len, uint8_t out[AUTH_HASH_LEN]);
+/* auth_check_floor: EACCES and e when issued is before a->floor. */
+int auth_check_floor(const struct auth *a, int64_t issued, struct err *e);
 /* auth_hex: 2*len lowercase digits and a NUL into out. */
 void auth_hex(const uint8_t *p, size_t len, char *out);
 /* auth_unhex: exactly 2*len hex digits from s; -1 on a bad digit. */
@@ -41,8 +47,8 @@ time_t auth_now(const struct auth *a);
 
 int auth_key_init(struct auth *a, const char *path, struct err *e);
 void auth_key_fini(struct auth *a);
-int auth_key_sign(struct auth *a, uint16_t type, uint32_t seq, const void *body,
-                  size_t len, char **cred, struct err *e);
+int auth_key_sign(struct auth *a, const char *to, uint16_t type, uint32_t seq,
+                  const void *body, size_t len, char **cred, struct err *e);
 int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
                     uint16_t type, uint32_t seq, const void *body, size_t len,
                     struct auth_id *who, struct err *e);
@@ -50,7 +56,7 @@ int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
 int auth_munge_init(struct auth *a, const char *socket, struct err *e);
 void auth_munge_fini(struct auth *a);
 void auth_munge_set_ttl(struct auth *a);
-int auth_munge_sign(struct auth *a, uint16_t type, uint32_t seq,
+int auth_munge_sign(struct auth *a, const char *to, uint16_t type, uint32_t seq,
                     const void *body, size_t len, char **cred, struct err *e);
 int auth_munge_verify(struct auth *a, const char *cred, size_t cred_len,
                       uint16_t type, uint32_t seq, const void *body, size_t len,

@@ -149,8 +149,8 @@ static int key_mac(struct auth *a, const char *text, size_t len,
     return 0;
 }
 
-int auth_key_sign(struct auth *a, uint16_t type, uint32_t seq, const void *body,
-                  size_t len, char **cred, struct err *e)
+int auth_key_sign(struct auth *a, const char *to, uint16_t type, uint32_t seq,
+                  const void *body, size_t len, char **cred, struct err *e)
 {
     uint8_t nonce[REPLAY_NONCE_LEN], hash[AUTH_HASH_LEN], mac[KEY_MAC_LEN];
     char nonce_hex[2 * REPLAY_NONCE_LEN + 1], hash_hex[2 * AUTH_HASH_LEN + 1];
@@ -161,12 +161,12 @@ int auth_key_sign(struct auth *a, uint16_t type, uint32_t seq, const void *body,
         errno = EIO;
         return err_set(e, "auth/key: no random bytes from OpenSSL");
     }
-    if (auth_frame_hash(a, type, seq, body, len, hash) < 0)
+    if (auth_frame_hash(a, to, type, seq, body, len, hash) < 0)
         return err_set(e, "auth/key: cannot hash frame");
     auth_hex(nonce, sizeof(nonce), nonce_hex);
     auth_hex(hash, sizeof(hash), hash_hex);
     n = snprintf(
-        text, sizeof(text), "k1:%u:%u:%lld:%s:%s:", (unsigned)geteuid(),
+        text, sizeof(text), "k2:%u:%u:%lld:%s:%s:", (unsigned)geteuid(),
         (unsigned)getegid(), (long long)auth_now(a), nonce_hex, hash_hex);
     ASSERT(n > 0 && (size_t)n + 2 * KEY_MAC_LEN < sizeof(text));
     if (key_mac(a, text, (size_t)n, mac) < 0)
@@ -227,7 +227,7 @@ static int parse_cred(const char *s, size_t len, struct key_cred *c)
     const char *p = s, *end = s + len;
     uint64_t uid, gid, issued;
 
-    if (len > KEY_CRED_MAX || len < 3 || memcmp(s, "k1:", 3) != 0)
+    if (len > KEY_CRED_MAX || len < 3 || memcmp(s, "k2:", 3) != 0)
         return -1;
     p += 3;
     if (get_dec(&p, end, 10, &uid) < 0 || uid >= UINT32_MAX ||
@@ -261,6 +261,8 @@ static int check_fresh(struct auth *a, const struct key_cred *c, struct err *e)
                        "auth/key: credential expired (issued %" PRId64
                        " s ago; ttl %d s)",
                        now - c->issued, a->ttl_s);
+    if (auth_check_floor(a, c->issued, e) < 0)
+        return -1;
     if (a->replay == NULL)
         a->replay = replay_create(a->replay_max);
     if (replay_add(a->replay, c->nonce, expires, now) == 0)
@@ -285,6 +287,9 @@ int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
 
     if (parse_cred(cred, cred_len, &c) < 0) {
         errno = EACCES;
+        if (cred_len >= 3 && memcmp(cred, "k1:", 3) == 0)
+            return err_set(e, "auth/key: credential format k1 is no longer "
+                              "accepted (the peer runs an older sluice)");
         return err_set(e, "auth/key: malformed credential");
     }
     if (key_mac(a, cred, c.signed_len, mac) < 0)
@@ -294,12 +299,15 @@ int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
         return err_set(e, "auth/key: credential MAC does not verify "
                           "(signed with a different key?)");
     }
-    if (auth_frame_hash(a, type, seq, body, len, hash) < 0)
+    if (auth_frame_hash(a, a->self, type, seq, body, len, hash) < 0)
         return err_set(e, "auth/key: cannot hash frame");
     if (a->crypto->CRYPTO_memcmp(hash, c.hash, sizeof(hash)) != 0) {
         errno = EACCES;
-        return err_set(e, "auth/key: frame does not match its credential "
-                          "(altered in transit?)");
+        return err_set(e,
+                       "auth/key: frame does not match its credential "
+                       "(altered in transit, or meant for another "
+                       "receiver than %s?)",
+                       a->self);
     }
     if (check_fresh(a, &c, e) < 0)
         return -1;

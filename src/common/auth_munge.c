@@ -11,7 +11,7 @@
 
 #include "common/xalloc.h"
 
-#define MUNGE_PAYLOAD_VERSION 1
+#define MUNGE_PAYLOAD_VERSION 2 /* 2: the frame hash covers the receiver */
 #define MUNGE_PAYLOAD_LEN (1 + 2 + 4 + AUTH_HASH_LEN + REPLAY_NONCE_LEN)
 #define MUNGE_CRED_MAX 4096
 
@@ -70,8 +70,8 @@ void auth_munge_set_ttl(struct auth *a)
         munge_ctx_set(a->munge, MUNGE_OPT_TTL, a->ttl_s);
 }
 
-static int make_payload(struct auth *a, uint16_t type, uint32_t seq,
-                        const void *body, size_t len,
+static int make_payload(struct auth *a, const char *to, uint16_t type,
+                        uint32_t seq, const void *body, size_t len,
                         const uint8_t nonce[REPLAY_NONCE_LEN],
                         uint8_t out[MUNGE_PAYLOAD_LEN])
 {
@@ -83,10 +83,10 @@ static int make_payload(struct auth *a, uint16_t type, uint32_t seq,
     out[5] = (uint8_t)(seq >> 8);
     out[6] = (uint8_t)seq;
     memcpy(out + 7 + AUTH_HASH_LEN, nonce, REPLAY_NONCE_LEN);
-    return auth_frame_hash(a, type, seq, body, len, out + 7);
+    return auth_frame_hash(a, to, type, seq, body, len, out + 7);
 }
 
-int auth_munge_sign(struct auth *a, uint16_t type, uint32_t seq,
+int auth_munge_sign(struct auth *a, const char *to, uint16_t type, uint32_t seq,
                     const void *body, size_t len, char **cred, struct err *e)
 {
     uint8_t nonce[REPLAY_NONCE_LEN], payload[MUNGE_PAYLOAD_LEN];
@@ -96,7 +96,7 @@ int auth_munge_sign(struct auth *a, uint16_t type, uint32_t seq,
         errno = EIO;
         return err_set(e, "auth/munge: no random bytes from OpenSSL");
     }
-    if (make_payload(a, type, seq, body, len, nonce, payload) < 0)
+    if (make_payload(a, to, type, seq, body, len, nonce, payload) < 0)
         return err_set(e, "auth/munge: cannot hash frame");
     if (munge_encode(&c, a->munge, payload, sizeof(payload)) !=
         EMUNGE_SUCCESS) {
@@ -143,6 +143,7 @@ int auth_munge_verify(struct auth *a, const char *cred, size_t cred_len,
     int got_len = 0;
     uid_t uid;
     gid_t gid;
+    time_t issued = 0;
     char *text = NULL;
     munge_err_t rc;
 
@@ -163,17 +164,26 @@ int auth_munge_verify(struct auth *a, const char *cred, size_t cred_len,
         err_set(e, "auth/munge: credential is not a sluice credential");
         goto error;
     }
-    if (make_payload(a, type, seq, body, len,
+    if (make_payload(a, a->self, type, seq, body, len,
                      (uint8_t *)got + 7 + AUTH_HASH_LEN, want) < 0) {
         err_set(e, "auth/munge: cannot hash frame");
         goto error;
     }
     if (a->crypto->CRYPTO_memcmp(want, got, MUNGE_PAYLOAD_LEN) != 0) {
         errno = EACCES;
-        err_set(e, "auth/munge: frame does not match its credential "
-                   "(altered in transit?)");
+        err_set(e,
+                "auth/munge: frame does not match its credential (altered "
+                "in transit, or meant for another receiver than %s?)",
+                a->self);
         goto error;
     }
+    if (munge_ctx_get(a->munge_dec, MUNGE_OPT_ENCODE_TIME, &issued) !=
+        EMUNGE_SUCCESS) {
+        err_set(e, "auth/munge: credential has no encode time");
+        goto error;
+    }
+    if (auth_check_floor(a, (int64_t)issued, e) < 0)
+        goto error;
     who->uid = uid;
     who->gid = gid;
     free(got);

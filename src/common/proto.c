@@ -224,6 +224,13 @@ int proto_encode_signed(struct auth *a, uint16_t type, uint8_t flags,
                         uint32_t seq, json_t *body, struct evbuffer *out,
                         struct err *e)
 {
+    return proto_encode_signed_to(a, NULL, type, flags, seq, body, out, e);
+}
+
+int proto_encode_signed_to(struct auth *a, const char *to, uint16_t type,
+                           uint8_t flags, uint32_t seq, json_t *body,
+                           struct evbuffer *out, struct err *e)
+{
     char *text = dump_body(body, e);
     char *cred = NULL;
     size_t len;
@@ -232,7 +239,9 @@ int proto_encode_signed(struct auth *a, uint16_t type, uint8_t flags,
     if (text == NULL)
         return -1;
     len = strlen(text);
-    if (a != NULL && auth_sign(a, type, seq, text, len, &cred, e) < 0)
+    if (a != NULL &&
+        (to != NULL ? auth_sign_to(a, to, type, seq, text, len, &cred, e)
+                    : auth_sign(a, type, seq, text, len, &cred, e)) < 0)
         goto out;
     rc = encode_raw(type, PROTO_VERSION, flags, seq, cred,
                     cred ? strlen(cred) : 0, text, len, out, e);

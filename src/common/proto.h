@@ -102,6 +102,11 @@ int proto_encode(const struct proto_frame *f, struct evbuffer *out,
 int proto_encode_signed(struct auth *a, uint16_t type, uint8_t flags,
                         uint32_t seq, json_t *body, struct evbuffer *out,
                         struct err *e);
+/* proto_encode_signed_to: the same for receiver tag to (auth_sign_to; NULL:
+ * the context's peer tag). */
+int proto_encode_signed_to(struct auth *a, const char *to, uint16_t type,
+                           uint8_t flags, uint32_t seq, json_t *body,
+                           struct evbuffer *out, struct err *e);
 
 /* A frame seen in place: pointers into the decoded bytes, nothing owned. */
 struct proto_view {

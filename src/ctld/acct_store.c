@@ -33,6 +33,7 @@ struct acct_store {
 static int db_error(struct acct_store *s, int rc, const char *what,
                     struct err *e)
 {
+    persist_note_error(s->p, rc);
     errno = rc == SQLITE_FULL ? ENOSPC : EIO;
     return err_set(e, "accounting store: %s: %s", what,
                    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));

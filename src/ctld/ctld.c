@@ -94,8 +94,6 @@ bool ctld_txn_old(const struct ctld *c)
 void ctld_flush(struct ctld *c)
 {
     struct err e;
-    bool ok = true;
-
     int64_t t0 = ctld_mono_us(), t1, t2;
 
     c->flush_armed = false;
@@ -103,19 +101,23 @@ void ctld_flush(struct ctld *c)
         sched_drv_run(c->sched, time(NULL));
     t1 = ctld_mono_us();
     if (persist_in_txn(c->persist)) {
-        if (persist_commit(c->persist, &e) < 0) {
-            log_warnx("commit failed, replies that depended on it are "
-                      "dropped: %s",
-                      e.text);
-            ok = false;
-        }
+        /* Memory already holds this iteration's changes (new jobs, ids,
+         * starts) and cannot take them back one by one.  Stopping before
+         * the held replies and launches go out means no client is told
+         * of, and no node runs, anything the database lost; a restart
+         * recovers from the database. */
+        if (persist_commit(c->persist, &e) < 0)
+            fatalx("commit failed: %s; stopping without sending the replies "
+                   "and launches that depended on it (a restart recovers "
+                   "from the database)",
+                   e.text);
         t2 = ctld_mono_us();
         /* the start latency's controller stages (bench/RESULTS.md) */
         log_debug("flush sched_us=%" PRId64 " commit_us=%" PRId64, t1 - t0,
                   t2 - t1);
     }
     if (c->listen != NULL)
-        listen_release(c->listen, ok);
+        listen_release(c->listen, true);
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)

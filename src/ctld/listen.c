@@ -212,12 +212,16 @@ static int send_frame(struct conn *conn, uint16_t type, uint8_t flags,
                       uint32_t seq, json_t *body, struct err *e)
 {
     struct auth *a = conn->is_unix ? NULL : conn->l->ctld->auth;
+    char to[AUTH_TAG_MAX + 1];
 
     if (conn->dead) {
         errno = ENOTCONN;
         return err_set(e, "connection to %s is closed", conn->peer_name);
     }
-    return proto_encode_signed(a, type, flags, seq, body, outbuf(conn), e);
+    /* a node's connection gets frames for that node alone (auth.h) */
+    nodes_auth_tag(conn->l->ctld->nodes, conn->node, to, sizeof(to));
+    return proto_encode_signed_to(a, to, type, flags, seq, body, outbuf(conn),
+                                  e);
 }
 
 static void send_error(struct conn *conn, uint16_t type, uint32_t seq, int code,

@@ -184,11 +184,20 @@ static int prepare(struct run *r, struct err *e)
     const struct conf *conf = r->conf;
     const struct conf_ctld_host *h =
         conf->n_ctld_hosts ? &conf->ctld_hosts[0] : NULL;
+    char *floor_path;
+    int rc;
 
     if (h == NULL)
         return err_set(e, "%s: SlurmctldHost is not set", conf->path);
     r->auth = auth_create_conf(conf, e);
     if (r->auth == NULL || make_dirs(conf->state_save_location, e) < 0)
+        return -1;
+    /* frames for the controller; nothing signed before this start */
+    auth_set_tags(r->auth, AUTH_TAG_CTLD, AUTH_TAG_CLIENT);
+    floor_path = xasprintf("%s/auth_floor", conf->state_save_location);
+    rc = auth_floor_persist(r->auth, floor_path, e);
+    free(floor_path);
+    if (rc < 0)
         return -1;
     r->pid_path = xasprintf("%s/sluicectld.pid", conf->state_save_location);
     r->sock_path = xasprintf("%s/sluicectld.sock", conf->state_save_location);

@@ -22,10 +22,12 @@
 #include "ctld/parts.h"
 #include "ctld/rpc.h"
 
-/* Node daemons' messages come from uid 0 or the controller's uid. */
+/* Node daemons' messages come from uid 0 or the controller's uid, never
+ * from sacctmgr Operators or Administrators: a node connection receives
+ * other users' scripts and environment, and its JOB_END frees resources. */
 static int node_sender(struct rpc *r, struct err *e)
 {
-    if (ctld_is_admin(r->ctld, r->who.uid))
+    if (r->who.uid == 0 || r->who.uid == r->ctld->self_uid)
         return 0;
     errno = EPERM;
     return err_set(e,
@@ -160,6 +162,7 @@ static struct node *sender_node(struct rpc *r, struct err *e)
 {
     const char *name = json_string_value(json_object_get(r->req->body, "node"));
     struct node *n;
+    long bound;
 
     if (name == NULL) {
         err_inval(e, "%s: \"node\" is missing", proto_type_name(r->req->type));
@@ -169,6 +172,16 @@ static struct node *sender_node(struct rpc *r, struct err *e)
     if (n == NULL) {
         errno = ENOENT;
         err_set(e, "node \"%.64s\" is not in the configuration", name);
+        return NULL;
+    }
+    /* one connection speaks for one node only */
+    bound = listen_conn_node(r->conn);
+    if (bound >= 0 && (size_t)bound != n->idx) {
+        errno = EPERM;
+        err_set(e, "%s for node %.64s refused: this connection is node %s's",
+                proto_type_name(r->req->type), name,
+                nodes_get(r->ctld->nodes, (size_t)bound)->cf->name);
+        return NULL;
     }
     return n;
 }

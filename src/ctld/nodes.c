@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/auth.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
@@ -386,9 +387,15 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
                     struct nodes_report *rep, time_t now)
 {
     char why[ERR_TEXT_MAX] = "", gwhy[ERR_TEXT_MAX] = "", have[256];
+    long was = listen_conn_node(conn);
 
     if (n->conn != NULL && n->conn != conn)
         listen_conn_set_node(n->conn, -1); /* an older connection */
+    /* rpc_node_register refuses a second node on one connection; should it
+     * ever get here, the other node must not keep a pointer to conn */
+    if (was >= 0 && (size_t)was != n->idx &&
+        nodes_get(ns, (size_t)was)->conn == conn)
+        nodes_get(ns, (size_t)was)->conn = NULL;
     n->conn = conn;
     listen_conn_set_node(conn, (long)n->idx);
     n->registered = true;
@@ -502,4 +509,12 @@ uint32_t nodes_heartbeat_s(const struct nodes *ns)
     if (ns->c->conf->slurmd_timeout_s == 0)
         return 30;
     return t < 1 ? 1 : t;
+}
+
+void nodes_auth_tag(struct nodes *ns, long idx, char *out, size_t len)
+{
+    if (idx < 0 || (size_t)idx >= ns->n)
+        snprintf(out, len, "%s", AUTH_TAG_CLIENT);
+    else
+        snprintf(out, len, "%s%s", AUTH_TAG_NODE_PREFIX, ns->v[idx].cf->name);
 }

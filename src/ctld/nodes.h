@@ -73,6 +73,9 @@ void nodes_destroy(struct nodes *ns);
 
 size_t nodes_count(const struct nodes *ns);
 struct node *nodes_get(struct nodes *ns, size_t idx);
+/* nodes_auth_tag: the receiver tag of frames to a connection bound to node
+ * idx ("sluiced:NAME"), or to any other ("client"); auth.h. */
+void nodes_auth_tag(struct nodes *ns, long idx, char *out, size_t len);
 /* nodes_find: by NodeName, or NULL. */
 struct node *nodes_find(struct nodes *ns, const char *name);
 

@@ -121,10 +121,35 @@ struct persist {
     char *path;
     sqlite3_stmt *st[ST_COUNT];
     bool in_txn;
+    bool failed; /* a write of the open transaction failed */
+    char failed_why[160];
 };
+
+void persist_note_error(struct persist *p, int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOMEM:
+    case SQLITE_NOTADB:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PROTOCOL:
+        break;
+    default:
+        return; /* a refusal of this statement only */
+    }
+    if (!p->in_txn || p->failed)
+        return;
+    p->failed = true;
+    snprintf(p->failed_why, sizeof(p->failed_why), "%s",
+             p->db ? sqlite3_errmsg(p->db) : sqlite3_errstr(rc));
+}
 
 static int db_error(struct persist *p, int rc, const char *what, struct err *e)
 {
+    persist_note_error(p, rc);
     errno = rc == SQLITE_FULL ? ENOSPC : EIO;
     return err_set(e, "%s: %s: %s", p->path, what,
                    p->db ? sqlite3_errmsg(p->db) : sqlite3_errstr(rc));
@@ -338,6 +363,17 @@ int persist_commit(struct persist *p, struct err *e)
 {
     if (!p->in_txn)
         return 0;
+    if (p->failed) {
+        p->in_txn = false;
+        p->failed = false;
+        if (!sqlite3_get_autocommit(p->db))
+            exec_stmt(p, stmt(p, ST_ROLLBACK), "ROLLBACK", NULL);
+        errno = EIO;
+        return err_set(e,
+                       "%s: not committed, a write of this transaction "
+                       "failed: %s",
+                       p->path, p->failed_why);
+    }
     p->in_txn = false;
     if (exec_stmt(p, stmt(p, ST_COMMIT), "COMMIT", e) < 0) {
         int saved = errno;

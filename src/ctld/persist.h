@@ -39,6 +39,11 @@ bool persist_in_txn(const struct persist *p);
  * (acct_store.c), which keeps its SQL in its own file. */
 struct sqlite3;
 struct sqlite3 *persist_sqlite(struct persist *p);
+/* persist_note_error: a failed SQLite call (rc) by any module writing to
+ * this database; an I/O-class failure (full disk, I/O error, corruption,
+ * out of memory) inside the open transaction makes persist_commit refuse
+ * it, since memory may already hold changes the database lost. */
+void persist_note_error(struct persist *p, int rc);
 /* persist_commit: commit the open transaction (0 when none is open).  On
  * failure the transaction is rolled back and -1 returned with e set. */
 int persist_commit(struct persist *p, struct err *e);

@@ -128,8 +128,10 @@ static int put_one(struct prio_drv *p, const struct prio_usage *u,
     sqlite3_bind_double(p->put, 2, u->usage);
     rc = sqlite3_step(p->put);
     sqlite3_reset(p->put);
-    if (rc != SQLITE_DONE)
+    if (rc != SQLITE_DONE) {
+        persist_note_error(p->c->persist, rc);
         return db_error(persist_sqlite(p->c->persist), "save", e);
+    }
     return 0;
 }
 

@@ -49,7 +49,7 @@ static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
         return;
     log_info("job=%" PRIu32 " kill_wait over: SIGKILL to pgid=%d", job->id,
              (int)job->pgid);
-    if (kill(-job->pgid, SIGKILL) < 0 && errno != ESRCH)
+    if (jobs_group_kill(job, SIGKILL, true) < 0 && errno != ESRCH)
         log_warn("job=%" PRIu32 " kill(-%d, SIGKILL)", job->id, (int)job->pgid);
     /* and to what left the group; the supervisor empties the cgroup */
     if (job->jobs->nd->cg.version != CGROUP_NONE)
@@ -96,8 +96,8 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
         reached = cgroup_job_signal(&j->nd->cg, job->id, SIGTERM);
     }
     if (reached <= 0 && job->pgid > 0) {
-        kill(-job->pgid, SIGCONT);
-        if (kill(-job->pgid, SIGTERM) < 0 && errno != ESRCH)
+        jobs_group_kill(job, SIGCONT, true);
+        if (jobs_group_kill(job, SIGTERM, true) < 0 && errno != ESRCH)
             log_warn("job=%" PRIu32 " kill(-%d, SIGTERM)", job->id,
                      (int)job->pgid);
     }
@@ -171,7 +171,7 @@ static void job_signal(struct jobs *j, const struct proto_frame *f,
     batch = json_is_true(json_object_get(f->body, "batch_only"));
     log_info("job=%" PRIu32 " signal=%d pgid=%d batch_only=%d", job->id, sig,
              (int)job->pgid, batch);
-    if (kill(batch ? job->pgid : -job->pgid, sig) < 0 && errno != ESRCH) {
+    if (jobs_group_kill(job, sig, !batch) < 0 && errno != ESRCH) {
         snprintf(text, sizeof(text), "kill(%s%d, %d): %s", batch ? "" : "-",
                  (int)job->pgid, sig, strerror(errno));
         reply_err(j, f, gen, errno, text);
@@ -187,7 +187,7 @@ static int signal_all(struct jobs *j, struct njob *job, int sig)
     if (j->nd->cg.version != CGROUP_NONE &&
         cgroup_job_signal(&j->nd->cg, job->id, sig) > 0)
         return 0;
-    if (kill(-job->pgid, sig) < 0 && errno != ESRCH)
+    if (jobs_group_kill(job, sig, true) < 0 && errno != ESRCH)
         return -1;
     return 0;
 }
@@ -278,6 +278,8 @@ static void launch_done(struct jobs *j, struct njob *job, int code,
     }
     if (spool_pid_read(job->dir, &job->sup, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+    if (spool_pid_read_as(job->dir, "leader", &job->leader, &e) < 0)
+        log_warnx("job=%" PRIu32 " %s", job->id, e.text);
     job->state = NJOB_RUNNING;
     log_info("job=%" PRIu32 " state=running supervisor=%d pgid=%d", job->id,
              (int)job->sup.pid, (int)job->pgid);
@@ -285,19 +287,6 @@ static void launch_done(struct jobs *j, struct njob *job, int code,
     if (job->kill_pending)
         jobs_kill(j, job, job->kill_wait_s, "killed while launching");
     jobs_check(j, job); /* a short job may have ended already */
-}
-
-/* A launch that timed out: stop its supervisor and whatever it started. */
-static void launch_abandon(struct njob *job)
-{
-    struct spool_pid sup;
-    int64_t pgid;
-    struct err e;
-
-    if (spool_int_read(job->dir, "pgid", &pgid, &e) == 0 && pgid > 1)
-        kill(-(pid_t)pgid, SIGKILL);
-    if (spool_pid_read(job->dir, &sup, &e) == 0 && spool_pid_alive(&sup))
-        kill(sup.pid, SIGKILL);
 }
 
 static int64_t mono_us(void)
@@ -365,7 +354,7 @@ static void on_report(evutil_socket_t fd, short what, void *arg)
         snprintf(text, sizeof(text),
                  "job %" PRIu32 " did not start within %d s on %s", job->id,
                  JOBS_LAUNCH_TIMEOUT_S, j->nd->name);
-        launch_abandon(job);
+        jobs_launch_abandon(&j->nd->cg, job);
         launch_done(j, job, ETIMEDOUT, text);
         return;
     }
@@ -467,8 +456,8 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     struct noded *nd = j->nd;
     struct jobenv_gpus gpus = {NULL, false};
     struct cgroup_job_spec spec = {0};
-    struct launch_ctx ctx = {
-        nd->spool, nd->name, j->notify_path, &gpus, &nd->cg, &spec, NULL};
+    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path, &gpus,
+                             &nd->cg,   &spec,    NULL,           nd->boot_id};
     cpu_set_t cpus;
     bool has_cpus = false;
     int *ordinals = NULL;

@@ -71,6 +71,44 @@ void jobs_forget(struct jobs *j, struct njob *job)
     njob_free(job);
 }
 
+int jobs_group_kill(const struct njob *job, int sig, bool whole)
+{
+    struct spool_pid now;
+
+    if (job->pgid <= 1 || job->leader.pid != job->pgid ||
+        spool_pid_of(job->pgid, &now) < 0 ||
+        now.start_ticks != job->leader.start_ticks) {
+        errno = ESRCH;
+        return -1;
+    }
+    return kill(whole ? -job->pgid : job->pgid, sig);
+}
+
+/* A launch that timed out: stop its supervisor and whatever it started,
+ * also a job process stopped before its exec (so that no pgid was
+ * reported yet) and what is in the job's cgroup, with which the job would
+ * otherwise run on untracked once continued. */
+void jobs_launch_abandon(const struct cgroup *cg, struct njob *job)
+{
+    struct spool_pid sup;
+    struct err e;
+
+    if (spool_pid_read(job->dir, &sup, &e) == 0 && spool_pid_alive(&sup))
+        kill(sup.pid, SIGKILL);
+    if (spool_pid_read_as(job->dir, "leader", &job->leader, &e) == 0) {
+        job->pgid = job->leader.pid;
+        if (jobs_group_kill(job, SIGKILL, true) == 0)
+            log_info("job=%" PRIu32 " launch abandoned: pgid=%d killed",
+                     job->id, (int)job->pgid);
+    }
+    if (cg->version != CGROUP_NONE) {
+        if (cgroup_job_kill(cg, job->id) < 0)
+            log_warnx("job=%" PRIu32 " processes remain in its cgroup",
+                      job->id);
+        cgroup_job_destroy(cg, job->id);
+    }
+}
+
 static void ended(struct jobs *j, struct njob *job)
 {
     job->state = NJOB_ENDED;
@@ -82,8 +120,11 @@ static void ended(struct jobs *j, struct njob *job)
 }
 
 /* The supervisor is gone and left no status: kill what may remain and
- * record the job as killed, so that its end is reported all the same. */
-static void lost(struct jobs *j, struct njob *job, const char *why)
+ * record the job as killed, so that its end is reported all the same.
+ * A job of an earlier boot (other_boot) is only recorded: its pids name
+ * nothing of it any more. */
+static void lost(struct jobs *j, struct njob *job, const char *why,
+                 bool other_boot)
 {
     const struct cgroup *cg = &j->nd->cg;
     struct err e;
@@ -91,11 +132,14 @@ static void lost(struct jobs *j, struct njob *job, const char *why)
     bool oom = false;
 
     log_warnx("job=%" PRIu32 " supervisor pid=%d is gone without a status "
-              "(%s); reporting the job killed",
-              job->id, (int)job->sup.pid, why);
-    if (job->pgid > 0)
-        kill(-job->pgid, SIGKILL);
-    if (cg->version != CGROUP_NONE) {
+              "(%s); reporting the job killed%s",
+              job->id, (int)job->sup.pid, why,
+              other_boot ? " without signalling anything" : "");
+    if (!other_boot && jobs_group_kill(job, SIGKILL, true) < 0 && job->pgid > 1)
+        log_info("job=%" PRIu32 " pgid=%d not signalled: its leader is gone "
+                 "or another process",
+                 job->id, (int)job->pgid);
+    if (!other_boot && cg->version != CGROUP_NONE) {
         if (cgroup_job_kill(cg, job->id) < 0)
             log_warnx("job=%" PRIu32 " processes remain in its cgroup",
                       job->id);
@@ -138,7 +182,7 @@ void jobs_check(struct jobs *j, struct njob *job)
         return;
     }
     if (time(NULL) - job->gone_since >= JOBS_GONE_GRACE_S)
-        lost(j, job, e.text);
+        lost(j, job, e.text, false);
 }
 
 /* dir has no supervisor.pid: wait for a supervisor still recording
@@ -189,9 +233,19 @@ void jobs_adopt(struct jobs *j, uint32_t id)
     job = jobs_add(j, id);
     job->sup = sup;
     job->state = NJOB_RUNNING;
+    if (j->nd->boot_id[0] != '\0' &&
+        spool_same_boot(dir, j->nd->boot_id, &e) == 0) {
+        /* the machine rebooted: the job died with it, and its pids may
+         * be anyone's now */
+        log_warnx("job=%" PRIu32 " %s", id, e.text);
+        lost(j, job, "the machine rebooted", true);
+        goto out;
+    }
     job->has_cpus = cgroup_job_cpus(&j->nd->cg, id, &job->cpus) == 0;
     if (spool_int_read(dir, "pgid", &v, &e) == 0 && v > 1)
         job->pgid = (pid_t)v;
+    if (spool_pid_read_as(dir, "leader", &job->leader, &e) < 0)
+        job->leader.pid = 0;
     if (spool_int_read(dir, "kill", &v, &e) == 0 && v > 0) {
         job->kill_deadline = v;
         jobs_kill_arm(j, job);

@@ -31,10 +31,11 @@ struct njob {
     enum njob_state state;
     char *dir; /* spool/job.<id> */
     struct spool_pid sup;
-    time_t gone_since;      /* supervisor seen gone without a status */
-    pid_t pgid;             /* 0 when not known */
-    struct spool_status st; /* when ENDED */
-    cpu_set_t cpus;         /* its cpuset, when has_cpus */
+    time_t gone_since;       /* supervisor seen gone without a status */
+    pid_t pgid;              /* 0 when not known */
+    struct spool_pid leader; /* the group's leader as recorded; pid 0: not */
+    struct spool_status st;  /* when ENDED */
+    cpu_set_t cpus;          /* its cpuset, when has_cpus */
     bool has_cpus;
     bool end_sent; /* a JOB_END is waiting for its reply */
     bool end_failed_logged;
@@ -69,6 +70,23 @@ struct jobs {
     size_t n_kids, cap_kids;
     struct event *chld_ev;
 };
+
+/*
+ * jobs_group_kill: sig to the job's process group (whole) or to its leader
+ * alone, only while the leader is still the process recorded in the spool
+ * (pid and start ticks): once the leader is gone the pgid may be another
+ * process's, and is left alone (the cgroup reaches what remains).  -1 with
+ * ESRCH when the group cannot be proved the job's.
+ */
+int jobs_group_kill(const struct njob *job, int sig, bool whole);
+
+/*
+ * jobs_launch_abandon: a launch that timed out: SIGKILL to its supervisor,
+ * to the job's process group as recorded in job->dir/leader (also a job
+ * process stopped before its exec, before any pgid was reported), and to
+ * the job's cgroup (cg version NONE: none), which is then removed.
+ */
+void jobs_launch_abandon(const struct cgroup *cg, struct njob *job);
 
 /* jobs_reap_add: pid is a child of this process (a supervisor), to be
  * reaped when it ends; only these are waited for, never another's. */

@@ -310,8 +310,8 @@ int launch_check_user(const struct launch *l, const char *node,
 
 /* The job's directory, locked (*lock_fd) until its supervisor has
  * recorded itself, with the script and launch.json. */
-static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
-                       struct err *e)
+static int write_spool(const char *jobdir, const struct launch *l,
+                       const char *boot_id, int *lock_fd, struct err *e)
 {
     char *text;
     int rc;
@@ -334,6 +334,10 @@ static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
     rc = spool_write_volatile(jobdir, "launch.json", text, strlen(text), 0600,
                               (uid_t)-1, (gid_t)-1, e);
     free(text);
+    /* what the job's pids and pgid mean only on this boot (spool.h) */
+    if (rc == 0 && boot_id != NULL && boot_id[0] != '\0')
+        rc = spool_write_volatile(jobdir, "boot_id", boot_id, strlen(boot_id),
+                                  0600, (uid_t)-1, (gid_t)-1, e);
     return rc;
 }
 
@@ -373,7 +377,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
     };
     int fds[2] = {-1, -1}, saved;
 
-    if (write_spool(jobdir, l, &sa.lock_fd, e) < 0)
+    if (write_spool(jobdir, l, ctx->boot_id, &sa.lock_fd, e) < 0)
         goto error;
     if (pipe2(fds, O_CLOEXEC) < 0) {
         err_set(e, "pipe: %s", strerror(errno));

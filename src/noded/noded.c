@@ -82,17 +82,36 @@ static int setup_cgroup(struct noded *nd, struct err *e)
     return rc;
 }
 
+/* Frames for this node alone, none signed before this start. */
+static int setup_auth(struct noded *nd, struct err *e)
+{
+    char *tag = xasprintf("%s%s", AUTH_TAG_NODE_PREFIX, nd->name);
+    char *path = xasprintf("%s/auth_floor", nd->spool);
+    int rc;
+
+    auth_set_tags(nd->auth, tag, AUTH_TAG_CTLD);
+    rc = auth_floor_persist(nd->auth, path, e);
+    free(tag);
+    free(path);
+    return rc;
+}
+
 int noded_setup(struct noded *nd, struct err *e)
 {
     if (resources_detect(nd->conf, nd->node, false, &nd->res, e) < 0)
         return -1;
     if (setup_spool(nd, e) < 0)
         return -1;
-    if ((nd->auth = auth_create_conf(nd->conf, e)) == NULL)
+    if ((nd->auth = auth_create_conf(nd->conf, e)) == NULL ||
+        setup_auth(nd, e) < 0)
         return -1;
     if (setup_cgroup(nd, e) < 0)
         return -1;
     nd->boot_time = boot_time();
+    if (spool_boot_id(nd->boot_id, e) < 0) {
+        log_warnx("%s: jobs of an earlier boot cannot be told apart", e->text);
+        nd->boot_id[0] = '\0';
+    }
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "common/version.h"
 #include "noded/cgroup.h"
 #include "noded/resources.h"
+#include "noded/spool.h"
 
 struct conn;
 struct jobs;
@@ -34,6 +35,7 @@ struct noded {
     struct resources res;
     struct cgroup cg; /* how jobs are contained (version NONE: pgid only) */
     int64_t boot_time;
+    char boot_id[SPOOL_BOOT_ID_MAX]; /* "" when unknown */
 
     char *log_path; /* reopened on SIGHUP; NULL: stderr (main's) */
     FILE *logfp;    /* main's */

@@ -315,29 +315,47 @@ bool spool_pid_alive(const struct spool_pid *p)
     return state != 'Z' && state != 'X';
 }
 
-int spool_pid_write(const char *jobdir, const struct spool_pid *p,
-                    struct err *e)
+int spool_pid_of(pid_t pid, struct spool_pid *p)
+{
+    p->pid = pid;
+    return proc_start_ticks(pid, &p->start_ticks);
+}
+
+int spool_pid_write_as(const char *jobdir, const char *name,
+                       const struct spool_pid *p, struct err *e)
 {
     char buf[64];
     int n =
         snprintf(buf, sizeof(buf), "%d %llu\n", (int)p->pid, p->start_ticks);
 
-    return spool_write_volatile(jobdir, "supervisor.pid", buf, (size_t)n, 0600,
-                                (uid_t)-1, (gid_t)-1, e);
+    return spool_write_volatile(jobdir, name, buf, (size_t)n, 0600, (uid_t)-1,
+                                (gid_t)-1, e);
+}
+
+int spool_pid_write(const char *jobdir, const struct spool_pid *p,
+                    struct err *e)
+{
+    return spool_pid_write_as(jobdir, "supervisor.pid", p, e);
 }
 
 int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e)
 {
-    char *text = spool_read(jobdir, "supervisor.pid", 64, e);
+    return spool_pid_read_as(jobdir, "supervisor.pid", p, e);
+}
+
+int spool_pid_read_as(const char *jobdir, const char *name, struct spool_pid *p,
+                      struct err *e)
+{
+    char *text = spool_read(jobdir, name, 64, e);
     int pid;
     unsigned long long t;
 
     if (text == NULL)
         return -1;
-    if (sscanf(text, "%d %llu", &pid, &t) != 2 || pid <= 0) {
+    if (sscanf(text, "%d %llu", &pid, &t) != 2 || pid <= 1) {
         free(text);
         errno = EBADMSG;
-        return err_set(e, "%s/supervisor.pid: not \"PID START\"", jobdir);
+        return err_set(e, "%s/%s: not \"PID START\"", jobdir, name);
     }
     free(text);
     p->pid = pid;
@@ -467,4 +485,33 @@ int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)
     if (*n > 1)
         qsort(*ids, *n, sizeof(**ids), cmp_u32);
     return 0;
+}
+
+int spool_boot_id(char out[SPOOL_BOOT_ID_MAX], struct err *e)
+{
+    char *text = spool_read("/proc/sys/kernel/random", "boot_id",
+                            SPOOL_BOOT_ID_MAX - 1, e);
+
+    if (text == NULL)
+        return -1;
+    text[strcspn(text, "\n")] = '\0';
+    snprintf(out, SPOOL_BOOT_ID_MAX, "%s", text);
+    free(text);
+    return 0;
+}
+
+int spool_same_boot(const char *jobdir, const char *boot_id, struct err *e)
+{
+    char *text = spool_read(jobdir, "boot_id", SPOOL_BOOT_ID_MAX - 1, e);
+    int same;
+
+    if (text == NULL)
+        return -1;
+    text[strcspn(text, "\n")] = '\0';
+    same = strcmp(text, boot_id) == 0;
+    if (!same)
+        err_set(e, "%s/boot_id: %.40s, this boot is %.40s", jobdir, text,
+                boot_id);
+    free(text);
+    return same;
 }

@@ -88,7 +88,9 @@ int spool_status_sync(const char *jobdir, struct err *e);
 int spool_status_read(const char *jobdir, struct spool_status *st,
                       struct err *e);
 
-/* spool_pid_self: this process as a struct spool_pid. */
+/* spool_pid_self: this process as a struct spool_pid; spool_pid_of: any
+ * process (-1 when it is gone). */
+int spool_pid_of(pid_t pid, struct spool_pid *p);
 int spool_pid_self(struct spool_pid *p);
 /* spool_pid_alive: p names a live process that is the one recorded. */
 bool spool_pid_alive(const struct spool_pid *p);
@@ -97,6 +99,23 @@ bool spool_pid_alive(const struct spool_pid *p);
 int spool_pid_write(const char *jobdir, const struct spool_pid *p,
                     struct err *e);
 int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e);
+/* The same for another file: "leader" holds the job's first process,
+ * whose pid is the job's process group (a pgid is signalled only while its
+ * leader is still that process: spool_pid_alive). */
+int spool_pid_write_as(const char *jobdir, const char *name,
+                       const struct spool_pid *p, struct err *e);
+int spool_pid_read_as(const char *jobdir, const char *name, struct spool_pid *p,
+                      struct err *e);
+
+/* The machine's boot id (/proc/sys/kernel/random/boot_id, 36 characters).
+ * sluiced writes it to jobdir/boot_id at launch; pids, pgids and start
+ * ticks recorded under another boot id name nothing of the job's. */
+#define SPOOL_BOOT_ID_MAX 64
+int spool_boot_id(char out[SPOOL_BOOT_ID_MAX], struct err *e);
+/* spool_same_boot: 1 when jobdir/boot_id is boot_id, 0 when it is another
+ * (e says which), -1 with errno when it cannot be read (ENOENT: a spool
+ * from before boot ids were recorded). */
+int spool_same_boot(const char *jobdir, const char *boot_id, struct err *e);
 
 /* spool_int_write / spool_int_read: one decimal integer in jobdir/name
  * (pgid, kill: mode 0600; the preemption file, which the job reads: 0644;

@@ -351,7 +351,7 @@ static pid_t job_go(struct job_proc *jp)
 void supervisor_main(const struct supervisor_args *a, int report_fd)
 {
     struct spool_status st = {0};
-    struct spool_pid self;
+    struct spool_pid self, leader;
     struct err e = {"cannot read /proc/self/stat"};
     siginfo_t info;
     struct job_proc jp;
@@ -367,8 +367,14 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         spool_remove(a->jobdir);
         _exit(1);
     }
+    /* the job's process (its group's leader) with its start ticks, also
+     * before it runs: whoever signals the group later checks that its
+     * leader is still this process, and a launch that times out finds the
+     * process even if it never reached exec */
     if (spool_pid_self(&self) < 0 ||
-        spool_pid_write(a->jobdir, &self, &e) < 0) {
+        spool_pid_write(a->jobdir, &self, &e) < 0 ||
+        spool_pid_of(jp.pid, &leader) < 0 ||
+        spool_pid_write_as(a->jobdir, "leader", &leader, &e) < 0) {
         job_cancel(&jp);
         spool_remove(a->jobdir);
         report("error %d cannot record the supervisor: %s", EIO, e.text);

@@ -10,6 +10,11 @@
  *   frametool unsigned           a SUBMIT with no credential
  *   frametool expired            a SUBMIT whose credential has expired
  *   frametool replay             one signed SUBMIT sent twice
+ *   frametool save FILE          a good SUBMIT written to FILE, not sent
+ *   frametool send FILE          FILE's bytes sent as they are (a frame
+ *                                saved before a restart: replayed after it)
+ *   frametool to-node NODE       a SUBMIT signed for node NODE, not for the
+ *                                controller
  *   frametool halfclose          a good SUBMIT, then our side shut down:
  *                                the reply must still come
  *   frametool oversize           headers announcing a body and a credential
@@ -344,6 +349,67 @@ static int cmd_replay(struct tool *t)
     return rc;
 }
 
+/* A good SUBMIT kept for later (cmd_send), as an eavesdropper would. */
+static int cmd_save(struct tool *t, const char *path)
+{
+    json_t *body = submit_body("frametool-saved");
+    uint8_t *b;
+    size_t n = frame_bytes(t->auth, PROTO_MSG_SUBMIT, 1, body, &b);
+    FILE *fp = fopen(path, "w");
+    int rc = fp != NULL && fwrite(b, 1, n, fp) == n;
+
+    if (fp != NULL && fclose(fp) != 0)
+        rc = 0;
+    json_decref(body);
+    free(b);
+    if (!rc)
+        fprintf(stderr, "frametool: %s: %s\n", path, strerror(errno));
+    return !rc;
+}
+
+static int cmd_send(struct tool *t, const char *path)
+{
+    uint8_t b[1 << 16];
+    FILE *fp = fopen(path, "r");
+    size_t n;
+
+    if (fp == NULL) {
+        fprintf(stderr, "frametool: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    n = fread(b, 1, sizeof(b), fp);
+    fclose(fp);
+    return one_shot(t, b, n);
+}
+
+/* A frame the controller might have sent node NODE, or that was meant for
+ * it: the controller must not take it as its own. */
+static int cmd_to_node(struct tool *t, const char *node)
+{
+    json_t *body = submit_body("frametool");
+    struct evbuffer *eb = evbuffer_new();
+    char to[AUTH_TAG_MAX + 1];
+    struct err e;
+    uint8_t *b;
+    size_t n;
+    int rc;
+
+    snprintf(to, sizeof(to), "%s%s", AUTH_TAG_NODE_PREFIX, node);
+    if (proto_encode_signed_to(t->auth, to, PROTO_MSG_SUBMIT, 0, 1, body, eb,
+                               &e) < 0) {
+        fprintf(stderr, "frametool: encode: %s\n", e.text);
+        exit(2);
+    }
+    n = evbuffer_get_length(eb);
+    b = xmalloc(n);
+    evbuffer_remove(eb, b, n);
+    evbuffer_free(eb);
+    rc = one_shot(t, b, n);
+    json_decref(body);
+    free(b);
+    return rc;
+}
+
 static void put16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)(v >> 8);
@@ -640,7 +706,8 @@ static int tool_init(struct tool *t, struct err *e)
 static int usage(void)
 {
     fprintf(stderr, "usage: frametool ping|submit|wrong-key KEYFILE|tamper|"
-                    "unsigned|expired|replay|halfclose|oversize|fuzz N SEED\n");
+                    "unsigned|expired|replay|save FILE|send FILE|to-node NODE|"
+                    "halfclose|oversize|fuzz N SEED\n");
     return 2;
 }
 
@@ -662,6 +729,12 @@ static int dispatch(struct tool *t, int argc, char **argv)
         return cmd_expired(t);
     if (strcmp(cmd, "replay") == 0)
         return cmd_replay(t);
+    if (strcmp(cmd, "save") == 0 && argc == 3)
+        return cmd_save(t, argv[2]);
+    if (strcmp(cmd, "send") == 0 && argc == 3)
+        return cmd_send(t, argv[2]);
+    if (strcmp(cmd, "to-node") == 0 && argc == 3)
+        return cmd_to_node(t, argv[2]);
     if (strcmp(cmd, "halfclose") == 0)
         return cmd_halfclose(t);
     if (strcmp(cmd, "oversize") == 0)

@@ -108,6 +108,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         abort();
     }
     auth_set_clock(fuzz_auth, fuzz_clock);
+    auth_set_tags(fuzz_auth, "fuzz", "fuzz");
     auth_set_replay_max(fuzz_auth, 4096);
     if (corpus != NULL) {
         write_corpus(corpus);

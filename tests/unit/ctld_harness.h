@@ -45,6 +45,7 @@ struct peer {
     int fd;
     struct evbuffer *in;
     struct auth *a;
+    struct auth *own; /* a node's: frames tagged for it (auth.h); or NULL */
     uint32_t seq;
     json_t *requests; /* requests from the controller not yet taken */
 };
@@ -361,6 +362,7 @@ static __attribute__((unused)) struct peer *peer_open(struct fx *f)
 static __attribute__((unused)) void peer_close(struct peer *p)
 {
     close(p->fd);
+    auth_destroy(p->own);
     evbuffer_free(p->in);
     json_decref(p->requests);
     free(p);
@@ -471,17 +473,37 @@ peer_expect(struct peer *p, uint16_t type, int timeout_ms, const char *err)
     }
 }
 
+/* peer_as_node: p takes frames the controller signs for node name alone
+ * (auth.h), as that node's sluiced does. */
+static __attribute__((unused)) void peer_as_node(struct fx *f, struct peer *p,
+                                                 const char *name)
+{
+    char tag[64];
+    struct err e;
+
+    p->own = f->munge_sock[0] ? auth_create(AUTH_MUNGE, f->munge_sock, &e)
+                              : auth_create(AUTH_KEY, f->key, &e);
+    if (p->own == NULL)
+        fail_msg("auth_create: %s", e.text);
+    snprintf(tag, sizeof(tag), "%s%s", AUTH_TAG_NODE_PREFIX, name);
+    auth_set_tags(p->own, tag, AUTH_TAG_CTLD);
+    p->a = p->own;
+}
+
 static __attribute__((unused)) struct peer *node_up(struct fx *f,
                                                     const char *name, int cpus,
                                                     json_t *jobs,
                                                     json_t **reply_out)
 {
     struct peer *p = peer_open(f);
-    json_t *reply = peer_call(p, PROTO_MSG_NODE_REGISTER,
-                              json_pack("{s:s, s:i, s:i, s:o}", "node", name,
-                                        "cpus", cpus, "mem_mib", 8000, "jobs",
-                                        jobs ? jobs : json_array()),
-                              NULL);
+    json_t *reply;
+
+    peer_as_node(f, p, name);
+    reply = peer_call(p, PROTO_MSG_NODE_REGISTER,
+                      json_pack("{s:s, s:i, s:i, s:o}", "node", name, "cpus",
+                                cpus, "mem_mib", 8000, "jobs",
+                                jobs ? jobs : json_array()),
+                      NULL);
 
     assert_true(json_is_true(json_object_get(reply, "accepted")));
     if (reply_out)

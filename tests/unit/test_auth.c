@@ -56,6 +56,7 @@ static struct auth *key_auth(const char *path)
     if (a == NULL)
         fail_msg("auth_create: %s", e.text);
     auth_set_clock(a, fake_clock);
+    auth_set_tags(a, "test", "test"); /* it verifies what it signs */
     return a;
 }
 
@@ -99,7 +100,7 @@ static void test_key_round_trip(void **state)
     (void)state;
     assert_int_equal(auth_get_type(a), AUTH_KEY);
     assert_int_equal(auth_sign(a, 10, 7, body, strlen(body), &cred, &e), 0);
-    assert_non_null(strstr(cred, "k1:"));
+    assert_non_null(strstr(cred, "k2:"));
     assert_int_equal(
         auth_verify(a, cred, strlen(cred), 10, 7, body, strlen(body), &who, &e),
         0);
@@ -153,7 +154,8 @@ static void test_key_tampered(void **state)
     assert_int_equal(
         auth_verify(a, cred, strlen(cred), 12, 5, evil, len, &who, &e), -1);
     assert_string_equal(e.text, "auth/key: frame does not match its "
-                                "credential (altered in transit?)");
+                                "credential (altered in transit, or meant "
+                                "for another receiver than test?)");
     assert_int_equal(
         auth_verify(a, cred, strlen(cred), 13, 5, body, len, &who, &e), -1);
     assert_int_equal(
@@ -278,14 +280,14 @@ static void test_key_malformed(void **state)
 {
     static const char *bad[] = {
         "",
-        "k1:",
-        "k2:0:0:1700005000:00000000000000000000000000000000:",
-        "k1:0:0:1700005000",
-        "k1:x:0:1700005000:",
-        "k1:4294967295:0:1700005000:",
-        "k1:0:0:99999999999999999999:",
-        "k1:0:0:1700005000:zz000000000000000000000000000000:",
-        "k1:0:0:1700005000:0000:",
+        "k2:",
+        "k3:0:0:1700005000:00000000000000000000000000000000:",
+        "k2:0:0:1700005000",
+        "k2:x:0:1700005000:",
+        "k2:4294967295:0:1700005000:",
+        "k2:0:0:99999999999999999999:",
+        "k2:0:0:1700005000:zz000000000000000000000000000000:",
+        "k2:0:0:1700005000:0000:",
         "MUNGE:AwQFAAB=:",
     };
     struct auth *a = key_auth(key_path);
@@ -300,8 +302,12 @@ static void test_key_malformed(void **state)
             -1);
         assert_int_equal(errno, EACCES);
     }
-    assert_int_equal(auth_verify(a, "k1:0", 4, 2, 1, "{}", 2, &who, &e), -1);
+    assert_int_equal(auth_verify(a, "k2:0", 4, 2, 1, "{}", 2, &who, &e), -1);
     assert_string_equal(e.text, "auth/key: malformed credential");
+    /* the format before receiver tags says what it is */
+    assert_int_equal(auth_verify(a, "k1:0", 4, 2, 1, "{}", 2, &who, &e), -1);
+    assert_string_equal(e.text, "auth/key: credential format k1 is no longer "
+                                "accepted (the peer runs an older sluice)");
     assert_int_equal(auth_verify(a, NULL, 0, 2, 1, "{}", 2, &who, &e), -1);
     assert_string_equal(e.text, "auth/key: frame has no credential");
     /* A good credential with a byte more or less, or an extra field. */
@@ -569,6 +575,7 @@ static struct auth *munge_auth(void)
     a = auth_create(AUTH_MUNGE, munge_sock, &e);
     if (a == NULL)
         fail_msg("auth_create: %s", e.text);
+    auth_set_tags(a, "test", "test"); /* it verifies what it signs */
     return a;
 }
 
@@ -609,7 +616,8 @@ static void test_munge_tampered_and_replayed(void **state)
         -1);
     assert_int_equal(errno, EACCES);
     assert_string_equal(e.text, "auth/munge: frame does not match its "
-                                "credential (altered in transit?)");
+                                "credential (altered in transit, or meant "
+                                "for another receiver than test?)");
     /* munged saw it decoded once already: a replay now. */
     assert_int_equal(
         auth_verify(a, cred, strlen(cred), 12, 3, body, strlen(body), &who, &e),
@@ -650,6 +658,147 @@ static void test_munge_expired(void **state)
     auth_destroy(a);
 }
 
+/* A frame is signed for one receiver (auth.h): a frame for a node is
+ * refused by the controller and by another node, and one for the
+ * controller by a node; the receiver it was meant for accepts it.  Each
+ * try signs afresh (munged refuses a second decode as a replay). */
+static int try_frame(struct auth *from, const char *to, struct auth *at,
+                     struct err *e)
+{
+    const char *body = "{\"job\":{\"job_id\":7}}";
+    size_t len = strlen(body);
+    struct auth_id who;
+    char *cred = NULL;
+    int rc;
+
+    assert_int_equal(to ? auth_sign_to(from, to, 32, 4, body, len, &cred, e)
+                        : auth_sign(from, 32, 4, body, len, &cred, e),
+                     0);
+    rc = auth_verify(at, cred, strlen(cred), 32, 4, body, len, &who, e);
+    free(cred);
+    return rc;
+}
+
+static void check_receivers(struct auth *ctld, struct auth *node1,
+                            struct auth *node2, const char *kind)
+{
+    struct err e;
+    char want[160];
+
+    /* controller -> node01: only node01 takes it */
+    assert_int_equal(try_frame(ctld, NULL, ctld, &e), -1);
+    snprintf(want, sizeof(want),
+             "%s: frame does not match its credential (altered in transit, "
+             "or meant for another receiver than sluicectld?)",
+             kind);
+    assert_string_equal(e.text, want);
+    assert_int_equal(try_frame(ctld, NULL, node2, &e), -1);
+    assert_int_equal(errno, EACCES);
+    assert_int_equal(try_frame(ctld, NULL, node1, &e), 0);
+    /* node01 -> controller: a node does not take it */
+    assert_int_equal(try_frame(node1, NULL, node2, &e), -1);
+    assert_int_equal(try_frame(node1, NULL, ctld, &e), 0);
+    /* a reply to a client is no frame for the controller */
+    assert_int_equal(try_frame(ctld, AUTH_TAG_CLIENT, ctld, &e), -1);
+}
+
+static void test_key_receiver_bound(void **state)
+{
+    struct auth *ctld = key_auth(key_path), *n1 = key_auth(key_path),
+                *n2 = key_auth(key_path);
+
+    (void)state;
+    fake_now = 1700000000;
+    auth_set_tags(ctld, AUTH_TAG_CTLD, AUTH_TAG_NODE_PREFIX "node01");
+    auth_set_tags(n1, AUTH_TAG_NODE_PREFIX "node01", AUTH_TAG_CTLD);
+    auth_set_tags(n2, AUTH_TAG_NODE_PREFIX "node02", AUTH_TAG_CTLD);
+    check_receivers(ctld, n1, n2, "auth/key");
+    auth_destroy(ctld);
+    auth_destroy(n1);
+    auth_destroy(n2);
+}
+
+/* A credential issued before the verifier's floor (its start) is refused,
+ * even though it is within the ttl and was never seen: a restart empties
+ * the replay cache, the floor keeps what was captured before it out.  The
+ * floor is kept in a file, 0600, and never goes back with the clock. */
+static void test_key_floor(void **state)
+{
+    struct auth *a = key_auth(key_path), *b;
+    struct auth_id who;
+    struct err e;
+    struct stat sb;
+    char *cred = NULL, path[300];
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/auth_floor", tmpdir);
+    unlink(path);
+    fake_now = 1700001000;
+    assert_int_equal(auth_sign(a, 2, 1, "{}", 2, &cred, &e), 0);
+    /* "the restart": a new verifier, 10 s later */
+    fake_now = 1700001010;
+    b = key_auth(key_path);
+    assert_int_equal(auth_floor_persist(b, path, &e), 0);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    assert_int_equal(
+        auth_verify(b, cred, strlen(cred), 2, 1, "{}", 2, &who, &e), -1);
+    assert_int_equal(errno, EACCES);
+    assert_string_equal(e.text, "auth/key: credential issued 10 s before this "
+                                "daemon started (replayed from before a "
+                                "restart?)");
+    free(cred);
+    /* what is signed from now on passes */
+    assert_int_equal(auth_sign(a, 2, 2, "{}", 2, &cred, &e), 0);
+    assert_int_equal(
+        auth_verify(b, cred, strlen(cred), 2, 2, "{}", 2, &who, &e), 0);
+    free(cred);
+    auth_destroy(b);
+    /* the clock went back 100 s: the recorded floor stands */
+    fake_now = 1700000910;
+    b = key_auth(key_path);
+    assert_int_equal(auth_floor_persist(b, path, &e), 0);
+    assert_int_equal(auth_sign(a, 2, 3, "{}", 2, &cred, &e), 0);
+    assert_int_equal(
+        auth_verify(b, cred, strlen(cred), 2, 3, "{}", 2, &who, &e), -1);
+    free(cred);
+    auth_destroy(b);
+    auth_destroy(a);
+    unlink(path);
+}
+
+static void test_munge_receiver_bound(void **state)
+{
+    struct auth *ctld = munge_auth(), *n1 = munge_auth(), *n2 = munge_auth();
+
+    (void)state;
+    auth_set_tags(ctld, AUTH_TAG_CTLD, AUTH_TAG_NODE_PREFIX "node01");
+    auth_set_tags(n1, AUTH_TAG_NODE_PREFIX "node01", AUTH_TAG_CTLD);
+    auth_set_tags(n2, AUTH_TAG_NODE_PREFIX "node02", AUTH_TAG_CTLD);
+    check_receivers(ctld, n1, n2, "auth/munge");
+    auth_destroy(ctld);
+    auth_destroy(n1);
+    auth_destroy(n2);
+}
+
+static void test_munge_floor(void **state)
+{
+    struct auth *a = munge_auth();
+    struct auth_id who;
+    struct err e;
+    char *cred = NULL;
+
+    (void)state;
+    assert_int_equal(auth_sign(a, 2, 1, "{}", 2, &cred, &e), 0);
+    auth_set_floor(a, time(NULL) + 5);
+    assert_int_equal(
+        auth_verify(a, cred, strlen(cred), 2, 1, "{}", 2, &who, &e), -1);
+    assert_int_equal(errno, EACCES);
+    assert_non_null(strstr(e.text, "before this daemon started"));
+    free(cred);
+    auth_destroy(a);
+}
+
 static void test_munge_unreachable(void **state)
 {
     struct err e;
@@ -673,6 +822,8 @@ int main(void)
         cmocka_unit_test(test_key_replay),
         cmocka_unit_test(test_key_replay_cache_full),
         cmocka_unit_test(test_key_malformed),
+        cmocka_unit_test(test_key_receiver_bound),
+        cmocka_unit_test(test_key_floor),
         cmocka_unit_test(test_key_file_checks),
         cmocka_unit_test(test_key_file_owner),
         cmocka_unit_test(test_keygen),
@@ -682,6 +833,8 @@ int main(void)
         cmocka_unit_test(test_munge_round_trip),
         cmocka_unit_test(test_munge_tampered_and_replayed),
         cmocka_unit_test(test_munge_expired),
+        cmocka_unit_test(test_munge_receiver_bound),
+        cmocka_unit_test(test_munge_floor),
         cmocka_unit_test(test_munge_unreachable),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -48,6 +48,7 @@ static struct peer *gpu_node_up(struct fx *f, const char *name,
                              4, "mem_mib", 8000, "jobs", json_array(), "gpus",
                              json_loads(gpus, 0, NULL));
 
+    peer_as_node(f, p, name);
     if (note != NULL)
         json_object_set_new(body, "gres_note", json_string(note));
     *reply = peer_call(p, PROTO_MSG_NODE_REGISTER, body, NULL);

@@ -112,6 +112,38 @@ static void test_commit_survives_reopen(void **state)
     persist_close(p);
 }
 
+/* A write that failed for lack of space (or an I/O error) poisons the
+ * transaction: the commit refuses it as a whole, so what memory did with
+ * the other writes of that iteration is never half in the database. */
+static void test_failed_write_refuses_commit(void **state)
+{
+    struct persist *p = open_db();
+    struct seen s = {0};
+    struct err e;
+
+    (void)state;
+    assert_int_equal(persist_begin(p, &e), 0);
+    insert(p, 1, false);
+    persist_note_error(p, 19 /* SQLITE_CONSTRAINT: this statement only */);
+    persist_note_error(p, 13 /* SQLITE_FULL */);
+    insert(p, 2, false);
+    assert_int_equal(persist_commit(p, &e), -1);
+    assert_int_equal(errno, EIO);
+    assert_non_null(strstr(e.text, "not committed"));
+    assert_false(persist_in_txn(p));
+    /* the next transaction is a fresh one */
+    assert_int_equal(persist_begin(p, &e), 0);
+    insert(p, 3, false);
+    assert_int_equal(persist_commit(p, &e), 0);
+    persist_close(p);
+
+    p = open_db();
+    assert_int_equal(persist_job_load(p, 10, collect, &s, &e), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.ids[0], 3);
+    persist_close(p);
+}
+
 static void test_finished_cap_and_update(void **state)
 {
     struct persist *p = open_db();
@@ -302,6 +334,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_commit_survives_reopen, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_write_refuses_commit, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_finished_cap_and_update, setup,
                                         teardown),

@@ -139,6 +139,8 @@ static int group_setup(void **state)
     snprintf(path, sizeof(path), "%s/cgroup.conf", T.dir);
     writef(path, "ConstrainDevices=yes\n");
     T.auth = auth_create(AUTH_KEY, T.key, &e);
+    if (T.auth != NULL) /* this test plays the controller */
+        auth_set_tags(T.auth, AUTH_TAG_CTLD, AUTH_TAG_NODE_PREFIX "node01");
     T.in = evbuffer_new();
     return T.auth ? 0 : -1;
 }

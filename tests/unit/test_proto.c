@@ -52,6 +52,7 @@ static struct auth *key_auth(void)
 
     if (a == NULL)
         fail_msg("auth_create: %s", e.text);
+    auth_set_tags(a, "test", "test"); /* it verifies what it signs */
     return a;
 }
 
@@ -491,7 +492,8 @@ static void test_credential_refused(void **state)
     assert_int_equal(g.seq, 3);
     assert_int_equal(g.type, PROTO_MSG_JOB_CANCEL);
     assert_string_equal(e.text, "auth/key: frame does not match its "
-                                "credential (altered in transit?)");
+                                "credential (altered in transit, or meant "
+                                "for another receiver than test?)");
     assert_int_equal(proto_decode(b, a, &g, &e), -1);
     assert_int_equal(errno, EACCES);
     assert_string_equal(e.text, "auth/key: frame has no credential");
