@@ -37,6 +37,10 @@ struct acct_q {
     struct err *e;
 };
 
+/* Bounds on a request's lists (as JOB_QUERY's): job ids, other filters. */
+#define ACCT_IDS_MAX 10000
+#define ACCT_LIST_MAX 1000
+
 static int einval(struct err *e, const char *what)
 {
     errno = EINVAL;
@@ -53,6 +57,8 @@ static int strings(json_t *body, const char *key, json_t **out, struct err *e)
         return 0;
     if (!json_is_array(a))
         return einval(e, "expected an array of strings");
+    if (json_array_size(a) > ACCT_LIST_MAX)
+        return einval(e, "a filter of more than 1000 elements");
     json_array_foreach(a, i, v)
     {
         if (!json_is_string(v))
@@ -71,6 +77,8 @@ static int users(json_t *body, struct acct_q *q, struct err *e)
         return 0;
     if (!json_is_array(a))
         return einval(e, "users: expected an array");
+    if (json_array_size(a) > ACCT_LIST_MAX)
+        return einval(e, "users: more than 1000 elements");
     q->uids = xcalloc(json_array_size(a) + 1, sizeof(*q->uids));
     json_array_foreach(a, i, v)
     {
@@ -303,6 +311,10 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
         ids = json_object_get(body, "job_ids");
         if (!json_is_array(ids)) {
             einval(e, "job_ids: expected an array");
+            goto out;
+        }
+        if (json_array_size(ids) > ACCT_IDS_MAX) {
+            einval(e, "job_ids: more than 10000 elements");
             goto out;
         }
     }

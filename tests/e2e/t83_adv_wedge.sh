@@ -52,7 +52,7 @@ for i in range(200):
     hdr = struct.pack(HDR, MAGIC, 16 << 20, 0, JOB_QUERY, 1, 0, 0, i + 1)
     try:
         s.sendall(hdr)
-        if i % 4 == 0:                      # some fill their body
+        if i % 2 == 0:                      # half fill their body
             s.sendall(b'{' + b' ' * (4 << 20))
     except OSError:
         pass
