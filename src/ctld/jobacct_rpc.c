@@ -40,6 +40,8 @@ struct acct_q {
 /* Bounds on a request's lists (as JOB_QUERY's): job ids, other filters. */
 #define ACCT_IDS_MAX 10000
 #define ACCT_LIST_MAX 1000
+/* Records read from the history for one page, matching or not. */
+#define ACCT_SCAN_MAX 5000
 
 static int einval(struct err *e, const char *what)
 {
@@ -206,13 +208,25 @@ static void strip(json_t *rec)
 struct acct_scan {
     struct acct_q *q;
     bool requeued;
+    size_t scanned;   /* records read */
+    bool cut;         /* stopped at ACCT_SCAN_MAX */
+    uint64_t seen_id; /* the last record read */
 };
 
 static int take(void *arg, uint64_t id, const char *text)
 {
     struct acct_scan *sc = arg;
     struct acct_q *q = sc->q;
-    json_t *rec = json_loads(text, 0, NULL);
+    json_t *rec;
+
+    /* a page reads a bounded part of the history, matches or not: the
+     * client asks again after seen_id, and the loop serves others */
+    if (sc->scanned++ >= ACCT_SCAN_MAX) {
+        sc->cut = true;
+        return 1;
+    }
+    sc->seen_id = id;
+    rec = json_loads(text, 0, NULL);
 
     if (rec == NULL) {
         log_warnx("job=%" PRIu64 " record unreadable: not in JOB_ACCT", id);
@@ -343,10 +357,12 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
         json_decref(q.out);
         goto out;
     }
-    *reply = json_pack("{s:o, s:o}", "jobs", q.out, "next_after_job_id",
-                       ids == NULL && (int64_t)q.n >= q.limit
-                           ? json_integer((json_int_t)q.last_id)
-                           : json_null());
+    *reply =
+        json_pack("{s:o, s:o}", "jobs", q.out, "next_after_job_id",
+                  ids == NULL && sc.cut ? json_integer((json_int_t)sc.seen_id)
+                  : ids == NULL && (int64_t)q.n >= q.limit
+                      ? json_integer((json_int_t)q.last_id)
+                      : json_null());
 out:
     free(q.uids);
     return rc;

@@ -22,7 +22,10 @@
 #define PEERS_OUT_LOW (1u << 20)   /* ... and read it again below this */
 #define PEERS_OUT_ALL (256u << 20) /* unread output of all connections */
 #define PEERS_IN_ALL (256u << 20)  /* frames being read, all connections */
-#define PEERS_NOFILE_RESERVE 64    /* descriptors kept for the database etc */
+/* auth/munge: a large frame before the connection has authenticated is
+ * read only while all frames being read are under this */
+#define PEERS_UNAUTH_ALL (64u << 20)
+#define PEERS_NOFILE_RESERVE 64 /* descriptors kept for the database etc */
 
 struct peers_limits {
     uint32_t max_conns;
