@@ -579,7 +579,7 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
     if (none && conn->frame_ms == 0 && evbuffer_get_length(in) > 0)
         conn->frame_ms = ctld_mono_ms();
     if (none && conn->l->in_total > PEERS_IN_ALL &&
-        evbuffer_get_length(in) > PEERS_OUT_LOW) {
+        evbuffer_get_length(in) > PROTO_UNAUTH_BODY) {
         /* many large frames arriving at once: this one waits elsewhere */
         char msg[96];
         snprintf(msg, sizeof(msg),

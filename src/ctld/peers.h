@@ -21,7 +21,7 @@
 #define PEERS_OUT_CONN (16u << 20) /* unread output: stop reading a peer */
 #define PEERS_OUT_LOW (1u << 20)   /* ... and read it again below this */
 #define PEERS_OUT_ALL (256u << 20) /* unread output of all connections */
-#define PEERS_IN_ALL (256u << 20)  /* frames being read, all connections */
+#define PEERS_IN_ALL (128u << 20)  /* frames being read, all connections */
 /* auth/munge: a large frame before the connection has authenticated is
  * read only while all frames being read are under this */
 #define PEERS_UNAUTH_ALL (64u << 20)

@@ -145,6 +145,53 @@ for k in 0 1 2 3 4; do
     kill -9 $(cat "$WORK/$MAL/unix$k.pid") 2>/dev/null
 done
 
+# --- (c) large frames begun on 300 unix connections -----------------------
+adv_py "$MAL" >"$WORK/big.out" 2>&1 <<'PY' &
+import os, socket, struct, time
+from sl import *
+open('big.pid', 'w').write(str(os.getpid()))
+held, busy, late = [], 0, 0
+chunk = b'{' + b' ' * ((1 << 20) - 1)
+for i in range(300):
+    s = connect()
+    s.settimeout(2)
+    try:
+        s.sendall(header(SUBMIT, 16 << 20, seq=1) + chunk)
+    except OSError:
+        pass
+    held.append(s)
+open('big.sent', 'w').write('sent\n')
+time.sleep(3.5)                             # conn_read_timeout 2 s, then the sweep
+for s in held:
+    s.settimeout(0.05)
+    try:
+        t, f, seq, b = recv_frame(s)
+        busy += 'unread frames' in b['error']['message']
+        late += 'not complete' in b['error']['message']
+    except (OSError, EOFError, ValueError):
+        pass
+open('big.ready', 'w').write('%d %d\n' % (busy + late, busy))
+time.sleep(120)
+PY
+ATTACKERS="$ATTACKERS $!"
+wait_file "$WORK/$MAL/big.sent" 40
+rss=$(rss_mb)
+if [ "$rss" -lt 200 ]; then
+    ok "controller RSS ${rss} MB with 300 large frames begun"
+else
+    not_ok "controller RSS ${rss} MB with 300 large frames begun (limit 200)"
+fi
+still_serving "with 300 large frames begun"
+if wait_file "$WORK/$MAL/big.ready" 40; then
+    read -r n busy <"$WORK/$MAL/big.ready"
+    is "$n" 300 "300 large frames begun are each refused, saying why"
+    echo "# $busy of them because 128 MiB of frames were in flight"
+else
+    not_ok "the large-frame attacker finished its round"
+    sed 's/^/#   /' "$WORK/big.out"
+fi
+kill -9 $(cat "$WORK/$MAL/big.pid") 2>/dev/null
+
 # --- deadlines ------------------------------------------------------------
 out=$(adv_py "$MAL" <<'PY'
 import time
