@@ -33,8 +33,11 @@
 #include "ctld/persist.h"
 #include "ctld/rpc.h"
 
-/* Frames handled for one connection before the others get a turn. */
+/* Frames handled for one connection before the others get a turn, and
+ * the time after which it yields even sooner (a 16 MiB body takes a good
+ * part of that to parse). */
 #define CONN_FRAMES_PER_TURN 16
+#define CONN_TURN_MS 10
 /* After accept() ran out of descriptors, listening resumes this late. */
 #define LISTEN_PAUSE_MS 250
 
@@ -564,17 +567,20 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
     struct conn *conn = arg;
     struct ctld *c = conn->l->ctld;
     struct evbuffer *in = bufferevent_get_input(bev);
+    int64_t start = ctld_mono_ms();
     bool none = false;
     int n = 0;
 
     while (!conn->closing && !conn->throttled) {
-        if (n++ == CONN_FRAMES_PER_TURN) {
+        if (n > 0 && (n == CONN_FRAMES_PER_TURN ||
+                      ctld_mono_ms() - start >= CONN_TURN_MS)) {
             /* fairness: the rest on a later turn of the loop */
             bufferevent_trigger(bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
             break;
         }
         if (!conn_frame(conn, in, &none))
             break;
+        n++;
     }
     if (none && conn->frame_ms == 0 && evbuffer_get_length(in) > 0)
         conn->frame_ms = ctld_mono_ms();
