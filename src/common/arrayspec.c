@@ -125,9 +125,11 @@ static int number(const char **p, const char *spec, uint64_t *out,
     return 0;
 }
 
-/* One element: N, N-M or N-M:S, added to s. */
+/* One element: N, N-M or N-M:S, added to s.  *left is how many more ids
+ * the elements may name in all (MaxArraySize): ranges may overlap, but not
+ * so often that parsing costs more than the ids it can yield. */
 static int element(const char **p, const char *spec, uint32_t max_size,
-                   struct arrayset *s, struct err *e)
+                   uint64_t *left, struct arrayset *s, struct err *e)
 {
     uint64_t lo, hi, step = 1;
 
@@ -152,6 +154,12 @@ static int element(const char **p, const char *spec, uint32_t max_size,
         return bad(e, spec, "task id %llu is above MaxArraySize-1 (%u)",
                    (unsigned long long)hi, max_size - 1);
     }
+    if ((hi - lo) / step + 1 > *left)
+        return bad(e, spec,
+                   "the ranges name more than MaxArraySize (%u) task ids in "
+                   "all (do they repeat?)",
+                   max_size);
+    *left -= (hi - lo) / step + 1;
     for (uint64_t id = lo; id <= hi; id += step)
         arrayset_add(s, (uint32_t)id);
     return 0;
@@ -161,8 +169,10 @@ static int element(const char **p, const char *spec, uint32_t max_size,
 static int elements(const char **p, const char *spec, uint32_t max_size,
                     struct arrayset *s, struct err *e)
 {
+    uint64_t left = max_size;
+
     for (;;) {
-        if (element(p, spec, max_size, s, e) < 0)
+        if (element(p, spec, max_size, &left, s, e) < 0)
             return -1;
         if (**p != ',')
             break;
@@ -231,6 +241,11 @@ int arrayspec_parse(const char *s, uint32_t max_size, struct arrayspec *out,
     arrayset_init(&a.set, max_size);
     if (s == NULL || *s == '\0') {
         bad(e, "", "empty");
+        goto error;
+    }
+    /* only here: a stored set (arrayset_parse) may print longer */
+    if (strlen(s) > ARRAYSPEC_MAX_LEN) {
+        bad(e, s, "longer than %d characters", ARRAYSPEC_MAX_LEN);
         goto error;
     }
     if (elements(&p, s, max_size, &a.set, e) < 0)

@@ -17,6 +17,10 @@
 #define ARRAYSPEC_DEFAULT_MAX 1001
 /* The largest MaxArraySize accepted (Slurm's limit). */
 #define ARRAYSPEC_MAX_SIZE 4000001
+/* The longest --array spec read, in characters.  In any spec or set the
+ * ids the elements name, counted with repeats, may not exceed MaxArraySize
+ * either, so parsing costs at most the length plus MaxArraySize steps. */
+#define ARRAYSPEC_MAX_LEN 65536
 
 /* A set of task ids below nbits; words owned by the set. */
 struct arrayset {

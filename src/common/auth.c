@@ -191,6 +191,19 @@ int auth_verify(struct auth *a, const char *cred, size_t cred_len,
     return 0;
 }
 
+int auth_precheck(struct auth *a, const char *cred, size_t cred_len,
+                  struct err *e)
+{
+    errno = EACCES;
+    if (cred == NULL || cred_len == 0)
+        return err_set(e, "%s: frame has no credential",
+                       auth_type_name(a->type));
+    if (a->type == AUTH_MUNGE)
+        return err_set(e, "auth/munge: a large frame needs a connection that "
+                          "has already authenticated");
+    return auth_key_precheck(a, cred, cred_len, e);
+}
+
 int auth_frame_hash(struct auth *a, const char *to, uint16_t type, uint32_t seq,
                     const void *body, size_t len, uint8_t out[AUTH_HASH_LEN])
 {

@@ -131,6 +131,18 @@ int auth_verify(struct auth *a, const char *cred, size_t cred_len,
                 uint16_t type, uint32_t seq, const void *body, size_t len,
                 struct auth_id *who, struct err *e);
 
+/*
+ * auth_precheck: what can be checked of cred before the body it covers
+ * has arrived, changing nothing (no nonce is recorded): for auth/key its
+ * format, MAC and time window, so that a peer without the key is refused
+ * before its body is buffered.  auth/munge cannot decode a credential
+ * twice (munged records it), so it refuses with EACCES ("needs an
+ * authenticated connection"); the caller then holds the peer to small
+ * frames until one has verified.  0, or -1 with EACCES and e.
+ */
+int auth_precheck(struct auth *a, const char *cred, size_t cred_len,
+                  struct err *e);
+
 /* auth_peer_cred: the uid and gid of a unix-socket peer (SO_PEERCRED);
  * -1 with EAFNOSUPPORT for any other socket (Linux would say uid -1). */
 int auth_peer_cred(int fd, struct auth_id *who);

@@ -49,6 +49,8 @@ int auth_key_init(struct auth *a, const char *path, struct err *e);
 void auth_key_fini(struct auth *a);
 int auth_key_sign(struct auth *a, const char *to, uint16_t type, uint32_t seq,
                   const void *body, size_t len, char **cred, struct err *e);
+int auth_key_precheck(struct auth *a, const char *cred, size_t cred_len,
+                      struct err *e);
 int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
                     uint16_t type, uint32_t seq, const void *body, size_t len,
                     struct auth_id *who, struct err *e);

@@ -245,10 +245,10 @@ static int parse_cred(const char *s, size_t len, struct key_cred *c)
     return 0;
 }
 
-static int check_fresh(struct auth *a, const struct key_cred *c, struct err *e)
+/* Within the time window: not too far in the future, not expired. */
+static int check_window(struct auth *a, const struct key_cred *c, struct err *e)
 {
     int64_t now = (int64_t)auth_now(a);
-    int64_t expires = c->issued + a->ttl_s;
 
     errno = EACCES;
     if (c->issued > now + AUTH_SKEW_MAX_S)
@@ -256,12 +256,22 @@ static int check_fresh(struct auth *a, const struct key_cred *c, struct err *e)
                        "auth/key: credential issued %" PRId64
                        " s in the future (clock skew?)",
                        c->issued - now);
-    if (now > expires)
+    if (now > c->issued + a->ttl_s)
         return err_set(e,
                        "auth/key: credential expired (issued %" PRId64
                        " s ago; ttl %d s)",
                        now - c->issued, a->ttl_s);
     if (auth_check_floor(a, c->issued, e) < 0)
+        return -1;
+    return 0;
+}
+
+static int check_fresh(struct auth *a, const struct key_cred *c, struct err *e)
+{
+    int64_t now = (int64_t)auth_now(a);
+    int64_t expires = c->issued + a->ttl_s;
+
+    if (check_window(a, c, e) < 0)
         return -1;
     if (a->replay == NULL)
         a->replay = replay_create(a->replay_max);
@@ -278,27 +288,48 @@ static int check_fresh(struct auth *a, const struct key_cred *c, struct err *e)
                    a->replay_max);
 }
 
-int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
-                    uint16_t type, uint32_t seq, const void *body, size_t len,
-                    struct auth_id *who, struct err *e)
+/* Format and MAC of c (cred); -1 EACCES with e. */
+static int check_mac(struct auth *a, const char *cred, size_t cred_len,
+                     struct key_cred *c, struct err *e)
 {
-    struct key_cred c;
-    uint8_t mac[KEY_MAC_LEN], hash[AUTH_HASH_LEN];
+    uint8_t mac[KEY_MAC_LEN];
 
-    if (parse_cred(cred, cred_len, &c) < 0) {
+    if (parse_cred(cred, cred_len, c) < 0) {
         errno = EACCES;
         if (cred_len >= 3 && memcmp(cred, "k1:", 3) == 0)
             return err_set(e, "auth/key: credential format k1 is no longer "
                               "accepted (the peer runs an older sluice)");
         return err_set(e, "auth/key: malformed credential");
     }
-    if (key_mac(a, cred, c.signed_len, mac) < 0)
+    if (key_mac(a, cred, c->signed_len, mac) < 0)
         return err_set(e, "auth/key: cannot compute HMAC");
-    if (a->crypto->CRYPTO_memcmp(mac, c.mac, sizeof(mac)) != 0) {
+    if (a->crypto->CRYPTO_memcmp(mac, c->mac, sizeof(mac)) != 0) {
         errno = EACCES;
         return err_set(e, "auth/key: credential MAC does not verify "
                           "(signed with a different key?)");
     }
+    return 0;
+}
+
+int auth_key_precheck(struct auth *a, const char *cred, size_t cred_len,
+                      struct err *e)
+{
+    struct key_cred c;
+
+    if (check_mac(a, cred, cred_len, &c, e) < 0)
+        return -1;
+    return check_window(a, &c, e);
+}
+
+int auth_key_verify(struct auth *a, const char *cred, size_t cred_len,
+                    uint16_t type, uint32_t seq, const void *body, size_t len,
+                    struct auth_id *who, struct err *e)
+{
+    struct key_cred c;
+    uint8_t hash[AUTH_HASH_LEN];
+
+    if (check_mac(a, cred, cred_len, &c, e) < 0)
+        return -1;
     if (auth_frame_hash(a, a->self, type, seq, body, len, hash) < 0)
         return err_set(e, "auth/key: cannot hash frame");
     if (a->crypto->CRYPTO_memcmp(hash, c.hash, sizeof(hash)) != 0) {

@@ -21,8 +21,11 @@
 #define PROTO_MAGIC 0x534C4345u /* "SLCE" */
 #define PROTO_VERSION 1
 #define PROTO_HEADER_LEN 20
-#define PROTO_MAX_BODY (16u << 20)  /* bytes; job scripts ride in bodies */
-#define PROTO_MAX_CRED 4096         /* bytes */
+#define PROTO_MAX_BODY (16u << 20) /* bytes; job scripts ride in bodies */
+#define PROTO_MAX_CRED 4096        /* bytes */
+/* The largest body sluicectld reads on a TCP connection on which no frame
+ * has verified yet, unless the credential passed auth_precheck. */
+#define PROTO_UNAUTH_BODY (64u << 10)
 #define PROTO_MAX_DEPTH 32          /* nesting of JSON arrays and objects */
 #define PROTO_MAX_VALUES (1u << 20) /* JSON values in one body */
 
@@ -190,7 +193,10 @@ struct proto_conn *proto_connect(const char *addr, int timeout_ms,
  * proto_call: send one request (signed with a; NULL on a unix socket) and
  * wait up to timeout_ms for the reply carrying its type and seq (other
  * frames are skipped); timeout_ms < 0 waits without limit.  With a != NULL
- * the reply's credential is verified too.  *reply is a new reference owned
+ * the reply's credential is verified too; under auth/munge a request over
+ * PROTO_UNAUTH_BODY on a connection that has not authenticated yet is
+ * preceded by a PING (the controller cannot check a munge credential
+ * before the body it covers).  *reply is a new reference owned
  * by the caller.  An error reply is -1 with errno set to its code and the
  * server's message in e; a timeout is ETIMEDOUT.  After a transport or
  * framing failure the connection is unusable: close it.

@@ -24,6 +24,7 @@
 struct proto_conn {
     int fd;
     uint32_t next_seq;
+    bool authed; /* a signed call on it was answered */
     struct evbuffer *in;
     char *addr;
 };
@@ -257,6 +258,10 @@ static int recv_reply(struct proto_conn *c, struct auth *a, uint16_t type,
         if (rc > 0) {
             if ((f->flags & PROTO_F_REPLY) && f->seq == seq && f->type == type)
                 return 0;
+            /* refused as a whole (too many connections, a credential
+             * refused before the frame was read): the answer is that */
+            if ((f->flags & PROTO_F_ERROR) && f->seq == 0)
+                return 0;
             log_debug("proto: skipping frame type=%u seq=%u from %s", f->type,
                       f->seq, c->addr);
             proto_frame_clear(f);
@@ -277,6 +282,22 @@ static int recv_reply(struct proto_conn *c, struct auth *a, uint16_t type,
     }
 }
 
+/* A PING first when the controller could not otherwise take a frame of
+ * len bytes from us (see proto_call). */
+static int introduce(struct proto_conn *c, struct auth *a, size_t len,
+                     int timeout_ms, struct err *e)
+{
+    json_t *pong = NULL;
+
+    if (a == NULL || c->authed || auth_get_type(a) != AUTH_MUNGE ||
+        len <= PROTO_UNAUTH_BODY)
+        return 0;
+    if (proto_call(c, a, PROTO_MSG_PING, NULL, &pong, timeout_ms, e) < 0)
+        return -1;
+    json_decref(pong);
+    return 0;
+}
+
 int proto_call(struct proto_conn *c, struct auth *a, uint16_t type, json_t *req,
                json_t **reply, int timeout_ms, struct err *e)
 {
@@ -291,6 +312,7 @@ int proto_call(struct proto_conn *c, struct auth *a, uint16_t type, json_t *req,
     if (c->next_seq == 0)
         c->next_seq = 1;
     if (proto_encode_signed(a, type, 0, seq, req, out, e) < 0 ||
+        introduce(c, a, evbuffer_get_length(out), timeout_ms, e) < 0 ||
         send_all(c, out, deadline, e) < 0 ||
         recv_reply(c, a, type, seq, &f, deadline, e) < 0)
         goto error;
@@ -305,6 +327,7 @@ int proto_call(struct proto_conn *c, struct auth *a, uint16_t type, json_t *req,
         goto error;
     }
     *reply = json_incref(f.body);
+    c->authed = a != NULL;
     proto_frame_clear(&f);
     evbuffer_free(out);
     return 0;

@@ -63,6 +63,7 @@ void ctld_kick(struct ctld *c)
     if (c->flush_armed || c->flush_ev == NULL)
         return;
     c->flush_armed = true;
+    c->flush_armed_ms = ctld_mono_ms();
     event_active(c->flush_ev, 0, 0);
 }
 
@@ -87,8 +88,11 @@ int ctld_write(struct ctld *c, struct err *e)
 
 bool ctld_txn_old(const struct ctld *c)
 {
-    return persist_in_txn(c->persist) &&
-           ctld_mono_ms() - c->txn_start_ms >= CTLD_TXN_MAX_MS;
+    int64_t now = ctld_mono_ms();
+
+    return (persist_in_txn(c->persist) &&
+            now - c->txn_start_ms >= CTLD_TXN_MAX_MS) ||
+           (c->flush_armed && now - c->flush_armed_ms >= CTLD_TXN_MAX_MS);
 }
 
 void ctld_flush(struct ctld *c)
@@ -174,7 +178,9 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->flush_ev = event_new(base, -1, 0, flush_cb, c);
     event_priority_set(c->flush_ev, CTLD_PRIO_FLUSH);
     c->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, c);
-    event_priority_set(c->tick_ev, CTLD_PRIO_DEFAULT);
+    /* with the I/O: libevent runs only the most urgent active queue, so
+     * a lower priority would wait for as long as clients keep sending */
+    event_priority_set(c->tick_ev, CTLD_PRIO_IO);
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;

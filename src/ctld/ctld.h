@@ -73,6 +73,7 @@ struct ctld {
      * seconds.  Logged as a warning when set; never set in production. */
     uint32_t time_divisor;
     bool flush_armed;
+    int64_t flush_armed_ms;
     int64_t txn_start_ms;
     time_t started;
 };
@@ -99,7 +100,8 @@ void ctld_kick(struct ctld *c);
 void ctld_schedule(struct ctld *c);
 /* ctld_flush: what the flush event does: schedule, commit, send. */
 void ctld_flush(struct ctld *c);
-/* ctld_txn_old: whether the open transaction is past CTLD_TXN_MAX_MS. */
+/* ctld_txn_old: whether the open transaction, or the armed flush, is
+ * older than CTLD_TXN_MAX_MS (then the I/O path flushes itself). */
 bool ctld_txn_old(const struct ctld *c);
 
 /* ctld_is_admin: uid 0, the controller's own uid, or a user whose

@@ -23,6 +23,12 @@
 
 #define QUERY_PAGE_MAX 1000          /* jobs per JOB_QUERY reply */
 #define QUERY_PAGE_BYTES (12u << 20) /* estimated, below PROTO_MAX_BODY */
+/* Bounds on a request's lists, so that one request costs little whatever
+ * it holds: job_ids elements (repeats counted), elements of each other
+ * filter, and the length of one "N_[tasks]" element. */
+#define FILTER_IDS_MAX 10000
+#define FILTER_LIST_MAX 1000
+#define FILTER_REF_LEN 1024
 
 /* The filters of JOB_QUERY and JOB_CANCEL, checked once. */
 struct filter {
@@ -39,7 +45,8 @@ static bool job_ref_ok(json_t *v)
     const char *s = json_string_value(v);
     size_t n = s ? strspn(s, "0123456789") : 0;
 
-    if (n == 0 || n > 10 || (s[n] != '\0' && s[n] != '_'))
+    if (n == 0 || n > 10 || (s[n] != '\0' && s[n] != '_') ||
+        strlen(s) > FILTER_REF_LEN)
         return false;
     return strtoull(s, NULL, 10) >= 1;
 }
@@ -65,6 +72,48 @@ static uint64_t job_ref(json_t *v, char **tasks)
     return strtoull(s, NULL, 10);
 }
 
+/* One element of job_ids, for sorting out repeats: its id and the tasks
+ * text after '_' (NULL: the whole job or array). */
+struct ref {
+    uint64_t id;
+    const char *tasks; /* borrowed from the request */
+    json_t *v;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const struct ref *x = a, *y = b;
+
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->tasks == NULL || y->tasks == NULL)
+        return (x->tasks != NULL) - (y->tasks != NULL);
+    return strcmp(x->tasks, y->tasks);
+}
+
+/* The elements of ids in id order, each once; *n of them.  The array is
+ * the caller's (free()); its strings are borrowed from ids. */
+static struct ref *refs_sorted(json_t *ids, size_t *n)
+{
+    size_t cnt = json_array_size(ids), k = 0, i;
+    struct ref *r = xcalloc(cnt + 1, sizeof(*r));
+    json_t *v;
+
+    json_array_foreach(ids, i, v)
+    {
+        const char *s = json_string_value(v), *us = s ? strchr(s, '_') : NULL;
+        r[i].id = s ? strtoull(s, NULL, 10) : (uint64_t)json_integer_value(v);
+        r[i].tasks = us ? us + 1 : NULL;
+        r[i].v = v;
+    }
+    qsort(r, cnt, sizeof(*r), ref_cmp);
+    for (i = 0; i < cnt; i++)
+        if (k == 0 || ref_cmp(&r[k - 1], &r[i]) != 0)
+            r[k++] = r[i];
+    *n = k;
+    return r;
+}
+
 static int array_of(json_t *body, const char *key, bool strings, json_t **out,
                     struct err *e)
 {
@@ -76,6 +125,10 @@ static int array_of(json_t *body, const char *key, bool strings, json_t **out,
         return 0;
     if (!json_is_array(a))
         return err_inval(e, "%s: expected an array", key);
+    if (json_array_size(a) > (strings ? FILTER_LIST_MAX : FILTER_IDS_MAX))
+        return err_inval(e, "%s: %zu elements, at most %d", key,
+                         json_array_size(a),
+                         strings ? FILTER_LIST_MAX : FILTER_IDS_MAX);
     json_array_foreach(a, i, v)
     {
         if (strings ? !json_is_string(v)
@@ -84,7 +137,8 @@ static int array_of(json_t *body, const char *key, bool strings, json_t **out,
             return err_inval(e, "%s[%zu]: expected %s", key, i,
                              strings ? "a string"
                                      : "a job id (integer >= 1, or \"N\", "
-                                       "\"N_T\", \"N_[1-3]\")");
+                                       "\"N_T\", \"N_[1-3]\"; at most "
+                                       "1024 characters)");
     }
     *out = a;
     return 0;
@@ -100,6 +154,9 @@ static int parse_users(json_t *body, struct filter *f, struct err *e)
         return 0;
     if (!json_is_array(a))
         return err_inval(e, "users: expected an array");
+    if (json_array_size(a) > FILTER_LIST_MAX)
+        return err_inval(e, "users: %zu elements, at most %d",
+                         json_array_size(a), FILTER_LIST_MAX);
     f->users = a;
     f->uids = xcalloc(json_array_size(a) + 1, sizeof(*f->uids));
     json_array_foreach(a, i, v)
@@ -243,10 +300,17 @@ static size_t size_estimate(const struct job *j)
     return n;
 }
 
+static void emit(json_t *out, const struct job *j, const struct conf *conf,
+                 size_t *bytes)
+{
+    json_array_append_new(out, job_to_json(j, conf, false));
+    *bytes += size_estimate(j);
+}
+
 /* Every job of array a in memory (for "123" naming an array), or those
  * of the tasks in tasks ("1-3"), pending ones as their array's record. */
 static void query_array(struct rpc *r, const struct filter *f, struct job *a,
-                        const char *tasks, json_t *out)
+                        const char *tasks, json_t *out, size_t *bytes)
 {
     const struct conf *conf = r->ctld->conf;
     uint64_t id = a->id;
@@ -270,49 +334,70 @@ static void query_array(struct rpc *r, const struct filter *f, struct job *a,
         if (j->array_pending != NULL)
             meta_done = true;
         if (want && filter_match(conf, f, j))
-            json_array_append_new(out, job_to_json(j, conf, false));
+            emit(out, j, conf, bytes);
     }
     arrayset_clear(&set);
 }
 
-/* Jobs asked for by id: from memory, else from the history database. */
-static void query_ids(struct rpc *r, const struct filter *f, json_t *out)
+/* The jobs one element of job_ids names: from memory, else from the
+ * history database. */
+static void query_ref(struct rpc *r, const struct filter *f, json_t *v,
+                      json_t *out, size_t *bytes)
 {
     const struct conf *conf = r->ctld->conf;
-    json_t *v;
-    size_t i;
+    char *tasks;
+    uint64_t id = job_ref(v, &tasks);
+    struct job *j = jobs_find(r->ctld->jobs, id);
+    json_t *o = NULL;
+    char *rec;
 
-    json_array_foreach(f->ids, i, v)
-    {
-        char *tasks;
-        uint64_t id = job_ref(v, &tasks);
-        struct job *j = jobs_find(r->ctld->jobs, id);
-        json_t *o = NULL;
-        char *rec;
-
-        if (j != NULL && j->array_job_id == id) {
-            query_array(r, f, j, tasks, out);
-            free(tasks);
-            continue;
-        }
+    if (j != NULL && j->array_job_id == id) {
+        query_array(r, f, j, tasks, out, bytes);
         free(tasks);
-        if (j != NULL) {
-            if (filter_match(conf, f, j))
-                json_array_append_new(out, job_to_json(j, conf, false));
-            continue;
-        }
-        rec = persist_job_record(r->ctld->persist, id, NULL);
-        if (rec != NULL)
-            o = json_loads(rec, 0, NULL);
-        free(rec);
-        if (o == NULL)
-            continue;
-        j = job_from_json(o, conf, NULL);
-        json_decref(o);
-        if (j != NULL && filter_match(conf, f, j))
-            json_array_append_new(out, job_to_json(j, conf, false));
-        job_free(j);
+        return;
     }
+    free(tasks);
+    if (j != NULL) {
+        if (filter_match(conf, f, j))
+            emit(out, j, conf, bytes);
+        return;
+    }
+    rec = persist_job_record(r->ctld->persist, id, NULL);
+    if (rec != NULL)
+        o = json_loads(rec, 0, NULL);
+    free(rec);
+    if (o == NULL)
+        return;
+    j = job_from_json(o, conf, NULL);
+    json_decref(o);
+    if (j != NULL && filter_match(conf, f, j))
+        emit(out, j, conf, bytes);
+    job_free(j);
+}
+
+/* Jobs asked for by id, each id once, in id order after `after` and paged
+ * like a scan (a page ends between ids); the id to ask after next, or 0. */
+static uint64_t query_ids(struct rpc *r, const struct filter *f, int64_t after,
+                          int64_t limit, json_t *out)
+{
+    size_t n, bytes = 0;
+    struct ref *refs = refs_sorted(f->ids, &n);
+    uint64_t next = 0, last = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if ((int64_t)refs[i].id <= after)
+            continue;
+        if (refs[i].id != last && last != 0 &&
+            ((int64_t)json_array_size(out) >= limit ||
+             bytes >= QUERY_PAGE_BYTES)) {
+            next = last;
+            break;
+        }
+        query_ref(r, f, refs[i].v, out, &bytes);
+        last = refs[i].id;
+    }
+    free(refs);
+    return next;
 }
 
 int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
@@ -321,6 +406,7 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
     json_t *body = r->req->body, *out;
     int64_t after = 0, limit = QUERY_PAGE_MAX;
     size_t bytes = 0, n = 0;
+    uint64_t next = 0;
     struct filter f;
     struct job *j;
 
@@ -338,7 +424,7 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
         return -1;
     out = json_array();
     if (f.ids != NULL) {
-        query_ids(r, &f, out);
+        next = query_ids(r, &f, after, limit, out);
         j = NULL;
     } else {
         j = after > 0 ? jobs_after(r->ctld->jobs, (uint64_t)after)
@@ -348,17 +434,17 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
                 continue;
             if ((int64_t)n >= limit || bytes >= QUERY_PAGE_BYTES)
                 break;
-            json_array_append_new(out, job_to_json(j, conf, false));
-            bytes += size_estimate(j);
+            emit(out, j, conf, &bytes);
             n++;
         }
+        /* j is the first matching job left out: ask again after the last */
+        if (j != NULL)
+            next = j->prev ? j->prev->id : 0;
     }
     filter_clear(&f);
-    /* j is the first matching job left out: ask again after the last */
-    *reply = json_pack(
-        "{s:o, s:o}", "jobs", out, "next_after_job_id",
-        j != NULL ? json_integer((json_int_t)(j->prev ? j->prev->id : 0))
-                  : json_null());
+    *reply = json_pack("{s:o, s:o}", "jobs", out, "next_after_job_id",
+                       j != NULL || next != 0 ? json_integer((json_int_t)next)
+                                              : json_null());
     return 0;
 }
 
@@ -478,7 +564,7 @@ static void act_ref(struct rpc *r, const struct filter *f, json_t *v,
 static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
 {
     const struct conf *conf = r->ctld->conf;
-    json_t *results, *v, *sigv = json_object_get(r->req->body, "signal");
+    json_t *results, *sigv = json_object_get(r->req->body, "signal");
     int sig = 0;
     struct filter f;
     size_t i;
@@ -499,10 +585,11 @@ static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
     }
     results = json_array();
     if (f.ids != NULL) {
-        json_array_foreach(f.ids, i, v)
-        {
-            act_ref(r, &f, v, op, sig, results);
-        }
+        size_t n;
+        struct ref *refs = refs_sorted(f.ids, &n);
+        for (i = 0; i < n; i++)
+            act_ref(r, &f, refs[i].v, op, sig, results);
+        free(refs);
     } else {
         for (struct job *j = jobs_first(r->ctld->jobs); j; j = j->next)
             if (!job_state_final(j->state) && filter_match(conf, &f, j))

@@ -37,6 +37,12 @@ struct acct_q {
     struct err *e;
 };
 
+/* Bounds on a request's lists (as JOB_QUERY's): job ids, other filters. */
+#define ACCT_IDS_MAX 10000
+#define ACCT_LIST_MAX 1000
+/* Records read from the history for one page, matching or not. */
+#define ACCT_SCAN_MAX 5000
+
 static int einval(struct err *e, const char *what)
 {
     errno = EINVAL;
@@ -53,6 +59,8 @@ static int strings(json_t *body, const char *key, json_t **out, struct err *e)
         return 0;
     if (!json_is_array(a))
         return einval(e, "expected an array of strings");
+    if (json_array_size(a) > ACCT_LIST_MAX)
+        return einval(e, "a filter of more than 1000 elements");
     json_array_foreach(a, i, v)
     {
         if (!json_is_string(v))
@@ -71,6 +79,8 @@ static int users(json_t *body, struct acct_q *q, struct err *e)
         return 0;
     if (!json_is_array(a))
         return einval(e, "users: expected an array");
+    if (json_array_size(a) > ACCT_LIST_MAX)
+        return einval(e, "users: more than 1000 elements");
     q->uids = xcalloc(json_array_size(a) + 1, sizeof(*q->uids));
     json_array_foreach(a, i, v)
     {
@@ -198,13 +208,25 @@ static void strip(json_t *rec)
 struct acct_scan {
     struct acct_q *q;
     bool requeued;
+    size_t scanned;   /* records read */
+    bool cut;         /* stopped at ACCT_SCAN_MAX */
+    uint64_t seen_id; /* the last record read */
 };
 
 static int take(void *arg, uint64_t id, const char *text)
 {
     struct acct_scan *sc = arg;
     struct acct_q *q = sc->q;
-    json_t *rec = json_loads(text, 0, NULL);
+    json_t *rec;
+
+    /* a page reads a bounded part of the history, matches or not: the
+     * client asks again after seen_id, and the loop serves others */
+    if (sc->scanned++ >= ACCT_SCAN_MAX) {
+        sc->cut = true;
+        return 1;
+    }
+    sc->seen_id = id;
+    rec = json_loads(text, 0, NULL);
 
     if (rec == NULL) {
         log_warnx("job=%" PRIu64 " record unreadable: not in JOB_ACCT", id);
@@ -305,6 +327,10 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
             einval(e, "job_ids: expected an array");
             goto out;
         }
+        if (json_array_size(ids) > ACCT_IDS_MAX) {
+            einval(e, "job_ids: more than 10000 elements");
+            goto out;
+        }
     }
     if (strings(body, "accounts", &q.accounts, e) < 0 ||
         strings(body, "partitions", &q.parts, e) < 0 ||
@@ -331,10 +357,12 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
         json_decref(q.out);
         goto out;
     }
-    *reply = json_pack("{s:o, s:o}", "jobs", q.out, "next_after_job_id",
-                       ids == NULL && (int64_t)q.n >= q.limit
-                           ? json_integer((json_int_t)q.last_id)
-                           : json_null());
+    *reply =
+        json_pack("{s:o, s:o}", "jobs", q.out, "next_after_job_id",
+                  ids == NULL && sc.cut ? json_integer((json_int_t)sc.seen_id)
+                  : ids == NULL && (int64_t)q.n >= q.limit
+                      ? json_integer((json_int_t)q.last_id)
+                      : json_null());
 out:
     free(q.uids);
     return rc;

@@ -8,12 +8,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,13 +29,17 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/nodes.h"
+#include "ctld/peers.h"
 #include "ctld/persist.h"
 #include "ctld/rpc.h"
 
-/* A peer that does not read its replies stops being read from when this
- * much output waits for it, and is read again once it is down to LOW. */
-#define CONN_OUT_HIGH (64u << 20)
-#define CONN_OUT_LOW (16u << 20)
+/* Frames handled for one connection before the others get a turn, and
+ * the time after which it yields even sooner (a 16 MiB body takes a good
+ * part of that to parse). */
+#define CONN_FRAMES_PER_TURN 16
+#define CONN_TURN_MS 10
+/* After accept() ran out of descriptors, listening resumes this late. */
+#define LISTEN_PAUSE_MS 250
 
 struct pending {
     uint32_t seq;
@@ -49,6 +55,11 @@ struct conn {
     bool is_unix;
     struct auth_id peer; /* unix socket: SO_PEERCRED */
     char peer_name[NI_MAXHOST + NI_MAXSERV + 2];
+    char peer_key[NI_MAXHOST + 8]; /* "uid:1000", "addr:10.0.0.7" */
+    bool authed;                   /* TCP: a frame on it verified */
+    bool prechecked;       /* TCP: the frame coming in passed auth_precheck */
+    int64_t last_ms;       /* accepted, or a frame done */
+    int64_t frame_ms;      /* a frame begun and not yet all in (0: none) */
     struct evbuffer *held; /* output waiting for the commit */
     bool dirty;
     struct conn *dirty_next;
@@ -67,6 +78,13 @@ struct listen {
     struct evconnlistener *unx;
     struct conn *conns;
     struct conn *dirty;
+    struct peers *peers;
+    struct peers_limits lim; /* max_conns fitted to RLIMIT_NOFILE */
+    struct event *sweep_ev;  /* 1 s: deadlines */
+    struct event *resume_ev; /* listening again after EMFILE */
+    size_t out_total;        /* unread output of every connection */
+    size_t in_total;         /* input buffered by every connection */
+    uint64_t refused;        /* connections refused since the last log */
 };
 
 static const rpc_fn handlers[] = {
@@ -270,6 +288,33 @@ int listen_request(struct conn *conn, uint16_t type, json_t *body,
 
 /* ---- connection life -------------------------------------------------- */
 
+static size_t out_len(struct conn *conn)
+{
+    return evbuffer_get_length(conn->held) +
+           evbuffer_get_length(bufferevent_get_output(conn->bev));
+}
+
+/* Keeps listen's out_total: the output of all connections not yet read. */
+static void out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+                   void *arg)
+{
+    struct listen *l = arg;
+
+    (void)buf;
+    l->out_total += info->n_added;
+    l->out_total -= info->n_deleted;
+}
+
+static void in_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+                  void *arg)
+{
+    struct listen *l = arg;
+
+    (void)buf;
+    l->in_total += info->n_added;
+    l->in_total -= info->n_deleted;
+}
+
 static void conn_free(struct conn *conn)
 {
     struct listen *l = conn->l;
@@ -290,6 +335,7 @@ static void conn_free(struct conn *conn)
         conn->next->prev = conn->prev;
     if (conn->node >= 0)
         nodes_conn_closed(l->ctld->nodes, (size_t)conn->node, conn);
+    peers_del(l->peers, conn->peer_key);
     while ((p = conn->pending) != NULL) {
         conn->pending = p->next;
         if (p->fn)
@@ -297,6 +343,11 @@ static void conn_free(struct conn *conn)
         free(p);
     }
     log_debug("peer=%s closed", conn->peer_name);
+    evbuffer_remove_cb(bufferevent_get_output(conn->bev), out_cb, l);
+    evbuffer_remove_cb(conn->held, out_cb, l);
+    evbuffer_remove_cb(bufferevent_get_input(conn->bev), in_cb, l);
+    l->out_total -= out_len(conn);
+    l->in_total -= evbuffer_get_length(bufferevent_get_input(conn->bev));
     bufferevent_free(conn->bev);
     evbuffer_free(conn->held);
     free(conn);
@@ -312,17 +363,11 @@ static bool conn_maybe_free(struct conn *conn)
     return true;
 }
 
-static size_t out_len(struct conn *conn)
-{
-    return evbuffer_get_length(conn->held) +
-           evbuffer_get_length(bufferevent_get_output(conn->bev));
-}
-
 static void throttle(struct conn *conn)
 {
     conn->throttled = true;
     bufferevent_disable(conn->bev, EV_READ);
-    bufferevent_setwatermark(conn->bev, EV_WRITE, CONN_OUT_LOW, 0);
+    bufferevent_setwatermark(conn->bev, EV_WRITE, PEERS_OUT_LOW, 0);
     log_warnx("peer=%s not reading its replies: paused", conn->peer_name);
 }
 
@@ -406,9 +451,123 @@ static bool handle_bad_frame(struct conn *conn, const struct proto_frame *f,
     log_warnx("peer=%s bad frame type=%u seq=%u: %s", conn->peer_name, f->type,
               f->seq, e->text);
     send_error(conn, f->type, f->seq, code, e->text);
-    if (code == EPROTONOSUPPORT || code == EACCES || code == EIO)
+    /* a refused credential ends the connection: a peer without the key
+     * gets nothing more out of it than one error reply */
+    if (code == EPROTONOSUPPORT || code == EIO)
         return false;
     conn_close_after_output(conn);
+    return true;
+}
+
+/* Refuse conn: an error reply saying why, and close after it. */
+static void refuse(struct conn *conn, uint16_t type, uint32_t seq, int code,
+                   const char *msg)
+{
+    log_warnx("peer=%s refused: %s", conn->peer_name, msg);
+    send_error(conn, type, seq, code, msg);
+    conn_close_after_output(conn);
+}
+
+/*
+ * A TCP peer that has not authenticated may send a body over
+ * PROTO_UNAUTH_BODY only once the credential in front of it passed
+ * auth_precheck (the key's MAC and the time window), so that nobody
+ * without the key makes the controller buffer megabytes.  Returns false
+ * when conn was refused.
+ */
+static bool gate_frame(struct conn *conn, struct evbuffer *in)
+{
+    struct auth *a = conn->l->ctld->auth;
+    size_t have = evbuffer_get_length(in);
+    const uint8_t *p;
+    uint32_t body_len;
+    uint16_t cred_len;
+    char msg[640];
+    struct err e;
+
+    if (conn->is_unix || conn->authed || conn->prechecked ||
+        have < PROTO_HEADER_LEN)
+        return true;
+    p = evbuffer_pullup(in, PROTO_HEADER_LEN);
+    body_len = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 |
+               (uint32_t)p[6] << 8 | p[7];
+    cred_len = (uint16_t)(p[8] << 8 | p[9]);
+    if (body_len <= PROTO_UNAUTH_BODY || cred_len > PROTO_MAX_CRED ||
+        body_len > PROTO_MAX_BODY)
+        return true; /* small, or the decoder refuses it */
+    if (have < PROTO_HEADER_LEN + (size_t)cred_len)
+        return true;
+    p = evbuffer_pullup(in, PROTO_HEADER_LEN + (ev_ssize_t)cred_len);
+    err_clear(&e);
+    if (auth_precheck(a, (const char *)p + PROTO_HEADER_LEN, cred_len, &e) ==
+        0) {
+        conn->prechecked = true;
+        return true;
+    }
+    /* auth/munge cannot check before the body: such frames (a node's
+     * first registration, an old client) are read while all frames
+     * being read stay under PEERS_UNAUTH_ALL */
+    if (auth_get_type(a) == AUTH_MUNGE && cred_len > 0 &&
+        conn->l->in_total < PEERS_UNAUTH_ALL) {
+        conn->prechecked = true;
+        return true;
+    }
+    snprintf(msg, sizeof(msg),
+             "a frame body of %u bytes from a peer that has not "
+             "authenticated (the limit is %u bytes): %s",
+             body_len, PROTO_UNAUTH_BODY, e.text);
+    refuse(conn, (uint16_t)(p[10] << 8 | p[11]),
+           (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 |
+               (uint32_t)p[18] << 8 | p[19],
+           EACCES, msg);
+    return false;
+}
+
+/* Too much output waits: for this peer, or for all of them together
+ * (then a peer holding more than a little of it waits too). */
+static bool too_much_output(struct conn *conn)
+{
+    size_t n = out_len(conn);
+
+    return n > PEERS_OUT_CONN ||
+           (conn->l->out_total > PEERS_OUT_ALL && n > PEERS_OUT_LOW);
+}
+
+/* One decoded frame (or a bad one); false when reading must stop. */
+static bool conn_frame(struct conn *conn, struct evbuffer *in, bool *none)
+{
+    struct ctld *c = conn->l->ctld;
+    struct proto_frame f;
+    struct err e;
+    int rc;
+
+    *none = false;
+    if (!gate_frame(conn, in))
+        return false;
+    err_clear(&e);
+    rc = proto_decode(in, conn->is_unix ? NULL : c->auth, &f, &e);
+    if (rc == 0) {
+        *none = true;
+        return false;
+    }
+    conn->prechecked = false;
+    conn->last_ms = ctld_mono_ms();
+    conn->frame_ms = 0;
+    if (rc < 0) {
+        int code = errno;
+        bool stop = handle_bad_frame(conn, &f, code, &e);
+        proto_frame_clear(&f);
+        return !stop;
+    }
+    if (f.verified)
+        conn->authed = true;
+    if (f.flags & PROTO_F_REPLY)
+        handle_reply(conn, &f);
+    else
+        handle_request(conn, &f);
+    proto_frame_clear(&f);
+    if (too_much_output(conn))
+        throttle(conn);
     return true;
 }
 
@@ -417,31 +576,33 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
     struct conn *conn = arg;
     struct ctld *c = conn->l->ctld;
     struct evbuffer *in = bufferevent_get_input(bev);
+    int64_t start = ctld_mono_ms();
+    bool none = false;
+    int n = 0;
 
     while (!conn->closing && !conn->throttled) {
-        struct proto_frame f;
-        struct err e;
-        int rc;
-
-        err_clear(&e);
-        rc = proto_decode(in, conn->is_unix ? NULL : c->auth, &f, &e);
-        if (rc == 0)
+        if (n > 0 && (n == CONN_FRAMES_PER_TURN ||
+                      ctld_mono_ms() - start >= CONN_TURN_MS)) {
+            /* fairness: the rest on a later turn of the loop */
+            bufferevent_trigger(bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
             break;
-        if (rc < 0) {
-            int code = errno;
-            bool stop = handle_bad_frame(conn, &f, code, &e);
-            proto_frame_clear(&f);
-            if (stop)
-                break;
-            continue;
         }
-        if (f.flags & PROTO_F_REPLY)
-            handle_reply(conn, &f);
-        else
-            handle_request(conn, &f);
-        proto_frame_clear(&f);
-        if (out_len(conn) > CONN_OUT_HIGH)
-            throttle(conn);
+        if (!conn_frame(conn, in, &none))
+            break;
+        n++;
+    }
+    if (none && conn->frame_ms == 0 && evbuffer_get_length(in) > 0)
+        conn->frame_ms = ctld_mono_ms();
+    if (none && conn->l->in_total > PEERS_IN_ALL &&
+        evbuffer_get_length(in) > PROTO_UNAUTH_BODY) {
+        /* many large frames arriving at once: this one waits elsewhere */
+        char msg[96];
+        snprintf(msg, sizeof(msg),
+                 "sluicectld holds over %u MiB of unread frames; try again "
+                 "later",
+                 PEERS_IN_ALL >> 20);
+        refuse(conn, 0, 0, EAGAIN, msg);
+        evbuffer_drain(in, evbuffer_get_length(in));
     }
     conn_maybe_free(conn);
     if (ctld_txn_old(c))
@@ -453,7 +614,7 @@ static void conn_write_cb(struct bufferevent *bev, void *arg)
     struct conn *conn = arg;
 
     (void)bev;
-    if (conn->throttled && !conn->closing && out_len(conn) <= CONN_OUT_LOW)
+    if (conn->throttled && !conn->closing && out_len(conn) <= PEERS_OUT_LOW)
         unthrottle(conn);
     conn_maybe_free(conn);
 }
@@ -463,7 +624,11 @@ static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
     struct conn *conn = arg;
 
     (void)bev;
-    if (what & BEV_EVENT_ERROR) {
+    if (what & BEV_EVENT_TIMEOUT) {
+        log_warnx("peer=%s not reading its replies for %u s: closed",
+                  conn->peer_name, conn->l->lim.frame_s);
+        conn_free(conn);
+    } else if (what & BEV_EVENT_ERROR) {
         log_debug("peer=%s connection error: %s", conn->peer_name,
                   strerror(EVUTIL_SOCKET_ERROR()));
         conn_free(conn);
@@ -482,16 +647,68 @@ static void peer_name(struct conn *conn, struct sockaddr *sa)
     if (conn->is_unix) {
         snprintf(conn->peer_name, sizeof(conn->peer_name), "unix:uid=%u",
                  (unsigned)conn->peer.uid);
+        snprintf(conn->peer_key, sizeof(conn->peer_key), "uid:%u",
+                 (unsigned)conn->peer.uid);
         return;
     }
     if (getnameinfo(sa,
                     sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                               : sizeof(struct sockaddr_in),
                     host, sizeof(host), serv, sizeof(serv),
-                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
         snprintf(conn->peer_name, sizeof(conn->peer_name), "tcp:?");
-    else
+        snprintf(conn->peer_key, sizeof(conn->peer_key), "addr:?");
+    } else {
         snprintf(conn->peer_name, sizeof(conn->peer_name), "%s:%s", host, serv);
+        snprintf(conn->peer_key, sizeof(conn->peer_key), "addr:%s", host);
+    }
+}
+
+/* Why a new connection from conn's peer is one too many, or NULL. */
+static const char *over_limit(struct listen *l, const struct conn *conn,
+                              char *buf, size_t size)
+{
+    bool trusted = conn->is_unix &&
+                   (conn->peer.uid == 0 || conn->peer.uid == l->ctld->self_uid);
+
+    if (peers_total(l->peers) >= l->lim.max_conns) {
+        snprintf(buf, size,
+                 "sluicectld has too many connections (%u); try again later",
+                 l->lim.max_conns);
+        return buf;
+    }
+    if (!trusted &&
+        peers_count(l->peers, conn->peer_key) >= l->lim.max_per_peer) {
+        snprintf(
+            buf, size,
+            "too many connections from %.64s (at most %u); try again later",
+            conn->is_unix ? conn->peer_name : conn->peer_key + 5,
+            l->lim.max_per_peer);
+        return buf;
+    }
+    return NULL;
+}
+
+/* An error frame written straight to fd (it is new: the socket buffer
+ * takes it whole), and the connection closed. */
+static void refuse_fd(struct listen *l, const struct conn *conn, int fd,
+                      const char *msg)
+{
+    struct evbuffer *out = evbuffer_new();
+    json_t *body = proto_error_body(EAGAIN, "%s", msg);
+    struct auth *a = conn->is_unix ? NULL : l->ctld->auth;
+    struct err e;
+
+    ASSERT(out != NULL);
+    if (proto_encode_signed(a, PROTO_MSG_ERROR, PROTO_F_REPLY | PROTO_F_ERROR,
+                            0, body, out, &e) == 0)
+        (void)evbuffer_write(out, fd);
+    json_decref(body);
+    evbuffer_free(out);
+    close(fd);
+    /* one line a second at most, however hard the peers knock */
+    if (l->refused++ == 0)
+        log_warnx("peer=%s refused: %s", conn->peer_name, msg);
 }
 
 static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
@@ -499,7 +716,10 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 {
     struct listen *l = arg;
     bool is_unix = lev == l->unx;
+    struct timeval wtimeout = {(time_t)l->lim.frame_s, 0};
     struct conn *conn;
+    const char *why;
+    char msg[160];
     int one = 1;
 
     (void)salen;
@@ -516,12 +736,27 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
     if (!is_unix)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     peer_name(conn, sa);
+    if ((why = over_limit(l, conn, msg, sizeof(msg))) != NULL) {
+        refuse_fd(l, conn, fd, why);
+        free(conn);
+        return;
+    }
+    peers_add(l->peers, conn->peer_key);
+    conn->last_ms = ctld_mono_ms();
     conn->held = evbuffer_new();
     conn->bev =
         bufferevent_socket_new(l->ctld->base, fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_priority_set(conn->bev, CTLD_PRIO_IO);
     bufferevent_setcb(conn->bev, conn_read_cb, conn_write_cb, conn_event_cb,
                       conn);
+    bufferevent_set_timeouts(conn->bev, NULL, &wtimeout);
+    evbuffer_add_cb(bufferevent_get_output(conn->bev), out_cb, l);
+    evbuffer_add_cb(conn->held, out_cb, l);
+    evbuffer_add_cb(bufferevent_get_input(conn->bev), in_cb, l);
+    /* one frame at most waits in memory: the socket holds the rest */
+    bufferevent_setwatermark(conn->bev, EV_READ, 0,
+                             PROTO_HEADER_LEN + PROTO_MAX_CRED +
+                                 PROTO_MAX_BODY);
     bufferevent_enable(conn->bev, EV_READ | EV_WRITE);
     conn->next = l->conns;
     if (l->conns)
@@ -532,10 +767,89 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 
 static void accept_error_cb(struct evconnlistener *lev, void *arg)
 {
+    struct listen *l = arg;
+    struct timeval tv = {0, LISTEN_PAUSE_MS * 1000};
+    int err = EVUTIL_SOCKET_ERROR();
+
     (void)lev;
-    (void)arg;
-    /* EMFILE and the like: logged; libevent retries on the next event */
-    log_warn("accept");
+    if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM) {
+        log_warnx("accept: %s", strerror(err));
+        return;
+    }
+    /* The listener is level-triggered: left on, it would call back on
+     * every turn of the loop.  Pause it and try again a little later. */
+    if (event_pending(l->resume_ev, EV_TIMEOUT, NULL))
+        return;
+    log_warnx("accept: %s: not accepting connections for %d ms "
+              "(connections=%zu)",
+              strerror(err), LISTEN_PAUSE_MS, peers_total(l->peers));
+    if (l->tcp)
+        evconnlistener_disable(l->tcp);
+    if (l->unx)
+        evconnlistener_disable(l->unx);
+    evtimer_add(l->resume_ev, &tv);
+}
+
+static void resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct listen *l = arg;
+
+    (void)fd;
+    (void)what;
+    if (l->tcp)
+        evconnlistener_enable(l->tcp);
+    if (l->unx)
+        evconnlistener_enable(l->unx);
+}
+
+/* Deadlines, once a second: a frame begun must be in within frame_s, and
+ * a connection with nothing going on goes after idle_s (node daemons'
+ * connections stay: they heartbeat at their own pace). */
+static void sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct listen *l = arg;
+    int64_t now = ctld_mono_ms();
+    struct conn *conn, *next;
+    char msg[96];
+
+    (void)fd;
+    (void)what;
+    if (l->refused > 1)
+        log_warnx("connections refused: %" PRIu64 " in the last second",
+                  l->refused);
+    l->refused = 0;
+    for (conn = l->conns; conn != NULL; conn = next) {
+        next = conn->next;
+        if (conn->closing)
+            continue;
+        if (conn->frame_ms > 0 &&
+            now - conn->frame_ms > (int64_t)l->lim.frame_s * 1000) {
+            snprintf(msg, sizeof(msg), "a frame was not complete within %u s",
+                     l->lim.frame_s);
+            refuse(conn, 0, 0, ETIMEDOUT, msg);
+            conn_maybe_free(conn);
+        } else if (conn->node < 0 && conn->frame_ms == 0 &&
+                   conn->pending == NULL && out_len(conn) == 0 &&
+                   now - conn->last_ms > (int64_t)l->lim.idle_s * 1000) {
+            log_debug("peer=%s idle for %u s: closed", conn->peer_name,
+                      l->lim.idle_s);
+            conn_free(conn);
+        }
+    }
+}
+
+/* The connection cap, below what RLIMIT_NOFILE leaves after the database,
+ * the log and the listeners. */
+static void fit_nofile(struct peers_limits *lim)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+        return;
+    if (rl.rlim_cur < PEERS_NOFILE_RESERVE + 16)
+        lim->max_conns = 16;
+    else if (rl.rlim_cur - PEERS_NOFILE_RESERVE < lim->max_conns)
+        lim->max_conns = (uint32_t)(rl.rlim_cur - PEERS_NOFILE_RESERVE);
 }
 
 static struct evconnlistener *make_listener(struct listen *l, int fd)
@@ -554,12 +868,28 @@ struct listen *listen_create(struct ctld *c, int tcp_fd, int unix_fd,
                              struct err *e)
 {
     struct listen *l = xcalloc(1, sizeof(*l));
+    struct timeval sec = {1, 0};
 
     l->ctld = c;
+    l->peers = peers_create();
+    if (peers_limits_parse(c->conf->scheduler_parameters, &l->lim, e) < 0) {
+        listen_destroy(l);
+        return NULL;
+    }
+    fit_nofile(&l->lim);
+    l->sweep_ev = event_new(c->base, -1, EV_PERSIST, sweep_cb, l);
+    l->resume_ev = evtimer_new(c->base, resume_cb, l);
+    ASSERT(l->sweep_ev != NULL && l->resume_ev != NULL);
+    event_priority_set(l->sweep_ev, CTLD_PRIO_IO);
+    event_priority_set(l->resume_ev, CTLD_PRIO_IO);
+    event_add(l->sweep_ev, &sec);
     if (tcp_fd >= 0 && (l->tcp = make_listener(l, tcp_fd)) == NULL)
         goto error;
     if (unix_fd >= 0 && (l->unx = make_listener(l, unix_fd)) == NULL)
         goto error;
+    log_info("connections max=%u per_peer=%u idle_s=%u read_s=%u",
+             l->lim.max_conns, l->lim.max_per_peer, l->lim.idle_s,
+             l->lim.frame_s);
     return l;
 error:
     err_set(e, "cannot create a listener: %s", strerror(errno));
@@ -579,6 +909,11 @@ void listen_destroy(struct listen *l)
         evconnlistener_free(l->tcp);
     if (l->unx)
         evconnlistener_free(l->unx);
+    if (l->sweep_ev)
+        event_free(l->sweep_ev);
+    if (l->resume_ev)
+        event_free(l->resume_ev);
+    peers_destroy(l->peers);
     free(l);
     errno = saved;
 }

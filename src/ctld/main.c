@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -231,6 +232,20 @@ static int open_log(struct run *r, struct err *e)
     return 0;
 }
 
+/* Every client connection is a descriptor: the soft limit goes up to the
+ * hard one (the connection cap is fitted below it, listen.c). */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+        return;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        log_warn("cannot raise RLIMIT_NOFILE to %llu",
+                 (unsigned long long)rl.rlim_max);
+}
+
 /* Build the controller and run the loop; returns the exit status. */
 static int serve(struct run *r, struct err *e)
 {
@@ -239,6 +254,7 @@ static int serve(struct run *r, struct err *e)
     struct ctld *c = NULL;
     int status = 1;
 
+    raise_nofile();
     if (base == NULL || event_base_priority_init(base, CTLD_NPRIO) < 0) {
         err_set(e, "cannot create the event loop");
         goto out;

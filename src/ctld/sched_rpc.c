@@ -10,6 +10,9 @@
 #include "ctld/rpc.h"
 #include "ctld/sched_drv.h"
 
+/* Filters are matched against every job (jobs x elements): bounded. */
+#define FILTER_LIST_MAX 1000
+
 static int check_filters(json_t *body, struct err *e)
 {
     static const char *const keys[] = {"job_ids", "users", "accounts"};
@@ -19,6 +22,11 @@ static int check_filters(json_t *body, struct err *e)
         if (v != NULL && !json_is_null(v) && !json_is_array(v)) {
             errno = EINVAL;
             return err_set(e, "%s: expected an array", keys[i]);
+        }
+        if (json_array_size(v) > FILTER_LIST_MAX) {
+            errno = EINVAL;
+            return err_set(e, "%s: %zu elements, at most %d", keys[i],
+                           json_array_size(v), FILTER_LIST_MAX);
         }
     }
     return 0;

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "common/arrayspec.h"
+#include "common/xalloc.h"
 
 static const struct {
     const char *spec;
@@ -65,6 +66,8 @@ static const struct {
     {"1-3%2x", "after the %N limit"},
     {"1-3x", "unexpected \"x\""},
     {"99999999999", "number too large"},
+    {"0-1000,0-1000", "more than MaxArraySize (1001) task ids in all"},
+    {"0-600,500-1000", "more than MaxArraySize (1001) task ids in all"},
 };
 
 static void test_bad(void **state)
@@ -80,6 +83,31 @@ static void test_bad(void **state)
                      bad[i].error);
         assert_non_null(strstr(e.text, "invalid --array"));
     }
+}
+
+/* Finding 8 of the December 2026 audit: "0-1000," repeated millions of
+ * times made one SUBMIT loop over billions of ids.  A spec now costs at
+ * most its length plus MaxArraySize steps, and is refused beyond that. */
+static void test_bounded_work(void **state)
+{
+    size_t n = 2300000, len = n * 7;
+    char *big = xmalloc(len + 1);
+    struct arrayspec a;
+    struct arrayset set;
+    struct err e;
+
+    (void)state;
+    for (size_t i = 0; i < n; i++)
+        memcpy(big + 7 * i, "0-1000,", 7);
+    big[len - 1] = '\0';
+    assert_int_equal(arrayspec_parse(big, 1001, &a, &e), -1);
+    assert_non_null(strstr(e.text, "longer than 65536 characters"));
+    assert_int_equal(arrayset_parse(big, 1001, &set, &e), -1);
+    /* under the length cap, repeats run into the MaxArraySize budget */
+    big[60000] = '\0';
+    assert_int_equal(arrayspec_parse(big, ARRAYSPEC_MAX_SIZE, &a, &e), -1);
+    assert_non_null(strstr(e.text, "do they repeat?"));
+    free(big);
 }
 
 /* A 10,000-task array costs a bitmap of its ids, nothing per task. */
@@ -122,6 +150,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_bounded_work),
         cmocka_unit_test(test_large_and_sets),
     };
 

@@ -129,18 +129,44 @@ static void test_bad_frames(void **state)
     json_t *r;
     uint8_t flags;
 
-    /* signed with another key: refused, the connection stays */
+    /* signed with another key: refused, and the connection closed (a
+     * peer without the key gets one error reply, nothing more) */
     snprintf(other_key, sizeof(other_key), "%s/other.key", f->dir);
     assert_int_equal(auth_keygen(other_key, &e), 0);
     other = auth_create(AUTH_KEY, other_key, &e);
     peer_send(p, other, PROTO_MSG_PING, 0, 1, NULL);
-    auth_destroy(other);
     assert_int_equal(peer_recv(p, &fr, 5000), 1);
     assert_true(fr.flags & PROTO_F_ERROR);
     assert_int_equal(fr.seq, 1);
     proto_frame_clear(&fr);
+    assert_int_equal(peer_recv(p, &fr, 5000), 0);
+    peer_close(p);
+    /* a large body behind a credential of another key is refused after
+     * the header and credential, before the body is read */
+    p = peer_open(f);
+    {
+        json_t *big = json_object();
+        char *pad = malloc(200000);
+        memset(pad, 'x', 199999);
+        pad[199999] = '\0';
+        json_object_set_new(big, "pad", json_string(pad));
+        free(pad);
+        peer_send(p, other, PROTO_MSG_PING, 0, 1, big);
+        json_decref(big);
+    }
+    assert_int_equal(peer_recv(p, &fr, 5000), 1);
+    assert_true(fr.flags & PROTO_F_ERROR);
+    {
+        char *text = json_dumps(fr.body, 0);
+        assert_non_null(strstr(text, "has not authenticated"));
+        free(text);
+    }
+    proto_frame_clear(&fr);
+    assert_int_equal(peer_recv(p, &fr, 5000), 0);
+    peer_close(p);
+    auth_destroy(other);
     /* an unknown type: refused by name, the connection stays */
-    p->seq = 1;
+    p = peer_open(f);
     r = peer_call(p, 77, json_object(), &flags);
     assert_true(flags & PROTO_F_ERROR);
     {
