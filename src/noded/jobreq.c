@@ -456,8 +456,15 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
     struct noded *nd = j->nd;
     struct jobenv_gpus gpus = {NULL, false};
     struct cgroup_job_spec spec = {0};
-    struct launch_ctx ctx = {nd->spool, nd->name, j->notify_path, &gpus,
-                             &nd->cg,   &spec,    NULL,           nd->boot_id};
+    struct launch_ctx ctx = {.spool = nd->spool,
+                             .node = nd->name,
+                             .notify = j->notify_path,
+                             .gpus = &gpus,
+                             .cg = &nd->cg,
+                             .cgs = &spec,
+                             .user = NULL,
+                             .boot_id = nd->boot_id,
+                             .auth = nd->auth};
     cpu_set_t cpus;
     bool has_cpus = false;
     int *ordinals = NULL;

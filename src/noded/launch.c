@@ -354,6 +354,10 @@ static pid_t fork_supervisor(const struct supervisor_args *sa, int wfd,
         return -1;
     }
     if (pid == 0) {
+        /* Neither the supervisor nor the job's process (forked from it,
+         * running as the user until its execve) needs sluiced's key: wipe
+         * it from this copy of the heap before anything else (audit 19). */
+        auth_destroy(sa->auth);
         setsid();
         supervisor_main(sa, wfd);
     }
@@ -374,6 +378,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .cgs = ctx->cgs,
         .user = ctx->user,
         .lock_fd = -1,
+        .auth = ctx->auth,
     };
     int fds[2] = {-1, -1}, saved;
 

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "common/auth.h"
 #include "common/err.h"
 
 struct jobenv_gpus;
@@ -83,6 +84,9 @@ struct launch_ctx {
     const struct cgroup_job_spec *cgs; /* the job's cgroup limits */
     const struct ucache_user *user;    /* the job's user, groups resolved */
     const char *boot_id; /* the machine's, written to boot_id; "": none */
+    struct auth *auth;   /* sluiced's credentials: destroyed (the auth/key
+                          * key wiped) in the supervisor right after the
+                          * fork; NULL: none */
 };
 
 /*
