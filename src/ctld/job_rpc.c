@@ -475,9 +475,10 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
         rc = jobs_resume(r->ctld->jobs, j, r->who.uid, &e);
     else
         rc = jobs_release(r->ctld->jobs, j, r->who.uid, &e);
-    if (rc < 0)
-        log_info("job=%" PRIu64 " uid=%u request refused: %s", j->id,
-                 (unsigned)r->who.uid, e.text);
+    if (rc < 0 && r->n_refused++ == 0) {
+        r->first_refused = j->id;
+        r->first_refusal = e;
+    }
     json_array_append_new(results, result(j->id, rc < 0 ? e.text : NULL));
 }
 
@@ -596,6 +597,12 @@ static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
                 act(r, j, op, sig, results);
     }
     filter_clear(&f);
+    if (r->n_refused > 0)
+        log_info("uid=%u request=%s refused=%zu job=%" PRIu64
+                 " reason=\"%s\"%s",
+                 (unsigned)r->who.uid, proto_type_name(r->req->type),
+                 r->n_refused, r->first_refused, r->first_refusal.text,
+                 r->n_refused > 1 ? " (the first of them)" : "");
     *reply = json_pack("{s:o}", "results", results);
     return 0;
 }

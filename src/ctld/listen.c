@@ -406,7 +406,8 @@ static void handle_reply(struct conn *conn, const struct proto_frame *f)
 
 static void handle_request(struct conn *conn, const struct proto_frame *f)
 {
-    struct rpc r = {conn->l->ctld, conn, f, conn->peer};
+    struct rpc r = {
+        .ctld = conn->l->ctld, .conn = conn, .req = f, .who = conn->peer};
     const char *name = proto_type_name(f->type);
     rpc_fn fn = rpc_lookup(f->type);
     json_t *reply = NULL;

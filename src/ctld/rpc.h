@@ -22,6 +22,12 @@ struct rpc {
     struct conn *conn;
     const struct proto_frame *req;
     struct auth_id who;
+    /* Per-job requests (job_rpc.c): refusals are counted and logged once
+     * per request, so that "scancel -u other" over many jobs is one line,
+     * not one per job. */
+    size_t n_refused;
+    uint64_t first_refused; /* the first refused job's id */
+    struct err first_refusal;
 };
 
 typedef int (*rpc_fn)(struct rpc *r, json_t **reply, struct err *e);

@@ -151,4 +151,18 @@ print(pages, got == sorted(ids))
 PY
 )
 is "$out" "2 True" "a JOB_QUERY by ids is paged: each job once, in id order"
+# --- one log line per refused request, not one per job --------------------
+for i in $(seq 1 30); do
+    as_user "$GOOD" sbatch --parsable -H -p dev -t 1 --wrap true >/dev/null
+done
+before=$(grep -c 'refused' "$DIR/log/sluicectld.log")
+out=$(as_user "$MAL" scancel -u "$GOOD" 2>&1)
+like "$out" 'Access/permission denied' "the attacker cannot cancel the bystander's jobs"
+lines=$(grep 'refused' "$DIR/log/sluicectld.log" | tail -n +$((before + 1)))
+is "$(echo "$lines" | grep -c .)" 1 \
+    "a scancel -u over 30 of another user's jobs is one log line"
+like "$lines" "uid=$(id -u "$MAL") request=JOB_CANCEL refused=3[0-9] job=[0-9]+ reason=" \
+    "the line says who, what, how many and why"
+is "$(squeue -h -u "$GOOD" -t PD -o %i | wc -l)" 30 "the bystander's jobs are untouched"
+still_serving "after a refused scancel -u"
 finish
