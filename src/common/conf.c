@@ -503,6 +503,7 @@ static void conf_free_strings(struct conf *c)
         if (k->kind == CK_STR)
             free(*(char **)((char *)c + k->off));
     free(c->slurmd_parameters);
+    free(c->scheduler_parameters); /* a custom key (max_script_size) */
     for (size_t i = 0; i < c->n_ctld_hosts; i++) {
         free(c->ctld_hosts[i].host);
         free(c->ctld_hosts[i].addr);
