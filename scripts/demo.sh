@@ -3,12 +3,13 @@
 # with Slurm's own commands.  Starts it with `sluice up`, submits jobs to
 # each partition, shows the queue and the nodes, waits for the jobs, shows
 # their output and history, and takes the cluster down again (also when
-# anything fails).  DEMO_DIR chooses the directory (/tmp/sluice-demo).
+# anything fails).  DEMO_DIR chooses the directory (default ~/.sluice-demo:
+# private to the user, not a predictable name in /tmp; docs/security.md).
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIN=$ROOT/${SLUICE_BUILD:-build}/bin
-DIR=${DEMO_DIR:-/tmp/sluice-demo}
+DIR=${DEMO_DIR:-${HOME:?set HOME or DEMO_DIR}/.sluice-demo}
 PATH=$BIN:$PATH
 export PATH
 
