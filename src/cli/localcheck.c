@@ -31,7 +31,15 @@ static bool job_script(const char *path, const struct stat *st)
 static int walk_one(const char *path, const struct stat *st, int flag,
                     struct FTW *ftw)
 {
+    struct stat now;
+
     (void)ftw;
+    /* Daemons of the cluster still running (up restarts only the missing
+     * ones) remove job directories while the walk goes on: what is gone
+     * can no longer be trusted wrongly. */
+    if ((flag == FTW_NS || flag == FTW_DNR) && lstat(path, &now) < 0 &&
+        errno == ENOENT)
+        return 0;
     if (flag == FTW_NS || flag == FTW_DNR) {
         err_set(walk_err, "cannot read %s: %s", path, strerror(errno));
         return -1;
@@ -42,12 +50,12 @@ static int walk_one(const char *path, const struct stat *st, int flag,
         return -1;
     }
     if (S_ISDIR(st->st_mode))
-        return fsmode_check(path, true, walk_err);
+        return fsmode_check_stat(path, st, true, walk_err);
     if (S_ISSOCK(st->st_mode) && st->st_uid == geteuid())
         return 0; /* a daemon's socket: replaced at start */
     if (st->st_uid != geteuid() && job_script(path, st))
         return 0;
-    return fsmode_check(path, false, walk_err);
+    return fsmode_check_stat(path, st, false, walk_err);
 }
 
 static int check_tree(const char *path, struct err *e)

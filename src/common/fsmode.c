@@ -13,7 +13,7 @@
 
 #include "common/xalloc.h"
 
-static int check_stat(const char *path, const struct stat *st, bool dir,
+int fsmode_check_stat(const char *path, const struct stat *st, bool dir,
                       struct err *e)
 {
     uid_t me = geteuid();
@@ -50,7 +50,7 @@ int fsmode_check(const char *path, bool dir, struct err *e)
 
     if (lstat(path, &st) < 0)
         return err_set(e, "%s: %s", path, strerror(errno));
-    return check_stat(path, &st, dir, e);
+    return fsmode_check_stat(path, &st, dir, e);
 }
 
 /* Create one directory with mode; 1 created, 0 it was there, -1 failed. */
@@ -100,7 +100,7 @@ int fsmode_open_private(const char *path, int flags, struct err *e)
     }
     /* a plain file of ours: its mode is fixed just below */
     st.st_mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
-    if (check_stat(path, &st, false, e) < 0)
+    if (fsmode_check_stat(path, &st, false, e) < 0)
         goto error;
     if (fchmod(fd, 0600) < 0) {
         err_set(e, "cannot chmod %s: %s", path, strerror(errno));

@@ -8,6 +8,7 @@
 #define SLUICE_COMMON_FSMODE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "common/err.h"
@@ -21,6 +22,11 @@
  * also be a directory (ENOTDIR), else a regular file.
  */
 int fsmode_check(const char *path, bool dir, struct err *e);
+
+/* fsmode_check_stat: the same judgement of st, what lstat said of path
+ * (for a walk that has it already). */
+int fsmode_check_stat(const char *path, const struct stat *st, bool dir,
+                      struct err *e);
 
 /*
  * fsmode_mkdir: mkdir -p path.  Directories it creates above path get

@@ -92,8 +92,10 @@ for n in node01 node02 node03 node01 node02 node03; do
     pid=$(node_pid "$n")
     kill "-$([ $((k % 2)) -eq 0 ] && echo KILL || echo TERM)" "$pid"
     wait_for 10 eval "! alive $pid"
-    sluice up --dir "$DIR" >/dev/null 2>"$DIR/up-drain.err" ||
+    if ! sluice up --dir "$DIR" >/dev/null 2>"$DIR/up-drain.err"; then
         not_ok "sluice up after restart $k"
+        sed 's/^/#   /' "$DIR/up-drain.err"
+    fi
     sleep 0.5
 done
 wait_for 60 eval '[ -z "$(squeue -h -o %i)" ]'
