@@ -95,6 +95,15 @@ if [ "${SLUICE_BUILD:-build}" = build-san ]; then
     ADV_SERVE_MS=${ADV_SERVE_MS:-3000}
 fi
 ADV_SERVE_MS=${ADV_SERVE_MS:-1000}
+
+# The controller's resident memory under an attack must stay below
+# ADV_RSS_MB: 200 MB (the issue's bound); under the sanitizers 1 GiB, since
+# ASan's redzones and its quarantine of freed blocks keep every refused
+# frame's memory resident for a while.
+if [ "${SLUICE_BUILD:-build}" = build-san ]; then
+    ADV_RSS_MB=${ADV_RSS_MB:-1024}
+fi
+ADV_RSS_MB=${ADV_RSS_MB:-200}
 still_serving() {
     local t0 t1 id q
     is "$(cat "$DIR/pids/sluicectld.pid" 2>/dev/null)" "$CTLD_PID0" \

@@ -63,10 +63,10 @@ is "$(echo "$out" | sed -n 2p)" "repeats: 1 job(s)" \
     "an id repeated 10,000 times is answered once"
 wait_for 10 test -s "$WORK/rss"
 rss=$(cat "$WORK/rss" 2>/dev/null || echo 9999)
-if [ "$rss" -lt 200 ]; then
-    ok "controller RSS peaked at ${rss} MB (limit 200)"
+if [ "$rss" -lt "$ADV_RSS_MB" ]; then
+    ok "controller RSS peaked at ${rss} MB (limit $ADV_RSS_MB)"
 else
-    not_ok "controller RSS peaked at ${rss} MB (limit 200)"
+    not_ok "controller RSS peaked at ${rss} MB (limit $ADV_RSS_MB)"
 fi
 still_serving "after a million job ids"
 

@@ -76,10 +76,10 @@ else
     sed 's/^/#   /' "$WORK/tcp.out"
 fi
 rss=$(rss_mb)
-if [ "$rss" -lt 200 ]; then
+if [ "$rss" -lt "$ADV_RSS_MB" ]; then
     ok "controller RSS ${rss} MB under the TCP attack"
 else
-    not_ok "controller RSS ${rss} MB under the TCP attack (limit 200)"
+    not_ok "controller RSS ${rss} MB under the TCP attack (limit $ADV_RSS_MB)"
 fi
 still_serving "during the TCP attack"
 kill -9 $(cat "$WORK/$MAL/tcp.pid") 2>/dev/null
@@ -133,10 +133,10 @@ else
     tail -n 3 "$WORK"/unix*.out | sed 's/^/#   /'
 fi
 rss=$(rss_mb)
-if [ "$rss" -lt 200 ]; then
+if [ "$rss" -lt "$ADV_RSS_MB" ]; then
     ok "controller RSS ${rss} MB while one user holds its connections"
 else
-    not_ok "controller RSS ${rss} MB while one user holds its connections (limit 200)"
+    not_ok "controller RSS ${rss} MB while one user holds its connections (limit $ADV_RSS_MB)"
 fi
 still_serving "while one user holds 25,000 connection attempts"
 grep -q 'accept: Too many open files' "$DIR/log/sluicectld.log" 2>/dev/null &&
@@ -176,10 +176,10 @@ PY
 ATTACKERS="$ATTACKERS $!"
 wait_file "$WORK/$MAL/big.sent" 40
 rss=$(rss_mb)
-if [ "$rss" -lt 200 ]; then
+if [ "$rss" -lt "$ADV_RSS_MB" ]; then
     ok "controller RSS ${rss} MB with 300 large frames begun"
 else
-    not_ok "controller RSS ${rss} MB with 300 large frames begun (limit 200)"
+    not_ok "controller RSS ${rss} MB with 300 large frames begun (limit $ADV_RSS_MB)"
 fi
 still_serving "with 300 large frames begun"
 if wait_file "$WORK/$MAL/big.ready" 40; then
