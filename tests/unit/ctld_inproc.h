@@ -69,6 +69,15 @@ static int fx_open(struct fx *f, const char *text)
     return 0;
 }
 
+/* fx_job: the job with this id, which the test expects to exist. */
+static inline struct job *fx_job(struct fx *f, uint64_t id)
+{
+    struct job *j = jobs_find(f->c->jobs, id);
+
+    assert_non_null(j);
+    return j;
+}
+
 /* fx_close: stop everything fx_open made, remove f->dir, free f. */
 static int fx_close(struct fx *f)
 {

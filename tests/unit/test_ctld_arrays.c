@@ -69,14 +69,6 @@ static int teardown(void **state)
     return fx_close(*state);
 }
 
-static struct job *job(struct fx *f, uint64_t id)
-{
-    struct job *j = jobs_find(f->c->jobs, id);
-
-    assert_non_null(j);
-    return j;
-}
-
 /* Start job id, end it with exit code code (0: COMPLETED). */
 static void run_end(struct fx *f, struct job *j, int code)
 {
@@ -93,7 +85,7 @@ static void run_end(struct fx *f, struct job *j, int code)
 static struct job *run_task(struct fx *f, uint64_t a, uint32_t t, int code)
 {
     struct err e;
-    struct job *k = jobarray_split(f->c->jobs, job(f, a), t, &e);
+    struct job *k = jobarray_split(f->c->jobs, fx_job(f, a), t, &e);
 
     assert_non_null(k);
     assert_int_equal(k->array_task_id, t);
@@ -146,7 +138,7 @@ static void test_array_record_and_split(void **state)
     struct err e;
     uint64_t a = fx_submit(
         f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}", &alice, &e);
-    struct job *m = job(f, a), *k;
+    struct job *m = fx_job(f, a), *k;
     char *s;
 
     assert_int_not_equal(a, 0);
@@ -192,9 +184,9 @@ static void test_array_last_task_is_record(void **state)
     assert_int_equal(run_task(f, a, 5, 0)->id, a + 1);
     /* the last pending task takes the record itself */
     assert_int_equal(run_task(f, a, 2, 0)->id, a);
-    assert_null(job(f, a)->array_pending);
-    assert_int_equal(job(f, a)->array_task_id, 2);
-    assert_int_equal(job(f, a)->state, JOB_COMPLETED);
+    assert_null(fx_job(f, a)->array_pending);
+    assert_int_equal(fx_job(f, a)->array_task_id, 2);
+    assert_int_equal(fx_job(f, a)->state, JOB_COMPLETED);
 }
 
 static void test_array_restart(void **state)
@@ -203,7 +195,7 @@ static void test_array_restart(void **state)
     struct err e;
     uint64_t a = fx_submit(
         f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-99%5\"}", &alice, &e);
-    struct job *k = jobarray_split(f->c->jobs, job(f, a), 0, &e);
+    struct job *k = jobarray_split(f->c->jobs, fx_job(f, a), 0, &e);
     const size_t node = 0;
     uint64_t kid = k->id;
     char *s;
@@ -212,13 +204,13 @@ static void test_array_restart(void **state)
     ctld_flush(f->c);
     ctld_destroy(f->c);
     fx_start(f);
-    s = job_array_str(job(f, a));
+    s = job_array_str(fx_job(f, a));
     assert_string_equal(s, "1_[1-99%5]");
     free(s);
-    assert_int_equal(job(f, a)->array_count, 100);
-    assert_int_equal(job(f, kid)->state, JOB_RUNNING);
-    assert_int_equal(job(f, kid)->array_job_id, a);
-    assert_int_equal(job(f, kid)->array_task_id, 0);
+    assert_int_equal(fx_job(f, a)->array_count, 100);
+    assert_int_equal(fx_job(f, kid)->state, JOB_RUNNING);
+    assert_int_equal(fx_job(f, kid)->array_job_id, a);
+    assert_int_equal(fx_job(f, kid)->array_task_id, 0);
 }
 
 static void test_dep_chain_and_age(void **state)
@@ -233,13 +225,13 @@ static void test_dep_chain_and_age(void **state)
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
              (unsigned long long)j1);
     j2 = fx_submit(f, spec, &alice, &e);
-    assert_int_equal(job(f, j2)->dep_state, DEP_WAIT);
-    assert_string_equal(job_reason(job(f, j2)), "Dependency");
-    assert_int_equal(job(f, j2)->eligible_time, 0);
-    run_end(f, job(f, j1), 0);
-    assert_int_equal(job(f, j2)->dep_state, DEP_MET);
-    assert_true(job(f, j2)->eligible_time >= job(f, j1)->end_time);
-    assert_string_not_equal(job_reason(job(f, j2)), "Dependency");
+    assert_int_equal(fx_job(f, j2)->dep_state, DEP_WAIT);
+    assert_string_equal(job_reason(fx_job(f, j2)), "Dependency");
+    assert_int_equal(fx_job(f, j2)->eligible_time, 0);
+    run_end(f, fx_job(f, j1), 0);
+    assert_int_equal(fx_job(f, j2)->dep_state, DEP_MET);
+    assert_true(fx_job(f, j2)->eligible_time >= fx_job(f, j1)->end_time);
+    assert_string_not_equal(job_reason(fx_job(f, j2)), "Dependency");
     /* an unknown job id is refused */
     assert_int_equal(fx_submit(f,
                                "{\"script\": \"#!/bin/sh\", \"dependency\": "
@@ -271,11 +263,12 @@ static void test_dep_never_and_kill(void **state)
              "\"afternotok:%llu?afterok:%llu\"}",
              (unsigned long long)ok, (unsigned long long)ok);
     any = fx_submit(f, spec, &alice, &e);
-    run_end(f, job(f, ok), 0);
-    assert_int_equal(job(f, never)->state, JOB_PENDING);
-    assert_string_equal(job_reason(job(f, never)), "DependencyNeverSatisfied");
-    assert_int_equal(job(f, killed)->state, JOB_CANCELLED);
-    assert_int_equal(job(f, any)->dep_state, DEP_MET);
+    run_end(f, fx_job(f, ok), 0);
+    assert_int_equal(fx_job(f, never)->state, JOB_PENDING);
+    assert_string_equal(job_reason(fx_job(f, never)),
+                        "DependencyNeverSatisfied");
+    assert_int_equal(fx_job(f, killed)->state, JOB_CANCELLED);
+    assert_int_equal(fx_job(f, any)->dep_state, DEP_MET);
 }
 
 static void test_dep_on_array(void **state)
@@ -301,30 +294,30 @@ static void test_dep_on_array(void **state)
              (unsigned long long)a);
     corr = fx_submit(f, spec, &alice, &e);
     assert_int_not_equal(corr, 0);
-    assert_int_equal(job(f, corr)->dep_state, DEP_WAIT);
+    assert_int_equal(fx_job(f, corr)->dep_state, DEP_WAIT);
     run_task(f, a, 2, 0);
-    assert_int_equal(job(f, one)->dep_state, DEP_MET);
-    assert_int_equal(job(f, all)->dep_state, DEP_WAIT);
+    assert_int_equal(fx_job(f, one)->dep_state, DEP_MET);
+    assert_int_equal(fx_job(f, all)->dep_state, DEP_WAIT);
     /* aftercorr: task 2 of corr may start, 1 and 3 wait */
-    assert_int_equal(job(f, corr)->dep_state, DEP_MET);
-    assert_true(arrayset_has(job(f, corr)->dep_ready, 2));
-    assert_false(arrayset_has(job(f, corr)->dep_ready, 1));
-    assert_false(arrayset_has(job(f, corr)->dep_ready, 3));
+    assert_int_equal(fx_job(f, corr)->dep_state, DEP_MET);
+    assert_true(arrayset_has(fx_job(f, corr)->dep_ready, 2));
+    assert_false(arrayset_has(fx_job(f, corr)->dep_ready, 1));
+    assert_false(arrayset_has(fx_job(f, corr)->dep_ready, 3));
     run_task(f, a, 3, 0);
-    assert_int_equal(job(f, all)->dep_state, DEP_WAIT);
+    assert_int_equal(fx_job(f, all)->dep_state, DEP_WAIT);
     /* task 1 fails: afterok on the array never; corr's task 1 leaves its
      * array's record as a job of its own that can never run */
     run_task(f, a, 1, 1);
-    assert_int_equal(job(f, all)->dep_state, DEP_NEVER);
-    assert_string_equal(job_reason(job(f, all)), "DependencyNeverSatisfied");
+    assert_int_equal(fx_job(f, all)->dep_state, DEP_NEVER);
+    assert_string_equal(job_reason(fx_job(f, all)), "DependencyNeverSatisfied");
     {
         struct job *t1 = jobarray_find_task(f->c->jobs, corr, 1);
         assert_non_null(t1);
         assert_int_not_equal(t1->id, corr);
         assert_int_equal(t1->state, JOB_PENDING);
         assert_string_equal(job_reason(t1), "DependencyNeverSatisfied");
-        assert_false(arrayset_has(job(f, corr)->array_pending, 1));
-        assert_true(arrayset_has(job(f, corr)->dep_ready, 3));
+        assert_false(arrayset_has(fx_job(f, corr)->array_pending, 1));
+        assert_true(arrayset_has(fx_job(f, corr)->dep_ready, 3));
     }
     /* a task named that does not exist */
     snprintf(spec, sizeof(spec),
@@ -351,10 +344,11 @@ static void test_dep_on_cancelled_array(void **state)
              "{\"script\": \"#!/bin/sh\", \"dependency\": \"afterok:%llu\"}",
              (unsigned long long)a);
     ok = fx_submit(f, spec, &alice, &e);
-    assert_int_equal(jobs_cancel(f->c->jobs, job(f, a), alice.uid, 0, &e), 0);
+    assert_int_equal(jobs_cancel(f->c->jobs, fx_job(f, a), alice.uid, 0, &e),
+                     0);
     ctld_flush(f->c);
-    assert_int_equal(job(f, any)->dep_state, DEP_MET);
-    assert_int_equal(job(f, ok)->dep_state, DEP_NEVER);
+    assert_int_equal(fx_job(f, any)->dep_state, DEP_MET);
+    assert_int_equal(fx_job(f, ok)->dep_state, DEP_NEVER);
 }
 
 static struct sched_job model(void *arg, const struct job *j)
@@ -372,8 +366,8 @@ static void test_model_throttle(void **state)
     struct err e;
     uint64_t a = fx_submit(
         f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-9%3\"}", &alice, &e);
-    struct job *run = jobarray_split(f->c->jobs, job(f, a), 0, &e);
-    struct job *alone = jobarray_split(f->c->jobs, job(f, a), 7, &e);
+    struct job *run = jobarray_split(f->c->jobs, fx_job(f, a), 0, &e);
+    struct job *alone = jobarray_split(f->c->jobs, fx_job(f, a), 7, &e);
     const size_t node = 0;
     struct sched_model m;
     size_t tasks = 0;
@@ -394,7 +388,7 @@ static void test_model_throttle(void **state)
     }
     assert_int_equal(tasks, 3);
     assert_int_equal(m.n, 4);
-    assert_int_equal(job(f, a)->sched_slot, 0);
+    assert_int_equal(fx_job(f, a)->sched_slot, 0);
     sched_model_free(&m);
 }
 
@@ -429,18 +423,18 @@ static void test_payload_purged(void **state)
     struct job *t0, *t1, *t2;
 
     assert_true(has_payload(f, p));
-    run_end(f, job(f, p), 0);
+    run_end(f, fx_job(f, p), 0);
     assert_false(has_payload(f, p));
-    assert_int_equal(job(f, p)->state, JOB_COMPLETED); /* the record stays */
+    assert_int_equal(fx_job(f, p)->state, JOB_COMPLETED); /* the record stays */
 
-    t0 = jobarray_split(f->c->jobs, job(f, a), 0, &e); /* left running */
+    t0 = jobarray_split(f->c->jobs, fx_job(f, a), 0, &e); /* left running */
     assert_non_null(t0);
     assert_int_equal(jobs_start(f->c->jobs, t0, &node, 1, time(NULL), &e), 0);
     t1 = run_task(f, a, 1, 0);
-    assert_true(t1 != job(f, a));
+    assert_true(t1 != fx_job(f, a));
     assert_true(has_payload(f, a)); /* task 2 waits */
     t2 = run_task(f, a, 2, 0);      /* the first record itself, and final */
-    assert_true(t2 == job(f, a));
+    assert_true(t2 == fx_job(f, a));
     assert_true(has_payload(f, a)); /* task 0 still runs */
     struct job_end r = {0, 0, time(NULL), false};
     assert_int_equal(jobs_ended(f->c->jobs, t0, &r, &e), 0);

@@ -68,14 +68,6 @@ static int teardown(void **state)
     return fx_close(*state);
 }
 
-static struct job *job(struct fx *f, uint64_t id)
-{
-    struct job *j = jobs_find(f->c->jobs, id);
-
-    assert_non_null(j);
-    return j;
-}
-
 static void test_spec_validation(void **state)
 {
     static const struct {
@@ -154,7 +146,7 @@ static void test_submit_defaults(void **state)
                    "\"ntasks\": 3, \"cpus_per_task\": 2, \"nodes\": 2}",
                    &alice, &e);
     assert_int_equal(id, 1);
-    j = job(f, id);
+    j = fx_job(f, id);
     assert_int_equal(j->state, JOB_PENDING);
     assert_string_equal(j->name, "train.sh");
     assert_int_equal(j->user_id, 1001);
@@ -164,7 +156,7 @@ static void test_submit_defaults(void **state)
     id2 =
         fx_submit(f, "{\"script\": \"#!/bin/sh\", \"hold\": true}", &alice, &e);
     assert_int_equal(id2, 2);
-    assert_string_equal(job_reason(job(f, id2)), "JobHeldUser");
+    assert_string_equal(job_reason(fx_job(f, id2)), "JobHeldUser");
 
     /* test_only answers without creating a job */
     o = json_pack("{s:s, s:b}", "script", "#!/bin/sh", "test_only", 1);
@@ -185,13 +177,13 @@ static void test_over_maxtime_held(void **state)
         f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 300000}", &alice, &e);
 
     assert_int_not_equal(id, 0);
-    assert_string_equal(job_reason(job(f, id)), "PartitionTimeLimit");
+    assert_string_equal(job_reason(fx_job(f, id)), "PartitionTimeLimit");
     /* lowering it below MaxTime lets it run */
     set = json_pack("{s:i}", "time_limit_s", 3600);
-    assert_int_equal(jobs_update(f->c->jobs, job(f, id), alice.uid, set, &e),
+    assert_int_equal(jobs_update(f->c->jobs, fx_job(f, id), alice.uid, set, &e),
                      0);
     json_decref(set);
-    assert_false(job(f, id)->part_time_limit);
+    assert_false(fx_job(f, id)->part_time_limit);
 }
 
 static void test_hold_release_permissions(void **state)
@@ -199,7 +191,7 @@ static void test_hold_release_permissions(void **state)
     struct fx *f = *state;
     struct err e;
     uint64_t id = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
-    struct job *j = job(f, id);
+    struct job *j = fx_job(f, id);
 
     assert_int_equal(jobs_hold(f->c->jobs, j, bob.uid, &e), -1);
     assert_string_equal(e.text, "Access/permission denied");
@@ -227,7 +219,7 @@ static void test_update_time_limit(void **state)
     struct fx *f = *state;
     struct err e;
     uint64_t id = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
-    struct job *j = job(f, id);
+    struct job *j = fx_job(f, id);
     json_t *up = json_pack("{s:i}", "time_limit_s", 7200);
     json_t *down = json_pack("{s:i}", "time_limit_s", 60);
     json_t *part = json_pack("{s:s}", "partition", "dev");
@@ -255,7 +247,7 @@ static void test_update_time_limit(void **state)
 static enum job_state run_and_end(struct fx *f, uint64_t id, int cancel_uid,
                                   int code, int sig, bool oom)
 {
-    struct job *j = job(f, id);
+    struct job *j = fx_job(f, id);
     const size_t node = 0;
     struct err e;
     struct job_end r = {code, sig, time(NULL), oom};
@@ -288,14 +280,14 @@ static void test_final_states(void **state)
             f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 5}", &alice, &e);
     assert_int_equal(run_and_end(f, ids[0], -1, 0, 0, false), JOB_COMPLETED);
     assert_int_equal(run_and_end(f, ids[1], -1, 3, 0, false), JOB_FAILED);
-    assert_string_equal(job_reason(job(f, ids[1])), "NonZeroExitCode");
+    assert_string_equal(job_reason(fx_job(f, ids[1])), "NonZeroExitCode");
     assert_int_equal(run_and_end(f, ids[2], (int)alice.uid, 0, 15, false),
                      JOB_CANCELLED);
     /* the node's cgroup saw an OOM kill */
     assert_int_equal(run_and_end(f, ids[5], -1, 0, 9, true), JOB_OUT_OF_MEMORY);
-    assert_string_equal(job_reason(job(f, ids[5])), "OutOfMemory");
+    assert_string_equal(job_reason(fx_job(f, ids[5])), "OutOfMemory");
     /* time limit: the tick asks for a kill, the end makes it TIMEOUT */
-    j = job(f, ids[3]);
+    j = fx_job(f, ids[3]);
     assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, 1000, &e), 0);
     jobs_tick(f->c->jobs, 1004);
     assert_int_equal(j->kill, JOB_KILL_NONE);
@@ -304,7 +296,7 @@ static void test_final_states(void **state)
     assert_int_equal(jobs_ended(f->c->jobs, j, &timeout, &e), 0);
     assert_int_equal(j->state, JOB_TIMEOUT);
     /* a node that goes away takes its jobs with it */
-    j = job(f, ids[4]);
+    j = fx_job(f, ids[4]);
     assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
     jobs_node_down(f->c->jobs, 1, "NodeDown", time(NULL));
     assert_int_equal(j->state, JOB_NODE_FAIL);
@@ -325,18 +317,18 @@ static void test_restart_restores(void **state)
     const size_t node = 1;
 
     assert_int_equal(
-        jobs_start(f->c->jobs, job(f, run), &node, 1, time(NULL), &e), 0);
-    assert_int_equal(jobs_hold(f->c->jobs, job(f, held), root.uid, &e), 0);
+        jobs_start(f->c->jobs, fx_job(f, run), &node, 1, time(NULL), &e), 0);
+    assert_int_equal(jobs_hold(f->c->jobs, fx_job(f, held), root.uid, &e), 0);
     ctld_flush(f->c);
     ctld_destroy(f->c);
     fx_start(f);
     assert_int_equal(jobs_count(f->c->jobs), 3);
-    assert_int_equal(job(f, pend)->state, JOB_PENDING);
-    assert_string_equal(job(f, pend)->name, "p");
-    assert_int_equal(job(f, run)->state, JOB_RUNNING);
-    assert_int_equal(job(f, run)->alloc[0], 1);
+    assert_int_equal(fx_job(f, pend)->state, JOB_PENDING);
+    assert_string_equal(fx_job(f, pend)->name, "p");
+    assert_int_equal(fx_job(f, run)->state, JOB_RUNNING);
+    assert_int_equal(fx_job(f, run)->alloc[0], 1);
     assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 1);
-    assert_true(job(f, held)->held_admin);
+    assert_true(fx_job(f, held)->held_admin);
     /* ids go on where they stopped */
     assert_int_equal(fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e),
                      4);

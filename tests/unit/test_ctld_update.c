@@ -104,14 +104,6 @@ static int teardown(void **state)
     return fx_close(*state);
 }
 
-static struct job *job(struct fx *f, uint64_t id)
-{
-    struct job *j = jobs_find(f->c->jobs, id);
-
-    assert_non_null(j);
-    return j;
-}
-
 /* jobs_update of job id by who with set (JSON text): 0 or -1 with e. */
 static int update(struct fx *f, uint64_t id, const struct auth_id *who,
                   const char *set, struct err *e)
@@ -121,7 +113,7 @@ static int update(struct fx *f, uint64_t id, const struct auth_id *who,
 
     assert_non_null(o);
     err_clear(e);
-    rc = jobs_update(f->c->jobs, job(f, id), who->uid, o, e);
+    rc = jobs_update(f->c->jobs, fx_job(f, id), who->uid, o, e);
     json_decref(o);
     ctld_flush(f->c);
     return rc;
@@ -150,15 +142,15 @@ static void test_move_over_maxtime(void **state)
     assert_int_equal(errno, EINVAL);
     assert_string_equal(e.text, "time limit INFINITE exceeds the MaxTime "
                                 "01:00:00 of partition dev");
-    assert_string_equal(f->conf->parts[job(f, id)->part].name, "batch");
-    assert_int_equal(job(f, id)->time_limit_s, TIMEFMT_INFINITE);
+    assert_string_equal(f->conf->parts[fx_job(f, id)->part].name, "batch");
+    assert_int_equal(fx_job(f, id)->time_limit_s, TIMEFMT_INFINITE);
     /* with a time limit that fits, in the same update, it moves */
     assert_int_equal(update(f, id, &alice,
                             "{\"partition\": \"dev\", \"time_limit_s\": 600}",
                             &e),
                      0);
-    assert_string_equal(f->conf->parts[job(f, id)->part].name, "dev");
-    assert_int_equal(job(f, id)->time_limit_s, 600);
+    assert_string_equal(f->conf->parts[fx_job(f, id)->part].name, "dev");
+    assert_int_equal(fx_job(f, id)->time_limit_s, 600);
 }
 
 /* An administrator's move is not held to MaxTime (as in Slurm). */
@@ -171,8 +163,8 @@ static void test_admin_override(void **state)
 
     assert_int_not_equal(id, 0);
     assert_int_equal(update(f, id, &root, "{\"partition\": \"dev\"}", &e), 0);
-    assert_string_equal(f->conf->parts[job(f, id)->part].name, "dev");
-    assert_false(job(f, id)->part_time_limit);
+    assert_string_equal(f->conf->parts[fx_job(f, id)->part].name, "dev");
+    assert_false(fx_job(f, id)->part_time_limit);
     /* access is the job owner's: not even root moves it where alice may
      * not go */
     assert_int_equal(update(f, id, &root, "{\"partition\": \"secure\"}", &e),
@@ -205,7 +197,7 @@ static void test_move_access_lists(void **state)
     assert_int_equal(update(f, id, &alice, "{\"partition\": \"phys\"}", &e),
                      -1);
     assert_non_null(strstr(e.text, "(AllowAccounts=physics)"));
-    assert_string_equal(f->conf->parts[job(f, id)->part].name, "dev");
+    assert_string_equal(f->conf->parts[fx_job(f, id)->part].name, "dev");
 }
 
 #define SPEC_IN                                                                \
@@ -240,7 +232,7 @@ static void test_move_limits_charge(void **state)
     assert_int_equal(fx_submit(f, text, &alice, &e), 0);
     assert_non_null(strstr(e.text, "2/2 jobs in batch_qos"));
     assert_int_equal(update(f, b, &alice, "{\"partition\": \"dev\"}", &e), 0);
-    assert_string_equal(f->conf->parts[job(f, b)->part].name, "dev");
+    assert_string_equal(f->conf->parts[fx_job(f, b)->part].name, "dev");
 }
 
 /* Finding 14: an Operator manages jobs but sets no priority. */
@@ -261,7 +253,7 @@ static void test_priority_needs_administrator(void **state)
     assert_non_null(strstr(e.text, "only an administrator"));
     assert_int_equal(update(f, id, &op, "{\"time_limit_s\": 60}", &e), 0);
     assert_int_equal(update(f, id, &adm, "{\"priority\": 99}", &e), 0);
-    assert_int_equal(job(f, id)->priority, 99);
+    assert_int_equal(fx_job(f, id)->priority, 99);
     assert_true(ctld_is_admin(f->c, op.uid));
     assert_false(ctld_is_administrator(f->c, op.uid));
     assert_true(ctld_is_administrator(f->c, adm.uid));
@@ -280,12 +272,12 @@ static void test_huge_time_limit_is_infinite(void **state)
                             &alice, &e);
 
     assert_int_not_equal(id, 0);
-    assert_int_equal(job(f, id)->time_limit_s, TIMEFMT_INFINITE);
+    assert_int_equal(fx_job(f, id)->time_limit_s, TIMEFMT_INFINITE);
     id = fx_submit(f,
                    "{\"script\": \"#!/bin/sh\", \"hold\": true, "
                    "\"time_limit_s\": 3153600000}",
                    &alice, &e);
-    assert_int_equal(job(f, id)->time_limit_s, 3153600000);
+    assert_int_equal(fx_job(f, id)->time_limit_s, 3153600000);
 }
 
 /* Finding 13: DefMemPerCPU / DefMemPerNode give a job without --mem a
@@ -299,20 +291,20 @@ static void test_mem_defaults_and_max(void **state)
     a = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"cpus_per_task\": 2}",
                   &alice, &e);
     assert_int_not_equal(a, 0);
-    assert_int_equal(job(f, a)->mem_per_cpu_mib, 1000); /* the global */
-    assert_int_equal(job_mem_per_node(job(f, a)), 2000);
+    assert_int_equal(fx_job(f, a)->mem_per_cpu_mib, 1000); /* the global */
+    assert_int_equal(job_mem_per_node(fx_job(f, a)), 2000);
     b = fx_submit(f,
                   "{\"script\": \"#!/bin/sh\", \"partition\": \"dev\", "
                   "\"time_limit_s\": 60}",
                   &alice, &e);
-    assert_int_equal(job(f, b)->mem_mib, 5000); /* dev's own */
-    assert_int_equal(job(f, b)->mem_per_cpu_mib, 0);
+    assert_int_equal(fx_job(f, b)->mem_mib, 5000); /* dev's own */
+    assert_int_equal(fx_job(f, b)->mem_per_cpu_mib, 0);
     /* what the job asks for wins */
     b = fx_submit(f,
                   "{\"script\": \"#!/bin/sh\", \"partition\": \"dev\", "
                   "\"time_limit_s\": 60, \"mem_mib\": 7000}",
                   &alice, &e);
-    assert_int_equal(job(f, b)->mem_mib, 7000);
+    assert_int_equal(fx_job(f, b)->mem_mib, 7000);
     assert_int_equal(fx_submit(f,
                                "{\"script\": \"#!/bin/sh\", \"partition\": "
                                "\"dev\", \"time_limit_s\": 60, \"mem_mib\": "
