@@ -121,7 +121,7 @@ void ctld_flush(struct ctld *c)
                   t2 - t1);
     }
     if (c->listen != NULL)
-        listen_release(c->listen, true);
+        listen_release(c->listen);
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
@@ -231,7 +231,7 @@ void ctld_destroy(struct ctld *c)
         persist_commit(c->persist, &e) < 0)
         log_warnx("final commit failed: %s", e.text);
     if (c->listen != NULL)
-        listen_release(c->listen, true);
+        listen_release(c->listen);
     listen_destroy(c->listen);
     c->listen = NULL;
     sched_drv_destroy(c->sched);

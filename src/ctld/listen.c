@@ -919,7 +919,7 @@ void listen_destroy(struct listen *l)
     errno = saved;
 }
 
-void listen_release(struct listen *l, bool ok)
+void listen_release(struct listen *l)
 {
     struct conn *conn = l->dirty;
 
@@ -928,22 +928,16 @@ void listen_release(struct listen *l, bool ok)
         struct conn *next = conn->dirty_next;
         conn->dirty = false;
         conn->dirty_next = NULL;
-        if (ok) {
-            struct evbuffer *out = bufferevent_get_output(conn->bev);
-            evbuffer_add_buffer(out, conn->held);
-            /* sent now, not at the next turn of the loop: a JOB_LAUNCH
-             * leaves right after its commit (start latency).  What the
-             * socket does not take, or an error, is the bufferevent's
-             * to handle as before.  A closing or throttled connection
-             * waits for conn_write_cb, which only the bufferevent's own
-             * writes call. */
-            if (!conn->closing && !conn->throttled)
-                (void)evbuffer_write(out, bufferevent_getfd(conn->bev));
-        } else {
-            log_warnx("peer=%s closed: its replies depend on a failed commit",
-                      conn->peer_name);
-            conn_free(conn);
-        }
+        struct evbuffer *out = bufferevent_get_output(conn->bev);
+
+        evbuffer_add_buffer(out, conn->held);
+        /* sent now, not at the next turn of the loop: a JOB_LAUNCH leaves
+         * right after its commit (start latency).  What the socket does
+         * not take, or an error, is the bufferevent's to handle as
+         * before.  A closing or throttled connection waits for
+         * conn_write_cb, which only the bufferevent's own writes call. */
+        if (!conn->closing && !conn->throttled)
+            (void)evbuffer_write(out, bufferevent_getfd(conn->bev));
         conn = next;
     }
 }

@@ -54,9 +54,9 @@ typedef void (*listen_reply_fn)(struct ctld *c, struct conn *conn, uint64_t arg,
 int listen_request(struct conn *conn, uint16_t type, json_t *body,
                    listen_reply_fn fn, uint64_t arg, struct err *e);
 
-/* listen_release: after a commit, send what was held (ok) or, when the
- * commit failed, drop it and close those connections (!ok). */
-void listen_release(struct listen *l, bool ok);
+/* listen_release: after a commit, send what was held.  (A failed commit
+ * stops the controller before this: ctld_flush.) */
+void listen_release(struct listen *l);
 /* listen_has_held: whether output waits for a commit. */
 bool listen_has_held(const struct listen *l);
 
