@@ -16,6 +16,7 @@
 
 #include "common/conf.h"
 #include "common/conf_int.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 
 /* Files larger than this are refused before reading. */
@@ -79,38 +80,6 @@ error : {
 }
 }
 
-/* The length of the UTF-8 sequence at s, or 0 when it is not valid. */
-static size_t lex_utf8(const unsigned char *s, size_t n)
-{
-    size_t len, i;
-    unsigned char lo = 0x80, hi = 0xbf;
-
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        len = 3;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        len = 4;
-    else
-        return 0;
-    if (s[0] == 0xe0)
-        lo = 0xa0;
-    else if (s[0] == 0xed)
-        hi = 0x9f;
-    else if (s[0] == 0xf0)
-        lo = 0x90;
-    else if (s[0] == 0xf4)
-        hi = 0x8f;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return len;
-}
-
 /* The 1-based column of the first byte that is no text, or 0. */
 static size_t lex_binary(const char *line, size_t n)
 {
@@ -120,7 +89,7 @@ static size_t lex_binary(const char *line, size_t n)
     while (i < n) {
         if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
             return i + 1;
-        k = lex_utf8(s + i, n - i);
+        k = utf8_seq(line + i, n - i, NULL);
         if (k == 0)
             return i + 1;
         i += k;
