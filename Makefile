@@ -54,7 +54,7 @@ SLURM_NAMES := sbatch squeue scancel sinfo scontrol sacctmgr sacct sprio sshare 
 
 COMMON_SRC := $(sort $(wildcard src/common/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
-CTLD_SRC := $(sort $(wildcard src/ctld/*.c))
+CTLD_SRC := $(sort $(wildcard src/ctld/*.c src/ctld/*/*.c))
 NODED_SRC := $(sort $(wildcard src/noded/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 SIM_SRC := $(sort $(wildcard src/sim/*.c))

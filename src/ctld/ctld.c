@@ -3,7 +3,7 @@
  * the two loop-level duties: the flush event (schedule, commit, release
  * held output) and the one-second tick (time limits, node timeouts).
  */
-#include "ctld/jlimits.h"
+#include "ctld/policy/jlimits.h"
 #include "ctld/ctld.h"
 
 #include <errno.h>
@@ -14,16 +14,16 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/acct.h"
-#include "ctld/acct_store.h"
-#include "ctld/jchain.h"
-#include "ctld/jobs.h"
-#include "ctld/listen.h"
-#include "ctld/nodes.h"
-#include "ctld/parts.h"
-#include "ctld/persist.h"
-#include "ctld/prio_drv.h"
-#include "ctld/sched_drv.h"
+#include "ctld/acct/acct.h"
+#include "ctld/acct/acct_store.h"
+#include "ctld/policy/jchain.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/net/listen.h"
+#include "ctld/cluster/nodes.h"
+#include "ctld/cluster/parts.h"
+#include "ctld/core/persist.h"
+#include "ctld/sched/prio_drv.h"
+#include "ctld/sched/sched_drv.h"
 
 int64_t ctld_mono_ms(void)
 {

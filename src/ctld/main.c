@@ -23,7 +23,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/listen.h"
+#include "ctld/net/listen.h"
 
 struct opts {
     const char *conf_path;

@@ -186,7 +186,7 @@ static void on_request(struct conn *c, const struct proto_frame *f)
     case PROTO_MSG_JOB_SIGNAL:
     case PROTO_MSG_JOB_KILL:
     case PROTO_MSG_JOB_FREEZE:
-        jobs_request(c->nd->jobs, f, c->gen);
+        njobs_request(c->nd->jobs, f, c->gen);
         return;
     default:
         if (name != NULL)
@@ -374,7 +374,7 @@ static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
     }
     conn_request(c, PROTO_MSG_NODE_HEARTBEAT,
                  json_pack("{s:s, s:o}", "node", c->nd->name, "jobs",
-                           jobs_running_ids(c->nd->jobs)),
+                           njobs_running_ids(c->nd->jobs)),
                  on_heartbeat_reply, NULL);
 }
 
@@ -399,8 +399,8 @@ static void registered(struct conn *c, json_t *body, struct reg_arg *ra)
              c->host, c->port, c->nd->name, c->heartbeat_s);
     tv = (struct timeval){c->heartbeat_s, 0};
     event_add(c->hb_ev, &tv);
-    jobs_registered(c->nd->jobs, ra->ended, ra->n_ended,
-                    json_object_get(body, "kill_jobs"));
+    njobs_registered(c->nd->jobs, ra->ended, ra->n_ended,
+                     json_object_get(body, "kill_jobs"));
 }
 
 static void on_register_reply(struct noded *nd, void *arg, int code,
@@ -435,7 +435,7 @@ static void conn_send_register(struct conn *c)
 {
     struct noded *nd = c->nd;
     struct reg_arg *ra = xcalloc(1, sizeof(*ra));
-    json_t *jobs = jobs_register_list(nd->jobs, &ra->ended, &ra->n_ended);
+    json_t *jobs = njobs_register_list(nd->jobs, &ra->ended, &ra->n_ended);
     json_t *body =
         json_pack("{s:s, s:I, s:I, s:s, s:o, s:o, s:I, s:s}", "node", nd->name,
                   "cpus", (json_int_t)nd->res.cpus, "mem_mib",

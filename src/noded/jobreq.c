@@ -23,13 +23,13 @@
 #include "noded/jobenv.h"
 #include "noded/launch.h"
 
-static void reply_ok(struct jobs *j, const struct proto_frame *f, uint64_t gen)
+static void reply_ok(struct njobs *j, const struct proto_frame *f, uint64_t gen)
 {
     conn_reply(j->nd->conn, gen, f->type, f->seq, NULL);
 }
 
-static void reply_err(struct jobs *j, const struct proto_frame *f, uint64_t gen,
-                      int code, const char *text)
+static void reply_err(struct njobs *j, const struct proto_frame *f,
+                      uint64_t gen, int code, const char *text)
 {
     log_warnx("%s seq=%" PRIu32 " refused: %s", proto_type_name(f->type),
               f->seq, text);
@@ -49,14 +49,14 @@ static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
         return;
     log_info("job=%" PRIu32 " kill_wait over: SIGKILL to pgid=%d", job->id,
              (int)job->pgid);
-    if (jobs_group_kill(job, SIGKILL, true) < 0 && errno != ESRCH)
+    if (njobs_group_kill(job, SIGKILL, true) < 0 && errno != ESRCH)
         log_warn("job=%" PRIu32 " kill(-%d, SIGKILL)", job->id, (int)job->pgid);
     /* and to what left the group; the supervisor empties the cgroup */
     if (job->jobs->nd->cg.version != CGROUP_NONE)
         cgroup_job_signal(&job->jobs->nd->cg, job->id, SIGKILL);
 }
 
-void jobs_kill_arm(struct jobs *j, struct njob *job)
+void njobs_kill_arm(struct njobs *j, struct njob *job)
 {
     int64_t left = job->kill_deadline - (int64_t)time(NULL);
     struct timeval tv = {left > 0 ? left : 0, 0};
@@ -66,8 +66,8 @@ void jobs_kill_arm(struct jobs *j, struct njob *job)
     evtimer_add(job->kill_ev, &tv);
 }
 
-void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
-               const char *reason)
+void njobs_kill(struct njobs *j, struct njob *job, uint32_t wait_s,
+                const char *reason)
 {
     int64_t deadline = (int64_t)time(NULL) + wait_s;
     struct err e;
@@ -96,8 +96,8 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
         reached = cgroup_job_signal(&j->nd->cg, job->id, SIGTERM);
     }
     if (reached <= 0 && job->pgid > 0) {
-        jobs_group_kill(job, SIGCONT, true);
-        if (jobs_group_kill(job, SIGTERM, true) < 0 && errno != ESRCH)
+        njobs_group_kill(job, SIGCONT, true);
+        if (njobs_group_kill(job, SIGTERM, true) < 0 && errno != ESRCH)
             log_warn("job=%" PRIu32 " kill(-%d, SIGTERM)", job->id,
                      (int)job->pgid);
     }
@@ -106,7 +106,7 @@ void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
     job->kill_deadline = deadline;
     if (spool_int_write(job->dir, "kill", deadline, 0600, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
-    jobs_kill_arm(j, job);
+    njobs_kill_arm(j, job);
 }
 
 /* --- JOB_SIGNAL and JOB_KILL ----------------------------------------- */
@@ -122,7 +122,7 @@ static int get_id(json_t *body, const char *key, uint32_t *id)
     return 0;
 }
 
-static struct njob *target(struct jobs *j, const struct proto_frame *f,
+static struct njob *target(struct njobs *j, const struct proto_frame *f,
                            uint64_t gen)
 {
     char text[160];
@@ -134,7 +134,7 @@ static struct njob *target(struct jobs *j, const struct proto_frame *f,
                   "job_id: expected an integer 1..4294967295");
         return NULL;
     }
-    if ((job = jobs_find(j, id)) == NULL) {
+    if ((job = njobs_find(j, id)) == NULL) {
         snprintf(text, sizeof(text), "job %" PRIu32 " is not on node %s", id,
                  j->nd->name);
         reply_err(j, f, gen, ESRCH, text);
@@ -142,7 +142,7 @@ static struct njob *target(struct jobs *j, const struct proto_frame *f,
     return job;
 }
 
-static void job_signal(struct jobs *j, const struct proto_frame *f,
+static void job_signal(struct njobs *j, const struct proto_frame *f,
                        uint64_t gen)
 {
     json_t *v = json_object_get(f->body, "signal");
@@ -171,7 +171,7 @@ static void job_signal(struct jobs *j, const struct proto_frame *f,
     batch = json_is_true(json_object_get(f->body, "batch_only"));
     log_info("job=%" PRIu32 " signal=%d pgid=%d batch_only=%d", job->id, sig,
              (int)job->pgid, batch);
-    if (jobs_group_kill(job, sig, !batch) < 0 && errno != ESRCH) {
+    if (njobs_group_kill(job, sig, !batch) < 0 && errno != ESRCH) {
         snprintf(text, sizeof(text), "kill(%s%d, %d): %s", batch ? "" : "-",
                  (int)job->pgid, sig, strerror(errno));
         reply_err(j, f, gen, errno, text);
@@ -182,12 +182,12 @@ static void job_signal(struct jobs *j, const struct proto_frame *f,
 
 /* sig to every process of the job: through its cgroup, or its process
  * group when the cgroup reached nobody.  -1 with errno when neither. */
-static int signal_all(struct jobs *j, struct njob *job, int sig)
+static int signal_all(struct njobs *j, struct njob *job, int sig)
 {
     if (j->nd->cg.version != CGROUP_NONE &&
         cgroup_job_signal(&j->nd->cg, job->id, sig) > 0)
         return 0;
-    if (jobs_group_kill(job, sig, true) < 0 && errno != ESRCH)
+    if (njobs_group_kill(job, sig, true) < 0 && errno != ESRCH)
         return -1;
     return 0;
 }
@@ -195,7 +195,7 @@ static int signal_all(struct jobs *j, struct njob *job, int sig)
 /* JOB_FREEZE {"job_id", "freeze"}: suspend the job (the cgroup freezer,
  * else SIGSTOP to all its processes) or resume it (thaw, and SIGCONT in
  * either case, so that a job's CONT trap sees the resume). */
-static void job_freeze(struct jobs *j, const struct proto_frame *f,
+static void job_freeze(struct njobs *j, const struct proto_frame *f,
                        uint64_t gen)
 {
     json_t *v = json_object_get(f->body, "freeze");
@@ -233,7 +233,7 @@ static void job_freeze(struct jobs *j, const struct proto_frame *f,
     reply_ok(j, f, gen);
 }
 
-static void job_kill(struct jobs *j, const struct proto_frame *f, uint64_t gen)
+static void job_kill(struct njobs *j, const struct proto_frame *f, uint64_t gen)
 {
     json_t *w = json_object_get(f->body, "kill_wait_s");
     uint32_t wait_s = j->nd->conf->kill_wait_s;
@@ -252,13 +252,13 @@ static void job_kill(struct jobs *j, const struct proto_frame *f, uint64_t gen)
     json_unpack(f->body, "{s?s}", "reason", &reason);
     if ((job = target(j, f, gen)) == NULL)
         return;
-    jobs_kill(j, job, wait_s, reason);
+    njobs_kill(j, job, wait_s, reason);
     reply_ok(j, f, gen);
 }
 
 /* --- JOB_LAUNCH ------------------------------------------------------ */
 
-static void launch_done(struct jobs *j, struct njob *job, int code,
+static void launch_done(struct njobs *j, struct njob *job, int code,
                         const char *text)
 {
     struct noded *nd = j->nd;
@@ -273,7 +273,7 @@ static void launch_done(struct jobs *j, struct njob *job, int code,
         conn_reply_error(nd->conn, job->gen, PROTO_MSG_JOB_LAUNCH, job->seq,
                          code, text);
         spool_remove(job->dir);
-        jobs_forget(j, job);
+        njobs_forget(j, job);
         return;
     }
     if (spool_pid_read(job->dir, &job->sup, &e) < 0)
@@ -285,8 +285,8 @@ static void launch_done(struct jobs *j, struct njob *job, int code,
              (int)job->sup.pid, (int)job->pgid);
     conn_reply(nd->conn, job->gen, PROTO_MSG_JOB_LAUNCH, job->seq, NULL);
     if (job->kill_pending)
-        jobs_kill(j, job, job->kill_wait_s, "killed while launching");
-    jobs_check(j, job); /* a short job may have ended already */
+        njobs_kill(j, job, job->kill_wait_s, "killed while launching");
+    njobs_check(j, job); /* a short job may have ended already */
 }
 
 static int64_t mono_us(void)
@@ -316,7 +316,7 @@ static void log_stages(const struct njob *job, const long long t[4])
 
 /* The supervisor's report: "ok PID PGID START [4 stamps]" or "error CODE
  * TEXT". */
-static void report_parse(struct jobs *j, struct njob *job)
+static void report_parse(struct njobs *j, struct njob *job)
 {
     int pid, pgid, code, off = 0;
     long long start, t[4];
@@ -346,7 +346,7 @@ static void report_parse(struct jobs *j, struct njob *job)
 static void on_report(evutil_socket_t fd, short what, void *arg)
 {
     struct njob *job = arg;
-    struct jobs *j = job->jobs;
+    struct njobs *j = job->jobs;
     char text[160];
     ssize_t n;
 
@@ -354,7 +354,7 @@ static void on_report(evutil_socket_t fd, short what, void *arg)
         snprintf(text, sizeof(text),
                  "job %" PRIu32 " did not start within %d s on %s", job->id,
                  JOBS_LAUNCH_TIMEOUT_S, j->nd->name);
-        jobs_launch_abandon(&j->nd->cg, job);
+        njobs_launch_abandon(&j->nd->cg, job);
         launch_done(j, job, ETIMEDOUT, text);
         return;
     }
@@ -399,7 +399,7 @@ static int bind_gpus(const struct noded *nd, const struct launch *l,
  * more CPUs than it has: config_overrides, as in a local cluster, where
  * the node daemons of one machine would pile their jobs onto its first
  * CPUs). */
-static bool pick_cpus(struct jobs *j, uint32_t want, cpu_set_t *out)
+static bool pick_cpus(struct njobs *j, uint32_t want, cpu_set_t *out)
 {
     const struct cgroup *cg = &j->nd->cg;
     const struct resources *r = &j->nd->res;
@@ -450,7 +450,7 @@ static bool fence_gpus(const struct noded *nd, const struct launch *l,
     return all;
 }
 
-static void job_launch(struct jobs *j, const struct proto_frame *f,
+static void job_launch(struct njobs *j, const struct proto_frame *f,
                        uint64_t gen)
 {
     struct noded *nd = j->nd;
@@ -480,11 +480,11 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         reply_err(j, f, gen, EINVAL, e.text);
         return;
     }
-    if ((job = jobs_find(j, l.job_id)) == NULL) {
+    if ((job = njobs_find(j, l.job_id)) == NULL) {
         /* a previous sluiced may have left its directory: a job that
          * runs or ended here, or debris to clear before launching */
-        jobs_adopt(j, l.job_id);
-        job = jobs_find(j, l.job_id);
+        njobs_adopt(j, l.job_id);
+        job = njobs_find(j, l.job_id);
     }
     if (job != NULL) {
         if (job->state == NJOB_LAUNCHING) {
@@ -511,8 +511,8 @@ static void job_launch(struct jobs *j, const struct proto_frame *f,
         reply_err(j, f, gen, errno, e.text);
         goto out;
     }
-    jobs_reap_add(j, sup);
-    job = jobs_add(j, l.job_id);
+    njobs_reap_add(j, sup);
+    job = njobs_add(j, l.job_id);
     job->cpus = cpus;
     job->has_cpus = has_cpus;
     job->report_fd = fd;
@@ -534,7 +534,7 @@ out:
     launch_clear(&l);
 }
 
-void jobs_request(struct jobs *j, const struct proto_frame *f, uint64_t gen)
+void njobs_request(struct njobs *j, const struct proto_frame *f, uint64_t gen)
 {
     switch (f->type) {
     case PROTO_MSG_JOB_LAUNCH:

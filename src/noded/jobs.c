@@ -23,7 +23,7 @@
 #include "common/xalloc.h"
 #include "noded/conn.h"
 
-struct njob *jobs_find(struct jobs *j, uint32_t id)
+struct njob *njobs_find(struct njobs *j, uint32_t id)
 {
     for (size_t i = 0; i < j->n; i++)
         if (j->v[i]->id == id)
@@ -31,7 +31,7 @@ struct njob *jobs_find(struct jobs *j, uint32_t id)
     return NULL;
 }
 
-struct njob *jobs_add(struct jobs *j, uint32_t id)
+struct njob *njobs_add(struct njobs *j, uint32_t id)
 {
     struct njob *job = xcalloc(1, sizeof(*job));
 
@@ -61,7 +61,7 @@ static void njob_free(struct njob *job)
     free(job);
 }
 
-void jobs_forget(struct jobs *j, struct njob *job)
+void njobs_forget(struct njobs *j, struct njob *job)
 {
     for (size_t i = 0; i < j->n; i++)
         if (j->v[i] == job) {
@@ -71,7 +71,7 @@ void jobs_forget(struct jobs *j, struct njob *job)
     njob_free(job);
 }
 
-int jobs_group_kill(const struct njob *job, int sig, bool whole)
+int njobs_group_kill(const struct njob *job, int sig, bool whole)
 {
     struct spool_pid now;
 
@@ -88,7 +88,7 @@ int jobs_group_kill(const struct njob *job, int sig, bool whole)
  * also a job process stopped before its exec (so that no pgid was
  * reported yet) and what is in the job's cgroup, with which the job would
  * otherwise run on untracked once continued. */
-void jobs_launch_abandon(const struct cgroup *cg, struct njob *job)
+void njobs_launch_abandon(const struct cgroup *cg, struct njob *job)
 {
     struct spool_pid sup;
     struct err e;
@@ -97,7 +97,7 @@ void jobs_launch_abandon(const struct cgroup *cg, struct njob *job)
         kill(sup.pid, SIGKILL);
     if (spool_pid_read_as(job->dir, "leader", &job->leader, &e) == 0) {
         job->pgid = job->leader.pid;
-        if (jobs_group_kill(job, SIGKILL, true) == 0)
+        if (njobs_group_kill(job, SIGKILL, true) == 0)
             log_info("job=%" PRIu32 " launch abandoned: pgid=%d killed",
                      job->id, (int)job->pgid);
     }
@@ -109,21 +109,21 @@ void jobs_launch_abandon(const struct cgroup *cg, struct njob *job)
     }
 }
 
-static void ended(struct jobs *j, struct njob *job)
+static void ended(struct njobs *j, struct njob *job)
 {
     job->state = NJOB_ENDED;
     if (job->kill_ev != NULL)
         evtimer_del(job->kill_ev);
     log_info("job=%" PRIu32 " state=ended exit_code=%d signal=%d%s", job->id,
              job->st.exit_code, job->st.signal, job->st.oom ? " oom=true" : "");
-    jobs_send_end(j, job);
+    njobs_send_end(j, job);
 }
 
 /* The supervisor is gone and left no status: kill what may remain and
  * record the job as killed, so that its end is reported all the same.
  * A job of an earlier boot (other_boot) is only recorded: its pids name
  * nothing of it any more. */
-static void lost(struct jobs *j, struct njob *job, const char *why,
+static void lost(struct njobs *j, struct njob *job, const char *why,
                  bool other_boot)
 {
     const struct cgroup *cg = &j->nd->cg;
@@ -135,7 +135,8 @@ static void lost(struct jobs *j, struct njob *job, const char *why,
               "(%s); reporting the job killed%s",
               job->id, (int)job->sup.pid, why,
               other_boot ? " without signalling anything" : "");
-    if (!other_boot && jobs_group_kill(job, SIGKILL, true) < 0 && job->pgid > 1)
+    if (!other_boot && njobs_group_kill(job, SIGKILL, true) < 0 &&
+        job->pgid > 1)
         log_info("job=%" PRIu32 " pgid=%d not signalled: its leader is gone "
                  "or another process",
                  job->id, (int)job->pgid);
@@ -155,7 +156,7 @@ static void lost(struct jobs *j, struct njob *job, const char *why,
     ended(j, job);
 }
 
-void jobs_check(struct jobs *j, struct njob *job)
+void njobs_check(struct njobs *j, struct njob *job)
 {
     struct err e;
 
@@ -212,7 +213,7 @@ static int unrecorded(uint32_t id, const char *dir, struct spool_pid *sup)
     return -1;
 }
 
-void jobs_adopt(struct jobs *j, uint32_t id)
+void njobs_adopt(struct njobs *j, uint32_t id)
 {
     char *dir = spool_job_dir(j->nd->spool, id);
     struct spool_status st;
@@ -222,7 +223,7 @@ void jobs_adopt(struct jobs *j, uint32_t id)
     struct err e;
 
     if (spool_status_read(dir, &st, &e) == 0) {
-        job = jobs_add(j, id);
+        job = njobs_add(j, id);
         job->st = st;
         job->state = NJOB_ENDED;
         log_info("job=%" PRIu32 " adopted state=ended", id);
@@ -230,7 +231,7 @@ void jobs_adopt(struct jobs *j, uint32_t id)
     }
     if (spool_pid_read(dir, &sup, &e) < 0 && unrecorded(id, dir, &sup) < 0)
         goto out;
-    job = jobs_add(j, id);
+    job = njobs_add(j, id);
     job->sup = sup;
     job->state = NJOB_RUNNING;
     if (j->nd->boot_id[0] != '\0' &&
@@ -248,16 +249,16 @@ void jobs_adopt(struct jobs *j, uint32_t id)
         job->leader.pid = 0;
     if (spool_int_read(dir, "kill", &v, &e) == 0 && v > 0) {
         job->kill_deadline = v;
-        jobs_kill_arm(j, job);
+        njobs_kill_arm(j, job);
     }
     log_info("job=%" PRIu32 " adopted state=running supervisor=%d pgid=%d", id,
              (int)sup.pid, (int)job->pgid);
-    jobs_check(j, job);
+    njobs_check(j, job);
 out:
     free(dir);
 }
 
-static void scan(struct jobs *j)
+static void scan(struct njobs *j)
 {
     uint32_t *ids;
     size_t n;
@@ -270,9 +271,9 @@ static void scan(struct jobs *j)
     for (size_t i = 0; i < j->n; i++)
         j->v[i]->mark = false;
     for (size_t i = 0; i < n; i++) {
-        struct njob *job = jobs_find(j, ids[i]);
+        struct njob *job = njobs_find(j, ids[i]);
         if (job == NULL)
-            jobs_adopt(j, ids[i]);
+            njobs_adopt(j, ids[i]);
         else
             job->mark = true;
     }
@@ -282,14 +283,14 @@ static void scan(struct jobs *j)
         if (!job->mark && job->state != NJOB_LAUNCHING && !job->end_sent) {
             log_warnx("job=%" PRIu32 " %s vanished from the spool", job->id,
                       job->dir);
-            jobs_forget(j, job);
+            njobs_forget(j, job);
             continue;
         }
         i++;
         if (job->state == NJOB_RUNNING)
-            jobs_check(j, job);
+            njobs_check(j, job);
         else if (job->state == NJOB_ENDED && !job->end_sent)
-            jobs_send_end(j, job);
+            njobs_send_end(j, job);
     }
 }
 
@@ -303,9 +304,9 @@ static void on_scan(evutil_socket_t fd, short what, void *arg)
 static void on_end_reply(struct noded *nd, void *arg, int code,
                          const char *message, json_t *body)
 {
-    struct jobs *j = nd->jobs;
+    struct njobs *j = nd->jobs;
     uint32_t id = (uint32_t)(uintptr_t)arg;
-    struct njob *job = jobs_find(j, id);
+    struct njob *job = njobs_find(j, id);
 
     (void)body;
     if (job == NULL)
@@ -326,10 +327,10 @@ static void on_end_reply(struct noded *nd, void *arg, int code,
         log_debug("job=%" PRIu32 " end acknowledged", id);
     if (spool_remove(job->dir) < 0)
         log_warn("job=%" PRIu32 " cannot remove %s", id, job->dir);
-    jobs_forget(j, job);
+    njobs_forget(j, job);
 }
 
-void jobs_send_end(struct jobs *j, struct njob *job)
+void njobs_send_end(struct njobs *j, struct njob *job)
 {
     struct noded *nd = j->nd;
     json_t *body;
@@ -346,8 +347,8 @@ void jobs_send_end(struct jobs *j, struct njob *job)
         job->end_sent = true;
 }
 
-json_t *jobs_register_list(struct jobs *j, uint32_t **ended_ids,
-                           size_t *n_ended)
+json_t *njobs_register_list(struct njobs *j, uint32_t **ended_ids,
+                            size_t *n_ended)
 {
     json_t *a = json_array();
 
@@ -374,7 +375,7 @@ json_t *jobs_register_list(struct jobs *j, uint32_t **ended_ids,
     return a;
 }
 
-json_t *jobs_running_ids(struct jobs *j)
+json_t *njobs_running_ids(struct njobs *j)
 {
     json_t *a = json_array();
 
@@ -384,7 +385,7 @@ json_t *jobs_running_ids(struct jobs *j)
     return a;
 }
 
-static void kill_listed(struct jobs *j, json_t *kill_jobs)
+static void kill_listed(struct njobs *j, json_t *kill_jobs)
 {
     json_t *v;
     size_t i;
@@ -397,35 +398,35 @@ static void kill_listed(struct jobs *j, json_t *kill_jobs)
         if (!json_is_integer(v) || json_integer_value(v) < 1 ||
             json_integer_value(v) > UINT32_MAX)
             continue;
-        job = jobs_find(j, (uint32_t)json_integer_value(v));
+        job = njobs_find(j, (uint32_t)json_integer_value(v));
         if (job != NULL && job->state != NJOB_ENDED)
-            jobs_kill(j, job, j->nd->conf->kill_wait_s,
-                      "unknown to the "
-                      "controller");
+            njobs_kill(j, job, j->nd->conf->kill_wait_s,
+                       "unknown to the "
+                       "controller");
     }
 }
 
-void jobs_registered(struct jobs *j, const uint32_t *acked, size_t n_acked,
-                     json_t *kill_jobs)
+void njobs_registered(struct njobs *j, const uint32_t *acked, size_t n_acked,
+                      json_t *kill_jobs)
 {
     for (size_t i = 0; i < n_acked; i++) {
-        struct njob *job = jobs_find(j, acked[i]);
+        struct njob *job = njobs_find(j, acked[i]);
         if (job == NULL || job->state != NJOB_ENDED || job->end_sent)
             continue;
         log_debug("job=%" PRIu32 " end acknowledged by registration", job->id);
         if (spool_remove(job->dir) < 0)
             log_warn("job=%" PRIu32 " cannot remove %s", job->id, job->dir);
-        jobs_forget(j, job);
+        njobs_forget(j, job);
     }
     kill_listed(j, kill_jobs);
     for (size_t i = 0; i < j->n; i++)
-        jobs_send_end(j, j->v[i]);
+        njobs_send_end(j, j->v[i]);
 }
 
 /* A supervisor's note: the id of a job that ended. */
 static void on_note(evutil_socket_t fd, short what, void *arg)
 {
-    struct jobs *j = arg;
+    struct njobs *j = arg;
     char buf[32];
     ssize_t n = (what & EV_READ) ? read(fd, buf, sizeof(buf) - 1) : -1;
     unsigned long id;
@@ -437,8 +438,8 @@ static void on_note(evutil_socket_t fd, short what, void *arg)
     buf[n] = '\0';
     id = strtoul(buf, NULL, 10);
     if (id > 0 && id <= UINT32_MAX &&
-        (job = jobs_find(j, (uint32_t)id)) != NULL)
-        jobs_check(j, job);
+        (job = njobs_find(j, (uint32_t)id)) != NULL)
+        njobs_check(j, job);
     else
         scan(j);
 }
@@ -446,7 +447,7 @@ static void on_note(evutil_socket_t fd, short what, void *arg)
 static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
                       struct sockaddr *sa, int len, void *arg)
 {
-    struct jobs *j = arg;
+    struct njobs *j = arg;
     struct timeval tv = {1, 0};
 
     (void)l;
@@ -456,7 +457,7 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
         close(fd);
 }
 
-static int notify_listen(struct jobs *j, struct err *e)
+static int notify_listen(struct njobs *j, struct err *e)
 {
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
 
@@ -479,7 +480,7 @@ static int notify_listen(struct jobs *j, struct err *e)
     return 0;
 }
 
-void jobs_reap_add(struct jobs *j, pid_t pid)
+void njobs_reap_add(struct njobs *j, pid_t pid)
 {
     if (j->n_kids == j->cap_kids) {
         j->cap_kids = j->cap_kids ? j->cap_kids * 2 : 16;
@@ -492,7 +493,7 @@ void jobs_reap_add(struct jobs *j, pid_t pid)
  * already; the poke or the rescan reports the job). */
 static void on_chld(evutil_socket_t fd, short what, void *arg)
 {
-    struct jobs *j = arg;
+    struct njobs *j = arg;
     size_t k = 0;
 
     (void)fd;
@@ -505,9 +506,9 @@ static void on_chld(evutil_socket_t fd, short what, void *arg)
     j->n_kids = k;
 }
 
-struct jobs *jobs_create(struct noded *nd, struct err *e)
+struct njobs *njobs_create(struct noded *nd, struct err *e)
 {
-    struct jobs *j = xcalloc(1, sizeof(*j));
+    struct njobs *j = xcalloc(1, sizeof(*j));
     struct err ne;
     struct timeval tv = {1, 0};
 
@@ -529,7 +530,7 @@ struct jobs *jobs_create(struct noded *nd, struct err *e)
     return j;
 }
 
-void jobs_destroy(struct jobs *j)
+void njobs_destroy(struct njobs *j)
 {
     int saved = errno;
 

@@ -30,35 +30,35 @@
 #define JOBS_LOCK_WAIT_MS 2000
 
 /*
- * jobs_create: listen on <spool>/sluiced.sock for supervisors' notes,
+ * njobs_create: listen on <spool>/sluiced.sock for supervisors' notes,
  * adopt every job of the spool, and rescan it every second.  Free with
- * jobs_destroy (accepts NULL): supervisors and jobs keep running.
+ * njobs_destroy (accepts NULL): supervisors and jobs keep running.
  */
-struct jobs *jobs_create(struct noded *nd, struct err *e);
-void jobs_destroy(struct jobs *j);
+struct njobs *njobs_create(struct noded *nd, struct err *e);
+void njobs_destroy(struct njobs *j);
 
 /*
- * jobs_register_list: the "jobs" array of NODE_REGISTER: every job in
+ * njobs_register_list: the "jobs" array of NODE_REGISTER: every job in
  * the spool, {"job_id", "state": "running"} or {"job_id", "state":
  * "ended", "exit_code", "signal", "start_time", "end_time"}.  *ended (new
  * array, caller frees) gets the ids of the ended ones.
  */
-json_t *jobs_register_list(struct jobs *j, uint32_t **ended, size_t *n_ended);
+json_t *njobs_register_list(struct njobs *j, uint32_t **ended, size_t *n_ended);
 
-/* jobs_running_ids: [id, ...] of running jobs, for NODE_HEARTBEAT. */
-json_t *jobs_running_ids(struct jobs *j);
+/* njobs_running_ids: [id, ...] of running jobs, for NODE_HEARTBEAT. */
+json_t *njobs_running_ids(struct njobs *j);
 
 /*
- * jobs_registered: the controller accepted a registration that listed the
+ * njobs_registered: the controller accepted a registration that listed the
  * ended jobs acked (their reports are delivered: the spool forgets them)
  * and asked to kill kill_jobs (an array of ids; may be NULL).  Ends not
  * yet reported go out as JOB_END.
  */
-void jobs_registered(struct jobs *j, const uint32_t *acked, size_t n_acked,
-                     json_t *kill_jobs);
+void njobs_registered(struct njobs *j, const uint32_t *acked, size_t n_acked,
+                      json_t *kill_jobs);
 
-/* jobs_request: serve JOB_LAUNCH, JOB_SIGNAL or JOB_KILL f of connection
+/* njobs_request: serve JOB_LAUNCH, JOB_SIGNAL or JOB_KILL f of connection
  * gen; the reply goes out through nd->conn (later, for a launch). */
-void jobs_request(struct jobs *j, const struct proto_frame *f, uint64_t gen);
+void njobs_request(struct njobs *j, const struct proto_frame *f, uint64_t gen);
 
 #endif

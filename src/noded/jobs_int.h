@@ -26,7 +26,7 @@ enum njob_state {
 };
 
 struct njob {
-    struct jobs *jobs; /* the table it is in */
+    struct njobs *jobs; /* the table it is in */
     uint32_t id;
     enum njob_state state;
     char *dir; /* spool/job.<id> */
@@ -57,7 +57,7 @@ struct njob {
     uint32_t kill_wait_s;
 };
 
-struct jobs {
+struct njobs {
     struct noded *nd;
     struct njob **v;
     size_t n, cap;
@@ -72,47 +72,47 @@ struct jobs {
 };
 
 /*
- * jobs_group_kill: sig to the job's process group (whole) or to its leader
+ * njobs_group_kill: sig to the job's process group (whole) or to its leader
  * alone, only while the leader is still the process recorded in the spool
  * (pid and start ticks): once the leader is gone the pgid may be another
  * process's, and is left alone (the cgroup reaches what remains).  -1 with
  * ESRCH when the group cannot be proved the job's.
  */
-int jobs_group_kill(const struct njob *job, int sig, bool whole);
+int njobs_group_kill(const struct njob *job, int sig, bool whole);
 
 /*
- * jobs_launch_abandon: a launch that timed out: SIGKILL to its supervisor,
+ * njobs_launch_abandon: a launch that timed out: SIGKILL to its supervisor,
  * to the job's process group as recorded in job->dir/leader (also a job
  * process stopped before its exec, before any pgid was reported), and to
  * the job's cgroup (cg version NONE: none), which is then removed.
  */
-void jobs_launch_abandon(const struct cgroup *cg, struct njob *job);
+void njobs_launch_abandon(const struct cgroup *cg, struct njob *job);
 
-/* jobs_reap_add: pid is a child of this process (a supervisor), to be
+/* njobs_reap_add: pid is a child of this process (a supervisor), to be
  * reaped when it ends; only these are waited for, never another's. */
-void jobs_reap_add(struct jobs *j, pid_t pid);
+void njobs_reap_add(struct njobs *j, pid_t pid);
 
-struct njob *jobs_find(struct jobs *j, uint32_t id);
-/* jobs_add: a new entry (state LAUNCHING, no events); owned by j. */
-struct njob *jobs_add(struct jobs *j, uint32_t id);
-/* jobs_forget: drop the entry and its events; the spool is untouched. */
-void jobs_forget(struct jobs *j, struct njob *job);
-/* jobs_adopt: take job id into the table from its spool directory (running
+struct njob *njobs_find(struct njobs *j, uint32_t id);
+/* njobs_add: a new entry (state LAUNCHING, no events); owned by j. */
+struct njob *njobs_add(struct njobs *j, uint32_t id);
+/* njobs_forget: drop the entry and its events; the spool is untouched. */
+void njobs_forget(struct njobs *j, struct njob *job);
+/* njobs_adopt: take job id into the table from its spool directory (running
  * or ended), if it has one; debris of a launch cut short is removed. */
-void jobs_adopt(struct jobs *j, uint32_t id);
+void njobs_adopt(struct njobs *j, uint32_t id);
 
-/* jobs_check: look at a running job's spool again: ended (status),
+/* njobs_check: look at a running job's spool again: ended (status),
  * lost (supervisor gone without one), or still running; reports ends. */
-void jobs_check(struct jobs *j, struct njob *job);
-/* jobs_send_end: JOB_END for an ended job, when registered. */
-void jobs_send_end(struct jobs *j, struct njob *job);
+void njobs_check(struct njobs *j, struct njob *job);
+/* njobs_send_end: JOB_END for an ended job, when registered. */
+void njobs_send_end(struct njobs *j, struct njob *job);
 
-/* jobs_kill: SIGCONT and SIGTERM to the job's process group now, SIGKILL
+/* njobs_kill: SIGCONT and SIGTERM to the job's process group now, SIGKILL
  * after wait_s (recorded in the spool, so a restarted sluiced keeps the
  * deadline). */
-void jobs_kill(struct jobs *j, struct njob *job, uint32_t wait_s,
-               const char *reason);
-/* jobs_kill_arm: (re)schedule the SIGKILL of job->kill_deadline. */
-void jobs_kill_arm(struct jobs *j, struct njob *job);
+void njobs_kill(struct njobs *j, struct njob *job, uint32_t wait_s,
+                const char *reason);
+/* njobs_kill_arm: (re)schedule the SIGKILL of job->kill_deadline. */
+void njobs_kill_arm(struct njobs *j, struct njob *job);
 
 #endif

@@ -105,7 +105,7 @@ int launch_check_user(const struct launch *l, const char *node,
  * write script (0700, owned by the user) and launch.json (0600), and fork
  * the supervisor in a session of its own (it makes the job's cgroup when
  * ctx->cg has one).  The supervisor is this process's child, *sup_pid:
- * the caller reaps it when it ends (jobs_reap), without waiting for it
+ * the caller reaps it when it ends (njobs_reap), without waiting for it
  * now; it survives this process.  Returns the read end
  * of the supervisor's report pipe (O_NONBLOCK, O_CLOEXEC; the caller
  * closes it); the report is one line, "ok PID PGID START_TIME T_SUP T_PID

@@ -183,7 +183,7 @@ int noded_run(struct noded *nd, struct err *e)
     log_resources(nd);
     if ((nd->conn = conn_create(nd, e)) == NULL)
         return -1;
-    if ((nd->jobs = jobs_create(nd, e)) == NULL)
+    if ((nd->jobs = njobs_create(nd, e)) == NULL)
         return -1;
     nd->sig_term = evsignal_new(nd->base, SIGTERM, on_signal, nd);
     nd->sig_int = evsignal_new(nd->base, SIGINT, on_signal, nd);
@@ -200,7 +200,7 @@ void noded_fini(struct noded *nd)
 {
     conn_destroy(nd->conn); /* fails pending requests: jobs still there */
     nd->conn = NULL;
-    jobs_destroy(nd->jobs);
+    njobs_destroy(nd->jobs);
     nd->jobs = NULL;
     if (nd->sig_term != NULL)
         event_free(nd->sig_term);

@@ -22,7 +22,7 @@
 #include "noded/spool.h"
 
 struct conn;
-struct jobs;
+struct njobs;
 
 struct noded {
     struct conf *conf;     /* owned */
@@ -42,7 +42,7 @@ struct noded {
 
     struct event_base *base;
     struct conn *conn;
-    struct jobs *jobs;
+    struct njobs *jobs;
     struct event *sig_term, *sig_int, *sig_hup;
 };
 

@@ -23,8 +23,8 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "ctld/ctld.h"
-#include "ctld/jobs.h"
-#include "ctld/sched_drv.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/sched/sched_drv.h"
 
 struct fx {
     char dir[64]; /* the state directory, removed by fx_close */

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "ctld/acct.h"
-#include "ctld/acct_store.h"
-#include "ctld/persist.h"
+#include "ctld/acct/acct.h"
+#include "ctld/acct/acct_store.h"
+#include "ctld/core/persist.h"
 
 static char dir[] = "/tmp/sluice-test-acct.XXXXXX";
 

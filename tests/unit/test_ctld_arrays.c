@@ -20,10 +20,10 @@
 #include "common/log.h"
 #include "ctld/ctld.h"
 #include "ctld_inproc.h"
-#include "ctld/jobarray.h"
-#include "ctld/jobs.h"
-#include "ctld/nodes.h"
-#include "ctld/persist.h"
+#include "ctld/queue/jobarray.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/cluster/nodes.h"
+#include "ctld/core/persist.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

@@ -19,10 +19,10 @@
 #include <event2/event.h>
 
 #include "ctld/ctld.h"
-#include "ctld/sched_drv.h"
-#include "ctld/explain.h"
-#include "ctld/jobs.h"
-#include "ctld/nodes.h"
+#include "ctld/sched/sched_drv.h"
+#include "ctld/sched/explain.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/cluster/nodes.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

@@ -18,10 +18,10 @@
 
 #include "ctld/ctld.h"
 #include "ctld_inproc.h"
-#include "ctld/jobs.h"
-#include "ctld/nodegpu.h"
-#include "ctld/nodes.h"
-#include "ctld/tres.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/cluster/nodegpu.h"
+#include "ctld/cluster/nodes.h"
+#include "ctld/cluster/tres.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

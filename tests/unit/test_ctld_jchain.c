@@ -20,12 +20,12 @@
 
 #include <event2/event.h>
 
-#include "ctld/acct.h"
+#include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
-#include "ctld/sched_drv.h"
-#include "ctld/jchain.h"
-#include "ctld/jlimits.h"
-#include "ctld/jobs.h"
+#include "ctld/sched/sched_drv.h"
+#include "ctld/policy/jchain.h"
+#include "ctld/policy/jlimits.h"
+#include "ctld/queue/jobs.h"
 
 static const char conf_text[] = "ClusterName=c\n"
                                 "SlurmctldHost=localhost(127.0.0.1)\n"

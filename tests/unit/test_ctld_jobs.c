@@ -20,8 +20,8 @@
 #include "common/timefmt.h"
 #include "ctld/ctld.h"
 #include "ctld_inproc.h"
-#include "ctld/jobs.h"
-#include "ctld/nodes.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/cluster/nodes.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

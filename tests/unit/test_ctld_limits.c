@@ -19,13 +19,13 @@
 
 #include <event2/event.h>
 
-#include "ctld/acct.h"
+#include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
-#include "ctld/sched_drv.h"
-#include "ctld/jlimits.h"
-#include "ctld/jobs.h"
-#include "ctld/prio_drv.h"
-#include "ctld/prio_int.h"
+#include "ctld/sched/sched_drv.h"
+#include "ctld/policy/jlimits.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/sched/prio_drv.h"
+#include "ctld/sched/prio_int.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "ctld/peers.h"
+#include "ctld/net/peers.h"
 
 static const struct {
     const char *params;

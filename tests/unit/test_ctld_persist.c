@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "ctld/persist.h"
+#include "ctld/core/persist.h"
 
 static char dir[] = "/tmp/sluice-test-persist.XXXXXX";
 

@@ -10,8 +10,8 @@
 #include "ctld_inproc.h"
 
 #include "common/timefmt.h"
-#include "ctld/acct.h"
-#include "ctld/preempt_drv.h"
+#include "ctld/acct/acct.h"
+#include "ctld/sched/preempt_drv.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

@@ -16,7 +16,7 @@
 
 #include "ctld/ctld.h"
 #include "ctld_inproc.h"
-#include "ctld/jobs.h"
+#include "ctld/queue/jobs.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

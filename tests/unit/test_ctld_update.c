@@ -11,8 +11,8 @@
 
 #include "ctld_inproc.h"
 
-#include "ctld/acct.h"
-#include "ctld/jlimits.h"
+#include "ctld/acct/acct.h"
+#include "ctld/policy/jlimits.h"
 #include "common/timefmt.h"
 
 static const char conf_fmt[] =

@@ -83,20 +83,20 @@ static void test_group_kill_needs_its_leader(void **state)
     assert_int_equal(spool_pid_of(leader, &job.leader), 0);
     /* the recorded pgid is now someone else's group: left alone */
     job.pgid = decoy;
-    assert_int_equal(jobs_group_kill(&job, SIGKILL, true), -1);
+    assert_int_equal(njobs_group_kill(&job, SIGKILL, true), -1);
     assert_int_equal(errno, ESRCH);
     assert_int_equal(ended_by(decoy), 0);
     /* the leader's pid, but another process (start ticks differ) */
     job.pgid = leader;
     job.leader.start_ticks++;
-    assert_int_equal(jobs_group_kill(&job, SIGKILL, true), -1);
+    assert_int_equal(njobs_group_kill(&job, SIGKILL, true), -1);
     assert_int_equal(ended_by(leader), 0);
     /* no leader recorded (a spool of an older sluiced): left alone */
     job.leader = (struct spool_pid){0};
-    assert_int_equal(jobs_group_kill(&job, SIGKILL, true), -1);
+    assert_int_equal(njobs_group_kill(&job, SIGKILL, true), -1);
     /* the recorded leader itself: signalled */
     assert_int_equal(spool_pid_of(leader, &job.leader), 0);
-    assert_int_equal(jobs_group_kill(&job, SIGTERM, true), 0);
+    assert_int_equal(njobs_group_kill(&job, SIGTERM, true), 0);
     assert_int_equal(ended_by(leader), SIGTERM);
     reap(decoy);
 }
@@ -123,7 +123,7 @@ static void test_abandon_kills_unstarted_job(void **state)
     assert_int_equal(spool_pid_of(c, &leader), 0);
     assert_int_equal(spool_pid_write(dir, &sup, &e), 0);
     assert_int_equal(spool_pid_write_as(dir, "leader", &leader, &e), 0);
-    jobs_launch_abandon(&cg, &job);
+    njobs_launch_abandon(&cg, &job);
     assert_int_equal(ended_by(c), SIGKILL);
     assert_int_equal(ended_by(s), SIGKILL);
 }

@@ -1,0 +1,983 @@
+/*
+ * The job table (a hash by id plus a list in id order) and the state
+ * machine described in jobs.h.  Each transition saves the job's record
+ * and an accounting event in the iteration's transaction.
+ */
+#include "ctld/queue/jobs.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/timefmt.h"
+#include "common/utf8.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/queue/jobdep.h"
+#include "ctld/policy/jlimits.h"
+#include "ctld/net/listen.h"
+#include "ctld/cluster/nodes.h"
+#include "ctld/cluster/parts.h"
+#include "ctld/core/persist.h"
+#include "ctld/sched/prio_drv.h"
+
+struct jobs {
+    struct ctld *c;
+    struct job **buckets;
+    size_t nbuckets; /* a power of two */
+    size_t n;
+    struct job *head, *tail;
+    struct job *fin_head, *fin_tail; /* finished, in the order they ended */
+    size_t nfinished;
+    uint64_t next_id;
+    struct jobdep *dep;
+    size_t nsuspended; /* jobs SUSPENDED (the resume scheduler looks only
+                          when there are some) */
+};
+
+struct jobs *jobs_create(struct ctld *c)
+{
+    struct jobs *js = xcalloc(1, sizeof(*js));
+
+    js->c = c;
+    js->nbuckets = 1024;
+    js->buckets = xcalloc(js->nbuckets, sizeof(*js->buckets));
+    js->next_id = 1;
+    js->dep = jobdep_create();
+    return js;
+}
+
+void jobs_destroy(struct jobs *js)
+{
+    struct job *j, *next;
+
+    if (js == NULL)
+        return;
+    for (j = js->head; j != NULL; j = next) {
+        next = j->next;
+        job_free(j);
+    }
+    free(js->buckets);
+    jobdep_destroy(js->dep);
+    free(js);
+}
+
+struct jobdep *jobs_dep(struct jobs *js)
+{
+    return js->dep;
+}
+
+/* ---- table ------------------------------------------------------------ */
+
+static size_t bucket(const struct jobs *js, uint64_t id)
+{
+    return (size_t)(id * 0x9E3779B97F4A7C15ull >> 20) & (js->nbuckets - 1);
+}
+
+static void grow(struct jobs *js)
+{
+    struct job **old = js->buckets;
+    size_t oldn = js->nbuckets;
+
+    js->nbuckets *= 2;
+    js->buckets = xcalloc(js->nbuckets, sizeof(*js->buckets));
+    for (size_t i = 0; i < oldn; i++) {
+        struct job *j = old[i], *next;
+        for (; j != NULL; j = next) {
+            size_t b = bucket(js, j->id);
+            next = j->hnext;
+            j->hnext = js->buckets[b];
+            js->buckets[b] = j;
+        }
+    }
+    free(old);
+}
+
+/* Jobs arrive in ascending id order (new ones and loaded ones). */
+static void table_add(struct jobs *js, struct job *j)
+{
+    size_t b;
+
+    if (js->n >= js->nbuckets)
+        grow(js);
+    b = bucket(js, j->id);
+    j->hnext = js->buckets[b];
+    js->buckets[b] = j;
+    j->prev = js->tail;
+    j->next = NULL;
+    if (js->tail)
+        js->tail->next = j;
+    else
+        js->head = j;
+    js->tail = j;
+    js->n++;
+}
+
+static void table_remove(struct jobs *js, struct job *j)
+{
+    struct job **pp = &js->buckets[bucket(js, j->id)];
+
+    while (*pp != j)
+        pp = &(*pp)->hnext;
+    *pp = j->hnext;
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        js->head = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    else
+        js->tail = j->prev;
+    js->n--;
+}
+
+struct job *jobs_find(struct jobs *js, uint64_t id)
+{
+    struct job *j = js->buckets[bucket(js, id)];
+
+    while (j != NULL && j->id != id)
+        j = j->hnext;
+    return j;
+}
+
+struct job *jobs_first(struct jobs *js)
+{
+    return js->head;
+}
+
+struct job *jobs_after(struct jobs *js, uint64_t id)
+{
+    struct job *j = jobs_find(js, id);
+
+    if (j != NULL)
+        return j->next;
+    for (j = js->head; j != NULL && j->id <= id; j = j->next)
+        ;
+    return j;
+}
+
+void jobs_suspended_add(struct jobs *js, int delta)
+{
+    js->nsuspended = (size_t)((long)js->nsuspended + delta);
+}
+
+size_t jobs_suspended(const struct jobs *js)
+{
+    return js->nsuspended;
+}
+
+size_t jobs_count(const struct jobs *js)
+{
+    return js->n;
+}
+
+struct ctld *jobs_ctld(struct jobs *js)
+{
+    return js->c;
+}
+
+size_t jobs_active(const struct jobs *js)
+{
+    return js->n - js->nfinished;
+}
+
+size_t jobs_active_tasks(const struct jobs *js)
+{
+    size_t n = 0;
+
+    for (const struct job *j = js->head; j != NULL; j = j->next)
+        if (!job_state_final(j->state))
+            n += j->array_pending ? j->array_pending->count : 1;
+    return n;
+}
+
+/* Queue a job that just finished; eviction waits for evict_finished, so
+ * that a caller walking the job list never loses the job it stands on. */
+static void add_finished(struct jobs *js, struct job *j)
+{
+    j->fnext = NULL;
+    if (js->fin_tail)
+        js->fin_tail->fnext = j;
+    else
+        js->fin_head = j;
+    js->fin_tail = j;
+    js->nfinished++;
+}
+
+/* Keep at most CTLD_FINISHED_KEEP finished jobs in memory. */
+static void evict_finished(struct jobs *js)
+{
+    while (js->nfinished > CTLD_FINISHED_KEEP) {
+        struct job *j = js->fin_head;
+        js->fin_head = j->fnext;
+        if (js->fin_head == NULL)
+            js->fin_tail = NULL;
+        js->nfinished--;
+        table_remove(js, j);
+        job_free(j);
+    }
+}
+
+/* ---- resources -------------------------------------------------------- */
+
+/* Whether j's partition keeps its nodes to one user (ExclusiveUser). */
+static bool exclusive_user(const struct jobs *js, const struct job *j)
+{
+    return js->c->conf->parts[j->part].exclusive_user;
+}
+
+/* Charge j's CPUs, memory and GPUs to its nodes. */
+/* The CPUs j holds on each node: none while suspended. */
+static uint32_t held_cpus(const struct job *j)
+{
+    return j->state == JOB_SUSPENDED ? 0 : j->cpus_per_node;
+}
+
+static void charge(struct jobs *js, const struct job *j)
+{
+    uint32_t g = j->gpus_per_node;
+
+    for (size_t i = 0; i < j->n_alloc; i++) {
+        nodes_alloc(js->c->nodes, j->alloc[i], held_cpus(j),
+                    job_mem_per_node(j));
+        nodes_user_add(js->c->nodes, j->alloc[i], j->user_id,
+                       exclusive_user(js, j));
+        if (j->gpu_alloc != NULL &&
+            nodes_gpus_take(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g,
+                            g) > 0)
+            log_warnx("job=%" PRIu64 " holds GPUs another job holds", j->id);
+    }
+}
+
+static void uncharge(struct jobs *js, const struct job *j)
+{
+    uint32_t g = j->gpus_per_node;
+
+    for (size_t i = 0; i < j->n_alloc; i++) {
+        nodes_release(js->c->nodes, j->alloc[i], held_cpus(j),
+                      job_mem_per_node(j));
+        nodes_user_remove(js->c->nodes, j->alloc[i], j->user_id,
+                          exclusive_user(js, j));
+        if (j->gpu_alloc != NULL)
+            nodes_gpus_give(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g, g);
+    }
+}
+
+/* ---- persistence ------------------------------------------------------ */
+
+static void fill_row(const struct jobs *js, const struct job *j,
+                     struct persist_job *row, const char *record)
+{
+    *row = (struct persist_job){
+        .id = j->id,
+        .state = job_state_name(j->state),
+        .finished = job_state_final(j->state),
+        .user_id = j->user_id,
+        .partition = js->c->conf->parts[j->part].name,
+        .submit_time = j->submit_time,
+        .end_time = j->end_time,
+        .record = record,
+    };
+}
+
+static char *record_text(const struct jobs *js, const struct job *j)
+{
+    json_t *o = job_to_json(j, js->c->conf, true);
+    char *s = json_dumps(o, JSON_COMPACT);
+
+    json_decref(o);
+    if (s == NULL)
+        fatalx("out of memory encoding job %" PRIu64, j->id);
+    return s;
+}
+
+/* Save j's record and, when event is set, an accounting event. */
+static int save(struct jobs *js, struct job *j, const char *event,
+                const char *detail, struct err *e)
+{
+    struct persist_job row;
+    char *rec;
+    int rc;
+
+    if (ctld_write(js->c, e) < 0)
+        goto error;
+    rec = record_text(js, j);
+    fill_row(js, j, &row, rec);
+    rc = persist_job_update(js->c->persist, &row, e);
+    free(rec);
+    if (rc < 0 ||
+        (event != NULL && persist_job_event(js->c->persist, j->id, time(NULL),
+                                            event, detail, e) < 0))
+        goto error;
+    return 0;
+error:
+    log_warnx("job=%" PRIu64 " not saved: %s", j->id, e->text);
+    return -1;
+}
+
+int jobs_save_event(struct jobs *js, struct job *j, const char *event,
+                    const char *detail, struct err *e)
+{
+    return save(js, j, event, detail, e);
+}
+
+int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
+                    struct err *e)
+{
+    struct persist_job row;
+    char *rec = NULL, detail[32];
+
+    if (ctld_write(js->c, e) < 0)
+        goto error;
+    j->id = js->next_id;
+    if (j->array_pending != NULL && j->array_job_id == 0)
+        j->array_job_id = j->id;
+    prio_drv_job_event(js->c, j, j->submit_time);
+    rec = record_text(js, j);
+    fill_row(js, j, &row, rec);
+    snprintf(detail, sizeof(detail), "by uid %u", (unsigned)j->user_id);
+    if (persist_job_insert(js->c->persist, &row, payload, e) < 0 ||
+        persist_job_event(js->c->persist, j->id, j->submit_time, "submit",
+                          detail, e) < 0 ||
+        (j->held_user &&
+         persist_job_event(js->c->persist, j->id, j->submit_time, "hold",
+                           "at submit (user hold)", e) < 0) ||
+        (j->eligible_time != 0 && j->eligible_time <= j->submit_time &&
+         persist_job_event(js->c->persist, j->id, j->submit_time, "eligible",
+                           "", e) < 0) ||
+        persist_meta_set(js->c->persist, "next_job_id", j->id + 1, e) < 0)
+        goto error;
+    free(rec);
+    js->next_id++;
+    table_add(js, j);
+    jlimits_job_added(js->c->limits, j);
+    return 0;
+error:
+    log_warnx("submission not saved: %s", e->text);
+    free(rec);
+    job_free(j);
+    return -1;
+}
+
+static int load_one(void *arg, uint64_t id, const char *record)
+{
+    struct jobs *js = arg;
+    const struct conf *conf = js->c->conf;
+    json_error_t jerr;
+    json_t *o = json_loads(record, 0, &jerr);
+    struct job *j = NULL;
+    struct err e;
+
+    if (o == NULL) {
+        log_warnx("job=%" PRIu64 " record unreadable: %s; skipped", id,
+                  jerr.text);
+        return 0;
+    }
+    j = job_from_json(o, conf, &e);
+    json_decref(o);
+    if (j == NULL || jobs_node_filter(conf, j->nodelist, j->exclude,
+                                      &j->node_allowed, &e) < 0) {
+        log_warnx("job=%" PRIu64 " not restored: %s", id, e.text);
+        job_free(j);
+        return 0;
+    }
+    table_add(js, j);
+    if (id >= js->next_id)
+        js->next_id = id + 1;
+    if (job_state_final(j->state))
+        add_finished(js, j);
+    else
+        jlimits_job_added(js->c->limits, j); /* counted as it stands */
+    if (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED)
+        charge(js, j); /* a suspended job: memory and GPUs, not CPUs */
+    if (j->state == JOB_SUSPENDED)
+        js->nsuspended++;
+    return 0;
+}
+
+int jobs_load(struct jobs *js, struct err *e)
+{
+    uint64_t next = 1;
+
+    if (persist_meta_get(js->c->persist, "next_job_id", &next, e) < 0 ||
+        persist_job_load(js->c->persist, CTLD_FINISHED_KEEP, load_one, js, e) <
+            0)
+        return -1;
+    if (next > js->next_id)
+        js->next_id = next;
+    for (struct job *j = js->head; j != NULL; j = j->next)
+        if (j->state == JOB_PENDING && j->dep.n > 0)
+            jobdep_track(js, j, time(NULL));
+    log_info("jobs loaded=%zu next_id=%" PRIu64, js->n, js->next_id);
+    return 0;
+}
+
+/* ---- transitions ------------------------------------------------------ */
+
+int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
+               size_t nnodes, time_t now, struct err *e)
+{
+    return jobs_start_gpus(js, j, nodes, nnodes, NULL, now, e);
+}
+
+int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
+                    size_t nnodes, const uint32_t *gpus, time_t now,
+                    struct err *e)
+{
+    size_t ng = nnodes * j->gpus_per_node;
+    char *nl, detail[1200];
+    int rc;
+
+    ASSERT(j->state == JOB_PENDING && nnodes > 0);
+    free(j->alloc);
+    j->alloc = xcalloc(nnodes, sizeof(*j->alloc));
+    memcpy(j->alloc, nodes, nnodes * sizeof(*nodes));
+    j->n_alloc = nnodes;
+    free(j->gpu_alloc);
+    j->gpu_alloc = NULL;
+    if (gpus != NULL && ng > 0) {
+        j->gpu_alloc = xcalloc(ng, sizeof(*j->gpu_alloc));
+        memcpy(j->gpu_alloc, gpus, ng * sizeof(*gpus));
+    }
+    charge(js, j);
+    j->state = JOB_RUNNING;
+    jlimits_job_started(js->c->limits, j);
+    j->start_time = now;
+    j->suspended_s = 0;
+    j->susp_by = JOB_SUSP_NONE;
+    j->last_checkpoint = 0;
+    prio_drv_job_event(js->c, j, now);
+    j->kill = JOB_KILL_NONE;
+    j->kill_sent = false;
+    j->launched = false;
+    j->warn_sent = false;
+    job_set_reason(j, NULL);
+    nl = job_alloc_list(j, js->c->conf);
+    if (j->gpu_alloc != NULL) {
+        char list[512];
+        nodegpu_idx_list(j->gpu_alloc, ng, list, sizeof(list));
+        log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s gpus=%s",
+                 j->id, nl, j->user_name, list);
+        snprintf(detail, sizeof(detail), "nodes=%s gpus=%s", nl, list);
+    } else {
+        log_info("job=%" PRIu64 " state=RUNNING nodes=%s user=%s", j->id, nl,
+                 j->user_name);
+        snprintf(detail, sizeof(detail), "nodes=%s", nl);
+    }
+    rc = save(js, j, "start", detail, e);
+    free(nl);
+    jobdep_changed(js, j, now);
+    return rc;
+}
+
+/* End j in a final state: free its resources, save, schedule. */
+/* Whether a job that is not final still needs array a's payload (stored
+ * with its first record; a task requeued after that record ended
+ * included). */
+static bool array_needs_payload(struct jobs *js, uint64_t a)
+{
+    const struct job *first = jobs_find(js, a);
+
+    /* tasks not yet split off: the common case, found without a scan */
+    if (first != NULL && !job_state_final(first->state))
+        return true;
+    for (const struct job *k = js->head; k != NULL; k = k->next)
+        if (k->array_job_id == a && !job_state_final(k->state))
+            return true;
+    return false;
+}
+
+/* j is final, for good (no final job runs again): its script and
+ * environment leave the database, or its array's once the last task is
+ * final. */
+static int purge_payload(struct jobs *js, struct job *j, struct err *e)
+{
+    uint64_t id = j->array_job_id ? j->array_job_id : j->id;
+
+    if (j->array_job_id != 0 && array_needs_payload(js, id))
+        return 0;
+    return persist_job_purge(js->c->persist, id, e);
+}
+
+static int finish(struct jobs *js, struct job *j, enum job_state state,
+                  time_t now, const char *event, const char *detail,
+                  struct err *e)
+{
+    bool held = job_on_node(j->state);
+    int rc;
+
+    j->suspended_s = job_suspended_s(j, now);
+    j->susp_by = JOB_SUSP_NONE;
+    if (j->state == JOB_SUSPENDED)
+        js->nsuspended--;
+    if (held) {
+        uncharge(js, j);
+        prio_drv_job_ended(js->c, j, now);
+    }
+    jlimits_job_ended(js->c->limits, j);
+    j->state = state;
+    j->end_time = now;
+    if (j->start_time == 0 && state != JOB_CANCELLED)
+        j->start_time = now;
+    log_info("job=%" PRIu64 " state=%s exit=%d signal=%d reason=\"%s\"", j->id,
+             job_state_name(state), j->exit_code, j->exit_signal,
+             job_reason(j));
+    rc = save(js, j, event, detail, e);
+    if (rc == 0 && (rc = purge_payload(js, j, e)) < 0)
+        log_warnx("job=%" PRIu64 " payload not purged: %s", j->id, e->text);
+    add_finished(js, j);
+    ctld_schedule(js->c);
+    jobdep_changed(js, j, now);
+    return rc;
+}
+
+/* j's node reported the end of a job killed to be requeued: it waits
+ * again, keeps its submit time (its age), and counts a restart. */
+static int requeue(struct jobs *js, struct job *j, const char *why,
+                   struct err *e)
+{
+    uncharge(js, j);
+    free(j->alloc);
+    j->alloc = NULL;
+    j->n_alloc = 0;
+    free(j->gpu_alloc);
+    j->gpu_alloc = NULL;
+    j->state = JOB_PENDING;
+    j->start_time = j->end_time = 0;
+    j->suspended_s = 0;
+    j->susp_by = JOB_SUSP_NONE;
+    j->kill = JOB_KILL_NONE;
+    j->kill_sent = j->launched = j->warn_sent = false;
+    j->restart_count++;
+    j->eligible_time = time(NULL);
+    job_set_reason(j, NULL);
+    log_info("job=%" PRIu64 " state=PENDING requeued restarts=%u why=\"%s\"",
+             j->id, j->restart_count, why);
+    ctld_schedule(js->c);
+    return save(js, j, "requeue", why, e);
+}
+
+int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job,
+                 bool requeue_it, uint32_t grace_s, struct err *e)
+{
+    char detail[128];
+
+    if (j->state != JOB_RUNNING) {
+        errno = EBUSY;
+        return err_set(e, "job %" PRIu64 " is not running", j->id);
+    }
+    j->kill = requeue_it ? JOB_KILL_REQUEUE : JOB_KILL_PREEMPT;
+    jobs_kill_wait(js, j, "preempted",
+                   grace_s > 0 ? grace_s : js->c->conf->kill_wait_s);
+    snprintf(detail, sizeof(detail), "by job %" PRIu64 " mode=%s grace=%u",
+             by_job, requeue_it ? "REQUEUE" : "CANCEL", grace_s);
+    log_info("job=%" PRIu64 " preempted %s", j->id, detail);
+    return save(js, j, "preempt", detail, e);
+}
+
+int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
+               struct err *e)
+{
+    enum job_state st;
+    char detail[96];
+    int exit_code = r->exit_code, signal = r->signal;
+    time_t end = r->end;
+
+    if (!job_on_node(j->state))
+        return 0;
+    j->exit_code = exit_code;
+    j->exit_signal = signal;
+    if (j->kill == JOB_KILL_REQUEUE) {
+        snprintf(detail, sizeof(detail), "after preemption: exit=%d signal=%d",
+                 exit_code, signal);
+        return requeue(js, j, detail, e);
+    }
+    if (j->kill == JOB_KILL_CANCEL)
+        st = JOB_CANCELLED;
+    else if (j->kill == JOB_KILL_PREEMPT)
+        st = JOB_PREEMPTED;
+    else if (j->kill == JOB_KILL_TIMEOUT)
+        st = JOB_TIMEOUT;
+    else if (r->oom)
+        st = JOB_OUT_OF_MEMORY; /* Slurm records this even if it exited 0 */
+    else if (exit_code == 0 && signal == 0)
+        st = JOB_COMPLETED;
+    else
+        st = JOB_FAILED;
+    if (st == JOB_OUT_OF_MEMORY)
+        job_set_reason(j, "OutOfMemory");
+    else if (st == JOB_FAILED && signal != 0)
+        job_set_reason_text(j, "RaisedSignal:%d", signal);
+    else if (st == JOB_FAILED)
+        job_set_reason(j, "NonZeroExitCode");
+    else if (st == JOB_TIMEOUT)
+        job_set_reason(j, "TimeLimit");
+    else
+        job_set_reason(j, NULL);
+    snprintf(detail, sizeof(detail), "state=%s exit=%d signal=%d%s",
+             job_state_name(st), exit_code, signal,
+             r->oom ? " out of memory" : "");
+    if (end <= 0 || end > time(NULL) + 60)
+        end = time(NULL);
+    return finish(js, j, st, end, "end", detail, e);
+}
+
+int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
+              const char *reason, time_t now, struct err *e)
+{
+    char detail[600];
+
+    if (job_state_final(j->state))
+        return 0;
+    job_set_reason_text(j, "%s", reason);
+    snprintf(detail, sizeof(detail), "state=%s reason=%s",
+             job_state_name(state), reason);
+    utf8_fix(detail); /* sacct --events reads it back as JSON */
+    return finish(js, j, state, now,
+                  state == JOB_NODE_FAIL ? "node_fail" : "fail", detail, e);
+}
+
+void jobs_launched(struct jobs *js, struct job *j)
+{
+    struct err e;
+
+    if (j->launched)
+        return;
+    j->launched = true;
+    save(js, j, NULL, NULL, &e);
+}
+
+int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
+{
+    ASSERT(j->state == JOB_RUNNING && !j->launched);
+    if (j->kill == JOB_KILL_CANCEL) {
+        job_set_reason(j, NULL);
+        return finish(js, j, JOB_CANCELLED, time(NULL), "end",
+                      "state=CANCELLED before its launch", e);
+    }
+    uncharge(js, j); /* CPUs, memory and GPUs */
+    free(j->alloc);
+    j->alloc = NULL;
+    j->n_alloc = 0;
+    free(j->gpu_alloc);
+    j->gpu_alloc = NULL;
+    j->state = JOB_PENDING;
+    jlimits_job_stopped(js->c->limits, j);
+    j->start_time = 0;
+    prio_drv_job_event(js->c, j, time(NULL));
+    j->kill = JOB_KILL_NONE;
+    j->kill_sent = false;
+    job_set_reason(j, NULL);
+    log_info("job=%" PRIu64 " state=PENDING reason=\"%s\"", j->id, why);
+    ctld_schedule(js->c);
+    return save(js, j, "requeue", why, e);
+}
+
+bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)
+{
+    return j->user_id == uid || ctld_is_admin(js->c, uid);
+}
+
+void jobs_kill(struct jobs *js, struct job *j, const char *reason)
+{
+    jobs_kill_wait(js, j, reason, js->c->conf->kill_wait_s);
+}
+
+void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
+                    uint32_t wait_s)
+{
+    struct node *n;
+    json_t *body;
+    struct err e;
+
+    if (j->n_alloc == 0)
+        return;
+    n = nodes_get(js->c->nodes, j->alloc[0]);
+    if (n->conn == NULL) {
+        log_info("job=%" PRIu64 " kill deferred: node %s not connected", j->id,
+                 n->cf->name);
+        return;
+    }
+    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id,
+                     "kill_wait_s", (int)wait_s, "reason", reason);
+    if (listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, j->id, &e) < 0)
+        log_warnx("job=%" PRIu64 " kill not sent: %s", j->id, e.text);
+    else
+        j->kill_sent = true;
+    json_decref(body);
+}
+
+int jobs_signal(struct jobs *js, struct job *j, int signal, bool batch_only,
+                struct err *e)
+{
+    struct node *n = nodes_get(js->c->nodes, j->alloc[0]);
+    json_t *body;
+    int rc;
+
+    if (n->conn == NULL) {
+        errno = EHOSTUNREACH;
+        return err_set(e, "node %s is not connected", n->cf->name);
+    }
+    body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)j->id, "signal",
+                     signal, "batch_only", batch_only);
+    rc = listen_request(n->conn, PROTO_MSG_JOB_SIGNAL, body, NULL, j->id, e);
+    json_decref(body);
+    if (rc == 0)
+        log_info("job=%" PRIu64 " signal=%d batch_only=%d", j->id, signal,
+                 batch_only);
+    return rc;
+}
+
+static int deny(struct err *e)
+{
+    errno = EPERM;
+    return err_set(e, "Access/permission denied");
+}
+
+int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
+                struct err *e)
+{
+    char detail[48];
+
+    if (!jobs_may_act(js, j, uid))
+        return deny(e);
+    if (job_state_final(j->state)) {
+        errno = EALREADY;
+        return err_set(e, "Job/step already completing or completed");
+    }
+    if (signal != 0) {
+        if (j->state == JOB_PENDING) {
+            errno = EBUSY;
+            return err_set(e, "Job is pending execution");
+        }
+        return jobs_signal(js, j, signal, false, e);
+    }
+    snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
+    if (j->state == JOB_PENDING) {
+        job_set_reason(j, NULL);
+        j->cancel_uid = uid;
+        return finish(js, j, JOB_CANCELLED, time(NULL), "cancel", detail, e);
+    }
+    if (j->kill == JOB_KILL_CANCEL && j->kill_sent)
+        return 0;
+    j->kill = JOB_KILL_CANCEL;
+    j->cancel_uid = uid;
+    jobs_kill(js, j, "cancelled");
+    log_info("job=%" PRIu64 " cancel requested uid=%u", j->id, (unsigned)uid);
+    return save(js, j, "cancel", detail, e);
+}
+
+static int not_pending(struct err *e)
+{
+    errno = EBUSY;
+    return err_set(e, "Job is no longer pending execution");
+}
+
+int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
+{
+    bool admin = ctld_is_admin(js->c, uid);
+    char detail[48];
+
+    if (!jobs_may_act(js, j, uid))
+        return deny(e);
+    if (j->state != JOB_PENDING)
+        return not_pending(e);
+    if (admin)
+        j->held_admin = true;
+    else
+        j->held_user = true;
+    job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
+    prio_drv_job_event(js->c, j, time(NULL));
+    log_info("job=%" PRIu64 " held by uid=%u", j->id, (unsigned)uid);
+    snprintf(detail, sizeof(detail), "by uid %u (%s)", (unsigned)uid,
+             admin ? "admin hold" : "user hold");
+    return save(js, j, "hold", detail, e);
+}
+
+/* j may start from now on (released, BeginTime reached, dependency
+ * met): record it once. */
+static int eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
+{
+    if (j->held_user || j->held_admin || j->part_time_limit ||
+        j->part_node_limit || j->dep_state != DEP_MET ||
+        (j->begin_time != 0 && j->begin_time > now) ||
+        (j->eligible_time != 0 && j->eligible_time <= now))
+        return 0;
+    j->eligible_time = now;
+    return save(js, j, "eligible", "", e);
+}
+
+int jobs_eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
+{
+    return eligible(js, j, now, e);
+}
+
+int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
+{
+    char detail[32];
+    if (!jobs_may_act(js, j, uid))
+        return deny(e);
+    if (j->state != JOB_PENDING)
+        return not_pending(e);
+    if (j->held_admin && !ctld_is_admin(js->c, uid))
+        return deny(e);
+    if (!j->held_admin && !j->held_user)
+        return 0;
+    j->held_admin = j->held_user = false;
+    job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
+                      : j->part_node_limit ? "PartitionNodeLimit"
+                                           : NULL);
+    prio_drv_job_event(js->c, j, time(NULL));
+    ctld_schedule(js->c);
+    log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
+    snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
+    if (save(js, j, "release", detail, e) < 0)
+        return -1;
+    return eligible(js, j, time(NULL), e);
+}
+
+/* The time a limit of secs seconds ends for j (the test divisor shortens
+ * it; see ctld.h). */
+static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
+{
+    uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
+
+    /* a record from before JOBS_TIME_LIMIT_MAX_S: never past the end of
+     * time_t (a limit that long is no limit) */
+    if (secs >= JOBS_TIME_LIMIT_MAX_S)
+        return (time_t)INT64_MAX;
+    /* time suspended does not count (Slurm extends the end time) */
+    return j->start_time + (time_t)j->suspended_s +
+           (time_t)((secs + div - 1) / div);
+}
+
+/* --signal: warn_signal goes warn_time_s before the limit, once. */
+static void warn_before_limit(struct jobs *js, struct job *j, time_t now)
+{
+    uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
+    char detail[64];
+    struct err e;
+
+    if (j->warn_signal == 0 || j->warn_sent ||
+        now < deadline(js, j, j->time_limit_s) - (time_t)(j->warn_time_s / div))
+        return;
+    j->warn_sent = true;
+    if (jobs_signal(js, j, j->warn_signal, j->warn_batch, &e) < 0)
+        log_warnx("job=%" PRIu64 " warning signal not sent: %s", j->id, e.text);
+    snprintf(detail, sizeof(detail), "signal %d to %s, %us before the limit",
+             j->warn_signal, j->warn_batch ? "the batch shell" : "all steps",
+             j->warn_time_s);
+    save(js, j, "signal", detail, &e);
+}
+
+static void time_limit(struct jobs *js, struct job *j, time_t now)
+{
+    char detail[64], lim[TIMEFMT_BUFLEN];
+    struct err e;
+
+    if (j->state != JOB_RUNNING || j->kill != JOB_KILL_NONE ||
+        j->time_limit_s == TIMEFMT_INFINITE)
+        return;
+    warn_before_limit(js, j, now);
+    if (now < deadline(js, j, j->time_limit_s))
+        return;
+    j->kill = JOB_KILL_TIMEOUT;
+    log_info("job=%" PRIu64 " time limit reached limit_s=%" PRId64, j->id,
+             j->time_limit_s);
+    jobs_kill(js, j, "timeout");
+    snprintf(detail, sizeof(detail), "time limit %s reached",
+             timefmt_format(j->time_limit_s, lim, sizeof(lim)));
+    save(js, j, "timeout", detail, &e);
+}
+
+void jobs_tick(struct jobs *js, time_t now)
+{
+    bool due = false;
+    struct err e;
+
+    for (struct job *j = js->head; j != NULL; j = j->next) {
+        if (j->state == JOB_PENDING && j->dep_recheck != 0 &&
+            j->dep_recheck <= now)
+            jobdep_judge(js, j, now);
+        if (j->state == JOB_PENDING && j->begin_time != 0 &&
+            j->begin_time <= now && !j->held_user && !j->held_admin &&
+            strcmp(job_reason(j), "BeginTime") == 0) {
+            due = true;
+            j->eligible_time = 0;
+            eligible(js, j, now, &e);
+            prio_drv_job_event(js->c, j, now); /* accrues since begin */
+        }
+        time_limit(js, j, now);
+    }
+    if (due)
+        ctld_schedule(js->c);
+    evict_finished(js);
+}
+
+void jobs_part_changed(struct jobs *js, size_t part)
+{
+    const struct part *p = parts_get(js->c->parts, part);
+    time_t now = time(NULL);
+    struct err e;
+
+    for (struct job *j = js->head; j != NULL; j = j->next) {
+        bool over_time, over_nodes, was;
+        if (j->state != JOB_PENDING || j->part != part)
+            continue;
+        over_time = j->time_limit_s > p->max_time_s;
+        over_nodes = j->nodes < p->min_nodes || j->nodes > p->max_nodes;
+        was = j->part_time_limit || j->part_node_limit;
+        if (over_time == j->part_time_limit && over_nodes == j->part_node_limit)
+            continue;
+        j->part_time_limit = over_time;
+        j->part_node_limit = over_nodes;
+        if (!j->held_user && !j->held_admin)
+            job_set_reason(j, over_time    ? "PartitionTimeLimit"
+                              : over_nodes ? "PartitionNodeLimit"
+                                           : NULL);
+        log_info("job=%" PRIu64 " partition limits now %s", j->id,
+                 over_time || over_nodes ? "exceeded" : "met");
+        save(js, j, NULL, NULL, &e);
+        if (was && !over_time && !over_nodes)
+            eligible(js, j, now, &e);
+    }
+}
+
+struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
+                          size_t *n)
+{
+    struct job **out = NULL;
+    size_t cap = 0;
+
+    *n = 0;
+    for (struct job *j = js->head; j != NULL; j = j->next) {
+        bool on = false;
+        if (!job_on_node(j->state))
+            continue;
+        for (size_t i = 0; i < (batch_only ? 1 : j->n_alloc); i++)
+            on = on || j->alloc[i] == idx;
+        if (!on)
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            out = xreallocarray(out, cap, sizeof(*out));
+        }
+        out[(*n)++] = j;
+    }
+    return out;
+}
+
+void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now)
+{
+    size_t n;
+    struct job **list = jobs_on_node(js, idx, false, &n);
+    struct err e;
+
+    for (size_t i = 0; i < n; i++)
+        jobs_fail(js, list[i], JOB_NODE_FAIL, why, now, &e);
+    free(list);
+}

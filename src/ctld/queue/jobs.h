@@ -1,0 +1,207 @@
+/*
+ * The job table and the job state machine:
+ *
+ *   PENDING --start--> RUNNING --JOB_END--> COMPLETED | FAILED
+ *      |                  |  (suspend, resume: SUSPENDED, jobsusp.h)
+ *      |                  |  (killed by cancel) -> CANCELLED
+ *      |                  |  (killed at its time limit) -> TIMEOUT
+ *      |                  +--node down / lost--> NODE_FAIL
+ *      +--cancel--> CANCELLED
+ *
+ * Every transition is written to the database (the job's record and an
+ * accounting event) in the iteration's transaction, and logged.  Jobs are
+ * kept in id order; finished ones stay in memory up to CTLD_FINISHED_KEEP
+ * and are then served from the database.
+ */
+#ifndef SLUICE_CTLD_JOBS_H
+#define SLUICE_CTLD_JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "common/auth.h"
+#include "common/err.h"
+#include "ctld/job/job.h"
+
+struct ctld;
+struct jobs;
+struct part;
+
+/* A time limit of this many seconds (a century) or more is no limit
+ * (INFINITE), so that a start time plus the limit cannot overflow. */
+#define JOBS_TIME_LIMIT_MAX_S (INT64_C(100) * 366 * 86400)
+
+struct jobs *jobs_create(struct ctld *c);
+/* jobs_destroy: frees every job (accepts NULL). */
+void jobs_destroy(struct jobs *js);
+
+/*
+ * jobs_load: read unfinished jobs and recent finished ones from the
+ * database and the next job id; charge running jobs to their nodes.  A
+ * record that no longer fits the configuration is logged and skipped.
+ */
+int jobs_load(struct jobs *js, struct err *e);
+
+/* jobs_dep: the dependency index (jobdep.h). */
+struct jobdep *jobs_dep(struct jobs *js);
+/* jobs_ctld: the controller the table belongs to. */
+struct ctld *jobs_ctld(struct jobs *js);
+/* jobs_active: job records not yet finished. */
+size_t jobs_active(const struct jobs *js);
+/* jobs_active_tasks: jobs not yet finished, each task of an array that
+ * waits in its compact pending record counted as one, as Slurm counts
+ * them for MaxJobCount.  Walks the job table. */
+size_t jobs_active_tasks(const struct jobs *js);
+/* jobs_save_event: save j's record and an accounting event. */
+int jobs_save_event(struct jobs *js, struct job *j, const char *event,
+                    const char *detail, struct err *e);
+
+struct job *jobs_find(struct jobs *js, uint64_t id);
+/* jobs_first: the lowest id; walk on with j->next. */
+struct job *jobs_first(struct jobs *js);
+/* jobs_after: the first job with id > id (for paging). */
+struct job *jobs_after(struct jobs *js, uint64_t id);
+size_t jobs_count(const struct jobs *js);
+/* jobs_suspended: how many jobs are SUSPENDED; jobsusp.c counts its
+ * transitions with jobs_suspended_add (+1 suspended, -1 resumed). */
+size_t jobs_suspended(const struct jobs *js);
+void jobs_suspended_add(struct jobs *js, int delta);
+
+/*
+ * jobs_submit (jobspec.c): validate spec (a JOBSPEC) for the user who,
+ * create the job (or, with test_only, only say whether it could be) and
+ * fill *reply.  -1 with EINVAL (or EPERM, ENOSPC...) and a message for
+ * the user on a bad spec.
+ */
+int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
+                json_t **reply, struct err *e);
+
+/*
+ * jobs_node_filter (jobspec.c): the node_allowed array for -w/-x
+ * (NULL when both are NULL), or -1 with e naming a bad host name.
+ */
+int jobs_node_filter(const struct conf *conf, const char *nodelist,
+                     const char *exclude, bool **allowed, struct err *e);
+
+/*
+ * jobs_insert_new: give j (owned by the table from now on) the next job
+ * id, save it with its payload (script, argv, environment as JSON text)
+ * and a "submit" event.  -1 with e on a database error (j is freed).
+ */
+int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
+                    struct err *e);
+
+/*
+ * jobs_check_fit (jobspec.c): can j ever run in partition part?  -1 with
+ * EINVAL and e such as "requested 64 CPUs per node but the largest node
+ * in partition dev has 16".
+ */
+int jobs_check_fit(const struct conf *conf, const struct part *p,
+                   const struct job *j, struct err *e);
+
+/*
+ * jobs_part_changed: partition part changed at run time (MaxTime,
+ * MinNodes, MaxNodes): its pending jobs are held with PartitionTimeLimit
+ * or PartitionNodeLimit, or let go, as they now fit.
+ */
+void jobs_part_changed(struct jobs *js, size_t part);
+
+/* Transitions.  jobs_start_gpus also gives j the GPU indices gpus
+ * (j->gpus_per_node for each node, in nodes order; NULL: none). */
+int jobs_start(struct jobs *js, struct job *j, const size_t *nodes,
+               size_t nnodes, time_t now, struct err *e);
+int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
+                    size_t nnodes, const uint32_t *gpus, time_t now,
+                    struct err *e);
+/* What a node reports of a job's end (JOB_END, or an ended job listed in
+ * NODE_REGISTER). */
+struct job_end {
+    int exit_code;
+    int signal;
+    time_t end; /* <= 0: now */
+    bool oom;   /* the job's cgroup saw an out-of-memory kill */
+};
+
+/* jobs_ended: the node says the job ended as r says. */
+int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
+               struct err *e);
+/* jobs_fail: end j now in state (NODE_FAIL, FAILED) with a reason. */
+int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
+              const char *reason, time_t now, struct err *e);
+/* jobs_launched: j's node confirmed that it holds j (saved once). */
+void jobs_launched(struct jobs *js, struct job *j);
+/*
+ * jobs_unstart: j is RUNNING but was never launched (its node registered
+ * without it before confirming the launch: the controller or the
+ * connection went down in between).  j never ran, so it waits again as
+ * PENDING, or ends CANCELLED when a cancel came meanwhile.
+ */
+int jobs_unstart(struct jobs *js, struct job *j, const char *why,
+                 struct err *e);
+
+/*
+ * Requests on one job by uid.  -1 with errno and e for that job alone
+ * ("Access/permission denied", "Job is not pending"); the job is then
+ * untouched.  signal 0 in jobs_cancel means cancel; else only signal it.
+ */
+int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
+                struct err *e);
+int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e);
+int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e);
+int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
+                struct err *e);
+
+/*
+ * jobs_eligible: j may start from now on (nothing holds it: hold,
+ * BeginTime, partition limits, dependency): set its eligible_time (the
+ * start of its age) and record an "eligible" event, once.
+ */
+int jobs_eligible(struct jobs *js, struct job *j, time_t now, struct err *e);
+
+/* jobs_may_act: owner, uid 0 or the controller's uid. */
+bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid);
+
+/* jobs_tick: every second: time limits, and BeginTime jobs come due. */
+void jobs_tick(struct jobs *js, time_t now);
+
+/*
+ * jobs_on_node: the RUNNING jobs allocated on node idx (batch_only: those
+ * whose batch host it is), as a new array the caller frees; *n is its
+ * length.
+ */
+struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
+                          size_t *n);
+/* jobs_node_down: the node is gone; its jobs end NODE_FAIL. */
+void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now);
+
+/*
+ * jobs_signal: send signal to j on its batch host (all its processes, or
+ * the batch shell alone).  -1 with e when the node is not connected.
+ */
+int jobs_signal(struct jobs *js, struct job *j, int signal, bool batch_only,
+                struct err *e);
+
+/*
+ * jobs_preempt: the scheduler preempts running j for job by_job: a
+ * "preempt" event naming by_job, and JOB_KILL with reason "preempted"
+ * (SIGCONT and SIGTERM, then SIGKILL after grace_s seconds, or KillWait
+ * when grace_s is 0).  When its node reports the end, j ends PREEMPTED,
+ * or with requeue waits again as PENDING (restart_count + 1, a "requeue"
+ * event, its submit time kept).  -1 with EBUSY when j is not running.
+ */
+int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job, bool requeue,
+                 uint32_t grace_s, struct err *e);
+
+/* jobs_kill: send JOB_KILL for j to its batch host (reason "cancelled",
+ * "timeout", ...); a job whose node cannot be reached is left to the node
+ * timeout or the next registration. */
+void jobs_kill(struct jobs *js, struct job *j, const char *reason);
+/* jobs_kill_wait: the same with SIGKILL wait_s seconds after SIGTERM. */
+void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
+                    uint32_t wait_s);
+
+#endif

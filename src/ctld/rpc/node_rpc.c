@@ -1,0 +1,475 @@
+/*
+ * Node and partition requests: queries and admin updates from clients;
+ * registration, heartbeats and job ends from node daemons, including the
+ * reconciliation of a registering node's job list with ours.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/queue/jobsusp.h"
+#include "ctld/net/listen.h"
+#include "ctld/cluster/nodes.h"
+#include "ctld/cluster/parts.h"
+#include "ctld/rpc/rpc.h"
+
+/* Node daemons' messages come from uid 0 or the controller's uid, never
+ * from sacctmgr Operators or Administrators: a node connection receives
+ * other users' scripts and environment, and its JOB_END frees resources. */
+static int node_sender(struct rpc *r, struct err *e)
+{
+    if (r->who.uid == 0 || r->who.uid == r->ctld->self_uid)
+        return 0;
+    errno = EPERM;
+    return err_set(e,
+                   "Access/permission denied: %s messages are accepted "
+                   "only from uid 0 or the controller's uid",
+                   proto_type_name(r->req->type));
+}
+
+/* A list filter: NULL (absent) or an array of strings. */
+static int str_filter(json_t *body, const char *key, json_t **out,
+                      struct err *e)
+{
+    json_t *a = json_object_get(body, key), *v;
+    size_t i;
+
+    *out = NULL;
+    if (a == NULL || json_is_null(a))
+        return 0;
+    if (!json_is_array(a))
+        return err_inval(e, "%s: expected an array of strings", key);
+    json_array_foreach(a, i, v)
+    {
+        if (!json_is_string(v))
+            return err_inval(e, "%s[%zu]: expected a string", key, i);
+    }
+    *out = a;
+    return 0;
+}
+
+static bool in_filter(json_t *filter, const char *name)
+{
+    json_t *v;
+    size_t i;
+
+    if (filter == NULL)
+        return true;
+    json_array_foreach(filter, i, v)
+    {
+        if (strcmp(json_string_value(v), name) == 0)
+            return true;
+    }
+    return false;
+}
+
+int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
+{
+    struct nodes *ns = r->ctld->nodes;
+    json_t *filter, *out;
+
+    if (str_filter(r->req->body, "nodes", &filter, e) < 0)
+        return -1;
+    out = json_array();
+    for (size_t i = 0; i < nodes_count(ns); i++) {
+        const struct node *n = nodes_get(ns, i);
+        if (in_filter(filter, n->cf->name))
+            json_array_append_new(out, node_to_json(ns, n));
+    }
+    *reply = json_pack("{s:o}", "nodes", out);
+    return 0;
+}
+
+int rpc_part_query(struct rpc *r, json_t **reply, struct err *e)
+{
+    const struct conf *conf = r->ctld->conf;
+    json_t *filter, *out;
+
+    if (str_filter(r->req->body, "partitions", &filter, e) < 0)
+        return -1;
+    out = json_array();
+    for (size_t i = 0; i < conf->n_parts; i++)
+        if (in_filter(filter, conf->parts[i].name))
+            json_array_append_new(out, parts_to_json(r->ctld->parts, i));
+    *reply = json_pack("{s:o}", "partitions", out);
+    return 0;
+}
+
+int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *body = r->req->body, *names;
+    const char *state = json_string_value(json_object_get(body, "state"));
+    const char *reason = json_string_value(json_object_get(body, "reason"));
+    enum node_admin admin;
+    struct node **todo;
+    size_t n;
+    int rc = 0;
+
+    (void)reply;
+    if (!ctld_is_admin(r->ctld, r->who.uid)) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied");
+    }
+    if (str_filter(body, "nodes", &names, e) < 0)
+        return -1;
+    if (names == NULL || json_array_size(names) == 0)
+        return err_inval(e, "NODE_UPDATE: no nodes named");
+    if (state == NULL)
+        return err_inval(e, "NODE_UPDATE: state must be DRAIN, RESUME or DOWN");
+    if (strcasecmp(state, "DRAIN") == 0)
+        admin = NODE_ADMIN_DRAIN;
+    else if (strcasecmp(state, "DOWN") == 0)
+        admin = NODE_ADMIN_DOWN;
+    else if (strcasecmp(state, "RESUME") == 0)
+        admin = NODE_ADMIN_NONE;
+    else
+        return err_inval(e,
+                         "NODE_UPDATE: invalid state \"%.32s\" (DRAIN, RESUME "
+                         "or DOWN)",
+                         state);
+    if (admin != NODE_ADMIN_NONE && (reason == NULL || reason[0] == '\0'))
+        return err_inval(e, "NODE_UPDATE: %s needs a reason", state);
+    /* all names first, so that a bad one changes nothing */
+    n = json_array_size(names);
+    todo = xcalloc(n, sizeof(*todo));
+    for (size_t i = 0; i < n; i++) {
+        const char *name = json_string_value(json_array_get(names, i));
+        todo[i] = nodes_find(r->ctld->nodes, name);
+        if (todo[i] == NULL) {
+            free(todo);
+            return err_inval(e, "invalid node name \"%.64s\"", name);
+        }
+    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = nodes_set_admin(r->ctld->nodes, todo[i], admin, reason, time(NULL),
+                             e);
+    free(todo);
+    return rc;
+}
+
+/* ---- node daemons ----------------------------------------------------- */
+
+static struct node *sender_node(struct rpc *r, struct err *e)
+{
+    const char *name = json_string_value(json_object_get(r->req->body, "node"));
+    struct node *n;
+    long bound;
+
+    if (name == NULL) {
+        err_inval(e, "%s: \"node\" is missing", proto_type_name(r->req->type));
+        return NULL;
+    }
+    n = nodes_find(r->ctld->nodes, name);
+    if (n == NULL) {
+        errno = ENOENT;
+        err_set(e, "node \"%.64s\" is not in the configuration", name);
+        return NULL;
+    }
+    /* one connection speaks for one node only */
+    bound = listen_conn_node(r->conn);
+    if (bound >= 0 && (size_t)bound != n->idx) {
+        errno = EPERM;
+        err_set(e, "%s for node %.64s refused: this connection is node %s's",
+                proto_type_name(r->req->type), name,
+                nodes_get(r->ctld->nodes, (size_t)bound)->cf->name);
+        return NULL;
+    }
+    return n;
+}
+
+static int end_from(struct ctld *c, struct job *j, json_t *o, struct err *e)
+{
+    json_t *ec = json_object_get(o, "exit_code");
+    json_t *sig = json_object_get(o, "signal");
+    json_t *end = json_object_get(o, "end_time");
+    json_t *oom = json_object_get(o, "oom");
+    struct job_end r;
+
+    if ((ec != NULL && !json_is_integer(ec)) ||
+        (sig != NULL && !json_is_integer(sig)) ||
+        (end != NULL && !json_is_null(end) && !json_is_integer(end)))
+        return err_inval(e, "job end: exit_code, signal and end_time must be "
+                            "integers");
+    if (oom != NULL && !json_is_boolean(oom))
+        return err_inval(e, "job end: oom must be true or false");
+    r = (struct job_end){
+        .exit_code = (int)json_integer_value(ec),
+        .signal = (int)json_integer_value(sig),
+        .end = (time_t)json_integer_value(end),
+        .oom = json_is_true(oom),
+    };
+    return jobs_ended(c->jobs, j, &r, e);
+}
+
+static bool listed(json_t *jobs, uint64_t id)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(jobs, i, v)
+    {
+        if ((uint64_t)json_integer_value(json_object_get(v, "job_id")) == id)
+            return true;
+    }
+    return false;
+}
+
+/* docs/protocol.md "Reconciling on registration"; fills kill. */
+static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
+                      json_t *kill)
+{
+    size_t nj, i;
+    struct job **ours = jobs_on_node(c->jobs, n->idx, true, &nj);
+    json_t *v;
+    struct err e;
+
+    json_array_foreach(jobs, i, v)
+    {
+        uint64_t id =
+            (uint64_t)json_integer_value(json_object_get(v, "job_id"));
+        const char *st = json_string_value(json_object_get(v, "state"));
+        struct job *j = jobs_find(c->jobs, id);
+        bool here = j && job_on_node(j->state) && j->n_alloc > 0 &&
+                    j->alloc[0] == n->idx;
+        bool ended = st != NULL && strcmp(st, "ended") == 0;
+
+        if (here && !ended)
+            jobs_launched(c->jobs, j);
+        if (here && !ended && j->state == JOB_SUSPENDED)
+            jobs_refreeze(c->jobs, j);
+        if (here && ended) {
+            if (end_from(c, j, v, &e) < 0)
+                log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
+                          e.text);
+        } else if (here && j->kill != JOB_KILL_NONE) {
+            jobs_kill(c->jobs, j,
+                      j->kill == JOB_KILL_TIMEOUT ? "timeout" : "cancelled");
+        } else if (!here && !ended) {
+            log_info("node=%s job=%" PRIu64 " not ours there: killed",
+                     n->cf->name, id);
+            json_array_append_new(kill, json_integer((json_int_t)id));
+        }
+    }
+    for (size_t k = 0; k < nj; k++) {
+        if (listed(jobs, ours[k]->id))
+            continue;
+        /* Never confirmed: the launch was lost with the connection (or
+         * with the controller, between its commit and the send). */
+        if (!ours[k]->launched)
+            jobs_unstart(c->jobs, ours[k],
+                         "launch unconfirmed and the node registered "
+                         "without the job",
+                         &e);
+        else
+            jobs_fail(c->jobs, ours[k], JOB_NODE_FAIL,
+                      "node registered without the job", time(NULL), &e);
+    }
+    free(ours);
+}
+
+static int check_job_list(json_t *jobs, struct err *e)
+{
+    json_t *v;
+    size_t i;
+
+    if (!json_is_array(jobs))
+        return err_inval(e, "NODE_REGISTER: \"jobs\" must be an array");
+    json_array_foreach(jobs, i, v)
+    {
+        if (!json_is_integer(json_object_get(v, "job_id")) ||
+            !json_is_string(json_object_get(v, "state")))
+            return err_inval(e,
+                             "NODE_REGISTER: jobs[%zu] needs job_id and "
+                             "state",
+                             i);
+    }
+    return 0;
+}
+
+/*
+ * The report of a registration whose cpus and mem_mib were checked.  A GPU
+ * list that cannot be read counts as no GPUs, with the reason as the
+ * node's gres_note (in bad), so that the node shows why instead of
+ * registering again and again.
+ */
+static int register_report(json_t *body, struct nodes_report *rep,
+                           struct nodegpu_inv *gpus, char *bad, size_t len,
+                           struct err *e)
+{
+    json_t *gres = json_object_get(body, "gres");
+    json_t *note = json_object_get(body, "gres_note");
+    const char *note_s = json_string_value(note);
+    struct err pe;
+
+    if ((gres != NULL && !json_is_null(gres) && !json_is_string(gres)) ||
+        (note != NULL && !json_is_null(note) && !json_is_string(note)))
+        return err_inval(e,
+                         "NODE_REGISTER: gres and gres_note must be strings");
+    if (nodegpu_parse(json_object_get(body, "gpus"), json_string_value(gres),
+                      gpus, &pe) < 0) {
+        snprintf(bad, len, "unreadable GPU list: %s", pe.text);
+        log_warnx("node=%s %s",
+                  json_string_value(json_object_get(body, "node")), bad);
+        nodegpu_parse(NULL, NULL, gpus, &pe);
+        note_s = bad;
+    }
+    *rep = (struct nodes_report){
+        .cpus = (uint32_t)json_integer_value(json_object_get(body, "cpus")),
+        .mem_mib =
+            (uint64_t)json_integer_value(json_object_get(body, "mem_mib")),
+        .gres = json_string_value(gres),
+        .gres_note = note_s,
+        .gpus = gpus,
+        .boot_time =
+            (time_t)json_integer_value(json_object_get(body, "boot_time")),
+    };
+    return 0;
+}
+
+int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *body = r->req->body, *kill, *jobs;
+    json_t *cpus = json_object_get(body, "cpus");
+    json_t *mem = json_object_get(body, "mem_mib");
+    struct nodegpu_inv gpus;
+    struct nodes_report rep;
+    char bad[ERR_TEXT_MAX + 32];
+    struct node *n;
+
+    if (node_sender(r, e) < 0)
+        return -1;
+    n = sender_node(r, e);
+    if (n == NULL) {
+        *reply = json_pack("{s:b, s:s}", "accepted", 0, "reason", e->text);
+        log_warnx("peer=%s register refused: %s", listen_conn_peer(r->conn),
+                  e->text);
+        return 0;
+    }
+    jobs = json_object_get(body, "jobs");
+    if (jobs == NULL)
+        jobs = json_array();
+    else
+        json_incref(jobs);
+    if (!json_is_integer(cpus) || !json_is_integer(mem) ||
+        json_integer_value(cpus) < 0 || json_integer_value(mem) < 0 ||
+        check_job_list(jobs, e) < 0) {
+        json_decref(jobs);
+        if (errno != EINVAL || e->text[0] == '\0')
+            err_inval(e, "NODE_REGISTER: cpus and mem_mib must be integers");
+        return -1;
+    }
+    if (register_report(body, &rep, &gpus, bad, sizeof(bad), e) < 0) {
+        json_decref(jobs);
+        log_warnx("node=%s register refused: %s", n->cf->name, e->text);
+        return -1;
+    }
+    nodes_register(r->ctld->nodes, n, r->conn, &rep, time(NULL));
+    kill = json_array();
+    reconcile(r->ctld, n, jobs, kill);
+    json_decref(jobs);
+    *reply = json_pack("{s:b, s:o, s:i, s:o}", "accepted", 1, "reason",
+                       n->invalid ? json_string(n->auto_reason) : json_null(),
+                       "heartbeat_s", (int)nodes_heartbeat_s(r->ctld->nodes),
+                       "kill_jobs", kill);
+    return 0;
+}
+
+/* A node marked DOWN for silence that still holds its connection comes
+ * back with its next heartbeat; the jobs it still runs were ended
+ * NODE_FAIL meanwhile, so they are killed. */
+static void kill_ended(struct ctld *c, struct node *n, json_t *running)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(running, i, v)
+    {
+        struct job *j = jobs_find(c->jobs, (uint64_t)json_integer_value(v));
+        if (j != NULL && !job_on_node(j->state) && j->n_alloc > 0 &&
+            j->alloc[0] == n->idx)
+            jobs_kill(c->jobs, j, "node_down");
+    }
+}
+
+int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *running = json_object_get(r->req->body, "jobs");
+    struct node *n;
+
+    (void)reply;
+    if (node_sender(r, e) < 0 || (n = sender_node(r, e)) == NULL)
+        return -1;
+    if (!n->registered || n->conn != r->conn) {
+        errno = EAGAIN;
+        return err_set(e,
+                       "node %s is not registered on this connection: "
+                       "register again",
+                       n->cf->name);
+    }
+    if (nodes_seen(r->ctld->nodes, n, time(NULL)))
+        kill_ended(r->ctld, n, json_is_array(running) ? running : NULL);
+    return 0;
+}
+
+int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *id = json_object_get(r->req->body, "job_id");
+    struct node *n;
+    struct job *j;
+
+    (void)reply;
+    if (node_sender(r, e) < 0 || (n = sender_node(r, e)) == NULL)
+        return -1;
+    if (!json_is_integer(id))
+        return err_inval(e, "JOB_END: job_id must be an integer");
+    if (n->conn == r->conn)
+        nodes_seen(r->ctld->nodes, n, time(NULL));
+    j = jobs_find(r->ctld->jobs, (uint64_t)json_integer_value(id));
+    /* An end we no longer wait for is acknowledged all the same, so
+     * that the node can forget it. */
+    if (j == NULL || !job_on_node(j->state) || j->n_alloc == 0 ||
+        j->alloc[0] != n->idx) {
+        log_info("node=%s job=%" JSON_INTEGER_FORMAT " end ignored: not "
+                 "running there",
+                 n->cf->name, json_integer_value(id));
+        return 0;
+    }
+    return end_from(r->ctld, j, r->req->body, e);
+}
+
+int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
+{
+    const char *name =
+        json_string_value(json_object_get(r->req->body, "partition"));
+    const struct conf_part *cp;
+
+    (void)reply;
+    if (!ctld_is_administrator(r->ctld, r->who.uid)) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied: only an administrator "
+                          "(not an operator) may update a partition");
+    }
+    if (name == NULL) {
+        errno = EINVAL;
+        return err_set(e, "PART_UPDATE: expected \"partition\": NAME");
+    }
+    if ((cp = conf_part_find(r->ctld->conf, name)) == NULL) {
+        errno = ENOENT;
+        return err_set(e, "Invalid partition name specified: %.64s", name);
+    }
+    if (parts_update(r->ctld->parts, (size_t)(cp - r->ctld->conf->parts),
+                     json_object_get(r->req->body, "set"), e) < 0)
+        return -1;
+    jobs_part_changed(r->ctld->jobs, (size_t)(cp - r->ctld->conf->parts));
+    ctld_schedule(r->ctld);
+    return 0;
+}

@@ -1,0 +1,302 @@
+/*
+ * Job priorities in the controller: the configuration made into the pure
+ * core's prio_conf and prio_norm, each job's prio_job assembled from the
+ * job, its partition, QOS and association, and the PriorityCalcPeriod
+ * timer that charges, decays and resets usage and recomputes every
+ * pending job.
+ */
+#include "ctld/sched/prio_drv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/gres.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/acct/acct.h"
+#include "ctld/ctld.h"
+#include "ctld/queue/jobs.h"
+#include "ctld/sched/prio_int.h"
+
+#define KEY_MAX 512
+
+bool prio_drv_eligible(const struct job *j, time_t now)
+{
+    return j->state == JOB_PENDING && !j->held_user && !j->held_admin &&
+           !j->part_time_limit && !j->part_node_limit &&
+           j->dep_state == DEP_MET && /* a dependency wait is no age */
+           (j->begin_time == 0 || j->begin_time <= now);
+}
+
+static uint32_t max_qos_prio(const struct acct *a)
+{
+    uint32_t m = 0;
+
+    for (size_t i = 0; acct_qos_at(a, i) != NULL; i++)
+        if (acct_qos_at(a, i)->priority > m)
+            m = acct_qos_at(a, i)->priority;
+    return m;
+}
+
+static int conf_weights(struct prio_drv *p, const struct conf *cf,
+                        struct err *e)
+{
+    p->pc = (struct prio_conf){
+        .multifactor = cf->priority_type == CONF_PRIORITY_MULTIFACTOR,
+        .weight = {cf->priority_weight_age, cf->priority_weight_fairshare,
+                   cf->priority_weight_job_size, cf->priority_weight_partition,
+                   cf->priority_weight_qos},
+        .max_age_s = cf->priority_max_age_s > 0 &&
+                             cf->priority_max_age_s != TIMEFMT_INFINITE
+                         ? cf->priority_max_age_s
+                         : 7 * 86400,
+        .favor_small = cf->priority_favor_small,
+    };
+    if (prio_flags_parse(cf->priority_flags, &p->pc.flags, e) < 0)
+        return err_prefix(e, "PriorityFlags");
+    if (prio_tres_weights_parse(cf->priority_weight_tres, p->pc.weight_tres,
+                                e) < 0)
+        return err_prefix(e, "PriorityWeightTRES");
+    p->fair_tree = !(p->pc.flags & PRIO_F_NO_FAIR_TREE);
+    p->max_tres = p->pc.flags & PRIO_F_MAX_TRES;
+    p->calc_period_s = cf->priority_calc_period_s > 0 &&
+                               cf->priority_calc_period_s != TIMEFMT_INFINITE
+                           ? cf->priority_calc_period_s
+                           : 300;
+    p->half_life_s = cf->priority_decay_half_life_s == TIMEFMT_INFINITE
+                         ? 0
+                         : cf->priority_decay_half_life_s;
+    p->reset = (enum fs_reset)cf->priority_usage_reset_period;
+    return 0;
+}
+
+static int conf_parts(struct prio_drv *p, const struct conf *cf, struct err *e)
+{
+    size_t np = cf->n_parts ? cf->n_parts : 1;
+
+    p->billing = xcalloc(np, sizeof(*p->billing));
+    p->part_tres = xcalloc(np, sizeof(*p->part_tres));
+    for (size_t i = 0; i < cf->n_parts; i++) {
+        const struct conf_part *cp = &cf->parts[i];
+        if (prio_tres_weights_parse(cp->tres_billing_weights, p->billing[i],
+                                    e) < 0)
+            return err_prefix(e, "PartitionName=%s TRESBillingWeights",
+                              cp->name);
+        if (cp->priority_job_factor > p->norm.max_part_factor)
+            p->norm.max_part_factor = cp->priority_job_factor;
+        for (size_t k = 0; k < cp->n_nodes; k++) {
+            const struct conf_node *n = &cf->nodes[cp->node_idx[k]];
+            p->part_tres[i][LIMITS_TRES_CPU] += n->cpus;
+            p->part_tres[i][LIMITS_TRES_MEM] += n->mem_mib;
+            p->part_tres[i][LIMITS_TRES_NODE]++;
+            p->part_tres[i][LIMITS_TRES_GPU] +=
+                gres_count(n->gres, "gpu", NULL);
+        }
+    }
+    p->norm.nodes = (uint32_t)cf->n_nodes;
+    for (size_t i = 0; i < cf->n_nodes; i++)
+        p->norm.cpus += cf->nodes[i].cpus;
+    return 0;
+}
+
+static void compute(struct prio_drv *p, struct job *j, time_t now)
+{
+    const struct conf *cf = p->c->conf;
+    const struct acct_qos *q = j->qos ? acct_qos_find(p->c->acct, j->qos) : 0;
+    struct prio_job pj = {
+        .age_s = prio_accrue_age_s(&j->accrual, now),
+        .since_submit_s = now > j->submit_time ? now - j->submit_time : 0,
+        .nodes = j->nodes,
+        .cpus = j->cpus_per_node * j->nodes,
+        .time_limit_s =
+            j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
+        .part_factor = cf->parts[j->part].priority_job_factor,
+        .qos_prio = q ? q->priority : 0,
+        .nice = j->nice,
+    };
+    char key[KEY_MAX];
+    size_t k;
+
+    if (prio_job_key(p, j, key, sizeof(key)) &&
+        (k = prio_tree_find(p, key)) != SIZE_MAX)
+        pj.fairshare = p->fs[k].factor;
+    pj.tres[LIMITS_TRES_CPU] = pj.cpus;
+    pj.tres[LIMITS_TRES_MEM] = job_mem_per_node(j) * j->nodes;
+    pj.tres[LIMITS_TRES_NODE] = j->nodes;
+    pj.tres[LIMITS_TRES_GPU] = (uint64_t)j->gpus_per_node * j->nodes;
+    memcpy(pj.part_tres, p->part_tres[j->part], sizeof(pj.part_tres));
+    if (j->factors == NULL)
+        j->factors = xcalloc(1, sizeof(*j->factors));
+    j->priority = prio_compute(&p->pc, &p->norm, &pj, j->factors);
+    j->prio_gen = p->gen;
+}
+
+static void recompute_all(struct prio_drv *p, time_t now)
+{
+    size_t n = 0;
+
+    for (struct job *j = jobs_first(p->c->jobs); j != NULL; j = j->next)
+        if (j->state == JOB_PENDING && !j->prio_fixed) {
+            compute(p, j, now);
+            n++;
+        }
+    log_debug("priority recomputed jobs=%zu gen=%" PRIu64, n, p->gen);
+}
+
+static void tree_refresh(struct prio_drv *p)
+{
+    p->acct_gen = acct_generation(p->c->acct);
+    p->norm.max_qos_prio = max_qos_prio(p->c->acct);
+    prio_tree_build(p);
+    p->gen++;
+}
+
+void prio_drv_sync(struct prio_drv *p, time_t now)
+{
+    if (p == NULL || acct_generation(p->c->acct) == p->acct_gen)
+        return;
+    tree_refresh(p);
+    recompute_all(p, now);
+}
+
+void prio_drv_job_event(struct ctld *c, struct job *j, time_t now)
+{
+    struct prio_drv *p = c->prio;
+    bool eligible = prio_drv_eligible(j, now);
+    time_t at = now;
+
+    if (p == NULL)
+        return;
+    /* a job whose begin time came: it has accrued since then */
+    if (eligible && j->accrual.since == 0 && j->begin_time > j->submit_time &&
+        j->begin_time <= now && strcmp(job_reason(j), "BeginTime") == 0)
+        at = j->begin_time;
+    prio_accrue_set(&j->accrual, eligible, at);
+    if (j->state != JOB_PENDING)
+        j->start_est = 0;
+    if (j->state == JOB_PENDING && !j->prio_fixed) {
+        prio_drv_sync(p, now);
+        compute(p, j, now);
+    }
+}
+
+void prio_drv_job_ended(struct ctld *c, struct job *j, time_t end)
+{
+    struct prio_drv *p = c->prio;
+    time_t from;
+    char key[KEY_MAX];
+    struct err e;
+
+    if (p == NULL || j->start_time == 0)
+        return;
+    from = j->start_time > p->last_calc ? j->start_time : p->last_calc;
+    prio_usage_charge(p, j, from, end);
+    if (prio_job_key(p, j, key, sizeof(key)) && ctld_write(c, &e) == 0 &&
+        prio_usage_save_one(p, key, &e) < 0)
+        log_warnx("job=%" PRIu64 " usage not saved: %s", j->id, e.text);
+    if (j->qos != NULL) {
+        prio_usage_qos_key(j->qos, key, sizeof(key));
+        if (ctld_write(c, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
+            log_warnx("job=%" PRIu64 " QOS usage not saved: %s", j->id, e.text);
+    }
+}
+
+static void charge_and_decay(struct prio_drv *p, time_t now)
+{
+    time_t last = p->last_calc;
+
+    if (now <= last)
+        return;
+    for (size_t i = 0; i < p->nusage; i++)
+        if (!prio_usage_no_decay(p, p->usage[i].key))
+            p->usage[i].usage = fs_decay(p->usage[i].usage,
+                                         (double)(now - last), p->half_life_s);
+    for (struct job *j = jobs_first(p->c->jobs); j != NULL; j = j->next)
+        if (j->state == JOB_RUNNING || j->state == JOB_COMPLETING)
+            prio_usage_charge(p, j, j->start_time > last ? j->start_time : last,
+                              now);
+    p->last_calc = now;
+}
+
+static void maybe_reset(struct prio_drv *p, time_t now)
+{
+    if (p->reset == FS_RESET_NONE || p->reset == FS_RESET_NOW)
+        return;
+    if (p->next_reset != 0 && now >= p->next_reset) {
+        for (size_t i = 0; i < p->nusage; i++)
+            if (!prio_usage_no_decay(p, p->usage[i].key))
+                p->usage[i].usage = 0;
+        log_info("fairshare usage reset (PriorityUsageResetPeriod)");
+    }
+    if (p->next_reset == 0 || now >= p->next_reset)
+        p->next_reset = fs_reset_next(p->reset, now);
+}
+
+void prio_drv_refresh(struct prio_drv *p, time_t now)
+{
+    struct err e;
+
+    charge_and_decay(p, now);
+    maybe_reset(p, now);
+    if (ctld_write(p->c, &e) < 0 || prio_usage_save(p, &e) < 0)
+        log_warnx("fairshare usage not saved: %s", e.text);
+    tree_refresh(p);
+    recompute_all(p, now);
+    ctld_schedule(p->c);
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    prio_drv_refresh(arg, time(NULL));
+}
+
+struct prio_drv *prio_drv_create(struct ctld *c, struct err *e)
+{
+    struct prio_drv *p = xcalloc(1, sizeof(*p));
+    struct timeval tv;
+    time_t now = time(NULL);
+
+    p->c = c;
+    if (conf_weights(p, c->conf, e) < 0 || conf_parts(p, c->conf, e) < 0 ||
+        prio_usage_open(p, e) < 0)
+        goto error;
+    if (p->last_calc == 0 || p->last_calc > now)
+        p->last_calc = now;
+    if (p->reset == FS_RESET_NOW) {
+        for (size_t i = 0; i < p->nusage; i++)
+            if (!prio_usage_no_decay(p, p->usage[i].key))
+                p->usage[i].usage = 0;
+        log_info("fairshare usage reset (PriorityUsageResetPeriod=NOW)");
+    }
+    c->prio = p; /* the refresh below reaches it through c */
+    prio_drv_refresh(p, now);
+    p->timer = event_new(c->base, -1, EV_PERSIST, timer_cb, p);
+    tv = (struct timeval){p->calc_period_s, 0};
+    event_add(p->timer, &tv);
+    return p;
+error:
+    prio_drv_destroy(p);
+    return NULL;
+}
+
+void prio_drv_destroy(struct prio_drv *p)
+{
+    int saved = errno;
+
+    if (p == NULL)
+        return;
+    if (p->timer)
+        event_free(p->timer);
+    prio_usage_close(p);
+    prio_tree_free(p);
+    free(p->billing);
+    free(p->part_tres);
+    free(p);
+    errno = saved;
+}
