@@ -41,23 +41,6 @@ static int64_t ctld_mono_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-bool ctld_is_admin(const struct ctld *c, uid_t uid)
-{
-    /* AdminLevel=Operator or Administrator in sacctmgr counts, as in Slurm
-     * (operators may manage anyone's jobs) */
-    return uid == 0 || uid == c->self_uid ||
-           (c->acct != NULL &&
-            acct_user_admin_uid(c->acct, uid) >= ACCT_ADMIN_OPERATOR);
-}
-
-bool ctld_is_administrator(const struct ctld *c, uid_t uid)
-{
-    /* what Slurm keeps from operators: partitions, job priorities */
-    return uid == 0 || uid == c->self_uid ||
-           (c->acct != NULL &&
-            acct_user_admin_uid(c->acct, uid) >= ACCT_ADMIN_ADMIN);
-}
-
 void ctld_kick(struct ctld *c)
 {
     if (c->flush_armed || c->flush_ev == NULL)

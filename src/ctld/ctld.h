@@ -104,13 +104,6 @@ void ctld_flush(struct ctld *c);
  * older than CTLD_TXN_MAX_MS (then the I/O path flushes itself). */
 bool ctld_txn_old(const struct ctld *c);
 
-/* ctld_is_admin: uid 0, the controller's own uid, or a user whose
- * sacctmgr AdminLevel is Operator or Administrator. */
-bool ctld_is_admin(const struct ctld *c, uid_t uid);
-/* ctld_is_administrator: uid 0, the controller's own uid, or AdminLevel
- * Administrator (not Operator): partition updates, job priorities. */
-bool ctld_is_administrator(const struct ctld *c, uid_t uid);
-
 int64_t ctld_mono_ms(void);
 
 #endif

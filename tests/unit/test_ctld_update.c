@@ -254,10 +254,10 @@ static void test_priority_needs_administrator(void **state)
     assert_int_equal(update(f, id, &op, "{\"time_limit_s\": 60}", &e), 0);
     assert_int_equal(update(f, id, &adm, "{\"priority\": 99}", &e), 0);
     assert_int_equal(fx_job(f, id)->priority, 99);
-    assert_true(ctld_is_admin(f->c, op.uid));
-    assert_false(ctld_is_administrator(f->c, op.uid));
-    assert_true(ctld_is_administrator(f->c, adm.uid));
-    assert_true(ctld_is_administrator(f->c, 0));
+    assert_true(acct_is_operator(f->c->acct, op.uid));
+    assert_false(acct_is_administrator(f->c->acct, op.uid));
+    assert_true(acct_is_administrator(f->c->acct, adm.uid));
+    assert_true(acct_is_administrator(f->c->acct, 0));
 }
 
 /* Finding 20: a time limit of a century or more is no limit, so that

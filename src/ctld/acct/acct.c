@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "common/log.h"
@@ -694,6 +695,20 @@ static int add_defaults(struct acct *a, struct err *e)
             return -1;
     }
     return 0;
+}
+
+bool acct_is_operator(const struct acct *a, uid_t uid)
+{
+    /* operators may manage anyone's jobs, as in Slurm */
+    return uid == 0 || uid == geteuid() ||
+           (a != NULL && acct_user_admin_uid(a, uid) >= ACCT_ADMIN_OPERATOR);
+}
+
+bool acct_is_administrator(const struct acct *a, uid_t uid)
+{
+    /* what Slurm keeps from operators: partitions, job priorities */
+    return uid == 0 || uid == geteuid() ||
+           (a != NULL && acct_user_admin_uid(a, uid) >= ACCT_ADMIN_ADMIN);
 }
 
 struct acct *acct_create(const char *cluster, struct acct_store *store,

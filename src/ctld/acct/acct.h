@@ -153,6 +153,12 @@ bool acct_user_is_admin(const struct acct *a, const char *user);
 /* acct_user_admin_uid: the AdminLevel of the user with this uid (looked up
  * in the password database; NONE when unknown). */
 enum acct_admin acct_user_admin_uid(const struct acct *a, uid_t uid);
+/* acct_is_operator: uid 0, the controller's own uid (its euid), or a user
+ * whose AdminLevel is Operator or Administrator: may manage anyone's jobs.
+ * acct_is_administrator: the same without Operator (partition updates,
+ * job priorities).  a may be NULL (before the model is loaded). */
+bool acct_is_operator(const struct acct *a, uid_t uid);
+bool acct_is_administrator(const struct acct *a, uid_t uid);
 
 /*
  * Effective QOS of an association, walking the parent chain as Slurm

@@ -3,6 +3,7 @@
  * machine described in jobs.h.  Each transition saves the job's record
  * and an accounting event in the iteration's transaction.
  */
+#include "ctld/acct/acct.h"
 #include "ctld/queue/jobs.h"
 
 #include <errno.h>
@@ -679,7 +680,7 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
 
 bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)
 {
-    return j->user_id == uid || ctld_is_admin(js->c, uid);
+    return j->user_id == uid || acct_is_operator(js->c->acct, uid);
 }
 
 void jobs_kill(struct jobs *js, struct job *j, const char *reason)
@@ -779,7 +780,7 @@ static int not_pending(struct err *e)
 
 int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 {
-    bool admin = ctld_is_admin(js->c, uid);
+    bool admin = acct_is_operator(js->c->acct, uid);
     char detail[48];
 
     if (!jobs_may_act(js, j, uid))
@@ -823,7 +824,7 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
         return deny(e);
     if (j->state != JOB_PENDING)
         return not_pending(e);
-    if (j->held_admin && !ctld_is_admin(js->c, uid))
+    if (j->held_admin && !acct_is_operator(js->c->acct, uid))
         return deny(e);
     if (!j->held_admin && !j->held_user)
         return 0;

@@ -4,6 +4,7 @@
  * partition (default time, MaxTime, whether it can ever fit) and turned
  * into a pending job.  Also JOB_UPDATE, which reuses the same checks.
  */
+#include "ctld/acct/acct.h"
 #include "ctld/queue/jobs.h"
 
 #include <errno.h>
@@ -592,7 +593,7 @@ static int parse_nice(struct jobs *js, json_t *o, uid_t uid, const char *what,
 
     if (opt_int(o, "nice", -PRIO_NICE_MAX, PRIO_NICE_MAX, &v, e) < 0)
         return -1;
-    if (v < 0 && v != *out && !ctld_is_admin(jobs_ctld(js), uid)) {
+    if (v < 0 && v != *out && !acct_is_operator(jobs_ctld(js)->acct, uid)) {
         errno = EPERM;
         return err_set(e,
                        "%s=%" PRId64 ": only an operator or administrator "
@@ -918,7 +919,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e)
 {
     struct ctld *c = jobs_ctld(js);
-    bool admin = ctld_is_admin(c, uid), judged = false;
+    bool admin = acct_is_operator(c->acct, uid), judged = false;
     struct job saved = *j;
     char *name = NULL, what[128] = "", detail[192];
     int64_t prio = -1;
@@ -939,7 +940,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0 ||
         parse_nice(js, set, uid, "Nice", &nice, e) < 0)
         goto error;
-    if (prio >= 0 && !ctld_is_administrator(c, uid)) {
+    if (prio >= 0 && !acct_is_administrator(c->acct, uid)) {
         errno = EPERM;
         err_set(e, "Access/permission denied: only an administrator may set "
                    "a priority");

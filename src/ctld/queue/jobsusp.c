@@ -5,6 +5,7 @@
  * soon as their CPUs are free.  A suspended job keeps its memory and GPUs
  * on its nodes and gives back its CPUs; its node freezes it (JOB_FREEZE).
  */
+#include "ctld/acct/acct.h"
 #include "ctld/queue/jobsusp.h"
 
 #include <errno.h>
@@ -100,7 +101,7 @@ int jobs_suspend(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 {
     char detail[48];
 
-    if (!ctld_is_admin(jobs_ctld(js), uid)) {
+    if (!acct_is_operator(jobs_ctld(js)->acct, uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied: only an operator or "
                           "administrator may suspend jobs");
@@ -138,7 +139,7 @@ int jobs_resume(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     struct ctld *c = jobs_ctld(js);
     char detail[48];
 
-    if (!ctld_is_admin(c, uid)) {
+    if (!acct_is_operator(c->acct, uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied: only an operator or "
                           "administrator may resume jobs");

@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/job/job.h"
 #include "ctld/core/persist.h"
@@ -341,7 +342,7 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
     sc.requeued = wants_requeued(body);
     /* ordinary users: their own jobs unless they name users or ask for all */
     if (q.nuids == 0 && !json_is_true(json_object_get(body, "all_users")) &&
-        !ctld_is_admin(r->ctld, r->who.uid)) {
+        !acct_is_operator(r->ctld->acct, r->who.uid)) {
         q.uids = xcalloc(1, sizeof(*q.uids));
         q.uids[q.nuids++] = r->who.uid;
     }

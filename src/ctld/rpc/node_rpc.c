@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
@@ -115,7 +116,7 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
     int rc = 0;
 
     (void)reply;
-    if (!ctld_is_admin(r->ctld, r->who.uid)) {
+    if (!acct_is_operator(r->ctld->acct, r->who.uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied");
     }
@@ -453,7 +454,7 @@ int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
     const struct conf_part *cp;
 
     (void)reply;
-    if (!ctld_is_administrator(r->ctld, r->who.uid)) {
+    if (!acct_is_administrator(r->ctld->acct, r->who.uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied: only an administrator "
                           "(not an operator) may update a partition");
