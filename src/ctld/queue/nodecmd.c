@@ -100,7 +100,8 @@ static void launch_reply(void *ctx, struct conn *conn, uint64_t id,
     log_warnx("job=%" PRIu64 " launch failed on %s: %s", id,
               nc->conf->nodes[j->alloc[0]].name, msg);
     /* Failing (not requeueing) keeps a job that cannot start on that
-     * node (bad work_dir, unknown user) from looping. */
+     * node (bad work_dir, unknown user) from looping.  The reason is
+     * cut at ERR_TEXT_MAX, the node's text being up to that long. */
     char reason[ERR_TEXT_MAX];
     snprintf(reason, sizeof(reason), "launch failed: %s", msg);
     utf8_fix(reason);
