@@ -18,6 +18,7 @@
 #include "ctld/acct/acct_store.h"
 #include "ctld/policy/jchain.h"
 #include "ctld/queue/jobs.h"
+#include "ctld/queue/nodecmd.h"
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
@@ -184,6 +185,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->chain = jchain_create(c->acct, conf);
     jlimits_set_chain(c->limits, jchain_levels, c->chain);
     c->jobs = jobs_create(c);
+    c->nodecmd = nodecmd_create(conf, c->nodes, c->persist, c->jobs);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
     if (prio_drv_create(c, e) == NULL)
@@ -221,6 +223,8 @@ void ctld_destroy(struct ctld *c)
     c->sched = NULL;
     prio_drv_destroy(c->prio);
     c->prio = NULL;
+    nodecmd_destroy(c->nodecmd); /* after listen: its replies use it */
+    c->nodecmd = NULL;
     jobs_destroy(c->jobs);
     c->jobs = NULL;
     jlimits_destroy(c->limits); /* after the jobs and their charges */

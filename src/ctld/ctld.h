@@ -40,6 +40,7 @@ struct acct;
 struct acct_store;
 struct listen;
 struct jobs;
+struct nodecmd;
 struct nodes;
 struct parts;
 struct persist;
@@ -60,6 +61,7 @@ struct ctld {
     struct parts *parts; /* partitions as changed at run time */
     struct nodes *nodes;
     struct jobs *jobs;
+    struct nodecmd *nodecmd; /* requests to node daemons (nodecmd.h) */
     struct sched_drv *sched;
     struct prio_drv *prio;  /* priorities and fair-share usage */
     struct jlimits *limits; /* resource limits (jlimits.h) */

@@ -45,6 +45,7 @@ struct pending {
     uint32_t seq;
     uint16_t type;
     listen_reply_fn fn;
+    void *ctx;
     uint64_t arg;
     struct pending *next;
 };
@@ -271,7 +272,7 @@ static void send_reply(struct conn *conn, const struct proto_frame *req,
 }
 
 int listen_request(struct conn *conn, uint16_t type, json_t *body,
-                   listen_reply_fn fn, uint64_t arg, struct err *e)
+                   listen_reply_fn fn, void *ctx, uint64_t arg, struct err *e)
 {
     uint32_t seq = ++conn->next_seq;
     struct pending *p;
@@ -281,7 +282,7 @@ int listen_request(struct conn *conn, uint16_t type, json_t *body,
     if (send_frame(conn, type, 0, seq, body, e) < 0)
         return -1;
     p = xcalloc(1, sizeof(*p));
-    *p = (struct pending){seq, type, fn, arg, conn->pending};
+    *p = (struct pending){seq, type, fn, ctx, arg, conn->pending};
     conn->pending = p;
     return 0;
 }
@@ -339,7 +340,7 @@ static void conn_free(struct conn *conn)
     while ((p = conn->pending) != NULL) {
         conn->pending = p->next;
         if (p->fn)
-            p->fn(l->ctld, conn, p->arg, NULL);
+            p->fn(p->ctx, conn, p->arg, NULL);
         free(p);
     }
     log_debug("peer=%s closed", conn->peer_name);
@@ -396,7 +397,7 @@ static void handle_reply(struct conn *conn, const struct proto_frame *f)
             continue;
         *pp = p->next;
         if (p->fn)
-            p->fn(conn->l->ctld, conn, p->arg, f);
+            p->fn(p->ctx, conn, p->arg, f);
         free(p);
         return;
     }

@@ -3,7 +3,7 @@
  * and a unix socket (identity from SO_PEERCRED), one bufferevent per
  * connection, frame decoding, dispatch of requests to the rpc handlers,
  * replies, and requests the controller itself sends down node connections
- * (launch, signal, kill) with their reply callbacks.
+ * (nodecmd.h: launch, signal, freeze, kill) with their reply callbacks.
  *
  * Output produced while the iteration's transaction is open is held on the
  * connection and released by listen_release after the commit.
@@ -41,18 +41,20 @@ void listen_destroy(struct listen *l);
 /*
  * A reply to a request the controller sent.  reply is NULL when the
  * connection closed first; otherwise it is borrowed for the call (check
- * reply->flags & PROTO_F_ERROR).  arg is the caller's (a job id).
+ * reply->flags & PROTO_F_ERROR).  ctx and arg are the caller's (its
+ * context and a job id).
  */
-typedef void (*listen_reply_fn)(struct ctld *c, struct conn *conn, uint64_t arg,
+typedef void (*listen_reply_fn)(void *ctx, struct conn *conn, uint64_t arg,
                                 const struct proto_frame *reply);
 
 /*
  * listen_request: send a request (body borrowed; NULL is "{}") down conn,
  * signed on TCP, held until the commit like every output.  fn (may be
- * NULL) gets its reply.  -1 with e when it cannot be encoded.
+ * NULL) gets its reply with ctx and arg.  -1 with e when it cannot be
+ * encoded.
  */
 int listen_request(struct conn *conn, uint16_t type, json_t *body,
-                   listen_reply_fn fn, uint64_t arg, struct err *e);
+                   listen_reply_fn fn, void *ctx, uint64_t arg, struct err *e);
 
 /* listen_release: after a commit, send what was held.  (A failed commit
  * stops the controller before this: ctld_flush.) */

@@ -13,14 +13,13 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "common/proto.h"
 #include "common/timefmt.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/queue/jobdep.h"
+#include "ctld/queue/nodecmd.h"
 #include "ctld/policy/jlimits.h"
-#include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/core/persist.h"
@@ -691,46 +690,10 @@ void jobs_kill(struct jobs *js, struct job *j, const char *reason)
 void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
                     uint32_t wait_s)
 {
-    struct node *n;
-    json_t *body;
-    struct err e;
-
     if (j->n_alloc == 0)
         return;
-    n = nodes_get(js->c->nodes, j->alloc[0]);
-    if (n->conn == NULL) {
-        log_info("job=%" PRIu64 " kill deferred: node %s not connected", j->id,
-                 n->cf->name);
-        return;
-    }
-    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id,
-                     "kill_wait_s", (int)wait_s, "reason", reason);
-    if (listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, j->id, &e) < 0)
-        log_warnx("job=%" PRIu64 " kill not sent: %s", j->id, e.text);
-    else
+    if (nodecmd_kill(js->c->nodecmd, j, reason, wait_s) == 0)
         j->kill_sent = true;
-    json_decref(body);
-}
-
-int jobs_signal(struct jobs *js, struct job *j, int signal, bool batch_only,
-                struct err *e)
-{
-    struct node *n = nodes_get(js->c->nodes, j->alloc[0]);
-    json_t *body;
-    int rc;
-
-    if (n->conn == NULL) {
-        errno = EHOSTUNREACH;
-        return err_set(e, "node %s is not connected", n->cf->name);
-    }
-    body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)j->id, "signal",
-                     signal, "batch_only", batch_only);
-    rc = listen_request(n->conn, PROTO_MSG_JOB_SIGNAL, body, NULL, j->id, e);
-    json_decref(body);
-    if (rc == 0)
-        log_info("job=%" PRIu64 " signal=%d batch_only=%d", j->id, signal,
-                 batch_only);
-    return rc;
 }
 
 static int deny(struct err *e)
@@ -755,7 +718,7 @@ int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
             errno = EBUSY;
             return err_set(e, "Job is pending execution");
         }
-        return jobs_signal(js, j, signal, false, e);
+        return nodecmd_signal(js->c->nodecmd, j, signal, false, e);
     }
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
     if (j->state == JOB_PENDING) {
@@ -859,6 +822,7 @@ static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
 /* --signal: warn_signal goes warn_time_s before the limit, once. */
 static void warn_before_limit(struct jobs *js, struct job *j, time_t now)
 {
+    struct nodecmd *nc = js->c->nodecmd;
     uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
     char detail[64];
     struct err e;
@@ -867,7 +831,7 @@ static void warn_before_limit(struct jobs *js, struct job *j, time_t now)
         now < deadline(js, j, j->time_limit_s) - (time_t)(j->warn_time_s / div))
         return;
     j->warn_sent = true;
-    if (jobs_signal(js, j, j->warn_signal, j->warn_batch, &e) < 0)
+    if (nodecmd_signal(nc, j, j->warn_signal, j->warn_batch, &e) < 0)
         log_warnx("job=%" PRIu64 " warning signal not sent: %s", j->id, e.text);
     snprintf(detail, sizeof(detail), "signal %d to %s, %us before the limit",
              j->warn_signal, j->warn_batch ? "the batch shell" : "all steps",

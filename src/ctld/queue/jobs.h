@@ -179,13 +179,6 @@ struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
 void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now);
 
 /*
- * jobs_signal: send signal to j on its batch host (all its processes, or
- * the batch shell alone).  -1 with e when the node is not connected.
- */
-int jobs_signal(struct jobs *js, struct job *j, int signal, bool batch_only,
-                struct err *e);
-
-/*
  * jobs_preempt: the scheduler preempts running j for job by_job: a
  * "preempt" event naming by_job, and JOB_KILL with reason "preempted"
  * (SIGCONT and SIGTERM, then SIGKILL after grace_s seconds, or KillWait

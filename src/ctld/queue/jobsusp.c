@@ -14,29 +14,11 @@
 #include <stdlib.h>
 
 #include "common/log.h"
-#include "common/proto.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
-
-/* JOB_FREEZE to j's batch host (the node that runs its script). */
-static int freeze(struct jobs *js, struct job *j, bool on, struct err *e)
-{
-    struct node *n = nodes_get(jobs_ctld(js)->nodes, j->alloc[0]);
-    json_t *body;
-    int rc;
-
-    if (n->conn == NULL) {
-        errno = EHOSTUNREACH;
-        return err_set(e, "node %s is not connected", n->cf->name);
-    }
-    body = json_pack("{s:I, s:b}", "job_id", (json_int_t)j->id, "freeze", on);
-    rc = listen_request(n->conn, PROTO_MSG_JOB_FREEZE, body, NULL, j->id, e);
-    json_decref(body);
-    return rc;
-}
+#include "ctld/queue/nodecmd.h"
 
 /* Give back (suspend) or take again (resume) j's CPUs on its nodes. */
 static void cpus(struct jobs *js, const struct job *j, bool take)
@@ -59,7 +41,7 @@ static int suspend(struct jobs *js, struct job *j, enum job_susp by,
         errno = EBUSY;
         return err_set(e, "Job is not running (or is being killed)");
     }
-    if (freeze(js, j, true, e) < 0)
+    if (nodecmd_freeze(jobs_ctld(js)->nodecmd, j, true, e) < 0)
         return -1;
     cpus(js, j, false);
     j->state = JOB_SUSPENDED;
@@ -82,7 +64,7 @@ static int resume(struct jobs *js, struct job *j, const char *detail,
 {
     time_t now = time(NULL);
 
-    if (freeze(js, j, false, e) < 0)
+    if (nodecmd_freeze(jobs_ctld(js)->nodecmd, j, false, e) < 0)
         return -1;
     cpus(js, j, true);
     j->suspended_s = job_suspended_s(j, now);
@@ -235,6 +217,7 @@ void jobs_refreeze(struct jobs *js, struct job *j)
 {
     struct err e;
 
-    if (j->state == JOB_SUSPENDED && freeze(js, j, true, &e) < 0)
+    if (j->state == JOB_SUSPENDED &&
+        nodecmd_freeze(jobs_ctld(js)->nodecmd, j, true, &e) < 0)
         log_warnx("job=%" PRIu64 " freeze again: %s", j->id, e.text);
 }

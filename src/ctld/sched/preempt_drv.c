@@ -24,6 +24,7 @@
 #include "ctld/ctld.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
+#include "ctld/queue/nodecmd.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/core/persist.h"
@@ -642,7 +643,8 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
         /* --signal: the job's own notice first, as Slurm sends it at the
          * start of the grace time */
         if (v->warn_signal != 0 &&
-            jobs_signal(p->c->jobs, v, v->warn_signal, v->warn_batch, &e) < 0)
+            nodecmd_signal(p->c->nodecmd, v, v->warn_signal, v->warn_batch,
+                           &e) < 0)
             log_warnx("job=%" PRIu64 " preemption notice: %s", v->id, e.text);
         if (jobs_preempt(p->c->jobs, v, pj->id, m == CONF_PREEMPT_MODE_REQUEUE,
                          grace_of(p, v), &e) < 0)

@@ -10,9 +10,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "common/proto.h"
 #include "common/timefmt.h"
-#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
@@ -20,10 +18,9 @@
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
-#include "ctld/net/listen.h"
+#include "ctld/queue/nodecmd.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
-#include "ctld/core/persist.h"
 #include "ctld/sched/preempt_drv.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/reason.h"
@@ -240,124 +237,6 @@ static uint32_t *decision_gpus(struct ctld *c, const struct job *j,
     return out;
 }
 
-/* ---- launch ----------------------------------------------------------- */
-
-static void launch_reply(struct ctld *c, struct conn *conn, uint64_t id,
-                         const struct proto_frame *reply)
-{
-    struct job *j = jobs_find(c->jobs, id);
-    const char *msg = "no reason given";
-    struct err e;
-    int code;
-
-    if (reply == NULL || j == NULL || j->state != JOB_RUNNING ||
-        (long)j->alloc[0] != listen_conn_node(conn))
-        return; /* a lost connection is settled by registration or timeout */
-    if (!(reply->flags & PROTO_F_ERROR)) {
-        jobs_launched(c->jobs, j);
-        return;
-    }
-    proto_error_parse(reply->body, &code, &msg);
-    log_warnx("job=%" PRIu64 " launch failed on %s: %s", id,
-              c->conf->nodes[j->alloc[0]].name, msg);
-    /* Failing (not requeueing) keeps a job that cannot start on that
-     * node (bad work_dir, unknown user) from looping. */
-    char reason[ERR_TEXT_MAX];
-    snprintf(reason, sizeof(reason), "launch failed: %s", msg);
-    utf8_fix(reason);
-    j->exit_code = 1;
-    jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
-}
-
-/* The GPU indices on the batch host, the first node of the allocation. */
-static json_t *launch_gpus(const struct job *j)
-{
-    json_t *a = json_array();
-
-    for (uint32_t i = 0; j->gpu_alloc != NULL && i < j->gpus_per_node; i++)
-        json_array_append_new(a, json_integer(j->gpu_alloc[i]));
-    return a;
-}
-
-static json_t *launch_body(struct ctld *c, const struct job *j, json_t *payload)
-{
-    char *nl = job_alloc_list(j, c->conf);
-    json_t *o = json_object();
-
-#define S(k, v) json_object_set_new(o, k, v)
-    S("job_id", json_integer((json_int_t)j->id));
-    S("name", json_string(j->name));
-    S("user_id", json_integer(j->user_id));
-    S("group_id", json_integer(j->group_id));
-    S("user_name", json_string(j->user_name));
-    S("partition", json_string(c->conf->parts[j->part].name));
-    S("script", json_incref(json_object_get(payload, "script")));
-    S("argv", json_incref(json_object_get(payload, "argv")));
-    S("environment", json_incref(json_object_get(payload, "environment")));
-    S("work_dir", json_string(j->work_dir));
-    S("std_out", j->std_out ? json_string(j->std_out) : json_null());
-    S("std_err", j->std_err ? json_string(j->std_err) : json_null());
-    S("cpus", json_integer(j->cpus_per_node));
-    S("cpus_per_task", json_integer(j->cpus_per_task));
-    S("ntasks", json_integer(j->ntasks));
-    S("nodes", json_integer(j->nodes));
-    S("mem_mib", json_integer((json_int_t)job_mem_per_node(j)));
-    S("node_list", json_string(nl));
-    S("time_limit_s", j->time_limit_s == TIMEFMT_INFINITE
-                          ? json_null()
-                          : json_integer(j->time_limit_s));
-    S("gpus", launch_gpus(j));
-    S("restart_count", json_integer(j->restart_count));
-    S("submit_time", json_integer((json_int_t)j->submit_time));
-    if (j->array_job_id != 0 && j->array_task_id >= 0) {
-        S("array_job_id", json_integer((json_int_t)j->array_job_id));
-        S("array_task_id", json_integer(j->array_task_id));
-        S("array_task_count", json_integer(j->array_count));
-        S("array_task_min", json_integer(j->array_min));
-        S("array_task_max", json_integer(j->array_max));
-        S("array_task_step", json_integer(j->array_step));
-    }
-#undef S
-    free(nl);
-    return o;
-}
-
-static void launch(struct ctld *c, struct job *j)
-{
-    struct node *n = nodes_get(c->nodes, j->alloc[0]);
-    json_t *payload = NULL, *body = NULL;
-    json_error_t jerr;
-    struct err e;
-    char *text;
-
-    err_clear(&e);
-    /* an array's tasks share the script stored with its first record */
-    text = persist_job_payload(c->persist,
-                               j->array_job_id ? j->array_job_id : j->id, &e);
-    if (text != NULL && (payload = json_loads(text, 0, &jerr)) == NULL)
-        err_set(&e, "stored payload unreadable: %s", jerr.text);
-    free(text);
-    if (payload == NULL || n->conn == NULL) {
-        char reason[ERR_TEXT_MAX + 32];
-        snprintf(reason, sizeof(reason), "launch failed: %s",
-                 payload ? "node not connected" : e.text);
-        utf8_fix(reason);
-        jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
-        goto out;
-    }
-    body = json_pack("{s:o}", "job", launch_body(c, j, payload));
-    if (listen_request(n->conn, PROTO_MSG_JOB_LAUNCH, body, launch_reply, j->id,
-                       &e) < 0) {
-        char reason[ERR_TEXT_MAX + 32];
-        snprintf(reason, sizeof(reason), "launch failed: %s", e.text);
-        utf8_fix(reason);
-        jobs_fail(c->jobs, j, JOB_FAILED, reason, time(NULL), &e);
-    }
-out:
-    json_decref(body);
-    json_decref(payload);
-}
-
 /* ---- the pass --------------------------------------------------------- */
 
 /* Returns whether an array started tasks and has more pending: those
@@ -396,7 +275,7 @@ static bool apply(struct sched_drv *s, const struct sched_model *m,
             0)
             log_warnx("job=%" PRIu64 " start not saved: %s", j->id, e.text);
         free(gpus);
-        launch(s->c, j);
+        nodecmd_launch(s->c->nodecmd, j);
     }
     return more;
 }

@@ -1,0 +1,263 @@
+/*
+ * The controller's requests to node daemons about jobs (nodecmd.h):
+ * JOB_LAUNCH with its reply, JOB_SIGNAL, JOB_FREEZE and JOB_KILL.  The
+ * node daemon's side is noded/jobreq.c.
+ */
+#include "ctld/queue/nodecmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/timefmt.h"
+#include "common/utf8.h"
+#include "common/xalloc.h"
+#include "ctld/cluster/nodes.h"
+#include "ctld/core/persist.h"
+#include "ctld/job/job.h"
+#include "ctld/net/listen.h"
+#include "ctld/queue/jobs.h"
+
+struct nodecmd {
+    const struct conf *conf;
+    struct nodes *nodes;
+    struct persist *persist;
+    struct jobs *jobs;
+};
+
+struct nodecmd *nodecmd_create(const struct conf *conf, struct nodes *ns,
+                               struct persist *p, struct jobs *js)
+{
+    struct nodecmd *nc = xcalloc(1, sizeof(*nc));
+
+    nc->conf = conf;
+    nc->nodes = ns;
+    nc->persist = p;
+    nc->jobs = js;
+    return nc;
+}
+
+void nodecmd_destroy(struct nodecmd *nc)
+{
+    free(nc);
+}
+
+/* j's batch host, the first node of its allocation. */
+static struct node *batch_host(struct nodecmd *nc, const struct job *j)
+{
+    return nodes_get(nc->nodes, j->alloc[0]);
+}
+
+/* The connection to j's batch host, or NULL with EHOSTUNREACH and e. */
+static struct conn *conn_of(struct nodecmd *nc, const struct job *j,
+                            struct err *e)
+{
+    struct node *n = batch_host(nc, j);
+
+    if (n->conn == NULL) {
+        errno = EHOSTUNREACH;
+        err_set(e, "node %s is not connected", n->cf->name);
+    }
+    return n->conn;
+}
+
+/* --- JOB_LAUNCH ------------------------------------------------------ */
+
+/* j, not launched, ends FAILED with reason "launch failed: why". */
+static void launch_failed(struct nodecmd *nc, struct job *j, const char *why)
+{
+    char reason[ERR_TEXT_MAX + 32];
+    struct err e;
+
+    snprintf(reason, sizeof(reason), "launch failed: %s", why);
+    utf8_fix(reason);
+    jobs_fail(nc->jobs, j, JOB_FAILED, reason, time(NULL), &e);
+}
+
+static void launch_reply(void *ctx, struct conn *conn, uint64_t id,
+                         const struct proto_frame *reply)
+{
+    struct nodecmd *nc = ctx;
+    struct job *j = jobs_find(nc->jobs, id);
+    const char *msg = "no reason given";
+    struct err e;
+    int code;
+
+    if (reply == NULL || j == NULL || j->state != JOB_RUNNING ||
+        (long)j->alloc[0] != listen_conn_node(conn))
+        return; /* a lost connection is settled by registration or timeout */
+    if (!(reply->flags & PROTO_F_ERROR)) {
+        jobs_launched(nc->jobs, j);
+        return;
+    }
+    proto_error_parse(reply->body, &code, &msg);
+    log_warnx("job=%" PRIu64 " launch failed on %s: %s", id,
+              nc->conf->nodes[j->alloc[0]].name, msg);
+    /* Failing (not requeueing) keeps a job that cannot start on that
+     * node (bad work_dir, unknown user) from looping.  The reason is
+     * cut at ERR_TEXT_MAX, the node's text being up to that long. */
+    char reason[ERR_TEXT_MAX];
+    snprintf(reason, sizeof(reason), "launch failed: %s", msg);
+    utf8_fix(reason);
+    j->exit_code = 1;
+    jobs_fail(nc->jobs, j, JOB_FAILED, reason, time(NULL), &e);
+}
+
+/* The GPU indices on the batch host, the first node of the allocation. */
+static json_t *launch_gpus(const struct job *j)
+{
+    json_t *a = json_array();
+
+    for (uint32_t i = 0; j->gpu_alloc != NULL && i < j->gpus_per_node; i++)
+        json_array_append_new(a, json_integer(j->gpu_alloc[i]));
+    return a;
+}
+
+static json_t *launch_body(const struct conf *conf, const struct job *j,
+                           json_t *payload)
+{
+    char *nl = job_alloc_list(j, conf);
+    json_t *o = json_object();
+
+#define S(k, v) json_object_set_new(o, k, v)
+    S("job_id", json_integer((json_int_t)j->id));
+    S("name", json_string(j->name));
+    S("user_id", json_integer(j->user_id));
+    S("group_id", json_integer(j->group_id));
+    S("user_name", json_string(j->user_name));
+    S("partition", json_string(conf->parts[j->part].name));
+    S("script", json_incref(json_object_get(payload, "script")));
+    S("argv", json_incref(json_object_get(payload, "argv")));
+    S("environment", json_incref(json_object_get(payload, "environment")));
+    S("work_dir", json_string(j->work_dir));
+    S("std_out", j->std_out ? json_string(j->std_out) : json_null());
+    S("std_err", j->std_err ? json_string(j->std_err) : json_null());
+    S("cpus", json_integer(j->cpus_per_node));
+    S("cpus_per_task", json_integer(j->cpus_per_task));
+    S("ntasks", json_integer(j->ntasks));
+    S("nodes", json_integer(j->nodes));
+    S("mem_mib", json_integer((json_int_t)job_mem_per_node(j)));
+    S("node_list", json_string(nl));
+    S("time_limit_s", j->time_limit_s == TIMEFMT_INFINITE
+                          ? json_null()
+                          : json_integer(j->time_limit_s));
+    S("gpus", launch_gpus(j));
+    S("restart_count", json_integer(j->restart_count));
+    S("submit_time", json_integer((json_int_t)j->submit_time));
+    if (j->array_job_id != 0 && j->array_task_id >= 0) {
+        S("array_job_id", json_integer((json_int_t)j->array_job_id));
+        S("array_task_id", json_integer(j->array_task_id));
+        S("array_task_count", json_integer(j->array_count));
+        S("array_task_min", json_integer(j->array_min));
+        S("array_task_max", json_integer(j->array_max));
+        S("array_task_step", json_integer(j->array_step));
+    }
+#undef S
+    free(nl);
+    return o;
+}
+
+/* The script, argv and environment stored at submit; NULL with e. */
+static json_t *launch_payload(struct nodecmd *nc, const struct job *j,
+                              struct err *e)
+{
+    json_t *payload = NULL;
+    json_error_t jerr;
+    char *text;
+
+    /* an array's tasks share the script stored with its first record */
+    text = persist_job_payload(nc->persist,
+                               j->array_job_id ? j->array_job_id : j->id, e);
+    if (text != NULL && (payload = json_loads(text, 0, &jerr)) == NULL)
+        err_set(e, "stored payload unreadable: %s", jerr.text);
+    free(text);
+    return payload;
+}
+
+void nodecmd_launch(struct nodecmd *nc, struct job *j)
+{
+    struct conn *conn = batch_host(nc, j)->conn;
+    json_t *payload, *body;
+    struct err e;
+
+    err_clear(&e);
+    payload = launch_payload(nc, j, &e);
+    if (payload == NULL || conn == NULL) {
+        launch_failed(nc, j, payload ? "node not connected" : e.text);
+        json_decref(payload);
+        return;
+    }
+    body = json_pack("{s:o}", "job", launch_body(nc->conf, j, payload));
+    if (listen_request(conn, PROTO_MSG_JOB_LAUNCH, body, launch_reply, nc,
+                       j->id, &e) < 0)
+        launch_failed(nc, j, e.text);
+    json_decref(body);
+    json_decref(payload);
+}
+
+/* --- JOB_SIGNAL, JOB_FREEZE ------------------------------------------ */
+
+int nodecmd_signal(struct nodecmd *nc, const struct job *j, int signal,
+                   bool batch_only, struct err *e)
+{
+    struct conn *conn = conn_of(nc, j, e);
+    json_t *body;
+    int rc;
+
+    if (conn == NULL)
+        return -1;
+    body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)j->id, "signal",
+                     signal, "batch_only", batch_only);
+    rc = listen_request(conn, PROTO_MSG_JOB_SIGNAL, body, NULL, NULL, j->id, e);
+    json_decref(body);
+    if (rc == 0)
+        log_info("job=%" PRIu64 " signal=%d batch_only=%d", j->id, signal,
+                 batch_only);
+    return rc;
+}
+
+int nodecmd_freeze(struct nodecmd *nc, const struct job *j, bool on,
+                   struct err *e)
+{
+    struct conn *conn = conn_of(nc, j, e);
+    json_t *body;
+    int rc;
+
+    if (conn == NULL)
+        return -1;
+    body = json_pack("{s:I, s:b}", "job_id", (json_int_t)j->id, "freeze", on);
+    rc = listen_request(conn, PROTO_MSG_JOB_FREEZE, body, NULL, NULL, j->id, e);
+    json_decref(body);
+    return rc;
+}
+
+/* --- JOB_KILL -------------------------------------------------------- */
+
+int nodecmd_kill(struct nodecmd *nc, const struct job *j, const char *reason,
+                 uint32_t wait_s)
+{
+    struct node *n = batch_host(nc, j);
+    json_t *body;
+    struct err e;
+    int rc;
+
+    if (n->conn == NULL) {
+        log_info("job=%" PRIu64 " kill deferred: node %s not connected", j->id,
+                 n->cf->name);
+        return -1;
+    }
+    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id,
+                     "kill_wait_s", (int)wait_s, "reason", reason);
+    rc = listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, NULL, j->id,
+                        &e);
+    if (rc < 0)
+        log_warnx("job=%" PRIu64 " kill not sent: %s", j->id, e.text);
+    json_decref(body);
+    return rc;
+}
