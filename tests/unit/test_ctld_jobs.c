@@ -158,9 +158,14 @@ static void test_submit_defaults(void **state)
     assert_int_equal(id2, 2);
     assert_string_equal(job_reason(fx_job(f, id2)), "JobHeldUser");
 
-    /* test_only answers without creating a job */
+    /* test_only answers without creating a job (as rpc_submit does);
+     * jobs_submit refuses it */
     o = json_pack("{s:s, s:b}", "script", "#!/bin/sh", "test_only", 1);
-    assert_int_equal(jobs_submit(f->c->jobs, o, &alice, &reply, &e), 0);
+    assert_int_equal(jobs_submit(f->c->jobs, o, &alice, &reply, &e), -1);
+    j = jobs_submit_test(f->c->jobs, o, &alice, &e);
+    assert_non_null(j);
+    reply = sched_drv_test(f->c->sched, j);
+    job_free(j);
     assert_int_equal(json_integer_value(json_object_get(reply, "job_id")), 0);
     assert_true(json_is_false(json_object_get(reply, "would_start")));
     json_decref(reply);

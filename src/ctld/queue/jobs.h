@@ -73,12 +73,20 @@ void jobs_suspended_add(struct jobs *js, int delta);
 
 /*
  * jobs_submit (jobspec.c): validate spec (a JOBSPEC) for the user who,
- * create the job (or, with test_only, only say whether it could be) and
- * fill *reply.  -1 with EINVAL (or EPERM, ENOSPC...) and a message for
- * the user on a bad spec.
+ * create the job and fill *reply ({"job_id": N}).  -1 with EINVAL (or
+ * EPERM, ENOSPC...) and a message for the user on a bad spec; a spec
+ * with test_only is refused (EINVAL): it goes to jobs_submit_test.
  */
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e);
+/*
+ * jobs_submit_test (jobspec.c): for --test-only: validate spec as
+ * jobs_submit does, but not against the QOS and association limits, and
+ * create nothing: the pending job it would be (not in the table, no id;
+ * the caller frees it with job_free), or NULL with errno and e.
+ */
+struct job *jobs_submit_test(struct jobs *js, json_t *spec,
+                             const struct auth_id *who, struct err *e);
 
 /*
  * jobs_node_filter (jobspec.c): the node_allowed array for -w/-x

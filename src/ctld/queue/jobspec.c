@@ -28,7 +28,6 @@
 #include "ctld/job/jobacct.h"
 #include "ctld/job/jobgpu.h"
 #include "ctld/cluster/parts.h"
-#include "ctld/sched/sched_drv.h"
 
 /* What one submission may store (docs/limits.md, "Submission size").
  * The script's limit is SchedulerParameters=max_script_size; argv and
@@ -729,6 +728,21 @@ static int check_job_count(struct jobs *js, const struct job *j, struct err *e)
                    max, have, tasks);
 }
 
+struct job *jobs_submit_test(struct jobs *js, json_t *spec,
+                             const struct auth_id *who, struct err *e)
+{
+    json_t *payload = NULL;
+    struct job *j;
+
+    if (!json_is_object(spec)) {
+        err_inval(e, "SUBMIT: expected {\"job\": {...}}");
+        return NULL;
+    }
+    j = parse_spec(js, jobs_ctld(js)->conf, spec, who, true, &payload, e);
+    json_decref(payload);
+    return j;
+}
+
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e)
 {
@@ -743,15 +757,11 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
     if (opt_bool(spec, "test_only", &test_only, e) < 0)
         return -1;
-    j = parse_spec(js, c->conf, spec, who, test_only, &payload, e);
+    if (test_only)
+        return err_inval(e, "SUBMIT: a test_only job is for jobs_submit_test");
+    j = parse_spec(js, c->conf, spec, who, false, &payload, e);
     if (j == NULL)
         return -1;
-    if (test_only) {
-        *reply = sched_drv_test(c->sched, j);
-        json_decref(payload);
-        job_free(j);
-        return 0;
-    }
     if (check_job_count(js, j, e) < 0) {
         json_decref(payload);
         job_free(j);
