@@ -142,6 +142,25 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
     jobs_tick(c->jobs, now);
 }
 
+/* nodes_events.node_down: the jobs of a node that went down end
+ * NODE_FAIL; one set DOWN by an admin may still run them, so its batch
+ * jobs are killed there first. */
+static void node_down(void *arg, size_t idx, enum node_down why, time_t now)
+{
+    struct ctld *c = arg;
+
+    if (why == NODE_DOWN_ADMIN) {
+        size_t nj;
+        struct job **list = jobs_on_node(c->jobs, idx, true, &nj);
+        for (size_t i = 0; i < nj; i++)
+            jobs_kill(c->jobs, list[i], "node_down");
+        free(list);
+    }
+    jobs_node_down(c->jobs, idx, "NodeDown", now);
+}
+
+static const struct nodes_events node_events = {.node_down = node_down};
+
 /* SLUICE_TEST_TIME_DIVISOR (ctld.h): 1 unless a test sets 1..3600. */
 static uint32_t test_time_divisor(void)
 {
@@ -193,7 +212,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->parts = parts_create(c, e);
     if (c->parts == NULL)
         goto error;
-    c->nodes = nodes_create(c, e);
+    c->nodes = nodes_create(c, &node_events, c, e);
     if (c->nodes == NULL)
         goto error;
     /* the chain before the jobs: recovered jobs are charged by it */

@@ -339,6 +339,47 @@ static void test_restart_restores(void **state)
                      4);
 }
 
+/* A node set DOWN by an admin, and one silent for SlurmdTimeout, report
+ * it through the root's callback: their jobs end NODE_FAIL, "NodeDown". */
+static void test_node_down_fails_its_jobs(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    const size_t n0 = 0, n1 = 1;
+    time_t now = time(NULL);
+    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t b = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t c = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, a), &n0, 1, now, &e), 0);
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, b), &n1, 1, now, &e), 0);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 1);
+    assert_int_equal(nodes_set_admin(f->c->nodes, nodes_get(f->c->nodes, 0),
+                                     NODE_ADMIN_DOWN, "maint", now, &e),
+                     0);
+    assert_int_equal(fx_job(f, a)->state, JOB_NODE_FAIL);
+    assert_string_equal(job_reason(fx_job(f, a)), "NodeDown");
+    assert_int_equal(fx_job(f, a)->end_time, now);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 0);
+    assert_int_equal(fx_job(f, b)->state, JOB_RUNNING); /* another node */
+    assert_int_equal(fx_job(f, c)->state, JOB_PENDING);
+    /* draining takes no job down */
+    assert_int_equal(nodes_set_admin(f->c->nodes, nodes_get(f->c->nodes, 1),
+                                     NODE_ADMIN_DRAIN, "soon", now, &e),
+                     0);
+    assert_int_equal(fx_job(f, b)->state, JOB_RUNNING);
+    /* silent past SlurmdTimeout (300 s) */
+    nodes_tick(f->c->nodes, now + 299);
+    assert_int_equal(fx_job(f, b)->state, JOB_RUNNING);
+    nodes_tick(f->c->nodes, now + 301);
+    assert_true(nodes_get(f->c->nodes, 1)->not_responding);
+    assert_int_equal(fx_job(f, b)->state, JOB_NODE_FAIL);
+    assert_string_equal(job_reason(fx_job(f, b)), "NodeDown");
+    assert_int_equal(fx_job(f, b)->end_time, now + 301);
+    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 0);
+    assert_int_equal(fx_job(f, c)->state, JOB_PENDING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +393,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_final_states, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_restores, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_down_fails_its_jobs, setup,
+                                        teardown),
     };
     log_init("test", LOG_LEVEL_WARN, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
