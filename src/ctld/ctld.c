@@ -222,8 +222,12 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->jobs = jobs_create(c);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
-    if (prio_drv_create(c, e) == NULL)
+    /* after the loading, which tells no one: the new prio_drv computes
+     * every loaded job's priority once, and hears every change after */
+    c->prio = prio_drv_create(c, e);
+    if (c->prio == NULL)
         goto error;
+    jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
     c->sched = sched_drv_create(c);
     event_add(c->tick_ev, &sec);
     ctld_schedule(c);

@@ -20,7 +20,6 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/sched/prio_drv.h"
 #include "ctld/ctld.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobdep.h"
@@ -982,7 +981,6 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         j->prio_fixed = true;
     }
     j->nice = nice;
-    prio_drv_job_event(c, j, time(NULL));
     ctld_schedule(c);
     if (j->part != saved.part)
         log_info("job=%" PRIu64 " partition=%s (was %s) by uid=%u", j->id,
