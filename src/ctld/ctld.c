@@ -126,6 +126,25 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
     jobs_tick(c->jobs, now);
 }
 
+/* nodes_events.node_down: the jobs of a node that went down end
+ * NODE_FAIL; one set DOWN by an admin may still run them, so its batch
+ * jobs are killed there first. */
+static void node_down(void *arg, size_t idx, enum node_down why, time_t now)
+{
+    struct ctld *c = arg;
+
+    if (why == NODE_DOWN_ADMIN) {
+        size_t nj;
+        struct job **list = jobs_on_node(c->jobs, idx, true, &nj);
+        for (size_t i = 0; i < nj; i++)
+            jobs_kill(c->jobs, list[i], "node_down");
+        free(list);
+    }
+    jobs_node_down(c->jobs, idx, "NodeDown", now);
+}
+
+static const struct nodes_events node_events = {.node_down = node_down};
+
 /* SLUICE_TEST_TIME_DIVISOR (ctld.h): 1 unless a test sets 1..3600. */
 static uint32_t test_time_divisor(void)
 {
@@ -177,7 +196,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->parts = parts_create(c, e);
     if (c->parts == NULL)
         goto error;
-    c->nodes = nodes_create(c, e);
+    c->nodes = nodes_create(c, &node_events, c, e);
     if (c->nodes == NULL)
         goto error;
     /* the chain before the jobs: recovered jobs are charged by it */
@@ -188,8 +207,12 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->nodecmd = nodecmd_create(conf, c->nodes, c->persist, c->jobs);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
-    if (prio_drv_create(c, e) == NULL)
+    /* after the loading, which tells no one: the new prio_drv computes
+     * every loaded job's priority once, and hears every change after */
+    c->prio = prio_drv_create(c, e);
+    if (c->prio == NULL)
         goto error;
+    jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
     c->sched = sched_drv_create(c);
     event_add(c->tick_ev, &sec);
     ctld_schedule(c);

@@ -158,9 +158,14 @@ static void test_submit_defaults(void **state)
     assert_int_equal(id2, 2);
     assert_string_equal(job_reason(fx_job(f, id2)), "JobHeldUser");
 
-    /* test_only answers without creating a job */
+    /* test_only answers without creating a job (as rpc_submit does);
+     * jobs_submit refuses it */
     o = json_pack("{s:s, s:b}", "script", "#!/bin/sh", "test_only", 1);
-    assert_int_equal(jobs_submit(f->c->jobs, o, &alice, &reply, &e), 0);
+    assert_int_equal(jobs_submit(f->c->jobs, o, &alice, &reply, &e), -1);
+    j = jobs_submit_test(f->c->jobs, o, &alice, &e);
+    assert_non_null(j);
+    reply = sched_drv_test(f->c->sched, j);
+    job_free(j);
     assert_int_equal(json_integer_value(json_object_get(reply, "job_id")), 0);
     assert_true(json_is_false(json_object_get(reply, "would_start")));
     json_decref(reply);
@@ -334,6 +339,168 @@ static void test_restart_restores(void **state)
                      4);
 }
 
+/* ---- the table's subscribers (jobs_subscribe) ------------------------ */
+
+/* What one subscriber heard, in order: each job_event's what ("-" for
+ * NULL) and "ended" for each job_ended, with the job, time and state. */
+struct heard {
+    char log[64][40];
+    uint64_t id[64];
+    time_t when[64];
+    enum job_state state[64];
+    size_t n;
+};
+
+static void heard_add(struct heard *h, const struct job *j, const char *text,
+                      time_t when)
+{
+    assert_true(h->n < 64);
+    snprintf(h->log[h->n], sizeof(h->log[0]), "%s", text);
+    h->id[h->n] = j->id;
+    h->when[h->n] = when;
+    h->state[h->n] = j->state;
+    h->n++;
+}
+
+static void heard_event(void *arg, struct job *j, const char *what, time_t when)
+{
+    heard_add(arg, j, what ? what : "-", when);
+}
+
+static void heard_ended(void *arg, struct job *j, time_t when)
+{
+    heard_add(arg, j, "ended", when);
+}
+
+static const struct jobs_events heard_events = {heard_event, heard_ended};
+
+/* How many times job id was heard with text. */
+static size_t heard_count(const struct heard *h, uint64_t id, const char *text)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < h->n; i++)
+        k += h->id[i] == id && strcmp(h->log[i], text) == 0;
+    return k;
+}
+
+/* What job id was heard, in order, joined with spaces. */
+static const char *heard_of(const struct heard *h, uint64_t id)
+{
+    static char buf[512];
+    size_t off = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < h->n; i++)
+        if (h->id[i] == id)
+            off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+                                    off ? " " : "", h->log[i]);
+    return buf;
+}
+
+static void test_subscriber_hears_each_transition(void **state)
+{
+    static struct heard h; /* subscribed until the fixture closes */
+    struct fx *f = *state;
+    struct err e;
+    const size_t node = 0;
+    struct job_end done = {0, 0, 1010, false};
+    uint64_t a, b, c;
+    struct job *j;
+
+    memset(&h, 0, sizeof(h));
+    jobs_subscribe(f->c->jobs, &heard_events, &h);
+    /* submit, start, end: each once, with the job as it now stands */
+    a = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    assert_int_not_equal(a, 0);
+    assert_string_equal(heard_of(&h, a), "submit");
+    assert_int_equal(h.state[0], JOB_PENDING);
+    j = fx_job(f, a);
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, 1000, &e), 0);
+    jobs_launched(f->c->jobs, j);
+    assert_int_equal(jobs_ended(f->c->jobs, j, &done, &e), 0);
+    assert_string_equal(heard_of(&h, a), "submit start - ended end");
+    for (size_t i = 0; i < h.n; i++) {
+        if (strcmp(h.log[i], "start") == 0) {
+            assert_int_equal(h.when[i], 1000); /* the transition's time */
+            assert_int_equal(h.state[i], JOB_RUNNING);
+        }
+        if (strcmp(h.log[i], "ended") == 0 || strcmp(h.log[i], "end") == 0) {
+            assert_int_equal(h.when[i], 1010);
+            assert_int_equal(h.state[i], JOB_COMPLETED);
+        }
+    }
+    /* a pending job cancelled: it never held a node, so it does not end
+     * there */
+    b = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    assert_int_equal(jobs_hold(f->c->jobs, fx_job(f, b), alice.uid, &e), 0);
+    assert_int_equal(jobs_release(f->c->jobs, fx_job(f, b), alice.uid, &e), 0);
+    assert_int_equal(jobs_cancel(f->c->jobs, fx_job(f, b), alice.uid, 0, &e),
+                     0);
+    assert_int_equal(fx_job(f, b)->state, JOB_CANCELLED);
+    assert_int_equal(heard_count(&h, b, "submit"), 1);
+    assert_int_equal(heard_count(&h, b, "hold"), 1);
+    assert_int_equal(heard_count(&h, b, "release"), 1);
+    assert_int_equal(heard_count(&h, b, "cancel"), 1);
+    assert_int_equal(heard_count(&h, b, "ended"), 0);
+    /* preempted to be requeued: it waits again, and has not ended */
+    c = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    j = fx_job(f, c);
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
+    assert_int_equal(jobs_preempt(f->c->jobs, j, a, true, 0, &e), 0);
+    done.end = 0;
+    assert_int_equal(jobs_ended(f->c->jobs, j, &done, &e), 0);
+    assert_int_equal(j->state, JOB_PENDING);
+    assert_string_equal(heard_of(&h, c), "submit start preempt requeue");
+    assert_int_equal(h.state[h.n - 1], JOB_PENDING);
+    /* the node going down ends it again, once */
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
+    jobs_node_down(f->c->jobs, node, "NodeDown", time(NULL));
+    assert_string_equal(heard_of(&h, c), "submit start preempt requeue start "
+                                         "ended node_fail");
+}
+
+/* A node set DOWN by an admin, and one silent for SlurmdTimeout, report
+ * it through the root's callback: their jobs end NODE_FAIL, "NodeDown". */
+static void test_node_down_fails_its_jobs(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    const size_t n0 = 0, n1 = 1;
+    time_t now = time(NULL);
+    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t b = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t c = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, a), &n0, 1, now, &e), 0);
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, b), &n1, 1, now, &e), 0);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 1);
+    assert_int_equal(nodes_set_admin(f->c->nodes, nodes_get(f->c->nodes, 0),
+                                     NODE_ADMIN_DOWN, "maint", now, &e),
+                     0);
+    assert_int_equal(fx_job(f, a)->state, JOB_NODE_FAIL);
+    assert_string_equal(job_reason(fx_job(f, a)), "NodeDown");
+    assert_int_equal(fx_job(f, a)->end_time, now);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 0);
+    assert_int_equal(fx_job(f, b)->state, JOB_RUNNING); /* another node */
+    assert_int_equal(fx_job(f, c)->state, JOB_PENDING);
+    /* draining takes no job down */
+    assert_int_equal(nodes_set_admin(f->c->nodes, nodes_get(f->c->nodes, 1),
+                                     NODE_ADMIN_DRAIN, "soon", now, &e),
+                     0);
+    assert_int_equal(fx_job(f, b)->state, JOB_RUNNING);
+    /* silent past SlurmdTimeout (300 s) */
+    nodes_tick(f->c->nodes, now + 299);
+    assert_int_equal(fx_job(f, b)->state, JOB_RUNNING);
+    nodes_tick(f->c->nodes, now + 301);
+    assert_true(nodes_get(f->c->nodes, 1)->not_responding);
+    assert_int_equal(fx_job(f, b)->state, JOB_NODE_FAIL);
+    assert_string_equal(job_reason(fx_job(f, b)), "NodeDown");
+    assert_int_equal(fx_job(f, b)->end_time, now + 301);
+    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 0);
+    assert_int_equal(fx_job(f, c)->state, JOB_PENDING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +514,10 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_final_states, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_restores, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_subscriber_hears_each_transition,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_down_fails_its_jobs, setup,
+                                        teardown),
     };
     log_init("test", LOG_LEVEL_WARN, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);

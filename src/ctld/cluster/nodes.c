@@ -15,13 +15,14 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/cluster/parts.h"
-#include "ctld/queue/jobs.h"
 #include "ctld/net/listen.h"
 #include "ctld/core/persist.h"
 #include "ctld/cluster/tres.h"
 
 struct nodes {
     struct ctld *c;
+    struct nodes_events ev; /* the root's */
+    void *ev_arg;
     struct node *v;
     size_t n;
 };
@@ -51,13 +52,16 @@ static int load_admin(void *arg, const char *name, const char *state,
     return 0;
 }
 
-struct nodes *nodes_create(struct ctld *c, struct err *e)
+struct nodes *nodes_create(struct ctld *c, const struct nodes_events *ev,
+                           void *arg, struct err *e)
 {
     struct nodes *ns = xcalloc(1, sizeof(*ns));
     const struct conf *conf = c->conf;
     time_t now = time(NULL);
 
     ns->c = c;
+    ns->ev = *ev;
+    ns->ev_arg = arg;
     ns->n = conf->n_nodes;
     ns->v = xcalloc(ns->n ? ns->n : 1, sizeof(*ns->v));
     for (size_t i = 0; i < ns->n; i++) {
@@ -256,17 +260,12 @@ static json_t *node_parts(struct nodes *ns, size_t idx)
     return a;
 }
 
-static json_t *node_base_json(struct nodes *ns, const struct node *n)
+static json_t *node_base_json(struct nodes *ns, const struct node *n,
+                              json_t *jobs)
 {
     char gres[256];
     const char *reason = node_reason(n);
-    json_t *jobs = json_array();
-    size_t nj;
-    struct job **list = jobs_on_node(ns->c->jobs, n->idx, false, &nj);
 
-    for (size_t i = 0; i < nj; i++)
-        json_array_append_new(jobs, json_integer((json_int_t)list[i]->id));
-    free(list);
     gres_format(n->cf->gres, gres, sizeof(gres));
     return json_pack(
         "{s:s, s:s, s:o, s:o, s:i, s:i, s:I, s:I, s:s, s:o, s:s, s:o, s:o, "
@@ -329,9 +328,9 @@ static json_t *gpus_alloc_json(const struct node *n)
     return a;
 }
 
-json_t *node_to_json(struct nodes *ns, const struct node *n)
+json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)
 {
-    json_t *o = node_base_json(ns, n);
+    json_t *o = node_base_json(ns, n, jobs);
     uint64_t gpus = gres_count(n->cf->gres, "gpu", NULL);
     struct tres cfg = {n->cf->cpus, n->cf->mem_mib, 0, n->cf->cpus, gpus, NULL};
     struct tres used = {
@@ -470,14 +469,8 @@ int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
     log_info("node=%s admin=%s reason=\"%s\"", n->cf->name,
              admin == NODE_ADMIN_NONE ? "RESUME" : admin_name(admin),
              reason ? reason : "");
-    if (admin == NODE_ADMIN_DOWN) {
-        size_t nj;
-        struct job **list = jobs_on_node(ns->c->jobs, n->idx, true, &nj);
-        for (size_t i = 0; i < nj; i++)
-            jobs_kill(ns->c->jobs, list[i], "node_down");
-        free(list);
-        jobs_node_down(ns->c->jobs, n->idx, "NodeDown", now);
-    }
+    if (admin == NODE_ADMIN_DOWN)
+        ns->ev.node_down(ns->ev_arg, n->idx, NODE_DOWN_ADMIN, now);
     ctld_schedule(ns->c);
     return 0;
 }
@@ -497,7 +490,7 @@ void nodes_tick(struct nodes *ns, time_t now)
         n->auto_reason_time = now;
         log_warnx("node=%s state=DOWN reason=\"Not responding\" silent_s=%lld",
                   n->cf->name, (long long)(now - n->last_seen));
-        jobs_node_down(ns->c->jobs, n->idx, "NodeDown", now);
+        ns->ev.node_down(ns->ev_arg, n->idx, NODE_DOWN_SILENT, now);
         ctld_schedule(ns->c);
     }
 }

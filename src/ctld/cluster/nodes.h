@@ -66,9 +66,28 @@ struct node {
     time_t boot_time;
 };
 
+/* Why a node went down (nodes_events.node_down). */
+enum node_down {
+    NODE_DOWN_ADMIN,  /* set DOWN by an admin: its daemon may still run
+                         its jobs, which must be killed there */
+    NODE_DOWN_SILENT, /* silent for SlurmdTimeout ("Not responding") */
+};
+
+/*
+ * What the node table reports to the root, which installs it (the table
+ * knows nothing of jobs).  node_down: node idx went DOWN at now; the
+ * jobs running there end NODE_FAIL (reason "NodeDown"), as the root
+ * sees to.  Called after the node's state changed.
+ */
+struct nodes_events {
+    void (*node_down)(void *arg, size_t idx, enum node_down why, time_t now);
+};
+
 /* nodes_create: one node per conf node; admin states loaded from the
- * database.  nodes_destroy accepts NULL. */
-struct nodes *nodes_create(struct ctld *c, struct err *e);
+ * database; ev (copied) and arg receive its reports.  nodes_destroy
+ * accepts NULL. */
+struct nodes *nodes_create(struct ctld *c, const struct nodes_events *ev,
+                           void *arg, struct err *e);
 void nodes_destroy(struct nodes *ns);
 
 size_t nodes_count(const struct nodes *ns);
@@ -106,8 +125,10 @@ bool node_usable(const struct node *n);
 const char *node_state_name(const struct node *n);
 const char *node_reason(const struct node *n);
 
-/* node_to_json: the NODE object of docs/protocol.md (new reference). */
-json_t *node_to_json(struct nodes *ns, const struct node *n);
+/* node_to_json: the NODE object of docs/protocol.md (new reference);
+ * jobs (stolen) is its "jobs": the ids of the jobs running there, which
+ * the node table does not know. */
+json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs);
 
 /* What a registering node says it has. */
 struct nodes_report {
@@ -136,13 +157,14 @@ void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn);
 
 /*
  * nodes_set_admin: DRAIN, DOWN or NONE (RESUME) with a reason, persisted.
- * A DOWN node's jobs end NODE_FAIL.  -1 with e on a database error.
+ * DOWN is reported (node_down, NODE_DOWN_ADMIN).  -1 with e on a
+ * database error.
  */
 int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
                     const char *reason, time_t now, struct err *e);
 
-/* nodes_tick: every second: nodes silent for SlurmdTimeout go DOWN and
- * their jobs end NODE_FAIL. */
+/* nodes_tick: every second: nodes silent for SlurmdTimeout go DOWN,
+ * each reported (node_down, NODE_DOWN_SILENT). */
 void nodes_tick(struct nodes *ns, time_t now);
 
 /* nodes_heartbeat_s: what registering nodes are told (SlurmdTimeout/3). */

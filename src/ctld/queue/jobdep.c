@@ -15,7 +15,6 @@
 #include "ctld/ctld.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
-#include "ctld/sched/prio_drv.h"
 
 #define NBUCKETS 4096
 
@@ -290,9 +289,9 @@ void jobdep_judge(struct jobs *js, struct job *j, time_t now)
     if (r == DEP_NEVER)
         never(js, j);
     if (j->state == JOB_PENDING && r != old) {
-        /* age accrues only while nothing but resources holds it */
-        prio_drv_job_event(jobs_ctld(js), j, now);
-        jobs_save_event(js, j, NULL, NULL, &e);
+        /* age accrues only while nothing but resources holds it: the
+         * subscribers (priorities) hear of it */
+        jobs_save_at(js, j, NULL, NULL, now, &e);
     }
 }
 

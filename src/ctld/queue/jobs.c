@@ -1,7 +1,8 @@
 /*
  * The job table (a hash by id plus a list in id order) and the state
  * machine described in jobs.h.  Each transition saves the job's record
- * and an accounting event in the iteration's transaction.
+ * and an accounting event in the iteration's transaction, through save(),
+ * which first tells the subscribers (jobs_subscribe).
  */
 #include "ctld/acct/acct.h"
 #include "ctld/queue/jobs.h"
@@ -23,7 +24,6 @@
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/core/persist.h"
-#include "ctld/sched/prio_drv.h"
 
 struct jobs {
     struct ctld *c;
@@ -37,6 +37,14 @@ struct jobs {
     struct jobdep *dep;
     size_t nsuspended; /* jobs SUSPENDED (the resume scheduler looks only
                           when there are some) */
+    /* jobs_subscribe's, in the order they subscribed */
+    struct subscriber *subs;
+    size_t nsubs;
+};
+
+struct subscriber {
+    const struct jobs_events *ev;
+    void *arg;
 };
 
 struct jobs *jobs_create(struct ctld *c)
@@ -63,12 +71,34 @@ void jobs_destroy(struct jobs *js)
     }
     free(js->buckets);
     jobdep_destroy(js->dep);
+    free(js->subs);
     free(js);
 }
 
 struct jobdep *jobs_dep(struct jobs *js)
 {
     return js->dep;
+}
+
+void jobs_subscribe(struct jobs *js, const struct jobs_events *ev, void *arg)
+{
+    js->subs = xreallocarray(js->subs, js->nsubs + 1, sizeof(*js->subs));
+    js->subs[js->nsubs++] = (struct subscriber){ev, arg};
+}
+
+/* The one place that tells the subscribers: j changed at when (what: its
+ * accounting event, or NULL); ended: it just left its nodes for good.
+ * Before its record is written, so that what they set in j is saved. */
+static void notify(struct jobs *js, struct job *j, const char *what,
+                   time_t when, bool ended)
+{
+    for (size_t i = 0; i < js->nsubs; i++) {
+        const struct jobs_events *ev = js->subs[i].ev;
+        if (ended && ev->job_ended != NULL)
+            ev->job_ended(js->subs[i].arg, j, when);
+        if (ev->job_event != NULL)
+            ev->job_event(js->subs[i].arg, j, what, when);
+    }
 }
 
 /* ---- table ------------------------------------------------------------ */
@@ -295,14 +325,18 @@ static char *record_text(const struct jobs *js, const struct job *j)
     return s;
 }
 
-/* Save j's record and, when event is set, an accounting event. */
-static int save(struct jobs *js, struct job *j, const char *event,
-                const char *detail, struct err *e)
+/* Every change of a saved job passes here: the subscribers hear of it
+ * (notify), then j's record is saved with, when event is set, an
+ * accounting event (stamped with the time it is written).  when: when
+ * the change happened; ended: j just left its nodes for good. */
+static int save_at(struct jobs *js, struct job *j, const char *event,
+                   const char *detail, time_t when, bool ended, struct err *e)
 {
     struct persist_job row;
     char *rec;
     int rc;
 
+    notify(js, j, event, when, ended);
     if (ctld_write(js->c, e) < 0)
         goto error;
     rec = record_text(js, j);
@@ -319,10 +353,23 @@ error:
     return -1;
 }
 
+/* save_at for a change that happens now. */
+static int save(struct jobs *js, struct job *j, const char *event,
+                const char *detail, struct err *e)
+{
+    return save_at(js, j, event, detail, time(NULL), false, e);
+}
+
 int jobs_save_event(struct jobs *js, struct job *j, const char *event,
                     const char *detail, struct err *e)
 {
     return save(js, j, event, detail, e);
+}
+
+int jobs_save_at(struct jobs *js, struct job *j, const char *event,
+                 const char *detail, time_t when, struct err *e)
+{
+    return save_at(js, j, event, detail, when, false, e);
 }
 
 int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
@@ -336,7 +383,8 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     j->id = js->next_id;
     if (j->array_pending != NULL && j->array_job_id == 0)
         j->array_job_id = j->id;
-    prio_drv_job_event(js->c, j, j->submit_time);
+    /* the record's first write, which save() does not do */
+    notify(js, j, "submit", j->submit_time, false);
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)j->user_id);
@@ -450,7 +498,6 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     j->suspended_s = 0;
     j->susp_by = JOB_SUSP_NONE;
     j->last_checkpoint = 0;
-    prio_drv_job_event(js->c, j, now);
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     j->launched = false;
@@ -468,7 +515,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
                  j->user_name);
         snprintf(detail, sizeof(detail), "nodes=%s", nl);
     }
-    rc = save(js, j, "start", detail, e);
+    rc = save_at(js, j, "start", detail, now, false, e);
     free(nl);
     jobdep_changed(js, j, now);
     return rc;
@@ -514,10 +561,8 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     j->susp_by = JOB_SUSP_NONE;
     if (j->state == JOB_SUSPENDED)
         js->nsuspended--;
-    if (held) {
+    if (held)
         uncharge(js, j);
-        prio_drv_job_ended(js->c, j, now);
-    }
     jlimits_job_ended(js->c->limits, j);
     j->state = state;
     j->end_time = now;
@@ -526,7 +571,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     log_info("job=%" PRIu64 " state=%s exit=%d signal=%d reason=\"%s\"", j->id,
              job_state_name(state), j->exit_code, j->exit_signal,
              job_reason(j));
-    rc = save(js, j, event, detail, e);
+    rc = save_at(js, j, event, detail, now, held, e);
     if (rc == 0 && (rc = purge_payload(js, j, e)) < 0)
         log_warnx("job=%" PRIu64 " payload not purged: %s", j->id, e->text);
     add_finished(js, j);
@@ -668,7 +713,6 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     j->state = JOB_PENDING;
     jlimits_job_stopped(js->c->limits, j);
     j->start_time = 0;
-    prio_drv_job_event(js->c, j, time(NULL));
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     job_set_reason(j, NULL);
@@ -755,7 +799,6 @@ int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     else
         j->held_user = true;
     job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
-    prio_drv_job_event(js->c, j, time(NULL));
     log_info("job=%" PRIu64 " held by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u (%s)", (unsigned)uid,
              admin ? "admin hold" : "user hold");
@@ -772,7 +815,7 @@ static int eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
         (j->eligible_time != 0 && j->eligible_time <= now))
         return 0;
     j->eligible_time = now;
-    return save(js, j, "eligible", "", e);
+    return save_at(js, j, "eligible", "", now, false, e);
 }
 
 int jobs_eligible(struct jobs *js, struct job *j, time_t now, struct err *e)
@@ -795,7 +838,6 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
                       : j->part_node_limit ? "PartitionNodeLimit"
                                            : NULL);
-    prio_drv_job_event(js->c, j, time(NULL));
     ctld_schedule(js->c);
     log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
@@ -873,8 +915,8 @@ void jobs_tick(struct jobs *js, time_t now)
             strcmp(job_reason(j), "BeginTime") == 0) {
             due = true;
             j->eligible_time = 0;
+            /* the subscribers hear it: age accrues since the begin time */
             eligible(js, j, now, &e);
-            prio_drv_job_event(js->c, j, now); /* accrues since begin */
         }
         time_limit(js, j, now);
     }

@@ -56,9 +56,42 @@ size_t jobs_active(const struct jobs *js);
  * waits in its compact pending record counted as one, as Slurm counts
  * them for MaxJobCount.  Walks the job table. */
 size_t jobs_active_tasks(const struct jobs *js);
-/* jobs_save_event: save j's record and an accounting event. */
+/*
+ * jobs_save_event: save j's record and an accounting event (NULL: none)
+ * after a change of j now; jobs_save_at: after a change at when.  Like
+ * every transition, it is told to the subscribers first.
+ */
 int jobs_save_event(struct jobs *js, struct job *j, const char *event,
                     const char *detail, struct err *e);
+int jobs_save_at(struct jobs *js, struct job *j, const char *event,
+                 const char *detail, time_t when, struct err *e);
+
+/*
+ * What the table tells its subscribers.  Every change of a job passes
+ * through the one place that writes its record, which calls them, in the
+ * order they subscribed, before the record is written, so that what a
+ * subscriber sets in j (its priority) is saved with it.  Either may be
+ * NULL.
+ *
+ * job_event: j changed at when (j as it now stands).  what is the
+ * change's accounting event: "submit" (the record's first write; a task
+ * split off an array too), "start", "hold", "release", "eligible",
+ * "update", "requeue", "cancel" (a pending job ends, or a running one is
+ * told to), "end", "fail", "node_fail", "preempt", "suspend", "resume",
+ * "timeout", "signal", "checkpoint"; or NULL for a change that has none
+ * (a dependency judged, the launch confirmed, a partition's limits).
+ * job_ended: j left its nodes for good at when (it ended; a requeued job
+ * is not ended); called just before job_event for the same change.
+ */
+struct jobs_events {
+    void (*job_event)(void *arg, struct job *j, const char *what, time_t when);
+    void (*job_ended)(void *arg, struct job *j, time_t when);
+};
+
+/* jobs_subscribe: ev and arg (borrowed; they must outlive their use by
+ * js) hear of every change from now on.  Loading (jobs_load) tells no
+ * one: a subscriber that needs the loaded jobs walks them itself. */
+void jobs_subscribe(struct jobs *js, const struct jobs_events *ev, void *arg);
 
 struct job *jobs_find(struct jobs *js, uint64_t id);
 /* jobs_first: the lowest id; walk on with j->next. */
@@ -73,12 +106,20 @@ void jobs_suspended_add(struct jobs *js, int delta);
 
 /*
  * jobs_submit (jobspec.c): validate spec (a JOBSPEC) for the user who,
- * create the job (or, with test_only, only say whether it could be) and
- * fill *reply.  -1 with EINVAL (or EPERM, ENOSPC...) and a message for
- * the user on a bad spec.
+ * create the job and fill *reply ({"job_id": N}).  -1 with EINVAL (or
+ * EPERM, ENOSPC...) and a message for the user on a bad spec; a spec
+ * with test_only is refused (EINVAL): it goes to jobs_submit_test.
  */
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e);
+/*
+ * jobs_submit_test (jobspec.c): for --test-only: validate spec as
+ * jobs_submit does, but not against the QOS and association limits, and
+ * create nothing: the pending job it would be (not in the table, no id;
+ * the caller frees it with job_free), or NULL with errno and e.
+ */
+struct job *jobs_submit_test(struct jobs *js, json_t *spec,
+                             const struct auth_id *who, struct err *e);
 
 /*
  * jobs_node_filter (jobspec.c): the node_allowed array for -w/-x

@@ -21,7 +21,6 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/sched/prio_drv.h"
 #include "ctld/ctld.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobdep.h"
@@ -29,7 +28,6 @@
 #include "ctld/job/jobacct.h"
 #include "ctld/job/jobgpu.h"
 #include "ctld/cluster/parts.h"
-#include "ctld/sched/sched_drv.h"
 
 /* What one submission may store (docs/limits.md, "Submission size").
  * The script's limit is SchedulerParameters=max_script_size; argv and
@@ -730,6 +728,21 @@ static int check_job_count(struct jobs *js, const struct job *j, struct err *e)
                    max, have, tasks);
 }
 
+struct job *jobs_submit_test(struct jobs *js, json_t *spec,
+                             const struct auth_id *who, struct err *e)
+{
+    json_t *payload = NULL;
+    struct job *j;
+
+    if (!json_is_object(spec)) {
+        err_inval(e, "SUBMIT: expected {\"job\": {...}}");
+        return NULL;
+    }
+    j = parse_spec(js, jobs_ctld(js)->conf, spec, who, true, &payload, e);
+    json_decref(payload);
+    return j;
+}
+
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e)
 {
@@ -744,15 +757,11 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
     if (opt_bool(spec, "test_only", &test_only, e) < 0)
         return -1;
-    j = parse_spec(js, c->conf, spec, who, test_only, &payload, e);
+    if (test_only)
+        return err_inval(e, "SUBMIT: a test_only job is for jobs_submit_test");
+    j = parse_spec(js, c->conf, spec, who, false, &payload, e);
     if (j == NULL)
         return -1;
-    if (test_only) {
-        *reply = sched_drv_test(c->sched, j);
-        json_decref(payload);
-        job_free(j);
-        return 0;
-    }
     if (check_job_count(js, j, e) < 0) {
         json_decref(payload);
         job_free(j);
@@ -973,7 +982,6 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         j->prio_fixed = true;
     }
     j->nice = nice;
-    prio_drv_job_event(c, j, time(NULL));
     ctld_schedule(c);
     if (j->part != saved.part)
         log_info("job=%" PRIu64 " partition=%s (was %s) by uid=%u", j->id,

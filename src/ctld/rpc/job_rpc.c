@@ -20,6 +20,7 @@
 #include "ctld/queue/jobsusp.h"
 #include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
+#include "ctld/sched/sched_drv.h"
 
 #define QUERY_PAGE_MAX 1000          /* jobs per JOB_QUERY reply */
 #define QUERY_PAGE_BYTES (12u << 20) /* estimated, below PROTO_MAX_BODY */
@@ -280,10 +281,19 @@ static bool filter_match(const struct conf *conf, const struct filter *f,
 int rpc_submit(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *spec = json_object_get(r->req->body, "job");
+    struct job *j;
 
     if (!json_is_object(spec))
         return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
-    return jobs_submit(r->ctld->jobs, spec, &r->who, reply, e);
+    if (!json_is_true(json_object_get(spec, "test_only")))
+        return jobs_submit(r->ctld->jobs, spec, &r->who, reply, e);
+    /* --test-only: could it start now?  Nothing is created. */
+    j = jobs_submit_test(r->ctld->jobs, spec, &r->who, e);
+    if (j == NULL)
+        return -1;
+    *reply = sched_drv_test(r->ctld->sched, j);
+    job_free(j);
+    return 0;
 }
 
 /* ---- JOB_QUERY -------------------------------------------------------- */

@@ -73,6 +73,19 @@ static bool in_filter(json_t *filter, const char *name)
     return false;
 }
 
+/* The ids of the jobs running on node idx, for its NODE object. */
+static json_t *node_jobs(struct jobs *js, size_t idx)
+{
+    json_t *a = json_array();
+    size_t nj;
+    struct job **list = jobs_on_node(js, idx, false, &nj);
+
+    for (size_t i = 0; i < nj; i++)
+        json_array_append_new(a, json_integer((json_int_t)list[i]->id));
+    free(list);
+    return a;
+}
+
 int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
 {
     struct nodes *ns = r->ctld->nodes;
@@ -84,7 +97,8 @@ int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
     for (size_t i = 0; i < nodes_count(ns); i++) {
         const struct node *n = nodes_get(ns, i);
         if (in_filter(filter, n->cf->name))
-            json_array_append_new(out, node_to_json(ns, n));
+            json_array_append_new(
+                out, node_to_json(ns, n, node_jobs(r->ctld->jobs, n->idx)));
     }
     *reply = json_pack("{s:o}", "nodes", out);
     return 0;

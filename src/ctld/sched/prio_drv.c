@@ -157,20 +157,21 @@ static void tree_refresh(struct prio_drv *p)
 
 void prio_drv_sync(struct prio_drv *p, time_t now)
 {
-    if (p == NULL || acct_generation(p->c->acct) == p->acct_gen)
+    if (acct_generation(p->c->acct) == p->acct_gen)
         return;
     tree_refresh(p);
     recompute_all(p, now);
 }
 
-void prio_drv_job_event(struct ctld *c, struct job *j, time_t now)
+/* jobs_events.job_event: j changed at now: fold its accrual and, if it is
+ * pending, recompute its priority (saved with its record). */
+static void job_event(void *arg, struct job *j, const char *what, time_t now)
 {
-    struct prio_drv *p = c->prio;
+    struct prio_drv *p = arg;
     bool eligible = prio_drv_eligible(j, now);
     time_t at = now;
 
-    if (p == NULL)
-        return;
+    (void)what; /* the job as it stands says all */
     /* a job whose begin time came: it has accrued since then */
     if (eligible && j->accrual.since == 0 && j->begin_time > j->submit_time &&
         j->begin_time <= now && strcmp(job_reason(j), "BeginTime") == 0)
@@ -184,26 +185,33 @@ void prio_drv_job_event(struct ctld *c, struct job *j, time_t now)
     }
 }
 
-void prio_drv_job_ended(struct ctld *c, struct job *j, time_t end)
+/* jobs_events.job_ended: charge the usage of j (leaving its nodes at
+ * end). */
+static void job_ended(void *arg, struct job *j, time_t end)
 {
-    struct prio_drv *p = c->prio;
+    struct prio_drv *p = arg;
     time_t from;
     char key[KEY_MAX];
     struct err e;
 
-    if (p == NULL || j->start_time == 0)
+    if (j->start_time == 0)
         return;
     from = j->start_time > p->last_calc ? j->start_time : p->last_calc;
     prio_usage_charge(p, j, from, end);
-    if (prio_job_key(p, j, key, sizeof(key)) && ctld_write(c, &e) == 0 &&
+    if (prio_job_key(p, j, key, sizeof(key)) && ctld_write(p->c, &e) == 0 &&
         prio_usage_save_one(p, key, &e) < 0)
         log_warnx("job=%" PRIu64 " usage not saved: %s", j->id, e.text);
     if (j->qos != NULL) {
         prio_usage_qos_key(j->qos, key, sizeof(key));
-        if (ctld_write(c, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
+        if (ctld_write(p->c, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
             log_warnx("job=%" PRIu64 " QOS usage not saved: %s", j->id, e.text);
     }
 }
+
+const struct jobs_events prio_drv_events = {
+    .job_event = job_event,
+    .job_ended = job_ended,
+};
 
 static void charge_and_decay(struct prio_drv *p, time_t now)
 {
@@ -274,7 +282,6 @@ struct prio_drv *prio_drv_create(struct ctld *c, struct err *e)
                 p->usage[i].usage = 0;
         log_info("fairshare usage reset (PriorityUsageResetPeriod=NOW)");
     }
-    c->prio = p; /* the refresh below reaches it through c */
     prio_drv_refresh(p, now);
     p->timer = event_new(c->base, -1, EV_PERSIST, timer_cb, p);
     tv = (struct timeval){p->calc_period_s, 0};

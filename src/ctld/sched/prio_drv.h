@@ -4,8 +4,9 @@
  * fairshare.h from the jobs, the configuration and the accounting model.
  *
  * Each pending job carries its priority and its factors (struct job
- * .priority, .factors), recomputed on events (submit, hold, release,
- * requeue, update: prio_drv_job_event; a change of the accounting model,
+ * .priority, .factors), recomputed on the job table's events (submit,
+ * hold, release, requeue, update...: prio_drv_events; a change of the
+ * accounting model,
  * seen by acct_generation at the next pass: prio_drv_sync) and on the
  * PriorityCalcPeriod timer, never per scheduling decision.  Usage, billed
  * TRES x seconds x the QOS UsageFactor, is charged from running jobs on
@@ -21,6 +22,7 @@
 #include <jansson.h>
 
 #include "common/err.h"
+#include "ctld/queue/jobs.h"
 
 struct ctld;
 struct job;
@@ -40,15 +42,15 @@ void prio_drv_destroy(struct prio_drv *p);
 bool prio_drv_eligible(const struct job *j, time_t now);
 
 /*
- * prio_drv_job_event: j's state changed at when (submit, hold, release,
- * start, requeue, begin time reached, update): fold its accrual and, if it
- * is pending, recompute its priority.  Does nothing when c has no
- * prio_drv yet (loading).  The caller saves the job's record.
+ * prio_drv_events: what a prio_drv hears of the job table, subscribed
+ * with jobs_subscribe(js, &prio_drv_events, p) once the jobs are loaded
+ * (prio_drv_create has computed their priorities).  job_event (any change
+ * of a job: submit, hold, release, start, requeue, begin time reached,
+ * update...) folds the job's accrual and, if it is pending, recomputes its
+ * priority, which is saved with the job's record; job_ended charges the
+ * usage of a job leaving its nodes.
  */
-void prio_drv_job_event(struct ctld *c, struct job *j, time_t when);
-
-/* prio_drv_job_ended: charge the usage of j (leaving RUNNING at end). */
-void prio_drv_job_ended(struct ctld *c, struct job *j, time_t end);
+extern const struct jobs_events prio_drv_events;
 
 /* prio_drv_sync: before a pass: recompute every pending job's priority if
  * the accounting model changed since the last computation. */
