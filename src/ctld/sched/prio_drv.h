@@ -6,9 +6,9 @@
  * Each pending job carries its priority and its factors (struct job
  * .priority, .factors), recomputed on the job table's events (submit,
  * hold, release, requeue, update...: prio_drv_events; a change of the
- * accounting model,
- * seen by acct_generation at the next pass: prio_drv_sync) and on the
- * PriorityCalcPeriod timer, never per scheduling decision.  Usage, billed
+ * accounting model, seen by acct_generation at the next pass:
+ * prio_drv_sync) and on the PriorityCalcPeriod timer, never per
+ * scheduling decision.  Usage, billed
  * TRES x seconds x the QOS UsageFactor, is charged from running jobs on
  * the timer and when a job ends, decayed by PriorityDecayHalfLife, reset
  * by PriorityUsageResetPeriod, and kept in the fs_usage table.
@@ -30,8 +30,9 @@ struct prio_drv;
 
 /*
  * prio_drv_create: from c's configuration (PriorityWeight*, PriorityFlags,
- * partitions' TRESBillingWeights) with usage loaded from c->persist; arms
- * the PriorityCalcPeriod timer.  NULL with e naming the bad setting.
+ * partitions' TRESBillingWeights) with usage loaded from c->persist;
+ * computes the priority of every pending job in c->jobs once and arms the
+ * PriorityCalcPeriod timer.  NULL with e naming the bad setting.
  * prio_drv_destroy accepts NULL.
  */
 struct prio_drv *prio_drv_create(struct ctld *c, struct err *e);
