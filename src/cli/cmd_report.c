@@ -171,15 +171,14 @@ static int report_preemptions(int argc, char **argv)
         if ((rc = report_opt(&q, id, arg, &e)) < 0)
             break;
     }
-    if (rc == 0 && st.ind < argc) {
-        rc = err_set(&e, "unexpected argument %s", argv[st.ind]);
-    }
-    opt_free(&st);
-    if (rc != 0) {
-        if (rc < 0)
-            cli_error("%s", e.text);
+    if (rc > 0) { /* --help */
+        opt_free(&st);
         json_decref(q.req);
-        return rc < 0 ? 2 : 0;
+        return 0;
+    }
+    if (cli_opt_end(&st, rc, &e) < 0) {
+        json_decref(q.req);
+        return 2;
     }
     if (!q.share_set) {
         struct conf *conf = conf_load(cli_conf_path(), NULL, &e);

@@ -156,17 +156,7 @@ static int share_parse(struct share_args *a, int argc, char **argv)
             return 0;
         }
     }
-    if (rc == 0 && st.ind < argc) {
-        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
-                 argv[st.ind]);
-        rc = -1;
-    }
-    opt_free(&st);
-    if (rc < 0) {
-        cli_error("%s", e.text);
-        return -1;
-    }
-    return 1;
+    return cli_opt_end(&st, rc, &e);
 }
 
 int cmd_share(int argc, char **argv)
