@@ -79,12 +79,4 @@ bool acctview_has_batch(json_t *job);
 /* acctview_json: the --json object of one job (docs/cli.md); new. */
 json_t *acctview_json(json_t *job, time_t now);
 
-/*
- * acctview_time_parse: sacct's -S/-E times: "YYYY-MM-DD[THH:MM[:SS]]",
- * "MM/DD[/YY]", "HH:MM[:SS]" (today), "now", "today", "midnight",
- * "noon", "now[+-]N[seconds|minutes|hours|days|weeks]", or Unix seconds
- * after "@".  -1 with EINVAL and e.
- */
-int acctview_time_parse(const char *s, time_t now, time_t *out, struct err *e);
-
 #endif

@@ -17,6 +17,7 @@
 #include "cli/fmt.h"
 #include "cli/jobfilter.h"
 #include "cli/opt.h"
+#include "cli/when.h"
 #include "common/proto.h"
 
 enum {
@@ -118,12 +119,12 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
         return 0;
     case A_START:
         q->start_set = true;
-        return acctview_time_parse(arg, now, &q->start, e) < 0
+        return when_parse(arg, now, WHEN_TODAY, &q->start, e) < 0
                    ? err_prefix(e, "--starttime")
                    : 0;
     case A_END:
         q->end_set = true;
-        return acctview_time_parse(arg, now, &q->end, e) < 0
+        return when_parse(arg, now, WHEN_TODAY, &q->end, e) < 0
                    ? err_prefix(e, "--endtime")
                    : 0;
     case A_ALLUSERS:
@@ -184,24 +185,15 @@ static int acct_parse(struct acct *q, int argc, char **argv)
     return cli_opt_end(&st, rc, &e);
 }
 
-/* Midnight today, local time. */
-static time_t midnight(time_t now)
-{
-    struct tm tm;
-
-    localtime_r(&now, &tm);
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    tm.tm_isdst = -1;
-    return mktime(&tm);
-}
-
 static json_t *acct_request(const struct acct *q)
 {
     json_t *req = jobfilter_request(&q->f);
     time_t now = time(NULL), start = q->start;
 
     if (!q->start_set)
-        start = q->f.job_ids != NULL || q->f.states != NULL ? 0 : midnight(now);
+        start = q->f.job_ids != NULL || q->f.states != NULL
+                    ? 0
+                    : when_midnight(now, 0);
     json_object_set_new(req, "start_time", json_integer((json_int_t)start));
     if (q->end_set)
         json_object_set_new(req, "end_time", json_integer((json_int_t)q->end));

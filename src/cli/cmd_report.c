@@ -16,6 +16,7 @@
 #include "cli/fmt.h"
 #include "cli/opt.h"
 #include "cli/preempt_report.h"
+#include "cli/when.h"
 #include "common/conf.h"
 #include "common/proto.h"
 
@@ -112,7 +113,7 @@ static int report_opt(struct report_q *q, int id, const char *arg,
     switch (id) {
     case R_START:
     case R_END:
-        if (acctview_time_parse(arg, time(NULL), &t, e) < 0)
+        if (when_parse(arg, time(NULL), WHEN_TODAY, &t, e) < 0)
             return -1;
         json_object_set_new(q->req, id == R_START ? "start_time" : "end_time",
                             json_integer((json_int_t)t));

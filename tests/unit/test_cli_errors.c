@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/when.h"
 
 /* Run fn on the words of argv (NULL-terminated); its exit code in *rc and
  * what it wrote on stderr in out. */
@@ -93,10 +94,10 @@ static void test_sacctmgr(void **state)
 static void test_others(void **state)
 {
     (void)state;
-    expect(cmd_acct, (const char *[]){"sacct", "-S", "soon", NULL}, 1,
-           "sacct: error: --starttime: invalid time \"soon\" (expected "
-           "YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS], "
-           "now[{+|-}N[units]], today, midnight, noon)\n");
+    expect(
+        cmd_acct, (const char *[]){"sacct", "-S", "soon", NULL}, 1,
+        "sacct: error: --starttime: invalid time \"soon\" (expected " WHEN_FORMS
+        ")\n");
     expect(cmd_share, (const char *[]){"sshare", "x", NULL}, 1,
            "sshare: error: unexpected argument \"x\"\n");
     expect(cmd_prio, (const char *[]){"sprio", "--nope", NULL}, 1,
