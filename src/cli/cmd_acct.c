@@ -73,7 +73,7 @@ struct acct {
     const char *format, *events;
     time_t start, end;
     bool start_set, end_set, all_users, alloc_only, noheader, json;
-    enum acctview_mode mode;
+    enum fmt_tab_mode mode;
 };
 
 static void acct_help(void)
@@ -140,10 +140,10 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
         q->format = ACCTVIEW_LONG;
         return 0;
     case A_PARSABLE2:
-        q->mode = ACCTVIEW_PARSABLE2;
+        q->mode = FMT_TAB_PARSABLE2;
         return 0;
     case A_PARSABLE:
-        q->mode = ACCTVIEW_PARSABLE;
+        q->mode = FMT_TAB_PARSABLE;
         return 0;
     case A_NOHEADER:
         q->noheader = true;
@@ -295,7 +295,7 @@ static int acct_print(const struct acct *q, json_t *jobs)
 
 int cmd_acct(int argc, char **argv)
 {
-    struct acct q = {.mode = ACCTVIEW_COLUMNS};
+    struct acct q = {.mode = FMT_TAB_COLUMNS};
     json_t *jobs = NULL;
     int rc;
 

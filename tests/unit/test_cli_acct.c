@@ -128,7 +128,7 @@ static void test_values(void **state)
     json_decref(j);
 }
 
-static char *print(enum acctview_mode mode, const char *fields, json_t *job)
+static char *print(enum fmt_tab_mode mode, const char *fields, json_t *job)
 {
     struct acctview_spec sp;
     struct acctview_row r = {job, NULL, 2000};
@@ -152,15 +152,15 @@ static void test_output(void **state)
     char *s;
 
     (void)state;
-    s = print(ACCTVIEW_COLUMNS, "JobID,State,ExitCode", j);
+    s = print(FMT_TAB_COLUMNS, "JobID,State,ExitCode", j);
     assert_string_equal(s, "JobID             State ExitCode \n"
                            "------------ ---------- -------- \n"
                            "42           CANCELLED+     0:15 \n");
     free(s);
-    s = print(ACCTVIEW_PARSABLE2, "JobID,State", j);
+    s = print(FMT_TAB_PARSABLE2, "JobID,State", j);
     assert_string_equal(s, "JobID|State\n42|CANCELLED by 0\n");
     free(s);
-    s = print(ACCTVIEW_PARSABLE, "JobID,State%5", j);
+    s = print(FMT_TAB_PARSABLE, "JobID,State%5", j);
     assert_string_equal(s, "JobID|State|\n42|CANCELLED by 0|\n");
     free(s);
     json_t *o = acctview_json(j, 2000);
