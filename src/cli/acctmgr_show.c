@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli/fmt.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
@@ -272,30 +273,15 @@ static int parse_format(const struct col *cols, const char *entity,
         (*out)[(*n)++] = (struct field){c, width > 0 ? width : c->width};
     }
     free(copy);
+    if (rc == 0 && *n == 0) {
+        errno = EINVAL;
+        rc = err_set(e, "no field in format \"%s\"", format);
+    }
     if (rc < 0) {
         free(*out);
         *out = NULL;
     }
     return rc;
-}
-
-static void cell(const char *s, int width, bool last,
-                 const struct acctmgr_out *out)
-{
-    int len = (int)strlen(s);
-
-    if (out->parsable || out->parsable2) {
-        fputs(s, stdout);
-        if (out->parsable || !last)
-            putchar('|');
-        return;
-    }
-    if (len > width)
-        printf("%.*s+", width - 1, s);
-    else
-        printf("%*s", width, s);
-    if (!last)
-        putchar(' ');
 }
 
 int acctmgr_print(const char *entity, json_t *reply, const char *format,
@@ -306,28 +292,34 @@ int acctmgr_print(const char *entity, json_t *reply, const char *format,
     struct field *f;
     size_t n, i;
     json_t *items = json_object_get(reply, key), *o;
+    struct fmt_col *tc;
+    struct fmt_tab t;
     char buf[4096];
 
     if (parse_format(cols, entity, format ? format : def, &f, &n, e) < 0)
         return -1;
+    /* Right-justified columns, no blank after the last; -p wins over -P. */
+    tc = xcalloc(n, sizeof(*tc));
+    for (size_t k = 0; k < n; k++)
+        tc[k] = (struct fmt_col){f[k].width, false, FMT_CUT_PLUS};
+    t = (struct fmt_tab){stdout,
+                         out->parsable    ? FMT_TAB_PARSABLE
+                         : out->parsable2 ? FMT_TAB_PARSABLE2
+                                          : FMT_TAB_COLUMNS,
+                         tc, n, false};
     if (!out->noheader) {
         for (size_t k = 0; k < n; k++)
-            cell(f[k].col->header, f[k].width, k + 1 == n, out);
-        putchar('\n');
-        for (size_t k = 0; k < n && !out->parsable && !out->parsable2; k++) {
-            for (int w = 0; w < f[k].width; w++)
-                putchar('-');
-            putchar(k + 1 == n ? '\n' : ' ');
-        }
+            fmt_tab_cell(&t, k, f[k].col->header);
+        fmt_tab_rule(&t);
     }
     json_array_foreach(items, i, o)
     {
         for (size_t k = 0; k < n; k++) {
             value_of(f[k].col, o, buf, sizeof(buf));
-            cell(buf, f[k].width, k + 1 == n, out);
+            fmt_tab_cell(&t, k, buf);
         }
-        putchar('\n');
     }
+    free(tc);
     free(f);
     return 0;
 }

@@ -127,8 +127,12 @@ int acctview_spec_parse(const char *s, struct acctview_spec *out, struct err *e)
             goto error;
         }
         out->cols = xreallocarray(out->cols, out->n + 1, sizeof(*out->cols));
-        out->cols[out->n++] =
+        out->tab = xreallocarray(out->tab, out->n + 1, sizeof(*out->tab));
+        out->cols[out->n] =
             (struct acctview_col){f, w >= 0 ? (int)w : fields[f].width};
+        out->tab[out->n] = (struct fmt_col){out->cols[out->n].width,
+                                            fields[f].left, FMT_CUT_PLUS};
+        out->n++;
     }
     free(copy);
     if (out->n == 0) {
@@ -145,6 +149,7 @@ error:
 void acctview_spec_free(struct acctview_spec *sp)
 {
     free(sp->cols);
+    free(sp->tab);
     memset(sp, 0, sizeof(*sp));
 }
 
@@ -361,59 +366,32 @@ const char *acctview_value(int f, const struct acctview_row *r, char *buf,
 
 /* ---- output ----------------------------------------------------------- */
 
-/* A column: cut to width with a "+" at the end, as sacct does. */
-static void cell(FILE *fp, const char *s, int width, bool left)
+/* Slurm's columns (a blank after each, the last too), -p or -P. */
+static struct fmt_tab tab_of(FILE *fp, const struct acctview_spec *sp,
+                             enum fmt_tab_mode mode)
 {
-    int n = (int)strlen(s);
-
-    if (width > 0 && n > width)
-        fprintf(fp, "%.*s+", width - 1, s);
-    else if (left)
-        fprintf(fp, "%-*s", width, s);
-    else
-        fprintf(fp, "%*s", width, s);
-}
-
-static void put(FILE *fp, const struct acctview_spec *sp,
-                enum acctview_mode mode, size_t i, const char *s)
-{
-    const struct acctview_col *c = &sp->cols[i];
-
-    if (mode == ACCTVIEW_COLUMNS) {
-        cell(fp, s, c->width, fields[c->field].left);
-        fputc(' ', fp);
-    } else {
-        fputs(s, fp);
-        if (mode == ACCTVIEW_PARSABLE || i + 1 < sp->n)
-            fputc('|', fp);
-    }
+    return (struct fmt_tab){fp, mode, sp->tab, sp->n, true};
 }
 
 void acctview_header(FILE *fp, const struct acctview_spec *sp,
-                     enum acctview_mode mode)
+                     enum fmt_tab_mode mode)
 {
+    struct fmt_tab t = tab_of(fp, sp, mode);
+
     for (size_t i = 0; i < sp->n; i++)
-        put(fp, sp, mode, i, fields[sp->cols[i].field].name);
-    fputc('\n', fp);
-    if (mode != ACCTVIEW_COLUMNS)
-        return;
-    for (size_t i = 0; i < sp->n; i++) {
-        for (int k = 0; k < sp->cols[i].width; k++)
-            fputc('-', fp);
-        fputc(' ', fp);
-    }
-    fputc('\n', fp);
+        fmt_tab_cell(&t, i, fields[sp->cols[i].field].name);
+    fmt_tab_rule(&t);
 }
 
 void acctview_print(FILE *fp, const struct acctview_spec *sp,
-                    enum acctview_mode mode, const struct acctview_row *r)
+                    enum fmt_tab_mode mode, const struct acctview_row *r)
 {
+    struct fmt_tab t = tab_of(fp, sp, mode);
     char buf[1024];
 
     for (size_t i = 0; i < sp->n; i++)
-        put(fp, sp, mode, i,
-            acctview_value(sp->cols[i].field, r, buf, sizeof(buf)));
-    fputc('\n', fp);
+        fmt_tab_cell(&t, i,
+                     acctview_value(sp->cols[i].field, r, buf, sizeof(buf)));
 }
 
 json_t *acctview_json(json_t *job, time_t now)

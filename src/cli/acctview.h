@@ -1,7 +1,7 @@
 /*
  * sacct's view of a job: its fields by Slurm's names and widths (JobID,
  * State, ExitCode, AllocTRES, ...), the rows of a job and its .batch
- * step, Slurm's column, -p and -P output, and sacct's time arguments.
+ * step, in Slurm's columns or -p/-P (printed by fmt_tab, fmt.h).
  */
 #ifndef SLUICE_CLI_ACCTVIEW_H
 #define SLUICE_CLI_ACCTVIEW_H
@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "cli/fmt.h"
 #include "common/err.h"
 
 #define ACCTVIEW_DEFAULT                                                       \
@@ -36,6 +37,7 @@ struct acctview_col {
 
 struct acctview_spec {
     struct acctview_col *cols;
+    struct fmt_col *tab; /* the same columns for fmt_tab */
     size_t n;
 };
 
@@ -51,18 +53,12 @@ void acctview_spec_free(struct acctview_spec *sp);
 /* acctview_fields: the field names, comma-separated (for --helpformat). */
 const char *acctview_fields(void);
 
-enum acctview_mode {
-    ACCTVIEW_COLUMNS,   /* Slurm's fixed-width columns */
-    ACCTVIEW_PARSABLE,  /* -p: "a|b|" */
-    ACCTVIEW_PARSABLE2, /* -P: "a|b" */
-};
-
 /* acctview_header: the header line (and, in columns, the dashes). */
 void acctview_header(FILE *fp, const struct acctview_spec *sp,
-                     enum acctview_mode mode);
+                     enum fmt_tab_mode mode);
 /* acctview_print: one row. */
 void acctview_print(FILE *fp, const struct acctview_spec *sp,
-                    enum acctview_mode mode, const struct acctview_row *r);
+                    enum fmt_tab_mode mode, const struct acctview_row *r);
 
 /* acctview_value: field f of row r as text (buf or a constant). */
 const char *acctview_value(int f, const struct acctview_row *r, char *buf,
@@ -78,13 +74,5 @@ bool acctview_has_batch(json_t *job);
 
 /* acctview_json: the --json object of one job (docs/cli.md); new. */
 json_t *acctview_json(json_t *job, time_t now);
-
-/*
- * acctview_time_parse: sacct's -S/-E times: "YYYY-MM-DD[THH:MM[:SS]]",
- * "MM/DD[/YY]", "HH:MM[:SS]" (today), "now", "today", "midnight",
- * "noon", "now[+-]N[seconds|minutes|hours|days|weeks]", or Unix seconds
- * after "@".  -1 with EINVAL and e.
- */
-int acctview_time_parse(const char *s, time_t now, time_t *out, struct err *e);
 
 #endif

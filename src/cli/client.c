@@ -42,20 +42,14 @@ static struct cli_client *cli_default;
 /* cli_call's replies are left unescaped (--json). */
 static bool cli_raw;
 
-static const char *const cli_slurm_names[] = {
-    "sbatch", "squeue",   "scancel", "sinfo",  "scontrol",
-    "sacct",  "sacctmgr", "sprio",   "sshare", NULL,
-};
-
+/* The face is a Slurm name's when argv0 is one of cli_slurm_cmds (the
+ * same table main() dispatches on, so no name can be missing here). */
 void cli_set_prog(const char *argv0)
 {
     const char *base = strrchr(argv0, '/');
 
     base = base ? base + 1 : argv0;
-    cli_is_slurm = false;
-    for (size_t i = 0; cli_slurm_names[i] != NULL; i++)
-        if (strcmp(base, cli_slurm_names[i]) == 0)
-            cli_is_slurm = true;
+    cli_is_slurm = cli_find(cli_slurm_cmds, base) != NULL;
     snprintf(cli_prog_name, sizeof(cli_prog_name), "%s",
              cli_is_slurm ? base : "sluice");
 }
@@ -91,6 +85,20 @@ void cli_error(const char *fmt, ...)
     va_start(ap, fmt);
     cli_vline(cli_is_slurm ? "error: " : "", fmt, ap);
     va_end(ap);
+}
+
+int cli_opt_end(struct opt_state *st, int rc, struct err *e)
+{
+    if (rc == 0 && st->ind < st->argc && !st->permute) {
+        errno = EINVAL;
+        rc = err_set(e, "unexpected argument \"%s\"", st->argv[st->ind]);
+    }
+    opt_free(st);
+    if (rc < 0) {
+        cli_error("%s", e->text);
+        return -1;
+    }
+    return 1;
 }
 
 void cli_warn(const char *fmt, ...)

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "cli/opt.h"
 #include "common/conf.h"
 #include "common/err.h"
 
@@ -27,6 +28,14 @@ const char *cli_prog(void);
 bool cli_slurm_face(void);
 /* cli_error: one line on stderr in the current face. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * cli_opt_end: the one ending of every verb's option loop over st.  rc is
+ * the loop's last result: opt_next's 0 or -1, or the verb's own -1 with e.
+ * When rc is 0 and st stopped at an operand (not permuting), that operand
+ * is an error: "unexpected argument \"x\"".  Frees st; prints an error
+ * with cli_error.  Returns 1 when parsed, -1 after printing an error.
+ */
+int cli_opt_end(struct opt_state *st, int rc, struct err *e);
 /* cli_warn: "sbatch: warning: TEXT" / "sluice: warning: TEXT". */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

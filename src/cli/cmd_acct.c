@@ -17,6 +17,7 @@
 #include "cli/fmt.h"
 #include "cli/jobfilter.h"
 #include "cli/opt.h"
+#include "cli/when.h"
 #include "common/proto.h"
 
 enum {
@@ -72,7 +73,7 @@ struct acct {
     const char *format, *events;
     time_t start, end;
     bool start_set, end_set, all_users, alloc_only, noheader, json;
-    enum acctview_mode mode;
+    enum fmt_tab_mode mode;
 };
 
 static void acct_help(void)
@@ -118,12 +119,12 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
         return 0;
     case A_START:
         q->start_set = true;
-        return acctview_time_parse(arg, now, &q->start, e) < 0
+        return when_parse(arg, now, WHEN_TODAY, &q->start, e) < 0
                    ? err_prefix(e, "--starttime")
                    : 0;
     case A_END:
         q->end_set = true;
-        return acctview_time_parse(arg, now, &q->end, e) < 0
+        return when_parse(arg, now, WHEN_TODAY, &q->end, e) < 0
                    ? err_prefix(e, "--endtime")
                    : 0;
     case A_ALLUSERS:
@@ -139,10 +140,10 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
         q->format = ACCTVIEW_LONG;
         return 0;
     case A_PARSABLE2:
-        q->mode = ACCTVIEW_PARSABLE2;
+        q->mode = FMT_TAB_PARSABLE2;
         return 0;
     case A_PARSABLE:
-        q->mode = ACCTVIEW_PARSABLE;
+        q->mode = FMT_TAB_PARSABLE;
         return 0;
     case A_NOHEADER:
         q->noheader = true;
@@ -181,28 +182,7 @@ static int acct_parse(struct acct *q, int argc, char **argv)
         if ((rc = acct_opt(q, id, arg, &e)) < 0)
             break;
     }
-    if (rc == 0 && st.ind < argc) {
-        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
-                 argv[st.ind]);
-        rc = -1;
-    }
-    opt_free(&st);
-    if (rc < 0) {
-        cli_error("%s", e.text);
-        return -1;
-    }
-    return 1;
-}
-
-/* Midnight today, local time. */
-static time_t midnight(time_t now)
-{
-    struct tm tm;
-
-    localtime_r(&now, &tm);
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    tm.tm_isdst = -1;
-    return mktime(&tm);
+    return cli_opt_end(&st, rc, &e);
 }
 
 static json_t *acct_request(const struct acct *q)
@@ -211,7 +191,9 @@ static json_t *acct_request(const struct acct *q)
     time_t now = time(NULL), start = q->start;
 
     if (!q->start_set)
-        start = q->f.job_ids != NULL || q->f.states != NULL ? 0 : midnight(now);
+        start = q->f.job_ids != NULL || q->f.states != NULL
+                    ? 0
+                    : when_midnight(now, 0);
     json_object_set_new(req, "start_time", json_integer((json_int_t)start));
     if (q->end_set)
         json_object_set_new(req, "end_time", json_integer((json_int_t)q->end));
@@ -313,7 +295,7 @@ static int acct_print(const struct acct *q, json_t *jobs)
 
 int cmd_acct(int argc, char **argv)
 {
-    struct acct q = {.mode = ACCTVIEW_COLUMNS};
+    struct acct q = {.mode = FMT_TAB_COLUMNS};
     json_t *jobs = NULL;
     int rc;
 

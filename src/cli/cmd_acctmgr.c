@@ -45,46 +45,47 @@ static void usage(FILE *fp)
                 "        sacctmgr show qos format=Name,Priority\n");
 }
 
-static int option(struct mgr *m, const char *arg)
+enum {
+    M_IMMEDIATE = 1,
+    M_PARSABLE2,
+    M_PARSABLE,
+    M_NOHEADER,
+    M_JSON,
+    M_QUIET,
+    M_HELP,
+};
+
+static const struct opt_def mgr_opts[] = {
+    {"immediate", 'i', OPT_NOARG, M_IMMEDIATE},
+    {"parsable2", 'P', OPT_NOARG, M_PARSABLE2},
+    {"parsable", 'p', OPT_NOARG, M_PARSABLE},
+    {"noheader", 'n', OPT_NOARG, M_NOHEADER},
+    {"json", 0, OPT_NOARG, M_JSON},
+    {"quiet", 'Q', OPT_NOARG, M_QUIET},
+    {"readonly", 'r', OPT_NOARG, M_QUIET},
+    {"help", 'h', OPT_NOARG, M_HELP},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
+static void option(struct mgr *m, int id)
 {
-    if (strcmp(arg, "--immediate") == 0)
+    switch (id) {
+    case M_IMMEDIATE:
         m->immediate = true;
-    else if (strcmp(arg, "--parsable2") == 0)
+        break;
+    case M_PARSABLE2:
         m->out.parsable2 = true;
-    else if (strcmp(arg, "--parsable") == 0)
+        break;
+    case M_PARSABLE:
         m->out.parsable = true;
-    else if (strcmp(arg, "--noheader") == 0)
+        break;
+    case M_NOHEADER:
         m->out.noheader = true;
-    else if (strcmp(arg, "--json") == 0)
+        break;
+    case M_JSON:
         m->json = true;
-    else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "--readonly") == 0)
-        ;
-    else if (arg[1] == '-' || arg[1] == '\0')
-        return -1;
-    else {
-        for (const char *p = arg + 1; *p; p++) {
-            switch (*p) {
-            case 'i':
-                m->immediate = true;
-                break;
-            case 'P':
-                m->out.parsable2 = true;
-                break;
-            case 'p':
-                m->out.parsable = true;
-                break;
-            case 'n':
-                m->out.noheader = true;
-                break;
-            case 'Q':
-            case 'r':
-                break;
-            default:
-                return -1;
-            }
-        }
+        break;
     }
-    return 0;
 }
 
 static int verb_of(const char *w, enum verb *v)
@@ -182,51 +183,34 @@ static int spec(struct mgr *m, const char *w, bool in_set)
     return 0;
 }
 
-static int parse(struct mgr *m, int argc, char **argv)
+/* The words after the options: COMMAND ENTITY [SPECS]. */
+static int parse_words(struct mgr *m, int n, char **w)
 {
-    int i = 1;
     bool in_set = false;
 
-    for (; i < argc && argv[i][0] == '-' && !strchr(argv[i], '='); i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            exit(0);
-        }
-        if (option(m, argv[i]) < 0) {
-            cli_error("unknown option: %s", argv[i]);
-            return -1;
-        }
-    }
-    if (argc - i < 2) {
+    if (n < 2) {
         usage(stderr);
         return -1;
     }
-    if (verb_of(argv[i], &m->verb) < 0) {
-        cli_error("Unknown command: %s", argv[i]);
+    if (verb_of(w[0], &m->verb) < 0) {
+        cli_error("Unknown command: %s", w[0]);
         return -1;
     }
-    m->entity = acctmgr_entity(argv[i + 1]);
+    m->entity = acctmgr_entity(w[1]);
     if (m->entity == NULL) {
         cli_error("Unknown entity: %s (qos, account, user, association, "
                   "cluster)",
-                  argv[i + 1]);
+                  w[1]);
         return -1;
     }
-    for (i += 2; i < argc; i++) {
-        if (strcasecmp(argv[i], "where") == 0 && m->verb != V_ADD)
+    for (int i = 2; i < n; i++) {
+        if (strcasecmp(w[i], "where") == 0 && m->verb != V_ADD)
             continue;
-        if (strcasecmp(argv[i], "set") == 0 && m->verb == V_MODIFY) {
+        if (strcasecmp(w[i], "set") == 0 && m->verb == V_MODIFY) {
             in_set = true;
             continue;
         }
-        if (argv[i][0] == '-' && !strchr(argv[i], '=')) {
-            if (option(m, argv[i]) < 0) {
-                cli_error("unknown option: %s", argv[i]);
-                return -1;
-            }
-            continue;
-        }
-        if (spec(m, argv[i], in_set) < 0)
+        if (spec(m, w[i], in_set) < 0)
             return -1;
     }
     if (m->verb == V_MODIFY && json_array_size(m->set) == 0) {
@@ -236,6 +220,31 @@ static int parse(struct mgr *m, int argc, char **argv)
         return -1;
     }
     return 0;
+}
+
+/* Options anywhere (sacctmgr -i add ..., sacctmgr show qos -P), then the
+ * words in order. */
+static int parse(struct mgr *m, int argc, char **argv)
+{
+    struct opt_state st;
+    const char *arg;
+    struct err e;
+    int id, rc;
+
+    opt_init(&st, argc, argv, 1, true);
+    while ((rc = opt_next(&st, mgr_opts, &id, &arg, &e)) > 0) {
+        if (id == M_HELP) {
+            usage(stdout);
+            opt_free(&st);
+            exit(0);
+        }
+        option(m, id);
+    }
+    if (rc < 0)
+        return cli_opt_end(&st, rc, &e);
+    rc = parse_words(m, st.n_operands, st.operands);
+    opt_free(&st);
+    return rc;
 }
 
 static json_t *request(const struct mgr *m, bool dry_run)

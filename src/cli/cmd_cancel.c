@@ -150,11 +150,8 @@ static int cancel_parse(struct cancel *c, int argc, char **argv)
     }
     for (int i = 0; rc == 0 && i < st.n_operands; i++)
         rc = jobfilter_add(&c->f, JOBFILTER_IDS, st.operands[i], &e);
-    opt_free(&st);
-    if (rc < 0) {
-        cli_error("%s", e.text);
+    if (cli_opt_end(&st, rc, &e) < 0)
         return -1;
-    }
     if (jobfilter_empty(&c->f)) {
         cli_error("No job identification provided");
         return -1;

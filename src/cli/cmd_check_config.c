@@ -3,7 +3,6 @@
  * (and the gres.conf beside it), print it in canonical form or as JSON,
  * with every warning and error as FILE:LINE:COL.  Exit 0 when valid.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "cli/client.h"
 #include "common/cgroupconf.h"
 #include "common/conf.h"
 #include "common/gres.h"
@@ -155,34 +155,42 @@ static int cc_usage(FILE *fp, int rc)
     return rc;
 }
 
+enum { CC_FILE = 1, CC_JSON, CC_HELP };
+
+static const struct opt_def cc_opts[] = {
+    {"file", 'f', OPT_ARG, CC_FILE},
+    {"json", 0, OPT_NOARG, CC_JSON},
+    {"help", 'h', OPT_NOARG, CC_HELP},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
 int cmd_check_config(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"file", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *path = getenv("SLUICE_CONF");
+    const char *path = getenv("SLUICE_CONF"), *arg;
     bool json = false;
     struct conf_diag d;
     struct gresconf **per = NULL;
+    struct opt_state st;
     struct conf *c;
+    struct err e;
     char *gpath;
-    int opt;
+    int opt, id;
 
     if (path == NULL || path[0] == '\0')
         path = CONF_DEFAULT_PATH;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
-        if (opt == 'f')
-            path = optarg;
-        else if (opt == 'j')
-            json = true;
+    cli_set_prog(argv[0]);
+    opt_init(&st, argc, argv, 1, false);
+    while ((opt = opt_next(&st, cc_opts, &id, &arg, &e)) > 0) {
+        if (id == CC_HELP) {
+            opt_free(&st);
+            return cc_usage(stdout, 0);
+        }
+        if (id == CC_FILE)
+            path = arg;
         else
-            return cc_usage(opt == 'h' ? stdout : stderr, opt == 'h' ? 0 : 2);
+            json = true;
     }
-    if (optind != argc)
+    if (cli_opt_end(&st, opt, &e) < 0)
         return cc_usage(stderr, 2);
     conf_diag_init(&d);
     c = conf_load(path, &d, NULL);

@@ -22,23 +22,33 @@ static int parse_id(const char *s, long long *id)
     return s[0] != '\0' && *end == '\0' && errno == 0 && *id > 0 ? 0 : -1;
 }
 
+static const struct opt_def checkpoint_opts[] = {
+    {"help", 'h', OPT_NOARG, 1},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
 int cmd_checkpoint(int argc, char **argv)
 {
-    const char *arg = argc > 1 ? argv[1] : getenv("SLURM_JOB_ID");
+    const char *arg;
     json_t *req, *reply = NULL;
+    struct opt_state st;
     long long id;
     struct err e;
-    int rc = 0;
+    int oid, rc;
 
     cli_set_prog(argv[0]);
-    if (argc > 1 &&
-        (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+    opt_init(&st, argc, argv, 1, false);
+    if ((rc = opt_next(&st, checkpoint_opts, &oid, &arg, &e)) > 0) {
         printf("usage: sluice checkpoint [JOBID]\n"
                "Record that the job (default: $SLURM_JOB_ID) has just "
                "written a checkpoint.\n");
+        opt_free(&st);
         return 0;
     }
-    if (argc > 2 || arg == NULL) {
+    arg = st.ind < argc ? argv[st.ind++] : getenv("SLURM_JOB_ID");
+    if (cli_opt_end(&st, rc, &e) < 0)
+        return 2;
+    if (arg == NULL) {
         cli_error("usage: checkpoint [JOBID] (outside a job, name the job; "
                   "SLURM_JOB_ID is not set)");
         return 2;

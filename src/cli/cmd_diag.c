@@ -74,28 +74,39 @@ static void diag_print(json_t *r)
            "Slice size:", iv(b, "slice_jobs"), iv(r, "slice_budget_us"));
 }
 
+enum { D_JSON = 1, D_HELP };
+
+static const struct opt_def diag_opts[] = {
+    {"json", 0, OPT_NOARG, D_JSON},
+    {"help", 0, OPT_NOARG, D_HELP},
+    {"usage", 0, OPT_NOARG, D_HELP},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
 int cmd_diag(int argc, char **argv)
 {
     json_t *reply = NULL;
+    struct opt_state st;
+    const char *arg;
     struct err e;
     bool json = false;
-    int rc = 0;
+    int id, rc;
 
     cli_set_prog(argv[0]);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = true;
-            cli_set_raw(true); /* exact JSON out */
-        } else if (strcmp(argv[i], "--help") == 0 ||
-                   strcmp(argv[i], "--usage") == 0) {
+    opt_init(&st, argc, argv, 1, false);
+    while ((rc = opt_next(&st, diag_opts, &id, &arg, &e)) > 0) {
+        if (id == D_HELP) {
             printf("Usage: %s [--json]\n",
                    cli_slurm_face() ? "sdiag" : "sluice diag");
+            opt_free(&st);
             return 0;
-        } else {
-            cli_error("unrecognized option '%s'", argv[i]);
-            return 2;
         }
+        json = true;
+        cli_set_raw(true); /* exact JSON out */
     }
+    if (cli_opt_end(&st, rc, &e) < 0)
+        return 2;
+    rc = 0;
     if (cli_call(PROTO_MSG_SCHED_DIAG, NULL, &reply, &e) < 0) {
         cli_error("%s", e.text);
         rc = 1;

@@ -169,12 +169,8 @@ int cmd_down(int argc, char **argv)
             dir = arg;
         cancel |= id == DOWN_CANCEL;
     }
-    if (rc == 0 && st.ind < argc)
-        rc = err_set(&e, "unexpected argument \"%s\"", argv[st.ind]);
-    if (rc < 0) {
-        cli_error("down: %s", e.text);
+    if (cli_opt_end(&st, rc, &e) < 0)
         return 2;
-    }
     if (local_dir_init(&d, dir, false, &e) < 0 || access(d.pids, F_OK) < 0) {
         cli_error("down: no local cluster in %s", dir);
         local_dir_clear(&d);

@@ -3,6 +3,7 @@
  * its place in the queue, its estimated start and what would let it start
  * sooner (JOB_EXPLAIN; the text is explainview.c's).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,27 +21,40 @@ static int usage(FILE *fp, int rc)
     return rc;
 }
 
+enum { X_JSON = 1, X_HELP };
+
+static const struct opt_def explain_opts[] = {
+    {"json", 0, OPT_NOARG, X_JSON},
+    {"help", 'h', OPT_NOARG, X_HELP},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
 int cmd_explain(int argc, char **argv)
 {
-    const char *id_arg = NULL;
+    const char *id_arg = NULL, *arg;
     bool json = false;
     json_t *req, *reply = NULL;
+    struct opt_state st;
     struct err e;
     uint64_t id;
-    int rc = 0;
+    int oid, rc;
 
     cli_set_prog(argv[0]);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+    opt_init(&st, argc, argv, 1, true);
+    while ((rc = opt_next(&st, explain_opts, &oid, &arg, &e)) > 0) {
+        if (oid == X_HELP) {
+            opt_free(&st);
             return usage(stdout, 0);
-        else if (argv[i][0] == '-' || id_arg != NULL) {
-            cli_error("explain: unexpected argument '%s'", argv[i]);
-            return usage(stderr, 2);
-        } else
-            id_arg = argv[i];
+        }
+        json = true;
     }
+    if (rc == 0 && st.n_operands > 1) {
+        errno = EINVAL;
+        rc = err_set(&e, "unexpected argument \"%s\"", st.operands[1]);
+    }
+    id_arg = rc == 0 && st.n_operands == 1 ? st.operands[0] : NULL;
+    if (cli_opt_end(&st, rc, &e) < 0)
+        return usage(stderr, 2);
     cli_set_raw(json); /* exact JSON out */
     if (id_arg == NULL)
         return usage(stderr, 2);
@@ -48,6 +62,7 @@ int cmd_explain(int argc, char **argv)
         cli_error("explain: job id '%s': %s", id_arg, e.text);
         return 2;
     }
+    rc = 0;
     req = json_pack("{s:I}", "job_id", (json_int_t)id);
     if (cli_call(PROTO_MSG_JOB_EXPLAIN, req, &reply, &e) < 0) {
         cli_error("explain: job %s: %s", id_arg, e.text);

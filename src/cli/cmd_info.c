@@ -175,16 +175,7 @@ static int info_parse(struct info *in, int argc, char **argv)
         if ((rc = info_option(in, id, arg, &e)) < 0)
             break;
     }
-    if (rc == 0 && st.ind < argc) {
-        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
-                 argv[st.ind]);
-        rc = -1;
-    }
-    if (rc < 0) {
-        cli_error("%s", e.text);
-        return -1;
-    }
-    return 1;
+    return cli_opt_end(&st, rc, &e);
 }
 
 /* The format string for the options given; caller frees. */

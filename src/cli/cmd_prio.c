@@ -276,17 +276,7 @@ static int prio_parse(struct prio_args *a, int argc, char **argv)
             return -1; /* printed */
         }
     }
-    if (rc == 0 && st.ind < argc) {
-        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
-                 argv[st.ind]);
-        rc = -1;
-    }
-    opt_free(&st);
-    if (rc < 0) {
-        cli_error("%s", e.text);
-        return -1;
-    }
-    return 1;
+    return cli_opt_end(&st, rc, &e);
 }
 
 static void print_notes(json_t *reply)

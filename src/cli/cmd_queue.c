@@ -148,17 +148,7 @@ static int queue_parse(struct queue *q, int argc, char **argv)
         if (rc < 0)
             break;
     }
-    if (rc == 0 && st.ind < argc) {
-        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
-                 argv[st.ind]);
-        rc = -1;
-    }
-    opt_free(&st);
-    if (rc < 0) {
-        cli_error("%s", e.text);
-        return -1;
-    }
-    return 1;
+    return cli_opt_end(&st, rc, &e);
 }
 
 /* -r: a pending array's record as one job per task. */

@@ -16,6 +16,7 @@
 #include "cli/fmt.h"
 #include "cli/opt.h"
 #include "cli/preempt_report.h"
+#include "cli/when.h"
 #include "common/conf.h"
 #include "common/proto.h"
 
@@ -112,7 +113,7 @@ static int report_opt(struct report_q *q, int id, const char *arg,
     switch (id) {
     case R_START:
     case R_END:
-        if (acctview_time_parse(arg, time(NULL), &t, e) < 0)
+        if (when_parse(arg, time(NULL), WHEN_TODAY, &t, e) < 0)
             return -1;
         json_object_set_new(q->req, id == R_START ? "start_time" : "end_time",
                             json_integer((json_int_t)t));
@@ -171,15 +172,14 @@ static int report_preemptions(int argc, char **argv)
         if ((rc = report_opt(&q, id, arg, &e)) < 0)
             break;
     }
-    if (rc == 0 && st.ind < argc) {
-        rc = err_set(&e, "unexpected argument %s", argv[st.ind]);
-    }
-    opt_free(&st);
-    if (rc != 0) {
-        if (rc < 0)
-            cli_error("%s", e.text);
+    if (rc > 0) { /* --help */
+        opt_free(&st);
         json_decref(q.req);
-        return rc < 0 ? 2 : 0;
+        return 0;
+    }
+    if (cli_opt_end(&st, rc, &e) < 0) {
+        json_decref(q.req);
+        return 2;
     }
     if (!q.share_set) {
         struct conf *conf = conf_load(cli_conf_path(), NULL, &e);

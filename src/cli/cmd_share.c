@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/fmt.h"
 #include "cli/opt.h"
 #include "common/proto.h"
 
@@ -72,29 +73,42 @@ static void num(char *buf, size_t len, json_t *v, int digits)
         buf[0] = '\0';
 }
 
-static void share_row(const struct share_args *a, json_t *row)
+/* sshare's columns: Account and User cut, the numbers whole. */
+static const struct fmt_col share_cols[] = {
+    {20, true, FMT_CUT},       {10, false, FMT_CUT},
+    {10, false, FMT_CUT_NONE}, {11, false, FMT_CUT_NONE},
+    {11, false, FMT_CUT_NONE}, {13, false, FMT_CUT_NONE},
+    {10, false, FMT_CUT_NONE}, {10, false, FMT_CUT_NONE}, /* -l: LevelFS */
+};
+
+static void share_row(const struct fmt_tab *t, json_t *row)
 {
-    char acc[64], ns[32], ru[32], eu[32], fs[32], lfs[32];
+    char acc[64], rs[32], ns[32], ru[32], eu[32], fs[32], lfs[32];
     const char *user = json_string_value(json_object_get(row, "user"));
     int depth = (int)json_integer_value(json_object_get(row, "depth"));
+    const char *cells[8] = {acc, user ? user : "", rs, ns, ru, eu, fs, lfs};
 
     snprintf(acc, sizeof(acc), "%*s%s", depth, "",
              json_string_value(json_object_get(row, "account")));
+    snprintf(rs, sizeof(rs), "%lld",
+             (long long)json_integer_value(json_object_get(row, "raw_shares")));
     num(ns, sizeof(ns), json_object_get(row, "norm_shares"), 6);
     num(ru, sizeof(ru), json_object_get(row, "raw_usage"), 0);
     num(eu, sizeof(eu), json_object_get(row, "effective_usage"), 6);
     num(fs, sizeof(fs), json_object_get(row, "fairshare"), 6);
     num(lfs, sizeof(lfs), json_object_get(row, "level_fs"), 6);
-    printf("%-20.20s %10.10s %10lld %11s %11s %13s %10s", acc, user ? user : "",
-           (long long)json_integer_value(json_object_get(row, "raw_shares")),
-           ns, ru, eu, fs);
-    if (a->lng)
-        printf(" %10s", lfs);
-    putchar('\n');
+    for (size_t i = 0; i < t->n; i++)
+        fmt_tab_cell(t, i, cells[i]);
 }
 
 static int share_print(const struct share_args *a, json_t *reply)
 {
+    static const char *const heads[] = {
+        "Account",  "User",         "RawShares", "NormShares",
+        "RawUsage", "EffectvUsage", "FairShare", "LevelFS",
+    };
+    struct fmt_tab t = {stdout, FMT_TAB_COLUMNS, share_cols, a->lng ? 8 : 7,
+                        false};
     size_t i;
     json_t *row;
 
@@ -104,17 +118,14 @@ static int share_print(const struct share_args *a, json_t *reply)
         return 0;
     }
     if (!a->noheader) {
-        printf("%-20s %10s %10s %11s %11s %13s %10s%s\n", "Account", "User",
-               "RawShares", "NormShares", "RawUsage", "EffectvUsage",
-               "FairShare", a->lng ? "    LevelFS" : "");
-        printf("-------------------- ---------- ---------- ----------- "
-               "----------- ------------- ----------%s\n",
-               a->lng ? " ----------" : "");
+        for (i = 0; i < t.n; i++)
+            fmt_tab_cell(&t, i, heads[i]);
+        fmt_tab_rule(&t);
     }
     json_array_foreach(json_object_get(reply, "shares"), i, row)
     {
         if (shown(a, row))
-            share_row(a, row);
+            share_row(&t, row);
     }
     return 0;
 }
@@ -156,17 +167,7 @@ static int share_parse(struct share_args *a, int argc, char **argv)
             return 0;
         }
     }
-    if (rc == 0 && st.ind < argc) {
-        snprintf(e.text, sizeof(e.text), "unexpected argument \"%s\"",
-                 argv[st.ind]);
-        rc = -1;
-    }
-    opt_free(&st);
-    if (rc < 0) {
-        cli_error("%s", e.text);
-        return -1;
-    }
-    return 1;
+    return cli_opt_end(&st, rc, &e);
 }
 
 int cmd_share(int argc, char **argv)

@@ -176,8 +176,7 @@ int cmd_show(int argc, char **argv)
         oneliner |= id == S_ONELINER;
     }
     if (rc < 0) {
-        cli_error("%s", e.text);
-        opt_free(&st);
+        cli_opt_end(&st, rc, &e);
         return 2;
     }
     cli_set_raw(json); /* exact JSON out */

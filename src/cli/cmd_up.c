@@ -564,10 +564,7 @@ int cmd_up(int argc, char **argv)
             }
         }
     }
-    if (rc == 0 && st.ind < argc)
-        rc = err_set(&e, "unexpected argument \"%s\"", argv[st.ind]);
-    if (rc < 0) {
-        cli_error("up: %s", e.text);
+    if (cli_opt_end(&st, rc, &e) < 0) {
         hostlist_destroy(no_gpus);
         return 2;
     }

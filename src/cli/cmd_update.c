@@ -312,20 +312,34 @@ int update_run(int argc, char **argv)
     return 1;
 }
 
+static const struct opt_def update_opts[] = {
+    {"help", 'h', OPT_NOARG, 1},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
 int cmd_update(int argc, char **argv)
 {
-    int rc;
+    struct opt_state st;
+    const char *arg;
+    struct err e;
+    int id, rc;
 
     cli_set_prog(argv[0]);
-    if (argc > 1 &&
-        (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+    opt_init(&st, argc, argv, 1, true);
+    if ((rc = opt_next(&st, update_opts, &id, &arg, &e)) > 0) {
         printf("usage: sluice update JobId=ID [TimeLimit=T] [Partition=P] "
                "[JobName=N] [Priority=N] [Nice=N]\n"
                "       sluice update NodeName=NODES State=DRAIN|DOWN|RESUME "
                "[Reason=TEXT]\n");
+        opt_free(&st);
         return 0;
     }
-    rc = update_run(argc - 1, argv + 1);
+    if (rc < 0) {
+        cli_opt_end(&st, rc, &e);
+        return 2;
+    }
+    rc = update_run(st.n_operands, st.operands);
+    opt_free(&st);
     cli_close();
     return rc;
 }

@@ -198,3 +198,50 @@ void fmt_spec_print(FILE *fp, const struct fmt_spec *sp, fmt_value_fn value,
     }
     fputc('\n', fp);
 }
+
+/* One value in its column, without the delimiter. */
+static void tab_value(FILE *fp, const char *s, const struct fmt_col *c)
+{
+    int len = (int)strlen(s);
+
+    if (c->cut == FMT_CUT) {
+        fmt_cell(fp, s, c->width, !c->left);
+        return;
+    }
+    if (c->cut == FMT_CUT_PLUS && c->width > 0 && len > c->width)
+        fprintf(fp, "%.*s+", c->width - 1, s);
+    else if (c->left)
+        fprintf(fp, "%-*s", c->width, s);
+    else
+        fprintf(fp, "%*s", c->width, s);
+}
+
+void fmt_tab_cell(const struct fmt_tab *t, size_t i, const char *s)
+{
+    bool last = i + 1 == t->n;
+
+    if (t->mode == FMT_TAB_COLUMNS) {
+        tab_value(t->fp, s, &t->cols[i]);
+        if (!last || t->trailing)
+            fputc(' ', t->fp);
+    } else {
+        fputs(s, t->fp);
+        if (!last || t->mode == FMT_TAB_PARSABLE)
+            fputc('|', t->fp);
+    }
+    if (last)
+        fputc('\n', t->fp);
+}
+
+void fmt_tab_rule(const struct fmt_tab *t)
+{
+    if (t->mode != FMT_TAB_COLUMNS)
+        return;
+    for (size_t i = 0; i < t->n; i++) {
+        for (int k = 0; k < t->cols[i].width; k++)
+            fputc('-', t->fp);
+        if (i + 1 < t->n || t->trailing)
+            fputc(' ', t->fp);
+    }
+    fputc('\n', t->fp);
+}

@@ -1,7 +1,9 @@
 /*
  * Output formats shared by the CLI verbs: Slurm's durations and
- * timestamps, memory sizes, and format strings of the squeue/sinfo kind
- * ("%.18i %.9P %-10j") with their column printing.
+ * timestamps, memory sizes, format strings of the squeue/sinfo kind
+ * ("%.18i %.9P %-10j") with their column printing, and the one printer
+ * of tables in columns (sacct, sacctmgr show, sshare, sluice report):
+ * width, alignment, cutting, -p/-P delimiters and the header's dashes.
  */
 #ifndef SLUICE_CLI_FMT_H
 #define SLUICE_CLI_FMT_H
@@ -66,5 +68,43 @@ typedef const char *(*fmt_value_fn)(char letter, const void *ctx, char *buf,
                                     size_t len);
 void fmt_spec_print(FILE *fp, const struct fmt_spec *sp, fmt_value_fn value,
                     const void *ctx);
+
+/* How a column treats a value wider than it. */
+enum fmt_cut {
+    FMT_CUT_NONE, /* printed whole, pushing the rest of the line */
+    FMT_CUT,      /* cut to the width (squeue, sinfo) */
+    FMT_CUT_PLUS, /* cut to width - 1 and a '+' (sacct, sacctmgr) */
+};
+
+struct fmt_col {
+    int width; /* 0: as wide as the value */
+    bool left; /* left-justified (else right) */
+    enum fmt_cut cut;
+};
+
+enum fmt_tab_mode {
+    FMT_TAB_COLUMNS,   /* fixed-width columns, one blank between */
+    FMT_TAB_PARSABLE,  /* -p/--parsable: "a|b|" */
+    FMT_TAB_PARSABLE2, /* -P/--parsable2: "a|b" */
+};
+
+/* A table of n columns; cols borrowed.  The caller prints the header (or
+ * not: --noheader) with fmt_tab_cell like any row. */
+struct fmt_tab {
+    FILE *fp;
+    enum fmt_tab_mode mode;
+    const struct fmt_col *cols;
+    size_t n;
+    bool trailing; /* columns: a blank after the last one too (sacct) */
+};
+
+/*
+ * fmt_tab_cell: s as the i-th cell (0 <= i < t->n) of the current row
+ * with its delimiter; the n-th ends the line.
+ */
+void fmt_tab_cell(const struct fmt_tab *t, size_t i, const char *s);
+/* fmt_tab_rule: the dashes under a header, each as wide as its column;
+ * nothing unless in columns. */
+void fmt_tab_rule(const struct fmt_tab *t);
 
 #endif

