@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
@@ -55,14 +56,6 @@ struct sched_drv {
     struct preempt_drv *preempt;
     bool unpaced; /* sched_drv_unpaced */
 };
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void defer_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -461,7 +454,7 @@ static void charge_model(struct ctld *c, struct sched_model *m,
 static int64_t clock_cb(void *arg)
 {
     (void)arg;
-    return mono_us();
+    return clock_mono_us();
 }
 
 /* The main pass, and the backfill cycle begun over it unless the cycle
@@ -622,7 +615,7 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
 
 void sched_drv_run(struct sched_drv *s, time_t now)
 {
-    int64_t start = mono_us(), wait_us, dur;
+    int64_t start = clock_mono_us(), wait_us, dur;
     bool cont, event;
 
     if (!s->wanted && !s->bf_more)
@@ -643,7 +636,7 @@ void sched_drv_run(struct sched_drv *s, time_t now)
     s->passes++;
     s->sample = (struct sched_sample){.backfill = s->backfill, .now = now};
     pass(s, now, cont, event);
-    s->last_end_us = mono_us();
+    s->last_end_us = clock_mono_us();
     dur = s->last_end_us - start;
     s->last_dur_us = dur;
     s->sample.dur_us = dur;
