@@ -24,13 +24,14 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/net/peers.h"
-#include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
 
 /* Frames handled for one connection before the others get a turn, and
@@ -211,14 +212,14 @@ static void mark_dirty(struct conn *conn)
     conn->dirty = true;
     conn->dirty_next = conn->l->dirty;
     conn->l->dirty = conn;
-    ctld_kick(conn->l->ctld);
+    loop_kick(conn->l->ctld->loop);
 }
 
 /* Where output goes now: held while a transaction is open (or while
  * something older is held, to keep order), else the socket. */
 static struct evbuffer *outbuf(struct conn *conn)
 {
-    if (persist_in_txn(conn->l->ctld->persist) ||
+    if (loop_holding(conn->l->ctld->loop) ||
         evbuffer_get_length(conn->held) > 0) {
         mark_dirty(conn);
         return conn->held;
@@ -552,7 +553,7 @@ static bool conn_frame(struct conn *conn, struct evbuffer *in, bool *none)
         return false;
     }
     conn->prechecked = false;
-    conn->last_ms = ctld_mono_ms();
+    conn->last_ms = clock_mono_ms();
     conn->frame_ms = 0;
     if (rc < 0) {
         int code = errno;
@@ -577,13 +578,13 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
     struct conn *conn = arg;
     struct ctld *c = conn->l->ctld;
     struct evbuffer *in = bufferevent_get_input(bev);
-    int64_t start = ctld_mono_ms();
+    int64_t start = clock_mono_ms();
     bool none = false;
     int n = 0;
 
     while (!conn->closing && !conn->throttled) {
         if (n > 0 && (n == CONN_FRAMES_PER_TURN ||
-                      ctld_mono_ms() - start >= CONN_TURN_MS)) {
+                      clock_mono_ms() - start >= CONN_TURN_MS)) {
             /* fairness: the rest on a later turn of the loop */
             bufferevent_trigger(bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
             break;
@@ -593,7 +594,7 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
         n++;
     }
     if (none && conn->frame_ms == 0 && evbuffer_get_length(in) > 0)
-        conn->frame_ms = ctld_mono_ms();
+        conn->frame_ms = clock_mono_ms();
     if (none && conn->l->in_total > PEERS_IN_ALL &&
         evbuffer_get_length(in) > PROTO_UNAUTH_BODY) {
         /* many large frames arriving at once: this one waits elsewhere */
@@ -606,8 +607,8 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
         evbuffer_drain(in, evbuffer_get_length(in));
     }
     conn_maybe_free(conn);
-    if (ctld_txn_old(c))
-        ctld_flush(c);
+    if (loop_txn_old(c->loop))
+        loop_flush(c->loop);
 }
 
 static void conn_write_cb(struct bufferevent *bev, void *arg)
@@ -743,11 +744,11 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
         return;
     }
     peers_add(l->peers, conn->peer_key);
-    conn->last_ms = ctld_mono_ms();
+    conn->last_ms = clock_mono_ms();
     conn->held = evbuffer_new();
     conn->bev =
         bufferevent_socket_new(l->ctld->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_priority_set(conn->bev, CTLD_PRIO_IO);
+    bufferevent_priority_set(conn->bev, LOOP_PRIO_IO);
     bufferevent_setcb(conn->bev, conn_read_cb, conn_write_cb, conn_event_cb,
                       conn);
     bufferevent_set_timeouts(conn->bev, NULL, &wtimeout);
@@ -809,7 +810,7 @@ static void resume_cb(evutil_socket_t fd, short what, void *arg)
 static void sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct listen *l = arg;
-    int64_t now = ctld_mono_ms();
+    int64_t now = clock_mono_ms();
     struct conn *conn, *next;
     char msg[96];
 
@@ -881,8 +882,8 @@ struct listen *listen_create(struct ctld *c, int tcp_fd, int unix_fd,
     l->sweep_ev = event_new(c->base, -1, EV_PERSIST, sweep_cb, l);
     l->resume_ev = evtimer_new(c->base, resume_cb, l);
     ASSERT(l->sweep_ev != NULL && l->resume_ev != NULL);
-    event_priority_set(l->sweep_ev, CTLD_PRIO_IO);
-    event_priority_set(l->resume_ev, CTLD_PRIO_IO);
+    event_priority_set(l->sweep_ev, LOOP_PRIO_IO);
+    event_priority_set(l->resume_ev, LOOP_PRIO_IO);
     event_add(l->sweep_ev, &sec);
     if (tcp_fd >= 0 && (l->tcp = make_listener(l, tcp_fd)) == NULL)
         goto error;

@@ -17,6 +17,7 @@
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/queue/jobdep.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/net/listen.h"
@@ -303,7 +304,7 @@ static int save(struct jobs *js, struct job *j, const char *event,
     char *rec;
     int rc;
 
-    if (ctld_write(js->c, e) < 0)
+    if (loop_write(js->c->loop, e) < 0)
         goto error;
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
@@ -331,7 +332,7 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     struct persist_job row;
     char *rec = NULL, detail[32];
 
-    if (ctld_write(js->c, e) < 0)
+    if (loop_write(js->c->loop, e) < 0)
         goto error;
     j->id = js->next_id;
     if (j->array_pending != NULL && j->array_job_id == 0)
@@ -530,7 +531,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     if (rc == 0 && (rc = purge_payload(js, j, e)) < 0)
         log_warnx("job=%" PRIu64 " payload not purged: %s", j->id, e->text);
     add_finished(js, j);
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     jobdep_changed(js, j, now);
     return rc;
 }
@@ -557,7 +558,7 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING requeued restarts=%u why=\"%s\"",
              j->id, j->restart_count, why);
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     return save(js, j, "requeue", why, e);
 }
 
@@ -673,7 +674,7 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     j->kill_sent = false;
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING reason=\"%s\"", j->id, why);
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     return save(js, j, "requeue", why, e);
 }
 
@@ -832,7 +833,7 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
                       : j->part_node_limit ? "PartitionNodeLimit"
                                            : NULL);
     prio_drv_job_event(js->c, j, time(NULL));
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
     if (save(js, j, "release", detail, e) < 0)
@@ -914,7 +915,7 @@ void jobs_tick(struct jobs *js, time_t now)
         time_limit(js, j, now);
     }
     if (due)
-        ctld_schedule(js->c);
+        loop_want_pass(js->c->loop);
     evict_finished(js);
 }
 

@@ -16,6 +16,7 @@
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
@@ -72,7 +73,7 @@ static int suspend(struct jobs *js, struct job *j, enum job_susp by,
     else
         job_set_reason(j, "JobSuspended");
     log_info("job=%" PRIu64 " state=SUSPENDED %s", j->id, detail);
-    ctld_schedule(jobs_ctld(js));
+    loop_want_pass(jobs_ctld(js)->loop);
     return jobs_save_event(js, j, "suspend", detail, e);
 }
 
@@ -153,7 +154,7 @@ int jobs_resume(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, "Resuming");
     snprintf(detail, sizeof(detail), "resume asked by uid %u", (unsigned)uid);
     log_info("job=%" PRIu64 " %s", j->id, detail);
-    ctld_schedule(c);
+    loop_want_pass(c->loop);
     return jobs_save_event(js, j, NULL, NULL, e);
 }
 

@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
@@ -63,7 +64,7 @@ static void defer_cb(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    ctld_kick(s->c);
+    loop_kick(s->c->loop);
 }
 
 /* SchedulerParameters: bad bf_* values are logged and the defaults kept
@@ -588,7 +589,7 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
         reason_begin(s->why);
         if (decide(s, &cl, cont, event, now, &r, &st, &ran_main) == 0) {
             if (apply(s, &m, &r, now))
-                ctld_schedule(c);
+                loop_want_pass(c->loop);
             if (ran_main) /* a slice alone leaves preemption to the pass */
                 preempt_drv_run(s->preempt, &cl, m.pend, m.task, &r, now);
             sample_fill(s, &r, &st);
