@@ -1,8 +1,9 @@
 /*
- * The controller's root: builds and tears down the subsystems, and runs
- * the two loop-level duties: what the flush does (schedule, commit,
- * release held output; the event is core/loop.c's) and the one-second
- * tick (time limits, node timeouts).
+ * The controller's root: builds and tears down the subsystems, wires them
+ * together with callbacks (the listener's request dispatch, the loop's
+ * flush), and runs the two loop-level duties: the flush (schedule, commit,
+ * release held output) and the one-second tick (time limits, node
+ * timeouts).
  */
 #include "ctld/policy/jlimits.h"
 #include "ctld/ctld.h"
@@ -25,6 +26,7 @@
 #include "ctld/cluster/parts.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
+#include "ctld/rpc/rpc.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/sched_drv.h"
 
@@ -159,9 +161,36 @@ error:
     return NULL;
 }
 
+/* listen_ops (net/listen.h): what the transport needs from the nodes. */
+static void conn_closed(void *arg, struct conn *conn, long node)
+{
+    struct ctld *c = arg;
+
+    nodes_conn_closed(c->nodes, (size_t)node, conn);
+}
+
+static void auth_tag(void *arg, long node, char *out, size_t len)
+{
+    struct ctld *c = arg;
+
+    nodes_auth_tag(c->nodes, node, out, len);
+}
+
+static const struct listen_ops listen_ops = {
+    .dispatch = rpc_dispatch,
+    .closed = conn_closed,
+    .auth_tag = auth_tag,
+};
+
 int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
 {
-    c->listen = listen_create(c, tcp_fd, unix_fd, e);
+    struct listen_env env = {.base = c->base,
+                             .loop = c->loop,
+                             .auth = c->auth,
+                             .self_uid = c->self_uid,
+                             .params = c->conf->scheduler_parameters};
+
+    c->listen = listen_create(&env, &listen_ops, c, tcp_fd, unix_fd, e);
     return c->listen ? 0 : -1;
 }
 

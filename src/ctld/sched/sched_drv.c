@@ -236,9 +236,10 @@ static uint32_t *decision_gpus(struct ctld *c, const struct job *j,
 
 /* ---- launch ----------------------------------------------------------- */
 
-static void launch_reply(struct ctld *c, struct conn *conn, uint64_t id,
+static void launch_reply(void *ctx, struct conn *conn, uint64_t id,
                          const struct proto_frame *reply)
 {
+    struct ctld *c = ctx; /* listen_create's arg */
     struct job *j = jobs_find(c->jobs, id);
     const char *msg = "no reason given";
     struct err e;
