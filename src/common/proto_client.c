@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 
@@ -29,14 +30,6 @@ struct proto_conn {
     char *addr;
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Milliseconds left before deadline (-1: none) for poll. */
 static int left_ms(int64_t deadline)
 {
@@ -44,7 +37,7 @@ static int left_ms(int64_t deadline)
 
     if (deadline < 0)
         return -1;
-    left = deadline - now_ms();
+    left = deadline - clock_mono_ms();
     if (left < 0)
         return 0;
     return left > 1000000000 ? 1000000000 : (int)left;
@@ -179,7 +172,7 @@ out:
 struct proto_conn *proto_connect(const char *addr, int timeout_ms,
                                  struct err *e)
 {
-    int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    int64_t deadline = timeout_ms < 0 ? -1 : clock_mono_ms() + timeout_ms;
     struct proto_conn *c;
     int fd;
 
@@ -301,7 +294,7 @@ static int introduce(struct proto_conn *c, struct auth *a, size_t len,
 int proto_call(struct proto_conn *c, struct auth *a, uint16_t type, json_t *req,
                json_t **reply, int timeout_ms, struct err *e)
 {
-    int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    int64_t deadline = timeout_ms < 0 ? -1 : clock_mono_ms() + timeout_ms;
     struct evbuffer *out = evbuffer_new();
     struct proto_frame f = {0};
     uint32_t seq = c->next_seq++;

@@ -1,7 +1,9 @@
 /*
- * The controller's root: builds and tears down the subsystems, and runs
- * the two loop-level duties: the flush event (schedule, commit, release
- * held output) and the one-second tick (time limits, node timeouts).
+ * The controller's root: builds and tears down the subsystems, wires them
+ * together with callbacks (the listener's request dispatch, the loop's
+ * flush), and runs the two loop-level duties: the flush (schedule, commit,
+ * release held output) and the one-second tick (time limits, node
+ * timeouts).
  */
 #include "ctld/policy/jlimits.h"
 #include "ctld/ctld.h"
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
@@ -22,72 +25,24 @@
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
+#include "ctld/rpc/rpc.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/sched_drv.h"
 
-int64_t ctld_mono_ms(void)
+/* The loop's flush (core/loop.h): schedule, commit, send. */
+static void flush(void *arg, bool pass)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t ctld_mono_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-void ctld_kick(struct ctld *c)
-{
-    if (c->flush_armed || c->flush_ev == NULL)
-        return;
-    c->flush_armed = true;
-    c->flush_armed_ms = ctld_mono_ms();
-    event_active(c->flush_ev, 0, 0);
-}
-
-void ctld_schedule(struct ctld *c)
-{
-    if (c->sched == NULL)
-        return;
-    sched_drv_want(c->sched);
-    ctld_kick(c);
-}
-
-int ctld_write(struct ctld *c, struct err *e)
-{
-    if (persist_in_txn(c->persist))
-        return 0;
-    if (persist_begin(c->persist, e) < 0)
-        return -1;
-    c->txn_start_ms = ctld_mono_ms();
-    ctld_kick(c);
-    return 0;
-}
-
-bool ctld_txn_old(const struct ctld *c)
-{
-    int64_t now = ctld_mono_ms();
-
-    return (persist_in_txn(c->persist) &&
-            now - c->txn_start_ms >= CTLD_TXN_MAX_MS) ||
-           (c->flush_armed && now - c->flush_armed_ms >= CTLD_TXN_MAX_MS);
-}
-
-void ctld_flush(struct ctld *c)
-{
+    struct ctld *c = arg;
     struct err e;
-    int64_t t0 = ctld_mono_us(), t1, t2;
+    int64_t t0 = clock_mono_us(), t1, t2;
 
-    c->flush_armed = false;
+    if (pass && c->sched != NULL)
+        sched_drv_want(c->sched);
     if (c->sched != NULL)
         sched_drv_run(c->sched, time(NULL));
-    t1 = ctld_mono_us();
+    t1 = clock_mono_us();
     if (persist_in_txn(c->persist)) {
         /* Memory already holds this iteration's changes (new jobs, ids,
          * starts) and cannot take them back one by one.  Stopping before
@@ -99,20 +54,13 @@ void ctld_flush(struct ctld *c)
                    "and launches that depended on it (a restart recovers "
                    "from the database)",
                    e.text);
-        t2 = ctld_mono_us();
+        t2 = clock_mono_us();
         /* the start latency's controller stages (bench/RESULTS.md) */
         log_debug("flush sched_us=%" PRId64 " commit_us=%" PRId64, t1 - t0,
                   t2 - t1);
     }
     if (c->listen != NULL)
         listen_release(c->listen);
-}
-
-static void flush_cb(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    ctld_flush(arg);
 }
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -178,15 +126,14 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->self_uid = geteuid();
     c->started = time(NULL);
     c->time_divisor = test_time_divisor();
-    c->flush_ev = event_new(base, -1, 0, flush_cb, c);
-    event_priority_set(c->flush_ev, CTLD_PRIO_FLUSH);
     c->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, c);
     /* with the I/O: libevent runs only the most urgent active queue, so
      * a lower priority would wait for as long as clients keep sending */
-    event_priority_set(c->tick_ev, CTLD_PRIO_IO);
+    event_priority_set(c->tick_ev, LOOP_PRIO_IO);
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;
+    c->loop = loop_create(base, c->persist, flush, c);
     c->acct_store = acct_store_open(c->persist, e);
     if (c->acct_store == NULL)
         goto error;
@@ -215,16 +162,43 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
     c->sched = sched_drv_create(c);
     event_add(c->tick_ev, &sec);
-    ctld_schedule(c);
+    loop_want_pass(c->loop);
     return c;
 error:
     ctld_destroy(c);
     return NULL;
 }
 
+/* listen_ops (net/listen.h): what the transport needs from the nodes. */
+static void conn_closed(void *arg, struct conn *conn, long node)
+{
+    struct ctld *c = arg;
+
+    nodes_conn_closed(c->nodes, (size_t)node, conn);
+}
+
+static void auth_tag(void *arg, long node, char *out, size_t len)
+{
+    struct ctld *c = arg;
+
+    nodes_auth_tag(c->nodes, node, out, len);
+}
+
+static const struct listen_ops listen_ops = {
+    .dispatch = rpc_dispatch,
+    .closed = conn_closed,
+    .auth_tag = auth_tag,
+};
+
 int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
 {
-    c->listen = listen_create(c, tcp_fd, unix_fd, e);
+    struct listen_env env = {.base = c->base,
+                             .loop = c->loop,
+                             .auth = c->auth,
+                             .self_uid = c->self_uid,
+                             .params = c->conf->scheduler_parameters};
+
+    c->listen = listen_create(&env, &listen_ops, c, tcp_fd, unix_fd, e);
     return c->listen ? 0 : -1;
 }
 
@@ -259,10 +233,9 @@ void ctld_destroy(struct ctld *c)
     acct_store_close(c->acct_store);
     parts_destroy(c->parts);
     persist_close(c->persist);
+    loop_destroy(c->loop);
     if (c->tick_ev)
         event_free(c->tick_ev);
-    if (c->flush_ev)
-        event_free(c->flush_ev);
     free(c);
     errno = saved;
 }

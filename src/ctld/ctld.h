@@ -3,11 +3,12 @@
  * context, the event base and the opaque subsystems (listen, jobs, nodes,
  * persist, sched_drv).  Everything runs on one libevent loop.
  *
- * Group commit: a handler that changes state calls ctld_write() first,
- * which opens the iteration's SQLite transaction.  Replies and requests
- * sent while it is open are held per connection.  A lowest-priority event
- * runs after the iteration's I/O callbacks: it runs a scheduling pass if
- * one was asked for, commits, and then releases the held output.
+ * Group commit (core/loop.h): a handler that changes state calls
+ * loop_write(c->loop) first, which opens the iteration's SQLite
+ * transaction.  Replies and requests sent while it is open are held per
+ * connection.  A lowest-priority event runs after the iteration's I/O
+ * callbacks: it runs a scheduling pass if one was asked for
+ * (loop_want_pass), commits, and then releases the held output.
  */
 #ifndef SLUICE_CTLD_CTLD_H
 #define SLUICE_CTLD_CTLD_H
@@ -22,16 +23,7 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/err.h"
-
-/* Event priorities: I/O and timers first, the commit-and-flush last. */
-#define CTLD_PRIO_IO 0
-#define CTLD_PRIO_DEFAULT 1
-#define CTLD_PRIO_FLUSH 2
-#define CTLD_NPRIO 3
-
-/* An open transaction older than this is committed from the I/O path, so
- * that a constant stream of requests cannot starve the flush event. */
-#define CTLD_TXN_MAX_MS 50
+#include "ctld/core/loop.h"
 
 /* Finished jobs kept in memory for queries; older ones are in SQLite. */
 #define CTLD_FINISHED_KEEP 10000
@@ -39,6 +31,7 @@
 struct acct;
 struct acct_store;
 struct listen;
+struct loop;
 struct jobs;
 struct nodecmd;
 struct nodes;
@@ -56,6 +49,7 @@ struct ctld {
     uid_t self_uid;
 
     struct persist *persist;
+    struct loop *loop; /* group commit (core/loop.h) */
     struct acct_store *acct_store;
     struct acct *acct;   /* accounting model (acct.h) */
     struct parts *parts; /* partitions as changed at run time */
@@ -68,15 +62,11 @@ struct ctld {
     struct jchain *chain;   /* their chain from acct (jchain.h) */
     struct listen *listen;
 
-    struct event *flush_ev;
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
     /* Tests only: time limits and --signal times are divided by this
      * (SLUICE_TEST_TIME_DIVISOR, default 1), so that --time=1 ends in
      * seconds.  Logged as a warning when set; never set in production. */
     uint32_t time_divisor;
-    bool flush_armed;
-    int64_t flush_armed_ms;
-    int64_t txn_start_ms;
     time_t started;
 };
 
@@ -93,19 +83,5 @@ void ctld_destroy(struct ctld *c);
 /* ctld_listen: serve on already bound and listening sockets (either may
  * be -1); they are owned by the controller from now on. */
 int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e);
-
-/* ctld_write: open the iteration's transaction and arm the flush. */
-int ctld_write(struct ctld *c, struct err *e);
-/* ctld_kick: arm the flush event (idempotent). */
-void ctld_kick(struct ctld *c);
-/* ctld_schedule: ask for a scheduling pass in this iteration's flush. */
-void ctld_schedule(struct ctld *c);
-/* ctld_flush: what the flush event does: schedule, commit, send. */
-void ctld_flush(struct ctld *c);
-/* ctld_txn_old: whether the open transaction, or the armed flush, is
- * older than CTLD_TXN_MAX_MS (then the I/O path flushes itself). */
-bool ctld_txn_old(const struct ctld *c);
-
-int64_t ctld_mono_ms(void);
 
 #endif

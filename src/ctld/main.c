@@ -255,7 +255,7 @@ static int serve(struct run *r, struct err *e)
     int status = 1;
 
     raise_nofile();
-    if (base == NULL || event_base_priority_init(base, CTLD_NPRIO) < 0) {
+    if (base == NULL || event_base_priority_init(base, LOOP_NPRIO) < 0) {
         err_set(e, "cannot create the event loop");
         goto out;
     }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/conn.h"
@@ -289,14 +290,6 @@ static void launch_done(struct njobs *j, struct njob *job, int code,
     njobs_check(j, job); /* a short job may have ended already */
 }
 
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* The launch's stages at debug level, in microseconds, each from the end
  * of the one before: JOB_LAUNCH received → spool written and supervisor
  * forked (sluiced) → supervisor running → supervisor.pid written →
@@ -304,7 +297,7 @@ static int64_t mono_us(void)
  * read here.  t: the supervisor's stamps (sup, pid, cgroup, exec). */
 static void log_stages(const struct njob *job, const long long t[4])
 {
-    int64_t now = mono_us();
+    int64_t now = clock_mono_us();
 
     log_debug("job=%" PRIu32 " launch_us total=%" PRId64 " spool_fork=%" PRId64
               " to_supervisor=%lld pid_file=%lld cgroup=%lld job_exec=%lld "
@@ -472,7 +465,7 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     struct launch l;
     struct njob *job;
     struct err e;
-    int64_t t_recv = mono_us();
+    int64_t t_recv = clock_mono_us();
     pid_t sup;
     int fd;
 
@@ -519,7 +512,7 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     job->gen = gen;
     job->seq = f->seq;
     job->t_recv_us = t_recv;
-    job->t_forked_us = mono_us();
+    job->t_forked_us = clock_mono_us();
     job->report_ev =
         event_new(nd->base, fd, EV_READ | EV_PERSIST, on_report, job);
     event_add(job->report_ev, &tv);

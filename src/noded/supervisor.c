@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "noded/jobenv.h"
@@ -61,16 +62,6 @@ static void report(const char *fmt, ...)
     utf8_fix(buf);
     strcat(buf, "\n");
     (void)!write(REPORT_FD, buf, strlen(buf));
-}
-
-/* CLOCK_MONOTONIC in microseconds: the launch's stage stamps, which
- * sluiced logs at debug level (one clock for every process). */
-static long long mono_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static void reset_signals(void)
@@ -357,7 +348,9 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     struct job_proc jp;
     pid_t pid;
     int wstatus;
-    long long t_sup = mono_us(), t_pid, t_cg, t_exec;
+    /* the launch's stage stamps, which sluiced logs at debug level (one
+     * clock for every process) */
+    long long t_sup = clock_mono_us(), t_pid, t_cg, t_exec;
 
     setup_fds(report_fd, a->lock_fd);
     reset_signals();
@@ -381,7 +374,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         _exit(1);
     }
     close(LOCK_FD); /* recorded: a restarted sluiced adopts the job */
-    t_pid = mono_us();
+    t_pid = clock_mono_us();
     if (has_cgroup(a) && cgroup_job_create(a->cg, a->cgs, &e) < 0) {
         int saved = errno;
         job_cancel(&jp);
@@ -390,14 +383,14 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
                saved ? saved : EIO, e.text);
         _exit(1);
     }
-    t_cg = mono_us();
+    t_cg = clock_mono_us();
     if ((pid = job_go(&jp)) < 0) {
         if (has_cgroup(a))
             cgroup_job_destroy(a->cg, a->cgs->job_id);
         spool_remove(a->jobdir);
         _exit(1);
     }
-    t_exec = mono_us();
+    t_exec = clock_mono_us();
     st.start_time = time(NULL);
     spool_int_write(a->jobdir, "pgid", pid, 0600, &e);
     report("ok %d %d %lld %lld %lld %lld %lld", (int)self.pid, (int)pid,

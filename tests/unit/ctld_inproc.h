@@ -64,7 +64,7 @@ static int fx_open(struct fx *f, const char *text)
         return -1;
     }
     f->base = event_base_new();
-    event_base_priority_init(f->base, CTLD_NPRIO);
+    event_base_priority_init(f->base, LOOP_NPRIO);
     fx_start(f);
     return 0;
 }
@@ -107,7 +107,7 @@ static uint64_t fx_submit(struct fx *f, const char *spec,
         json_decref(reply);
     }
     json_decref(o);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     return id;
 }
 

@@ -78,7 +78,7 @@ static void run_end(struct fx *f, struct job *j, int code)
 
     assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
     assert_int_equal(jobs_ended(f->c->jobs, j, &r, &e), 0);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
 }
 
 /* Task t of pending array a, split off and run to the end. */
@@ -201,7 +201,7 @@ static void test_array_restart(void **state)
     char *s;
 
     assert_int_equal(jobs_start(f->c->jobs, k, &node, 1, time(NULL), &e), 0);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     ctld_destroy(f->c);
     fx_start(f);
     s = job_array_str(fx_job(f, a));
@@ -346,7 +346,7 @@ static void test_dep_on_cancelled_array(void **state)
     ok = fx_submit(f, spec, &alice, &e);
     assert_int_equal(jobs_cancel(f->c->jobs, fx_job(f, a), alice.uid, 0, &e),
                      0);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     assert_int_equal(fx_job(f, any)->dep_state, DEP_MET);
     assert_int_equal(fx_job(f, ok)->dep_state, DEP_NEVER);
 }
@@ -438,7 +438,7 @@ static void test_payload_purged(void **state)
     assert_true(has_payload(f, a)); /* task 0 still runs */
     struct job_end r = {0, 0, time(NULL), false};
     assert_int_equal(jobs_ended(f->c->jobs, t0, &r, &e), 0);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     assert_false(has_payload(f, a));
 }
 

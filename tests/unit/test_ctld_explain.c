@@ -95,7 +95,7 @@ static int setup(void **state)
     if (f->conf == NULL)
         return -1;
     f->base = event_base_new();
-    event_base_priority_init(f->base, CTLD_NPRIO);
+    event_base_priority_init(f->base, LOOP_NPRIO);
     f->c = ctld_create(f->conf, NULL, f->base, &e);
     if (f->c == NULL)
         return -1;

@@ -207,7 +207,7 @@ static void test_json_and_restart(void **state)
         "gpu:2(IDX:1,3)");
     json_decref(o);
 
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     ctld_destroy(f->c);
     fx_start(f);
     struct job *j = jobs_find(f->c->jobs, id);

@@ -310,7 +310,7 @@ static uint64_t submit(struct cfx *f, const char *qos, struct err *e)
         json_decref(reply);
     }
     json_decref(o);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     return id;
 }
 
@@ -333,12 +333,13 @@ static void test_ctld_chain_and_restart(void **state)
     f->conf = conf_parse_string(text, "test.conf", NULL, &e);
     assert_non_null(f->conf);
     f->base = event_base_new();
-    event_base_priority_init(f->base, CTLD_NPRIO);
+    event_base_priority_init(f->base, LOOP_NPRIO);
     snprintf(f->user, sizeof(f->user), "%s", pw ? pw->pw_name : "root");
     f->who = (struct auth_id){getuid(), getgid()};
     cfx_start(f);
     assert_true(jlimits_enforced(f->c->limits));
-    assert_int_equal(ctld_write(f->c, &e), 0); /* the accounting changes */
+    assert_int_equal(loop_write(f->c->loop, &e),
+                     0); /* the accounting changes */
     add(f->c->acct, "qos", "dev_qos",
         SET("MaxSubmitJobsPerUser=2", "MaxJobsPerUser=1"));
     if (acct_assoc_find(f->c->acct, f->user, "root", NULL) == NULL)
@@ -354,8 +355,8 @@ static void test_ctld_chain_and_restart(void **state)
     assert_non_null(strstr(e.text, " has 2/2 jobs in dev_qos"));
     assert_int_equal(
         jobs_start(f->c->jobs, jobs_find(f->c->jobs, a), &node, 1, 100, &e), 0);
-    ctld_schedule(f->c);
-    ctld_flush(f->c);
+    loop_want_pass(f->c->loop);
+    loop_flush(f->c->loop);
     assert_string_equal(job_reason(jobs_find(f->c->jobs, b)),
                         "QOSMaxJobsPerUserLimit");
     snprintf(text, sizeof(text),
@@ -368,16 +369,16 @@ static void test_ctld_chain_and_restart(void **state)
     cfx_start(f);
     assert_int_equal(submit(f, "dev_qos", &e), 0);
     assert_non_null(strstr(e.text, " has 2/2 jobs in dev_qos"));
-    ctld_schedule(f->c);
-    ctld_flush(f->c);
+    loop_want_pass(f->c->loop);
+    loop_flush(f->c->loop);
     assert_string_equal(job_reason(jobs_find(f->c->jobs, b)),
                         "QOSMaxJobsPerUserLimit");
     /* raising the limit releases it at the next pass */
-    assert_int_equal(ctld_write(f->c, &e), 0);
+    assert_int_equal(loop_write(f->c->loop, &e), 0);
     modify(f->c->acct, "qos", json_pack("{s:s}", "Name", "dev_qos"),
            SET("MaxJobsPerUser=2"));
-    ctld_schedule(f->c);
-    ctld_flush(f->c);
+    loop_want_pass(f->c->loop);
+    loop_flush(f->c->loop);
     assert_string_not_equal(job_reason(jobs_find(f->c->jobs, b)),
                             "QOSMaxJobsPerUserLimit");
     ctld_destroy(f->c);

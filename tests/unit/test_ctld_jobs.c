@@ -324,7 +324,7 @@ static void test_restart_restores(void **state)
     assert_int_equal(
         jobs_start(f->c->jobs, fx_job(f, run), &node, 1, time(NULL), &e), 0);
     assert_int_equal(jobs_hold(f->c->jobs, fx_job(f, held), root.uid, &e), 0);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     ctld_destroy(f->c);
     fx_start(f);
     assert_int_equal(jobs_count(f->c->jobs), 3);

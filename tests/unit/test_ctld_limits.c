@@ -99,7 +99,7 @@ static int fx_setup(void **state, const char *enforce)
         return -1;
     }
     f->base = event_base_new();
-    event_base_priority_init(f->base, CTLD_NPRIO);
+    event_base_priority_init(f->base, LOOP_NPRIO);
     f->c = ctld_create(f->conf, NULL, f->base, &e);
     if (f->c == NULL) {
         fprintf(stderr, "ctld_create: %s\n", e.text);
@@ -150,7 +150,7 @@ static uint64_t submit(struct fx *f, struct err *e)
         json_decref(reply);
     }
     json_decref(o);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     return id;
 }
 
@@ -187,14 +187,14 @@ static void test_max_jobs_per_user_held_and_released(void **state)
     b = submit(f, &e);
     assert_int_equal(
         jobs_start(f->c->jobs, jobs_find(f->c->jobs, a), &node, 1, 100, &e), 0);
-    ctld_schedule(f->c);
-    ctld_flush(f->c);
+    loop_want_pass(f->c->loop);
+    loop_flush(f->c->loop);
     assert_string_equal(job_reason(jobs_find(f->c->jobs, b)),
                         "QOSMaxJobsPerUserLimit");
     /* the first ends: the next pass no longer holds the second by it */
     assert_int_equal(jobs_ended(f->c->jobs, jobs_find(f->c->jobs, a), &end, &e),
                      0);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     assert_string_not_equal(job_reason(jobs_find(f->c->jobs, b)),
                             "QOSMaxJobsPerUserLimit");
 }

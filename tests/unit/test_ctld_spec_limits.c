@@ -85,7 +85,7 @@ static const char *submit_with(struct fx *f, const char *key, json_t *v,
     rc = jobs_submit(f->c->jobs, o, &alice, &reply, e);
     json_decref(o);
     json_decref(reply);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     return rc == 0 ? NULL : e->text;
 }
 

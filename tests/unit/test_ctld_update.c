@@ -115,7 +115,7 @@ static int update(struct fx *f, uint64_t id, const struct auth_id *who,
     err_clear(e);
     rc = jobs_update(f->c->jobs, fx_job(f, id), who->uid, o, e);
     json_decref(o);
-    ctld_flush(f->c);
+    loop_flush(f->c->loop);
     return rc;
 }
 

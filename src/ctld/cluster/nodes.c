@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/net/listen.h"
 #include "ctld/core/persist.h"
@@ -423,7 +424,7 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
              n->cf->name, node_state_name(n), rep->cpus, rep->mem_mib,
              n->gpus.n, n->invalid ? " reason=\"" : "", n->invalid ? why : "",
              n->invalid ? "\"" : "");
-    ctld_schedule(ns->c);
+    loop_want_pass(ns->c->loop);
 }
 
 bool nodes_seen(struct nodes *ns, struct node *n, time_t now)
@@ -436,7 +437,7 @@ bool nodes_seen(struct nodes *ns, struct node *n, time_t now)
         set_str(&n->auto_reason, NULL);
     log_info("node=%s responding again state=%s", n->cf->name,
              node_state_name(n));
-    ctld_schedule(ns->c);
+    loop_want_pass(ns->c->loop);
     return true;
 }
 
@@ -459,7 +460,7 @@ static const char *admin_name(enum node_admin a)
 int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
                     const char *reason, time_t now, struct err *e)
 {
-    if (ctld_write(ns->c, e) < 0 ||
+    if (loop_write(ns->c->loop, e) < 0 ||
         persist_node_save(ns->c->persist, n->cf->name, admin_name(admin),
                           admin == NODE_ADMIN_NONE ? "" : reason, now, e) < 0)
         return -1;
@@ -471,7 +472,7 @@ int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
              reason ? reason : "");
     if (admin == NODE_ADMIN_DOWN)
         ns->ev.node_down(ns->ev_arg, n->idx, NODE_DOWN_ADMIN, now);
-    ctld_schedule(ns->c);
+    loop_want_pass(ns->c->loop);
     return 0;
 }
 
@@ -491,7 +492,7 @@ void nodes_tick(struct nodes *ns, time_t now)
         log_warnx("node=%s state=DOWN reason=\"Not responding\" silent_s=%lld",
                   n->cf->name, (long long)(now - n->last_seen));
         ns->ev.node_down(ns->ev_arg, n->idx, NODE_DOWN_SILENT, now);
-        ctld_schedule(ns->c);
+        loop_want_pass(ns->c->loop);
     }
 }
 

@@ -16,6 +16,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
 
 struct parts {
@@ -304,7 +305,7 @@ int parts_update(struct parts *ps, size_t idx, json_t *set, struct err *e)
     text = json_dumps(changed, JSON_COMPACT | JSON_SORT_KEYS);
     if (text == NULL)
         fatalx("out of memory encoding partition %s", p->cf->name);
-    rc = ctld_write(ps->c, e) < 0
+    rc = loop_write(ps->c->loop, e) < 0
              ? -1
              : persist_part_save(ps->c->persist, p->cf->name, text, e);
     log_info("partition=%s updated: %s%s", p->cf->name, text,

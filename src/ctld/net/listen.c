@@ -24,14 +24,12 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
-#include "ctld/cluster/nodes.h"
+#include "ctld/core/loop.h"
 #include "ctld/net/peers.h"
-#include "ctld/core/persist.h"
-#include "ctld/rpc/rpc.h"
 
 /* Frames handled for one connection before the others get a turn, and
  * the time after which it yields even sooner (a 16 MiB body takes a good
@@ -74,7 +72,9 @@ struct conn {
 };
 
 struct listen {
-    struct ctld *ctld;
+    struct listen_env env;
+    struct listen_ops ops;
+    void *arg; /* for ops and the reply callbacks */
     struct evconnlistener *tcp;
     struct evconnlistener *unx;
     struct conn *conns;
@@ -87,41 +87,6 @@ struct listen {
     size_t in_total;         /* input buffered by every connection */
     uint64_t refused;        /* connections refused since the last log */
 };
-
-static const rpc_fn handlers[] = {
-    [PROTO_MSG_SUBMIT] = rpc_submit,
-    [PROTO_MSG_JOB_QUERY] = rpc_job_query,
-    [PROTO_MSG_JOB_CANCEL] = rpc_job_cancel,
-    [PROTO_MSG_JOB_HOLD] = rpc_job_hold,
-    [PROTO_MSG_JOB_RELEASE] = rpc_job_release,
-    [PROTO_MSG_JOB_SUSPEND] = rpc_job_suspend,
-    [PROTO_MSG_JOB_RESUME] = rpc_job_resume,
-    [PROTO_MSG_JOB_UPDATE] = rpc_job_update,
-    [PROTO_MSG_JOB_ACCT] = rpc_job_acct,
-    [PROTO_MSG_JOB_EXPLAIN] = rpc_job_explain,
-    [PROTO_MSG_NODE_QUERY] = rpc_node_query,
-    [PROTO_MSG_PART_QUERY] = rpc_part_query,
-    [PROTO_MSG_NODE_UPDATE] = rpc_node_update,
-    [PROTO_MSG_PART_UPDATE] = rpc_part_update,
-    [PROTO_MSG_NODE_REGISTER] = rpc_node_register,
-    [PROTO_MSG_NODE_HEARTBEAT] = rpc_node_heartbeat,
-    [PROTO_MSG_JOB_END] = rpc_job_end,
-    [PROTO_MSG_ACCT_ADD] = rpc_acct_add,
-    [PROTO_MSG_ACCT_MODIFY] = rpc_acct_modify,
-    [PROTO_MSG_ACCT_DELETE] = rpc_acct_delete,
-    [PROTO_MSG_ACCT_LIST] = rpc_acct_list,
-    [PROTO_MSG_PRIO_QUERY] = rpc_prio_query,
-    [PROTO_MSG_SHARE_QUERY] = rpc_share_query,
-    [PROTO_MSG_SCHED_DIAG] = rpc_sched_diag,
-    [PROTO_MSG_JOB_CHECKPOINT] = rpc_job_checkpoint,
-};
-
-rpc_fn rpc_lookup(uint16_t type)
-{
-    if (type >= sizeof(handlers) / sizeof(handlers[0]))
-        return NULL;
-    return handlers[type];
-}
 
 /* ---- sockets ---------------------------------------------------------- */
 
@@ -212,14 +177,14 @@ static void mark_dirty(struct conn *conn)
     conn->dirty = true;
     conn->dirty_next = conn->l->dirty;
     conn->l->dirty = conn;
-    ctld_kick(conn->l->ctld);
+    loop_kick(conn->l->env.loop);
 }
 
 /* Where output goes now: held while a transaction is open (or while
  * something older is held, to keep order), else the socket. */
 static struct evbuffer *outbuf(struct conn *conn)
 {
-    if (persist_in_txn(conn->l->ctld->persist) ||
+    if (loop_holding(conn->l->env.loop) ||
         evbuffer_get_length(conn->held) > 0) {
         mark_dirty(conn);
         return conn->held;
@@ -230,7 +195,8 @@ static struct evbuffer *outbuf(struct conn *conn)
 static int send_frame(struct conn *conn, uint16_t type, uint8_t flags,
                       uint32_t seq, json_t *body, struct err *e)
 {
-    struct auth *a = conn->is_unix ? NULL : conn->l->ctld->auth;
+    struct listen *l = conn->l;
+    struct auth *a = conn->is_unix ? NULL : l->env.auth;
     char to[AUTH_TAG_MAX + 1];
 
     if (conn->dead) {
@@ -238,7 +204,7 @@ static int send_frame(struct conn *conn, uint16_t type, uint8_t flags,
         return err_set(e, "connection to %s is closed", conn->peer_name);
     }
     /* a node's connection gets frames for that node alone (auth.h) */
-    nodes_auth_tag(conn->l->ctld->nodes, conn->node, to, sizeof(to));
+    l->ops.auth_tag(l->arg, conn->node, to, sizeof(to));
     return proto_encode_signed_to(a, to, type, flags, seq, body, outbuf(conn),
                                   e);
 }
@@ -335,7 +301,7 @@ static void conn_free(struct conn *conn)
     if (conn->next)
         conn->next->prev = conn->prev;
     if (conn->node >= 0)
-        nodes_conn_closed(l->ctld->nodes, (size_t)conn->node, conn);
+        l->ops.closed(l->arg, conn, conn->node);
     peers_del(l->peers, conn->peer_key);
     while ((p = conn->pending) != NULL) {
         conn->pending = p->next;
@@ -407,15 +373,11 @@ static void handle_reply(struct conn *conn, const struct proto_frame *f)
 
 static void handle_request(struct conn *conn, const struct proto_frame *f)
 {
-    struct rpc r = {
-        .ctld = conn->l->ctld, .conn = conn, .req = f, .who = conn->peer};
-    const char *name = proto_type_name(f->type);
-    rpc_fn fn = rpc_lookup(f->type);
+    struct listen *l = conn->l;
+    const struct auth_id *who = conn->is_unix ? &conn->peer : &f->who;
     json_t *reply = NULL;
     struct err e;
 
-    if (!conn->is_unix)
-        r.who = f->who;
     if (f->type == PROTO_MSG_PING) {
         reply = json_pack("{s:s, s:I}", "version", SLUICE_VERSION, "now",
                           (json_int_t)time(NULL));
@@ -423,22 +385,9 @@ static void handle_request(struct conn *conn, const struct proto_frame *f)
         json_decref(reply);
         return;
     }
-    if (fn == NULL) {
-        char msg[96];
-        if (name == NULL)
-            snprintf(msg, sizeof(msg), "unknown message type %u", f->type);
-        else
-            snprintf(msg, sizeof(msg), "sluicectld does not serve %s requests",
-                     name);
-        send_error(conn, f->type, f->seq, name ? EOPNOTSUPP : ENOSYS, msg);
-        return;
-    }
     err_clear(&e);
-    if (fn(&r, &reply, &e) < 0) {
-        int code = errno ? errno : EINVAL;
-        log_debug("peer=%s uid=%u type=%s error=\"%s\"", conn->peer_name,
-                  r.who.uid, name, e.text);
-        send_error(conn, f->type, f->seq, code, e.text);
+    if (l->ops.dispatch(l->arg, conn, f, who, &reply, &e) < 0) {
+        send_error(conn, f->type, f->seq, errno ? errno : EINVAL, e.text);
         return;
     }
     send_reply(conn, f, reply);
@@ -479,7 +428,7 @@ static void refuse(struct conn *conn, uint16_t type, uint32_t seq, int code,
  */
 static bool gate_frame(struct conn *conn, struct evbuffer *in)
 {
-    struct auth *a = conn->l->ctld->auth;
+    struct auth *a = conn->l->env.auth;
     size_t have = evbuffer_get_length(in);
     const uint8_t *p;
     uint32_t body_len;
@@ -538,7 +487,7 @@ static bool too_much_output(struct conn *conn)
 /* One decoded frame (or a bad one); false when reading must stop. */
 static bool conn_frame(struct conn *conn, struct evbuffer *in, bool *none)
 {
-    struct ctld *c = conn->l->ctld;
+    struct auth *a = conn->l->env.auth;
     struct proto_frame f;
     struct err e;
     int rc;
@@ -547,13 +496,13 @@ static bool conn_frame(struct conn *conn, struct evbuffer *in, bool *none)
     if (!gate_frame(conn, in))
         return false;
     err_clear(&e);
-    rc = proto_decode(in, conn->is_unix ? NULL : c->auth, &f, &e);
+    rc = proto_decode(in, conn->is_unix ? NULL : a, &f, &e);
     if (rc == 0) {
         *none = true;
         return false;
     }
     conn->prechecked = false;
-    conn->last_ms = ctld_mono_ms();
+    conn->last_ms = clock_mono_ms();
     conn->frame_ms = 0;
     if (rc < 0) {
         int code = errno;
@@ -576,15 +525,15 @@ static bool conn_frame(struct conn *conn, struct evbuffer *in, bool *none)
 static void conn_read_cb(struct bufferevent *bev, void *arg)
 {
     struct conn *conn = arg;
-    struct ctld *c = conn->l->ctld;
+    struct loop *loop = conn->l->env.loop;
     struct evbuffer *in = bufferevent_get_input(bev);
-    int64_t start = ctld_mono_ms();
+    int64_t start = clock_mono_ms();
     bool none = false;
     int n = 0;
 
     while (!conn->closing && !conn->throttled) {
         if (n > 0 && (n == CONN_FRAMES_PER_TURN ||
-                      ctld_mono_ms() - start >= CONN_TURN_MS)) {
+                      clock_mono_ms() - start >= CONN_TURN_MS)) {
             /* fairness: the rest on a later turn of the loop */
             bufferevent_trigger(bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
             break;
@@ -594,7 +543,7 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
         n++;
     }
     if (none && conn->frame_ms == 0 && evbuffer_get_length(in) > 0)
-        conn->frame_ms = ctld_mono_ms();
+        conn->frame_ms = clock_mono_ms();
     if (none && conn->l->in_total > PEERS_IN_ALL &&
         evbuffer_get_length(in) > PROTO_UNAUTH_BODY) {
         /* many large frames arriving at once: this one waits elsewhere */
@@ -607,8 +556,8 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
         evbuffer_drain(in, evbuffer_get_length(in));
     }
     conn_maybe_free(conn);
-    if (ctld_txn_old(c))
-        ctld_flush(c);
+    if (loop_txn_old(loop))
+        loop_flush(loop);
 }
 
 static void conn_write_cb(struct bufferevent *bev, void *arg)
@@ -671,7 +620,7 @@ static const char *over_limit(struct listen *l, const struct conn *conn,
                               char *buf, size_t size)
 {
     bool trusted = conn->is_unix &&
-                   (conn->peer.uid == 0 || conn->peer.uid == l->ctld->self_uid);
+                   (conn->peer.uid == 0 || conn->peer.uid == l->env.self_uid);
 
     if (peers_total(l->peers) >= l->lim.max_conns) {
         snprintf(buf, size,
@@ -698,7 +647,7 @@ static void refuse_fd(struct listen *l, const struct conn *conn, int fd,
 {
     struct evbuffer *out = evbuffer_new();
     json_t *body = proto_error_body(EAGAIN, "%s", msg);
-    struct auth *a = conn->is_unix ? NULL : l->ctld->auth;
+    struct auth *a = conn->is_unix ? NULL : l->env.auth;
     struct err e;
 
     ASSERT(out != NULL);
@@ -744,11 +693,10 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
         return;
     }
     peers_add(l->peers, conn->peer_key);
-    conn->last_ms = ctld_mono_ms();
+    conn->last_ms = clock_mono_ms();
     conn->held = evbuffer_new();
-    conn->bev =
-        bufferevent_socket_new(l->ctld->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_priority_set(conn->bev, CTLD_PRIO_IO);
+    conn->bev = bufferevent_socket_new(l->env.base, fd, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_priority_set(conn->bev, LOOP_PRIO_IO);
     bufferevent_setcb(conn->bev, conn_read_cb, conn_write_cb, conn_event_cb,
                       conn);
     bufferevent_set_timeouts(conn->bev, NULL, &wtimeout);
@@ -810,7 +758,7 @@ static void resume_cb(evutil_socket_t fd, short what, void *arg)
 static void sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct listen *l = arg;
-    int64_t now = ctld_mono_ms();
+    int64_t now = clock_mono_ms();
     struct conn *conn, *next;
     char msg[96];
 
@@ -858,7 +806,7 @@ static struct evconnlistener *make_listener(struct listen *l, int fd)
 {
     struct evconnlistener *lev;
 
-    lev = evconnlistener_new(l->ctld->base, accept_cb, l,
+    lev = evconnlistener_new(l->env.base, accept_cb, l,
                              LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0,
                              fd);
     if (lev != NULL)
@@ -866,24 +814,27 @@ static struct evconnlistener *make_listener(struct listen *l, int fd)
     return lev;
 }
 
-struct listen *listen_create(struct ctld *c, int tcp_fd, int unix_fd,
-                             struct err *e)
+struct listen *listen_create(const struct listen_env *env,
+                             const struct listen_ops *ops, void *arg,
+                             int tcp_fd, int unix_fd, struct err *e)
 {
     struct listen *l = xcalloc(1, sizeof(*l));
     struct timeval sec = {1, 0};
 
-    l->ctld = c;
+    l->env = *env;
+    l->ops = *ops;
+    l->arg = arg;
     l->peers = peers_create();
-    if (peers_limits_parse(c->conf->scheduler_parameters, &l->lim, e) < 0) {
+    if (peers_limits_parse(env->params, &l->lim, e) < 0) {
         listen_destroy(l);
         return NULL;
     }
     fit_nofile(&l->lim);
-    l->sweep_ev = event_new(c->base, -1, EV_PERSIST, sweep_cb, l);
-    l->resume_ev = evtimer_new(c->base, resume_cb, l);
+    l->sweep_ev = event_new(env->base, -1, EV_PERSIST, sweep_cb, l);
+    l->resume_ev = evtimer_new(env->base, resume_cb, l);
     ASSERT(l->sweep_ev != NULL && l->resume_ev != NULL);
-    event_priority_set(l->sweep_ev, CTLD_PRIO_IO);
-    event_priority_set(l->resume_ev, CTLD_PRIO_IO);
+    event_priority_set(l->sweep_ev, LOOP_PRIO_IO);
+    event_priority_set(l->resume_ev, LOOP_PRIO_IO);
     event_add(l->sweep_ev, &sec);
     if (tcp_fd >= 0 && (l->tcp = make_listener(l, tcp_fd)) == NULL)
         goto error;

@@ -18,6 +18,7 @@
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/queue/jobdep.h"
 #include "ctld/queue/nodecmd.h"
 #include "ctld/policy/jlimits.h"
@@ -337,7 +338,7 @@ static int save_at(struct jobs *js, struct job *j, const char *event,
     int rc;
 
     notify(js, j, event, when, ended);
-    if (ctld_write(js->c, e) < 0)
+    if (loop_write(js->c->loop, e) < 0)
         goto error;
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
@@ -378,7 +379,7 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     struct persist_job row;
     char *rec = NULL, detail[32];
 
-    if (ctld_write(js->c, e) < 0)
+    if (loop_write(js->c->loop, e) < 0)
         goto error;
     j->id = js->next_id;
     if (j->array_pending != NULL && j->array_job_id == 0)
@@ -575,7 +576,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     if (rc == 0 && (rc = purge_payload(js, j, e)) < 0)
         log_warnx("job=%" PRIu64 " payload not purged: %s", j->id, e->text);
     add_finished(js, j);
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     jobdep_changed(js, j, now);
     return rc;
 }
@@ -602,7 +603,7 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING requeued restarts=%u why=\"%s\"",
              j->id, j->restart_count, why);
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     return save(js, j, "requeue", why, e);
 }
 
@@ -717,7 +718,7 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     j->kill_sent = false;
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING reason=\"%s\"", j->id, why);
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     return save(js, j, "requeue", why, e);
 }
 
@@ -838,7 +839,7 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
                       : j->part_node_limit ? "PartitionNodeLimit"
                                            : NULL);
-    ctld_schedule(js->c);
+    loop_want_pass(js->c->loop);
     log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
     if (save(js, j, "release", detail, e) < 0)
@@ -921,7 +922,7 @@ void jobs_tick(struct jobs *js, time_t now)
         time_limit(js, j, now);
     }
     if (due)
-        ctld_schedule(js->c);
+        loop_want_pass(js->c->loop);
     evict_finished(js);
 }
 

@@ -22,6 +22,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobdep.h"
 #include "ctld/policy/jlimits.h"
@@ -782,7 +783,7 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
     if (j->dep.n > 0)
         jobdep_track(js, j, j->submit_time);
     if (!j->held_user && !j->part_time_limit && !j->part_node_limit)
-        ctld_schedule(c);
+        loop_want_pass(c->loop);
     *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);
     return 0;
 }
@@ -982,7 +983,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         j->prio_fixed = true;
     }
     j->nice = nice;
-    ctld_schedule(c);
+    loop_want_pass(c->loop);
     if (j->part != saved.part)
         log_info("job=%" PRIu64 " partition=%s (was %s) by uid=%u", j->id,
                  c->conf->parts[j->part].name, c->conf->parts[saved.part].name,

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/queue/nodecmd.h"
@@ -55,7 +56,7 @@ static int suspend(struct jobs *js, struct job *j, enum job_susp by,
     else
         job_set_reason(j, "JobSuspended");
     log_info("job=%" PRIu64 " state=SUSPENDED %s", j->id, detail);
-    ctld_schedule(jobs_ctld(js));
+    loop_want_pass(jobs_ctld(js)->loop);
     return jobs_save_event(js, j, "suspend", detail, e);
 }
 
@@ -136,7 +137,7 @@ int jobs_resume(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, "Resuming");
     snprintf(detail, sizeof(detail), "resume asked by uid %u", (unsigned)uid);
     log_info("job=%" PRIu64 " %s", j->id, detail);
-    ctld_schedule(c);
+    loop_want_pass(c->loop);
     return jobs_save_event(js, j, NULL, NULL, e);
 }
 

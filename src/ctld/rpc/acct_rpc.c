@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/rpc/rpc.h"
 
 static int bad_req(struct err *e, const char *what)
@@ -162,14 +163,14 @@ static int change(struct rpc *r, const char *verb, change_fn fn, json_t **reply,
 
     if (parse_req(r->req->body, &req, e) < 0 || authorize(r, verb, &req, e) < 0)
         return -1;
-    if (!(req.flags & ACCT_REQ_DRY_RUN) && ctld_write(r->ctld, e) < 0)
+    if (!(req.flags & ACCT_REQ_DRY_RUN) && loop_write(r->ctld->loop, e) < 0)
         return -1;
     if (fn(r->ctld->acct, &req, reply, e) < 0)
         return -1;
     if (!(req.flags & ACCT_REQ_DRY_RUN)) {
         user_name(r->who.uid, name, sizeof(name));
         log_info("acct %s entity=%s by=%s", verb, req.entity, name);
-        ctld_schedule(r->ctld); /* limits may have moved */
+        loop_want_pass(r->ctld->loop); /* limits may have moved */
     }
     return 0;
 }

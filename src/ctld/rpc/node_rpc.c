@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
 #include "ctld/net/listen.h"
@@ -485,6 +486,6 @@ int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
                      json_object_get(r->req->body, "set"), e) < 0)
         return -1;
     jobs_part_changed(r->ctld->jobs, (size_t)(cp - r->ctld->conf->parts));
-    ctld_schedule(r->ctld);
+    loop_want_pass(r->ctld->loop);
     return 0;
 }

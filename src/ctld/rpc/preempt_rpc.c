@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/rpc/rpc.h"
 
@@ -45,7 +46,7 @@ int rpc_job_checkpoint(struct rpc *r, json_t **reply, struct err *e)
     log_info("job=%" PRIu64 " checkpoint %s", j->id, detail);
     if (jobs_save_event(r->ctld->jobs, j, "checkpoint", detail, e) < 0)
         return -1;
-    ctld_schedule(r->ctld); /* a waiting job may preempt it now */
+    loop_want_pass(r->ctld->loop); /* a waiting job may preempt it now */
     *reply = json_pack("{s:I, s:I}", "job_id", (json_int_t)j->id,
                        "last_checkpoint", (json_int_t)now);
     return 0;

@@ -1,6 +1,6 @@
 /*
- * Request handlers, one per message type, called by listen.c with the
- * decoded frame and the sender's identity (from its credential or, on the
+ * Request handlers, one per message type, called through rpc_dispatch
+ * (rpc.c, which the root hands to listen_create) with the decoded frame and the sender's identity (from its credential or, on the
  * unix socket, SO_PEERCRED; never from the body).  A handler returns 0
  * with *reply set (a new reference; NULL means "{}"), or -1 with errno as
  * the error code and e as the message of the error reply.
@@ -48,7 +48,7 @@ int rpc_job_checkpoint(struct rpc *r, json_t **reply, struct err *e);
 /* jobacct_rpc.c */
 int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e);
 
-/* explain.c */
+/* explain_rpc.c */
 int rpc_job_explain(struct rpc *r, json_t **reply, struct err *e);
 
 /* node_rpc.c */
@@ -71,8 +71,12 @@ int rpc_prio_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_share_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_sched_diag(struct rpc *r, json_t **reply, struct err *e);
 
-/* rpc_lookup: the handler for type, or NULL (listen.c answers PING and
- * unknown types itself). */
-rpc_fn rpc_lookup(uint16_t type);
+/*
+ * rpc_dispatch: listen_ops.dispatch (net/listen.h) for the controller c
+ * (arg): the handler of req->type called with req, conn and who.  An
+ * unknown or unserved type is refused with ENOSYS or EOPNOTSUPP.
+ */
+int rpc_dispatch(void *arg, struct conn *conn, const struct proto_frame *req,
+                 const struct auth_id *who, json_t **reply, struct err *e);
 
 #endif

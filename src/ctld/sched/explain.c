@@ -1,7 +1,7 @@
 /*
- * sluice explain (see explain.h): the EXPLAIN object of one job, and the
- * JOB_EXPLAIN request.  What-if answers come from explain_sim.c, the
- * per-node part from explain_node.c.
+ * sluice explain (see explain.h): the EXPLAIN object of one job (the
+ * JOB_EXPLAIN request is rpc/explain_rpc.c's).  What-if answers come from
+ * explain_sim.c, the per-node part from explain_node.c.
  */
 #include "ctld/sched/explain.h"
 
@@ -19,8 +19,6 @@
 #include "ctld/queue/jobs.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
-#include "ctld/core/persist.h"
-#include "ctld/rpc/rpc.h"
 #include "ctld/sched/sched_drv.h"
 
 #define SET(o, k, v) json_object_set_new(o, k, v)
@@ -423,43 +421,4 @@ json_t *explain_job(struct ctld *c, struct job *j, time_t now)
     else
         started(c, j, o);
     return o;
-}
-
-/* ---- JOB_EXPLAIN -------------------------------------------------------- */
-
-/* A finished job the controller no longer holds in memory. */
-static struct job *from_history(struct ctld *c, uint64_t id)
-{
-    char *rec = persist_job_record(c->persist, id, NULL);
-    json_t *o = rec ? json_loads(rec, 0, NULL) : NULL;
-    struct job *j = o ? job_from_json(o, c->conf, NULL) : NULL;
-
-    json_decref(o);
-    free(rec);
-    return j;
-}
-
-int rpc_job_explain(struct rpc *r, json_t **reply, struct err *e)
-{
-    json_t *v = json_object_get(r->req->body, "job_id");
-    struct job *j, *old = NULL;
-    uint64_t id;
-
-    if (!json_is_integer(v) || json_integer_value(v) < 1) {
-        err_set(e, "job_id: expected a job id (integer >= 1)");
-        errno = EINVAL;
-        return -1;
-    }
-    id = (uint64_t)json_integer_value(v);
-    j = jobs_find(r->ctld->jobs, id);
-    if (j == NULL)
-        j = old = from_history(r->ctld, id);
-    if (j == NULL) {
-        err_set(e, "Invalid job id specified");
-        errno = ENOENT;
-        return -1;
-    }
-    *reply = explain_job(r->ctld, j, time(NULL));
-    job_free(old);
-    return 0;
 }

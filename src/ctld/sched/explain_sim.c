@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -184,7 +185,7 @@ struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
 
     x->c = c;
     x->now = now;
-    x->start_ms = ctld_mono_ms();
+    x->start_ms = clock_mono_ms();
     /* the real pass models limits in real seconds, the test divisor
      * aside; so do these */
     x->div = 1;
@@ -269,7 +270,8 @@ static int run_pass(struct explain_sim *x, const struct explain_sim_tweak *t,
     struct sched_cluster cl = x->base;
     int rc;
 
-    if (x->runs++ > 0 && ctld_mono_ms() - x->start_ms > EXPLAIN_SIM_BUDGET_MS) {
+    if (x->runs++ > 0 &&
+        clock_mono_ms() - x->start_ms > EXPLAIN_SIM_BUDGET_MS) {
         x->cut = true;
         errno = ETIME;
         return -1;

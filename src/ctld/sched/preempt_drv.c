@@ -22,6 +22,7 @@
 #include "ctld/acct/acct.h"
 #include "common/arrayspec.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
 #include "ctld/queue/nodecmd.h"
@@ -81,7 +82,7 @@ static void exempt_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     p->exempt_at = 0;
-    ctld_schedule(p->c);
+    loop_want_pass(p->c->loop);
 }
 
 /* The holds' rows in the database (below). */
@@ -321,7 +322,7 @@ static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep)
 {
     struct err e;
     char *text = NULL;
-    int rc = ctld_write(p->c, &e);
+    int rc = loop_write(p->c->loop, &e);
 
     if (rc == 0 && keep) {
         text = hold_encode(p, h);

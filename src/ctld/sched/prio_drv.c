@@ -19,6 +19,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/sched/prio_int.h"
 
@@ -198,12 +199,13 @@ static void job_ended(void *arg, struct job *j, time_t end)
         return;
     from = j->start_time > p->last_calc ? j->start_time : p->last_calc;
     prio_usage_charge(p, j, from, end);
-    if (prio_job_key(p, j, key, sizeof(key)) && ctld_write(p->c, &e) == 0 &&
-        prio_usage_save_one(p, key, &e) < 0)
+    if (prio_job_key(p, j, key, sizeof(key)) &&
+        loop_write(p->c->loop, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
         log_warnx("job=%" PRIu64 " usage not saved: %s", j->id, e.text);
     if (j->qos != NULL) {
         prio_usage_qos_key(j->qos, key, sizeof(key));
-        if (ctld_write(p->c, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
+        if (loop_write(p->c->loop, &e) == 0 &&
+            prio_usage_save_one(p, key, &e) < 0)
             log_warnx("job=%" PRIu64 " QOS usage not saved: %s", j->id, e.text);
     }
 }
@@ -250,11 +252,11 @@ void prio_drv_refresh(struct prio_drv *p, time_t now)
 
     charge_and_decay(p, now);
     maybe_reset(p, now);
-    if (ctld_write(p->c, &e) < 0 || prio_usage_save(p, &e) < 0)
+    if (loop_write(p->c->loop, &e) < 0 || prio_usage_save(p, &e) < 0)
         log_warnx("fairshare usage not saved: %s", e.text);
     tree_refresh(p);
     recompute_all(p, now);
-    ctld_schedule(p->c);
+    loop_want_pass(p->c->loop);
 }
 
 static void timer_cb(evutil_socket_t fd, short what, void *arg)

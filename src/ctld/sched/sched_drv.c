@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/core/loop.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
@@ -53,21 +55,13 @@ struct sched_drv {
     bool unpaced; /* sched_drv_unpaced */
 };
 
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void defer_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct sched_drv *s = arg;
 
     (void)fd;
     (void)what;
-    ctld_kick(s->c);
+    loop_kick(s->c->loop);
 }
 
 /* SchedulerParameters: bad bf_* values are logged and the defaults kept
@@ -340,7 +334,7 @@ static void charge_model(struct ctld *c, struct sched_model *m,
 static int64_t clock_cb(void *arg)
 {
     (void)arg;
-    return mono_us();
+    return clock_mono_us();
 }
 
 /* The main pass, and the backfill cycle begun over it unless the cycle
@@ -474,7 +468,7 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
         reason_begin(s->why);
         if (decide(s, &cl, cont, event, now, &r, &st, &ran_main) == 0) {
             if (apply(s, &m, &r, now))
-                ctld_schedule(c);
+                loop_want_pass(c->loop);
             if (ran_main) /* a slice alone leaves preemption to the pass */
                 preempt_drv_run(s->preempt, &cl, m.pend, m.task, &r, now);
             sample_fill(s, &r, &st);
@@ -501,7 +495,7 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
 
 void sched_drv_run(struct sched_drv *s, time_t now)
 {
-    int64_t start = mono_us(), wait_us, dur;
+    int64_t start = clock_mono_us(), wait_us, dur;
     bool cont, event;
 
     if (!s->wanted && !s->bf_more)
@@ -522,7 +516,7 @@ void sched_drv_run(struct sched_drv *s, time_t now)
     s->passes++;
     s->sample = (struct sched_sample){.backfill = s->backfill, .now = now};
     pass(s, now, cont, event);
-    s->last_end_us = mono_us();
+    s->last_end_us = clock_mono_us();
     dur = s->last_end_us - start;
     s->last_dur_us = dur;
     s->sample.dur_us = dur;

@@ -4,7 +4,7 @@
  * calls sched_pass, and applies the decisions: started jobs go RUNNING and
  * their JOB_LAUNCH goes to the batch node; waiting jobs get their reason.
  *
- * Passes are asked for by events (ctld_schedule) and run in the flush
+ * Passes are asked for by events (loop_want_pass) and run in the flush
  * event, at most one per loop iteration.  When passes get expensive (over
  * 5 ms, a long queue), a pass waits until four times its predecessor's
  * duration has passed, so that scheduling never takes more than a fifth of
