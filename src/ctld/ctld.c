@@ -22,6 +22,8 @@
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/core/persist.h"
+#include "ctld/sched/model.h"
+#include "ctld/sched/preempt_drv.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/sched_drv.h"
 
@@ -205,6 +207,16 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         goto error;
     if (prio_drv_create(c, e) == NULL)
         goto error;
+    c->preempt = preempt_drv_create(c);
+    c->model = model_create(&(struct model_src){
+        .conf = conf,
+        .jobs = c->jobs,
+        .nodes = c->nodes,
+        .parts = c->parts,
+        .acct = c->acct,
+        .limits = c->limits,
+        .preempt = c->preempt,
+    });
     c->sched = sched_drv_create(c);
     event_add(c->tick_ev, &sec);
     ctld_schedule(c);
@@ -236,6 +248,10 @@ void ctld_destroy(struct ctld *c)
     c->listen = NULL;
     sched_drv_destroy(c->sched);
     c->sched = NULL;
+    model_destroy(c->model);
+    c->model = NULL;
+    preempt_drv_destroy(c->preempt);
+    c->preempt = NULL;
     prio_drv_destroy(c->prio);
     c->prio = NULL;
     jobs_destroy(c->jobs);

@@ -21,7 +21,7 @@
 #include "ctld/cluster/parts.h"
 #include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
-#include "ctld/sched/sched_drv.h"
+#include "ctld/sched/preempt_drv.h"
 
 #define SET(o, k, v) json_object_set_new(o, k, v)
 
@@ -400,7 +400,7 @@ static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
     if (j->part_time_limit || j->part_node_limit)
         b.start_est = 0;
     next_pass(c, j, &b, o);
-    SET(o, "preempting", sched_drv_victims(c->sched, j->id));
+    SET(o, "preempting", preempt_drv_victims(c->preempt, j->id));
     /* its victims' time limits say nothing of when they will be gone */
     if (json_array_size(json_object_get(o, "preempting")) > 0)
         SET(o, "estimated_start", json_null());
