@@ -102,8 +102,9 @@ bool explain_sim_backfill(const struct explain_sim *x)
 static void tweak_job(struct explain_sim *x, const struct explain_sim_tweak *t,
                       struct sched_job *sj)
 {
-    if (t->time_limit_s > 0 && t->time_limit_s != TIMEFMT_INFINITE)
-        sj->time_limit_s = t->time_limit_s;
+    if (t->time_limit_s > 0)
+        sj->time_limit_s =
+            t->time_limit_s == TIMEFMT_INFINITE ? 0 : t->time_limit_s;
     if (t->part >= 0 && (size_t)t->part < x->c->conf->n_parts) {
         sj->part = (size_t)t->part;
         sj->tier = x->c->conf->parts[t->part].priority_tier;
