@@ -379,7 +379,8 @@ static void dep_blocked(struct job *j, json_t *o)
 
 static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
 {
-    struct explain_sim *x = explain_sim_create(c, j, now);
+    struct explain_sim *x =
+        explain_sim_create(c->model, c->conf, j, now, ctld_mono_ms);
     struct explain_sim_tweak none = explain_sim_tweak_none();
     struct explain_sim_out b;
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/sched/model.h"
 #include "sched/backfill.h"
@@ -23,7 +23,8 @@
 #define SIM_MAX_MINUTES (366 * 24 * 60)
 
 struct explain_sim {
-    struct ctld *c;
+    const struct conf *conf;
+    int64_t (*clock_ms)(void);
     time_t now;
     size_t target; /* index of the explained job in jobs (its first entry,
                       for an array: its first task offered) */
@@ -53,15 +54,17 @@ void explain_sim_out_clear(struct explain_sim_out *o)
     memset(o, 0, sizeof(*o));
 }
 
-struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
-                                       time_t now)
+struct explain_sim *explain_sim_create(struct model *md,
+                                       const struct conf *conf, struct job *j,
+                                       time_t now, int64_t (*clock_ms)(void))
 {
     struct explain_sim *x = xcalloc(1, sizeof(*x));
 
-    x->c = c;
+    x->conf = conf;
+    x->clock_ms = clock_ms;
     x->now = now;
-    x->start_ms = ctld_mono_ms();
-    pass_model_build(c->model, &x->m, PASS_MODEL_WHAT_IF, j, now);
+    x->start_ms = clock_ms();
+    pass_model_build(md, &x->m, PASS_MODEL_WHAT_IF, j, now);
     x->target = x->m.extra;
     x->njobs = x->m.n;
     x->pend = x->m.pend;
@@ -69,8 +72,8 @@ struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
     x->work = xcalloc(x->njobs ? x->njobs : 1, sizeof(*x->work));
     x->cwork =
         xcalloc(x->m.cl.ncounters ? x->m.cl.ncounters : 1, sizeof(*x->cwork));
-    x->backfill = model_backfill(c->model);
-    x->bf = *model_bf(c->model);
+    x->backfill = model_backfill(md);
+    x->bf = *model_bf(md);
     x->bf.max_examine = 0;
     x->bf.running = x->m.running;
     x->bf.nrunning = x->m.nrunning;
@@ -105,10 +108,10 @@ static void tweak_job(struct explain_sim *x, const struct explain_sim_tweak *t,
     if (t->time_limit_s > 0)
         sj->time_limit_s =
             t->time_limit_s == TIMEFMT_INFINITE ? 0 : t->time_limit_s;
-    if (t->part >= 0 && (size_t)t->part < x->c->conf->n_parts) {
+    if (t->part >= 0 && (size_t)t->part < x->conf->n_parts) {
         sj->part = (size_t)t->part;
-        sj->tier = x->c->conf->parts[t->part].priority_tier;
-        sj->exclusive_user = x->c->conf->parts[t->part].exclusive_user;
+        sj->tier = x->conf->parts[t->part].priority_tier;
+        sj->exclusive_user = x->conf->parts[t->part].exclusive_user;
     }
     if (t->no_charges) {
         sj->charges = NULL;
@@ -138,7 +141,7 @@ static int run_pass(struct explain_sim *x, const struct explain_sim_tweak *t,
     struct sched_cluster cl = x->m.cl;
     int rc;
 
-    if (x->runs++ > 0 && ctld_mono_ms() - x->start_ms > EXPLAIN_SIM_BUDGET_MS) {
+    if (x->runs++ > 0 && x->clock_ms() - x->start_ms > EXPLAIN_SIM_BUDGET_MS) {
         x->cut = true;
         errno = ETIME;
         return -1;
