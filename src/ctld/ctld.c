@@ -28,6 +28,8 @@
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
+#include "ctld/sched/model.h"
+#include "ctld/sched/preempt_drv.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/sched_drv.h"
 
@@ -160,6 +162,16 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     if (c->prio == NULL)
         goto error;
     jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
+    c->preempt = preempt_drv_create(c);
+    c->model = model_create(&(struct model_src){
+        .conf = conf,
+        .jobs = c->jobs,
+        .nodes = c->nodes,
+        .parts = c->parts,
+        .acct = c->acct,
+        .limits = c->limits,
+        .preempt = c->preempt,
+    });
     c->sched = sched_drv_create(c);
     event_add(c->tick_ev, &sec);
     loop_want_pass(c->loop);
@@ -218,6 +230,10 @@ void ctld_destroy(struct ctld *c)
     c->listen = NULL;
     sched_drv_destroy(c->sched);
     c->sched = NULL;
+    model_destroy(c->model);
+    c->model = NULL;
+    preempt_drv_destroy(c->preempt);
+    c->preempt = NULL;
     prio_drv_destroy(c->prio);
     c->prio = NULL;
     nodecmd_destroy(c->nodecmd); /* after listen: its replies use it */

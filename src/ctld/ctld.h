@@ -38,6 +38,8 @@ struct nodes;
 struct parts;
 struct persist;
 struct sched_drv;
+struct model;
+struct preempt_drv;
 struct prio_drv;
 struct jlimits;
 struct jchain;
@@ -57,9 +59,11 @@ struct ctld {
     struct jobs *jobs;
     struct nodecmd *nodecmd; /* requests to node daemons (nodecmd.h) */
     struct sched_drv *sched;
-    struct prio_drv *prio;  /* priorities and fair-share usage */
-    struct jlimits *limits; /* resource limits (jlimits.h) */
-    struct jchain *chain;   /* their chain from acct (jchain.h) */
+    struct model *model;         /* what passes are built from (model.h) */
+    struct preempt_drv *preempt; /* preemption and its holds */
+    struct prio_drv *prio;       /* priorities and fair-share usage */
+    struct jlimits *limits;      /* resource limits (jlimits.h) */
+    struct jchain *chain;        /* their chain from acct (jchain.h) */
     struct listen *listen;
 
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */

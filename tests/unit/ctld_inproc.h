@@ -94,8 +94,8 @@ static int fx_close(struct fx *f)
 /* fx_submit: submit spec (JSON text) as who, then run the loop
  * iteration's flush (the pass and the commit): the job id, or 0 with e
  * set. */
-static uint64_t fx_submit(struct fx *f, const char *spec,
-                          const struct auth_id *who, struct err *e)
+static inline uint64_t fx_submit(struct fx *f, const char *spec,
+                                 const struct auth_id *who, struct err *e)
 {
     json_t *o = json_loads(spec, 0, NULL), *reply = NULL;
     uint64_t id = 0;

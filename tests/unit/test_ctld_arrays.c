@@ -24,6 +24,7 @@
 #include "ctld/queue/jobs.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/core/persist.h"
+#include "ctld/sched/model.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"
@@ -351,12 +352,6 @@ static void test_dep_on_cancelled_array(void **state)
     assert_int_equal(fx_job(f, ok)->dep_state, DEP_NEVER);
 }
 
-static struct sched_job model(void *arg, const struct job *j)
-{
-    (void)arg;
-    return (struct sched_job){.id = j->id, .nodes = 1};
-}
-
 /* The pass's model: a throttled array offers up to %N tasks, each
  * charging the array's one counter, and so does a task split off it
  * (held alone, then released); running tasks fill the counter. */
@@ -369,11 +364,11 @@ static void test_model_throttle(void **state)
     struct job *run = jobarray_split(f->c->jobs, fx_job(f, a), 0, &e);
     struct job *alone = jobarray_split(f->c->jobs, fx_job(f, a), 7, &e);
     const size_t node = 0;
-    struct sched_model m;
+    struct pass_model m;
     size_t tasks = 0;
 
     assert_int_equal(jobs_start(f->c->jobs, run, &node, 1, time(NULL), &e), 0);
-    sched_model_collect(f->c->jobs, &m, model, NULL);
+    pass_model_build(f->c->model, &m, PASS_MODEL_WHAT_IF, NULL, time(NULL));
     assert_int_equal(m.nctr, 1);
     assert_int_equal(m.ctr[0].capacity, 3);
     assert_int_equal(m.ctr[0].used, 1);
@@ -389,7 +384,7 @@ static void test_model_throttle(void **state)
     assert_int_equal(tasks, 3);
     assert_int_equal(m.n, 4);
     assert_int_equal(fx_job(f, a)->sched_slot, 0);
-    sched_model_free(&m);
+    pass_model_free(&m);
 }
 
 /* Whether job id's stored payload (script, environment) is still there. */

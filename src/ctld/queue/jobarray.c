@@ -1,8 +1,7 @@
 /*
  * Job arrays (jobarray.h): the --array field of a submission, splitting
- * a task off its pending array, and the pass's model with the counters of
- * array throttles (%N, reason JobArrayTaskLimit) and singleton
- * dependencies (one running job per name and user, reason Dependency).
+ * a task off its pending array, and the tasks of an array one pass is
+ * offered (the pass model, sched/model.c, counts their throttle).
  */
 #include "ctld/queue/jobarray.h"
 
@@ -105,209 +104,16 @@ struct job *jobarray_split(struct jobs *js, struct job *m, uint32_t t,
     return n;
 }
 
-/* ---- the pass's model --------------------------------------------------- */
-
-/* Room for cap entries (the arrays grow, never shrink). */
-static void model_grow(struct sched_model *m, size_t cap)
+size_t jobarray_offer(const struct job *j, int64_t *tasks)
 {
-    m->cap = cap;
-    m->pend = xreallocarray(m->pend, m->cap, sizeof(*m->pend));
-    m->task = xreallocarray(m->task, m->cap, sizeof(*m->task));
-    m->sj = xreallocarray(m->sj, m->cap, sizeof(*m->sj));
-    m->chg = xreallocarray(m->chg, 2 * m->cap, sizeof(*m->chg));
-    m->nmine = xreallocarray(m->nmine, m->cap, sizeof(*m->nmine));
-}
-
-static void push(struct sched_model *m, struct job *j, int64_t task,
-                 struct sched_job sj)
-{
-    if (m->n == m->cap)
-        model_grow(m, m->cap ? 2 * m->cap : 256);
-    m->pend[m->n] = j;
-    m->task[m->n] = task;
-    m->sj[m->n] = sj;
-    m->sj[m->n].charges = NULL;
-    m->sj[m->n].ncharges = 0;
-    m->nmine[m->n] = 0;
-    m->n++;
-}
-
-static size_t new_counter(struct sched_model *m, uint64_t cap,
-                          const char *reason)
-{
-    m->ctr = xreallocarray(m->ctr, m->nctr + 1, sizeof(*m->ctr));
-    m->ctr[m->nctr] = (struct sched_counter){cap, 0, reason};
-    return m->nctr++;
-}
-
-/* Charges wait in chg (indices into m->ctr) for sched_model_merge. */
-static void add_charge(struct sched_model *m, size_t entry, size_t counter)
-{
-    m->chg[2 * entry + m->nmine[entry]] =
-        (struct sched_charge){.counter = counter, .amount = 1};
-    m->nmine[entry]++;
-}
-
-/* Singleton counters: one per (name, user) among the pending jobs. */
-struct singles {
-    const struct job **key;
-    size_t *ctr;
-    size_t n;
-};
-
-static size_t single_counter(struct sched_model *m, struct singles *s,
-                             const struct job *j)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (s->key[i]->user_id == j->user_id &&
-            strcmp(s->key[i]->name, j->name) == 0)
-            return s->ctr[i];
-    s->key = xreallocarray(s->key, s->n + 1, sizeof(*s->key));
-    s->ctr = xreallocarray(s->ctr, s->n + 1, sizeof(*s->ctr));
-    s->key[s->n] = j;
-    s->ctr[s->n] = new_counter(m, 1, "Dependency");
-    return s->ctr[s->n++];
-}
-
-/* The throttle counter of j's array (j a pending record or a task split
- * off it), made on first use and remembered in the array's record; -1
- * when the array has no throttle (or its record is gone). */
-static int64_t throttle_counter(struct jobs *js, struct sched_model *m,
-                                struct job *j)
-{
-    struct job *a = j->array_job_id ? jobs_find(js, j->array_job_id) : NULL;
-
-    if (j->array_throttle == 0 || a == NULL)
-        return -1;
-    if (a->sched_slot == 0) {
-        a->sched_slot =
-            new_counter(m, j->array_throttle, "JobArrayTaskLimit") + 1;
-        m->slotted =
-            xreallocarray(m->slotted, m->nslotted + 1, sizeof(*m->slotted));
-        m->slotted[m->nslotted++] = a;
-    }
-    return (int64_t)a->sched_slot - 1;
-}
-
-/* What turns a job into its sched_job. */
-struct modeler {
-    struct sched_job (*fn)(void *, const struct job *);
-    void *arg;
-};
-
-static void offer(struct jobs *js, struct sched_model *m, struct singles *s,
-                  struct job *j, const struct modeler *model)
-{
-    bool single = depend_has(&j->dep, DEP_SINGLETON);
-    size_t single_ctr = single ? single_counter(m, s, j) : 0;
     const struct arrayset *ready =
         j->dep_ready ? j->dep_ready : j->array_pending;
-    int64_t thr = throttle_counter(js, m, j);
-    size_t offered = 0;
+    size_t n = 0;
 
-    if (j->array_pending == NULL) {
-        push(m, j, -1, model->fn(model->arg, j));
-        if (thr >= 0)
-            add_charge(m, m->n - 1, (size_t)thr);
-        if (single)
-            add_charge(m, m->n - 1, single_ctr);
-        return;
-    }
     for (int64_t t = arrayset_next(ready, 0);
-         t >= 0 && offered < JOBARRAY_OFFER_MAX &&
-         (j->array_throttle == 0 || offered < j->array_throttle);
-         t = arrayset_next(ready, (uint32_t)t + 1), offered++) {
-        push(m, j, t, model->fn(model->arg, j));
-        if (thr >= 0)
-            add_charge(m, m->n - 1, (size_t)thr);
-        if (single)
-            add_charge(m, m->n - 1, single_ctr);
-    }
-}
-
-/* What running jobs already use of the counters. */
-static void count_running(struct jobs *js, struct sched_model *m,
-                          const struct singles *s)
-{
-    for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
-        struct job *a;
-        if (!job_on_node(j->state))
-            continue;
-        if (j->array_job_id != 0 &&
-            (a = jobs_find(js, j->array_job_id)) != NULL && a->sched_slot)
-            m->ctr[a->sched_slot - 1].used++;
-        for (size_t i = 0; i < s->n; i++)
-            if (s->key[i]->user_id == j->user_id &&
-                strcmp(s->key[i]->name, j->name) == 0)
-                m->ctr[s->ctr[i]].used++;
-    }
-}
-
-void sched_model_collect(struct jobs *js, struct sched_model *m,
-                         struct sched_job (*fn)(void *, const struct job *),
-                         void *arg)
-{
-    struct singles s = {0};
-    const struct modeler model = {fn, arg};
-
-    memset(m, 0, sizeof(*m));
-    /* sized once: doubling a 100k-job model copies megabytes per pass */
-    if (jobs_active(js) > 0)
-        model_grow(m, jobs_active(js));
-    for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
-        if (j->state != JOB_PENDING || j->part_time_limit ||
-            j->part_node_limit || j->dep_state != DEP_MET)
-            continue;
-        offer(js, m, &s, j, &model);
-    }
-    if (m->nctr > 0)
-        count_running(js, m, &s);
-    for (size_t i = 0; i < m->nslotted; i++)
-        m->slotted[i]->sched_slot = 0;
-    free(s.key);
-    free(s.ctr);
-}
-
-void sched_model_merge(struct sched_model *m, struct sched_cluster *c)
-{
-    size_t nl = c->counters != NULL ? c->ncounters : 0, total = 0, off = 0;
-
-    if (m->nctr == 0)
-        return;
-    m->all_ctr = xcalloc(nl + m->nctr, sizeof(*m->all_ctr));
-    if (nl > 0)
-        memcpy(m->all_ctr, c->counters, nl * sizeof(*m->all_ctr));
-    memcpy(m->all_ctr + nl, m->ctr, m->nctr * sizeof(*m->ctr));
-    for (size_t i = 0; i < m->n; i++)
-        total += m->sj[i].ncharges + m->nmine[i];
-    m->all_chg = xcalloc(total ? total : 1, sizeof(*m->all_chg));
-    for (size_t i = 0; i < m->n; i++) {
-        struct sched_job *sj = &m->sj[i];
-        size_t n = sj->ncharges;
-        if (n > 0)
-            memcpy(m->all_chg + off, sj->charges, n * sizeof(*m->all_chg));
-        for (size_t k = 0; k < m->nmine[i]; k++) {
-            m->all_chg[off + n + k] = m->chg[2 * i + k];
-            m->all_chg[off + n + k].counter += nl;
-        }
-        sj->charges = m->all_chg + off;
-        sj->ncharges = n + m->nmine[i];
-        off += sj->ncharges;
-    }
-    c->counters = m->all_ctr;
-    c->ncounters = nl + m->nctr;
-}
-
-void sched_model_free(struct sched_model *m)
-{
-    free(m->slotted);
-    free(m->nmine);
-    free(m->all_ctr);
-    free(m->all_chg);
-    free(m->pend);
-    free(m->task);
-    free(m->sj);
-    free(m->ctr);
-    free(m->chg);
-    memset(m, 0, sizeof(*m));
+         t >= 0 && n < JOBARRAY_OFFER_MAX &&
+         (j->array_throttle == 0 || n < j->array_throttle);
+         t = arrayset_next(ready, (uint32_t)t + 1))
+        tasks[n++] = t;
+    return n;
 }

@@ -2,9 +2,7 @@
  * Job arrays in the controller.  A pending array is one record (the
  * array's first job id) holding the ids of its tasks not yet started; a
  * task is split off into a job of its own when it is about to start, or
- * when it alone is held, cancelled or released — as Slurm does.  Also
- * the pass's model of pending jobs with the counters arrays (%N) and
- * singleton dependencies charge.
+ * when it alone is held, cancelled or released — as Slurm does.
  */
 #ifndef SLUICE_CTLD_JOBARRAY_H
 #define SLUICE_CTLD_JOBARRAY_H
@@ -16,7 +14,6 @@
 
 #include "common/err.h"
 #include "ctld/job/job.h"
-#include "sched/sched.h"
 
 struct jobs;
 
@@ -43,32 +40,12 @@ struct job *jobarray_split(struct jobs *js, struct job *m, uint32_t t,
  * or NULL. */
 struct job *jobarray_find_task(struct jobs *js, uint64_t a, int64_t t);
 
-/* The pass's pending jobs, one entry per job, or per task offered of a
- * pending array, with the counters they charge. */
-struct sched_model {
-    struct job **pend; /* the job (for a task: its array's record) */
-    int64_t *task;     /* the task offered, -1 for a plain job */
-    struct sched_job *sj;
-    size_t n, cap;
-    struct sched_counter *ctr;
-    size_t nctr;
-    struct sched_charge *chg; /* two per entry, nmine[i] used */
-    size_t *nmine;
-    struct job **slotted; /* array records whose sched_slot is set */
-    size_t nslotted;
-    struct sched_counter *all_ctr; /* after sched_model_merge */
-    struct sched_charge *all_chg;
-};
-
-/* sched_model_collect: fill m from js (model(arg, job) turns a job into
- * its sched_job); jobs whose dependencies are not met are left out. */
-void sched_model_collect(struct jobs *js, struct sched_model *m,
-                         struct sched_job (*model)(void *, const struct job *),
-                         void *arg);
-/* sched_model_merge: append m's counters to those c already has (the
- * limit engine's) and each job's charges to its own; the merged arrays
- * belong to m.  c->jobs must be m->sj. */
-void sched_model_merge(struct sched_model *m, struct sched_cluster *c);
-void sched_model_free(struct sched_model *m);
+/*
+ * jobarray_offer: the tasks of pending array j (j->array_pending set)
+ * offered to one pass, in order: those whose dependencies are met, at
+ * most JOBARRAY_OFFER_MAX and at most its throttle (%N).  Into tasks
+ * (room for JOBARRAY_OFFER_MAX); how many.
+ */
+size_t jobarray_offer(const struct job *j, int64_t *tasks);
 
 #endif

@@ -171,7 +171,8 @@ static int resume_order(const void *a, const void *b, void *arg)
     return x->id < y->id ? -1 : (x->id > y->id);
 }
 
-size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n)
+size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n,
+                       struct job ***would)
 {
     struct ctld *c = jobs_ctld(js);
     struct job **list = NULL;
@@ -192,7 +193,9 @@ size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n)
         struct job *j = list[k];
         if (!fits(js, j, nodes, n))
             continue;
-        if (resume(js, j, "its CPUs are free again", &e) < 0) {
+        if (would != NULL) {
+            list[done] = j; /* done <= k: the list is reused */
+        } else if (resume(js, j, "its CPUs are free again", &e) < 0) {
             log_warnx("job=%" PRIu64 " resume: %s", j->id, e.text);
             continue;
         }
@@ -200,6 +203,12 @@ size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n)
             nodes[j->alloc[i]].cpus_alloc += j->cpus_per_node;
         done++;
     }
+    if (would != NULL && done > 0) {
+        *would = list;
+        return done;
+    }
+    if (would != NULL)
+        *would = NULL;
     free(list);
     return done;
 }

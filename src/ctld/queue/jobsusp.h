@@ -52,8 +52,11 @@ int jobs_preempt_suspend(struct jobs *js, struct job *j, uint64_t by_job,
  * in the model nodes (n of them, indexed as the controller's nodes, with
  * the preemptors' holds applied), highest tier and priority first; the
  * CPUs of those resumed are charged to nodes.  How many were resumed.
+ * With would (a what-if), nobody is resumed: *would gets those that
+ * would be, a new array the caller frees (NULL when none).
  */
-size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n);
+size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n,
+                       struct job ***would);
 
 /* jobs_any_resumable: some suspended job waits for its CPUs. */
 bool jobs_any_resumable(struct jobs *js);

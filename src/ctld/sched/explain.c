@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -20,6 +21,7 @@
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/sched/sched_drv.h"
+#include "ctld/sched/preempt_drv.h"
 
 #define SET(o, k, v) json_object_set_new(o, k, v)
 
@@ -377,7 +379,8 @@ static void dep_blocked(struct job *j, json_t *o)
 
 static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
 {
-    struct explain_sim *x = explain_sim_create(c, j, now);
+    struct explain_sim *x =
+        explain_sim_create(c->model, c->conf, j, now, clock_mono_ms);
     struct explain_sim_tweak none = explain_sim_tweak_none();
     struct explain_sim_out b;
 
@@ -398,7 +401,7 @@ static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
     if (j->part_time_limit || j->part_node_limit)
         b.start_est = 0;
     next_pass(c, j, &b, o);
-    SET(o, "preempting", sched_drv_victims(c->sched, j->id));
+    SET(o, "preempting", preempt_drv_victims(c->preempt, j->id));
     /* its victims' time limits say nothing of when they will be gone */
     if (json_array_size(json_object_get(o, "preempting")) > 0)
         SET(o, "estimated_start", json_null());

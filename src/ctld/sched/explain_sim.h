@@ -16,8 +16,9 @@
 
 #include "sched/sched.h"
 
-struct ctld;
+struct conf;
 struct job;
+struct model;
 struct explain_sim;
 
 /* One change to the model; explain_sim_tweak_none() changes nothing. */
@@ -50,11 +51,14 @@ struct explain_sim_ahead {
 /*
  * explain_sim_create: the model of every pending job (j among them even
  * when the real pass leaves it out, as it does for PartitionTimeLimit),
- * with the limit engine's counters for this moment.  Must be destroyed
- * before control returns to the event loop (the limit pass stays open).
+ * with the limit engine's counters for this moment, built from md (the
+ * controller's, model.h) on conf.  clock_ms: a monotonic clock in
+ * milliseconds, for EXPLAIN_SIM_BUDGET_MS.  Must be destroyed before
+ * control returns to the event loop (the limit pass stays open).
  */
-struct explain_sim *explain_sim_create(struct ctld *c, struct job *j,
-                                       time_t now);
+struct explain_sim *explain_sim_create(struct model *md,
+                                       const struct conf *conf, struct job *j,
+                                       time_t now, int64_t (*clock_ms)(void));
 /* explain_sim_destroy: accepts NULL. */
 void explain_sim_destroy(struct explain_sim *x);
 

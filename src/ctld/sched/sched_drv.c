@@ -13,7 +13,6 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/acct/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/policy/jlimits.h"
@@ -23,6 +22,7 @@
 #include "ctld/queue/nodecmd.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/sched/model.h"
 #include "ctld/sched/preempt_drv.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/reason.h"
@@ -37,22 +37,22 @@
 
 struct sched_drv {
     struct ctld *c;
-    struct sched_part *parts; /* from the configuration, built once */
     bool wanted;
     int64_t last_end_us;
     int64_t last_dur_us;
     struct event *defer_ev;
     uint64_t passes;
     struct reason *why;
+    struct model *model;          /* what a pass is built from */
     bool backfill;                /* SchedulerType=sched/backfill */
-    struct sched_bf bf;           /* SchedulerParameters */
+    struct sched_bf bf;           /* SchedulerParameters (model_bf) */
     bool bf_more;                 /* a backfill cycle is under way */
     struct sched_bf_cycle *cycle; /* kept across slices */
     int64_t slice_budget_us;
     struct sched_sample sample; /* of the last pass */
     struct sched_stats st;
-    struct preempt_drv *preempt;
-    bool unpaced; /* sched_drv_unpaced */
+    struct preempt_drv *preempt; /* c->preempt */
+    bool unpaced;                /* sched_drv_unpaced */
 };
 
 static void defer_cb(evutil_socket_t fd, short what, void *arg)
@@ -64,36 +64,20 @@ static void defer_cb(evutil_socket_t fd, short what, void *arg)
     loop_kick(s->c->loop);
 }
 
-/* SchedulerParameters: bad bf_* values are logged and the defaults kept
- * (check-config reports them too). */
-static void bf_setup(struct sched_drv *s, const struct conf *conf)
-{
-    struct err e;
-
-    if (sched_bf_params_parse(conf->scheduler_parameters, &s->bf, &e) < 0) {
-        log_warnx("SchedulerParameters: %s; backfill defaults used", e.text);
-        sched_bf_params_parse("", &s->bf, &e);
-    }
-    s->slice_budget_us = SCHED_DRV_SLICE_US;
-    if (strstr(conf->scheduler_parameters, "bf_yield_interval") != NULL &&
-        s->bf.yield_interval_us < s->slice_budget_us)
-        s->slice_budget_us = s->bf.yield_interval_us;
-}
-
 struct sched_drv *sched_drv_create(struct ctld *c)
 {
     struct sched_drv *s = xcalloc(1, sizeof(*s));
-    const struct conf *conf = c->conf;
 
     s->c = c;
-    s->parts = xcalloc(conf->n_parts ? conf->n_parts : 1, sizeof(*s->parts));
+    s->model = c->model;
+    s->preempt = c->preempt;
     s->defer_ev = evtimer_new(c->base, defer_cb, s);
     s->why = reason_create(c);
-    s->backfill = conf->scheduler_type == CONF_SCHED_BACKFILL;
-    bf_setup(s, conf);
+    s->backfill = model_backfill(s->model);
+    s->bf = *model_bf(s->model);
+    s->slice_budget_us = model_slice_us(s->model, SCHED_DRV_SLICE_US);
     s->cycle = sched_bf_cycle_create();
     sched_stats_init(&s->st, time(NULL));
-    s->preempt = preempt_drv_create(c);
     return s;
 }
 
@@ -103,9 +87,7 @@ void sched_drv_destroy(struct sched_drv *s)
         return;
     if (s->defer_ev)
         event_free(s->defer_ev);
-    free(s->parts);
     reason_destroy(s->why);
-    preempt_drv_destroy(s->preempt);
     sched_bf_cycle_destroy(s->cycle);
     free(s);
 }
@@ -118,99 +100,6 @@ void sched_drv_want(struct sched_drv *s)
 bool sched_drv_wanted(const struct sched_drv *s)
 {
     return s->wanted;
-}
-
-/* The partitions as they are now (scontrol update may change them). */
-static const struct sched_part *model_parts(struct sched_drv *s)
-{
-    const struct conf *conf = s->c->conf;
-
-    for (size_t i = 0; i < conf->n_parts; i++) {
-        const struct part *p = parts_get(s->c->parts, i);
-        s->parts[i] = (struct sched_part){
-            .name = conf->parts[i].name,
-            /* DRAIN takes no new submissions but still starts its queue */
-            .start_jobs =
-                p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN,
-            .inactive = p->state == CONF_PART_INACTIVE,
-            .nodes = p->node_idx,
-            .nnodes = p->n_nodes,
-        };
-    }
-    return s->parts;
-}
-
-/* The model of the nodes; *used gets the GPU bitmaps (one block for all
- * nodes; the caller frees both). */
-static struct sched_node *model_nodes(struct ctld *c, uint64_t **used)
-{
-    size_t n = nodes_count(c->nodes), words = 0, off = 0;
-    struct sched_node *out = xcalloc(n ? n : 1, sizeof(*out));
-
-    for (size_t i = 0; i < n; i++)
-        words += SCHED_GPU_WORDS(nodes_get(c->nodes, i)->gpus.n);
-    *used = xcalloc(words ? words : 1, sizeof(**used));
-    for (size_t i = 0; i < n; i++) {
-        const struct node *nd = nodes_get(c->nodes, i);
-        uint64_t *w = *used + off;
-        for (size_t p = 0; p < nd->gpus.n; p++)
-            if (nodes_gpu_used(nd, nd->gpus.v[p].index))
-                w[p / 64] |= UINT64_C(1) << (p % 64);
-        off += SCHED_GPU_WORDS(nd->gpus.n);
-        bool excl = false;
-        for (size_t u = 0; u < nd->n_users; u++)
-            excl |= nd->users[u].exclusive > 0;
-        out[i] = (struct sched_node){
-            .users = nd->n_users > 1 ? 2 : (uint32_t)nd->n_users,
-            .user_exclusive = excl,
-            .user = nd->n_users > 0 ? nd->users[0].uid : 0,
-            .name = nd->cf->name,
-            .cpus = nd->cf->cpus,
-            .cpus_alloc = nd->cpus_alloc,
-            .mem_mib = nd->cf->mem_mib,
-            .mem_alloc_mib = nd->mem_alloc_mib,
-            .up = node_usable(nd),
-            .drain = nd->admin == NODE_ADMIN_DRAIN,
-            .ngpus = (uint32_t)nd->gpus.n,
-            .gpus = nd->gpus.model,
-            .gpu_used = w,
-        };
-    }
-    return out;
-}
-
-/* The MinPrioThreshold of j's QOS (0: none). */
-static uint64_t min_prio_reserve(const struct ctld *c, const struct job *j)
-{
-    const struct acct_qos *q = j->qos ? acct_qos_find(c->acct, j->qos) : NULL;
-
-    if (q == NULL || q->limits.min_prio_threshold == LIMITS_UNSET)
-        return 0;
-    return q->limits.min_prio_threshold;
-}
-
-static struct sched_job model_job(const struct ctld *c, const struct job *j)
-{
-    return (struct sched_job){
-        .id = j->id,
-        .part = j->part,
-        .nodes = j->nodes,
-        .cpus_per_node = j->cpus_per_node,
-        .mem_per_node_mib = job_mem_per_node(j),
-        .priority = j->priority,
-        .submit_time = j->submit_time,
-        .begin_time = j->begin_time,
-        .held_user = j->held_user,
-        .held_admin = j->held_admin,
-        .node_allowed = j->node_allowed,
-        .gpus_per_node = j->gpus_per_node,
-        .gpu_type = j->gpu_type,
-        .time_limit_s =
-            j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
-        .user = j->user_id,
-        .exclusive_user = c->conf->parts[j->part].exclusive_user,
-        .min_prio_reserve = min_prio_reserve(c, j),
-    };
 }
 
 /* The registered GPU indices of a decision's GPU positions (caller
@@ -235,7 +124,7 @@ static uint32_t *decision_gpus(struct ctld *c, const struct job *j,
 
 /* Returns whether an array started tasks and has more pending: those
  * beyond the ones offered wait for another pass. */
-static bool apply(struct sched_drv *s, const struct sched_model *m,
+static bool apply(struct sched_drv *s, const struct pass_model *m,
                   const struct sched_result *r, time_t now)
 {
     bool more = false;
@@ -274,63 +163,6 @@ static bool apply(struct sched_drv *s, const struct sched_model *m,
     return more;
 }
 
-/* Running jobs as backfill's profile sees them (caller frees). */
-static struct sched_running *model_running(struct ctld *c, size_t *n)
-{
-    size_t cap = 16;
-    struct sched_running *out = xcalloc(cap, sizeof(*out));
-
-    *n = 0;
-    for (struct job *j = jobs_first(c->jobs); j != NULL; j = j->next) {
-        bool susp = j->state == JOB_SUSPENDED;
-        if (!job_on_node(j->state) || j->n_alloc == 0)
-            continue;
-        if (*n == cap) {
-            cap *= 2;
-            out = xrealloc(out, cap * sizeof(*out));
-        }
-        out[(*n)++] = (struct sched_running){
-            .nodes = j->alloc,
-            .nnodes = j->n_alloc,
-            /* suspended: memory and GPUs held, until resumed */
-            .cpus_per_node = susp ? 0 : j->cpus_per_node,
-            .mem_per_node_mib = job_mem_per_node(j),
-            .gpus_per_node = j->gpus_per_node,
-            .end_time = j->time_limit_s == TIMEFMT_INFINITE || susp
-                            ? 0
-                            : j->start_time + j->suspended_s + j->time_limit_s,
-        };
-    }
-    return out;
-}
-
-/* A pending job (or one task of a pending array) in the model. */
-static struct sched_job model_entry(void *arg, const struct job *j)
-{
-    const struct sched_drv *s = arg;
-    struct sched_job sj = model_job(s->c, j);
-
-    sj.tier = s->c->conf->parts[j->part].priority_tier;
-    return sj;
-}
-
-/* The limit engine's charges of the model's jobs, then those of array
- * throttles and singletons (sched_model_merge). */
-static void charge_model(struct ctld *c, struct sched_model *m,
-                         struct sched_cluster *cl)
-{
-    size_t *first = xcalloc(m->n, sizeof(*first));
-    size_t *ncharge = xcalloc(m->n, sizeof(*ncharge));
-
-    jlimits_pass_begin(c->limits);
-    for (size_t i = 0; i < m->n; i++)
-        jlimits_pass_job(c->limits, m->pend[i], &first[i], &ncharge[i]);
-    jlimits_pass_finish(c->limits, cl, m->sj, first, ncharge);
-    sched_model_merge(m, cl);
-    free(ncharge);
-    free(first);
-}
-
 static int64_t clock_cb(void *arg)
 {
     (void)arg;
@@ -364,21 +196,22 @@ static int main_pass(struct sched_drv *s, struct sched_cluster *cl,
  * after an event, only with bf_continue; a slice without an event skips
  * the main pass (*ran_main false: r holds only the slice's decisions).
  */
-static int decide(struct sched_drv *s, struct sched_cluster *cl, bool cont,
+static int decide(struct sched_drv *s, struct pass_model *m, bool cont,
                   bool event, time_t now, struct sched_result *r,
                   struct sched_bf_stats *st, bool *ran_main)
 {
+    struct sched_cluster *cl = &m->cl;
     struct sched_bf bf = s->bf;
     struct sched_result bfr;
     bool resume;
-    int rc = -1;
 
     memset(st, 0, sizeof(*st));
     st->done = true;
     *ran_main = true;
     if (!s->backfill)
         return sched_pass(cl, now, r);
-    bf.running = model_running(s->c, &bf.nrunning);
+    bf.running = m->running;
+    bf.nrunning = m->nrunning;
     bf.clock_us = s->unpaced ? NULL : clock_cb;
     bf.yield_interval_us = s->slice_budget_us;
     bf.max_examine = 0;
@@ -387,27 +220,24 @@ static int decide(struct sched_drv *s, struct sched_cluster *cl, bool cont,
     if (!*ran_main)
         memset(r, 0, sizeof(*r));
     else if (main_pass(s, cl, &bf, resume, now, r) < 0)
-        goto out;
+        return -1;
     if (resume && *ran_main && r->started > 0) {
         resume = false; /* the main pass changed the profile */
         if (sched_bf_cycle_begin(s->cycle, cl, &bf, now, r) < 0) {
             sched_result_clear(r);
-            goto out;
+            return -1;
         }
     }
     if (sched_bf_slice(s->cycle, cl, &bf, now, &bfr, st) < 0) {
         sched_result_clear(r);
-        goto out;
+        return -1;
     }
     st->restarted = !resume;
     if (*ran_main)
         sched_bf_merge(r, &bfr, cl->njobs);
     else
         *r = bfr;
-    rc = 0;
-out:
-    free((void *)bf.running);
-    return rc;
+    return 0;
 }
 
 static void sample_fill(struct sched_drv *s, const struct sched_result *r,
@@ -422,55 +252,25 @@ static void sample_fill(struct sched_drv *s, const struct sched_result *r,
     s->sample.slice_jobs = st->examined;
 }
 
-/* The resume scheduler: suspended jobs whose CPUs are free again (what
- * preemptors hold for themselves counted as taken) resume before any
- * pending job is placed. */
-static void resume_due(struct sched_drv *s)
-{
-    struct ctld *c = s->c;
-    size_t n = nodes_count(c->nodes);
-    uint64_t *used = NULL;
-    struct sched_node *nodes;
-
-    if (!jobs_any_resumable(c->jobs))
-        return;
-    nodes = model_nodes(c, &used);
-    preempt_drv_reserve(s->preempt, nodes, n);
-    jobs_resume_due(c->jobs, nodes, n);
-    free(nodes);
-    free(used);
-}
-
 /* One pass; cont: the backfill cycle under way may go on; event: an
  * event asked for the pass (else it is the next slice of a cycle). */
 static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
 {
     struct ctld *c = s->c;
-    struct sched_model m;
+    struct pass_model m;
     struct sched_result r;
     struct sched_bf_stats st = {.done = true};
-    struct sched_cluster cl;
-    uint64_t *used = NULL;
     bool ran_main = true;
 
     prio_drv_sync(c->prio, now);
-    sched_model_collect(c->jobs, &m, model_entry, s);
-    resume_due(s);
+    pass_model_build(s->model, &m, PASS_MODEL_RUN, NULL, now);
     if (m.n > 0) {
-        cl = (struct sched_cluster){.nodes = model_nodes(c, &used),
-                                    .nnodes = nodes_count(c->nodes),
-                                    .parts = model_parts(s),
-                                    .nparts = c->conf->n_parts,
-                                    .jobs = m.sj,
-                                    .njobs = m.n};
-        charge_model(c, &m, &cl);
-        preempt_drv_hold(s->preempt, &cl, m.sj, m.task, m.n);
         reason_begin(s->why);
-        if (decide(s, &cl, cont, event, now, &r, &st, &ran_main) == 0) {
+        if (decide(s, &m, cont, event, now, &r, &st, &ran_main) == 0) {
             if (apply(s, &m, &r, now))
                 loop_want_pass(c->loop);
             if (ran_main) /* a slice alone leaves preemption to the pass */
-                preempt_drv_run(s->preempt, &cl, m.pend, m.task, &r, now);
+                preempt_drv_run(s->preempt, &m.cl, m.pend, m.task, &r, now);
             sample_fill(s, &r, &st);
             if (r.started > 0)
                 log_debug("sched pass=%" PRIu64 " pending=%zu started=%zu",
@@ -480,16 +280,13 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
             log_warn("sched pass=%" PRIu64 " refused the model", s->passes);
             sched_bf_cycle_reset(s->cycle);
         }
-        free(cl.nodes);
-        free(used);
-        jlimits_pass_end(c->limits);
     } else {
         sched_bf_cycle_reset(s->cycle);
     }
     s->sample.queue = m.n;
     s->sample.cycle_done = st.done;
     s->sample.cont = !st.restarted;
-    sched_model_free(&m);
+    pass_model_free(&m);
     s->bf_more = !st.done;
 }
 
@@ -536,19 +333,13 @@ void sched_drv_unpaced(struct sched_drv *s)
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
 {
     struct ctld *c = s->c;
-    struct sched_job sj = model_job(c, j);
-    uint64_t *used;
-    struct sched_cluster cl = {.nodes = model_nodes(c, &used),
-                               .nnodes = nodes_count(c->nodes),
-                               .parts = model_parts(s),
-                               .nparts = c->conf->n_parts,
-                               .jobs = &sj,
-                               .njobs = 1};
+    struct pass_model m;
     struct sched_result r;
     json_t *o = json_pack("{s:i, s:b, s:s}", "job_id", 0, "would_start", 0,
                           "partition", c->conf->parts[j->part].name);
 
-    if (sched_pass(&cl, time(NULL), &r) == 0 && r.n == 1) {
+    pass_model_one(s->model, &m, j);
+    if (sched_pass(&m.cl, time(NULL), &r) == 0 && r.n == 1) {
         const struct sched_decision *d = &r.decisions[0];
         json_object_set_new(o, "reason",
                             json_string(sched_reason_name(d->reason)));
@@ -564,8 +355,7 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
         }
         sched_result_clear(&r);
     }
-    free(cl.nodes);
-    free(used);
+    pass_model_free(&m);
     return o;
 }
 
@@ -586,32 +376,4 @@ json_t *sched_drv_diag(struct sched_drv *s, time_t now)
     json_object_set_new(o, "bf_max_job_test", json_integer(s->bf.max_job_test));
     json_object_set_new(o, "bf_continue", json_boolean(s->bf.cont));
     return o;
-}
-
-/* ---- the model, for what-if passes (explain_sim.c) ---------------------- */
-
-const struct sched_part *sched_drv_model_parts(struct sched_drv *s)
-{
-    return model_parts(s);
-}
-
-struct sched_node *sched_drv_model_nodes(struct sched_drv *s, uint64_t **used)
-{
-    return model_nodes(s->c, used);
-}
-
-struct sched_job sched_drv_model_job(struct sched_drv *s, const struct job *j)
-{
-    return model_job(s->c, j);
-}
-
-void sched_drv_model_hold(struct sched_drv *s, struct sched_cluster *cl,
-                          struct sched_job *sj, size_t n)
-{
-    preempt_drv_hold(s->preempt, cl, sj, NULL, n);
-}
-
-json_t *sched_drv_victims(struct sched_drv *s, uint64_t job)
-{
-    return preempt_drv_victims(s->preempt, job);
 }
