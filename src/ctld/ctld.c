@@ -142,10 +142,11 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->acct = acct_create(conf->cluster_name, c->acct_store, e);
     if (c->acct == NULL || persist_commit(c->persist, e) < 0)
         goto error;
-    c->parts = parts_create(c, e);
+    c->parts = parts_create(conf, c->persist, c->loop, e);
     if (c->parts == NULL)
         goto error;
-    c->nodes = nodes_create(c, &node_events, c, e);
+    c->nodes =
+        nodes_create(conf, c->persist, c->loop, c->parts, &node_events, c, e);
     if (c->nodes == NULL)
         goto error;
     /* the chain before the jobs: recovered jobs are charged by it */
