@@ -153,8 +153,19 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->limits = jlimits_create(conf->accounting_storage_enforce);
     c->chain = jchain_create(c->acct, conf);
     jlimits_set_chain(c->limits, jchain_levels, c->chain);
-    c->jobs = jobs_create(c);
+    c->jobs = jobs_create(&(struct jobs_env){
+        .conf = conf,
+        .persist = c->persist,
+        .loop = c->loop,
+        .acct = c->acct,
+        .parts = c->parts,
+        .nodes = c->nodes,
+        .limits = c->limits,
+        .time_divisor = c->time_divisor,
+    });
+    /* each needs the other: the table is handed nodecmd (jobs.h) */
     c->nodecmd = nodecmd_create(conf, c->nodes, c->persist, c->jobs);
+    jobs_set_nodecmd(c->jobs, c->nodecmd);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
     /* after the loading, which tells no one: the new prio_drv computes
