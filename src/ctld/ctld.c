@@ -142,18 +142,30 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->acct = acct_create(conf->cluster_name, c->acct_store, e);
     if (c->acct == NULL || persist_commit(c->persist, e) < 0)
         goto error;
-    c->parts = parts_create(c, e);
+    c->parts = parts_create(conf, c->persist, c->loop, e);
     if (c->parts == NULL)
         goto error;
-    c->nodes = nodes_create(c, &node_events, c, e);
+    c->nodes =
+        nodes_create(conf, c->persist, c->loop, c->parts, &node_events, c, e);
     if (c->nodes == NULL)
         goto error;
     /* the chain before the jobs: recovered jobs are charged by it */
     c->limits = jlimits_create(conf->accounting_storage_enforce);
     c->chain = jchain_create(c->acct, conf);
     jlimits_set_chain(c->limits, jchain_levels, c->chain);
-    c->jobs = jobs_create(c);
+    c->jobs = jobs_create(&(struct jobs_env){
+        .conf = conf,
+        .persist = c->persist,
+        .loop = c->loop,
+        .acct = c->acct,
+        .parts = c->parts,
+        .nodes = c->nodes,
+        .limits = c->limits,
+        .time_divisor = c->time_divisor,
+    });
+    /* each needs the other: the table is handed nodecmd (jobs.h) */
     c->nodecmd = nodecmd_create(conf, c->nodes, c->persist, c->jobs);
+    jobs_set_nodecmd(c->jobs, c->nodecmd);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
     /* after the loading, which tells no one: the new prio_drv computes

@@ -25,9 +25,6 @@
 #include "common/err.h"
 #include "ctld/core/loop.h"
 
-/* Finished jobs kept in memory for queries; older ones are in SQLite. */
-#define CTLD_FINISHED_KEEP 10000
-
 struct acct;
 struct acct_store;
 struct listen;

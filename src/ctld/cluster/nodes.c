@@ -13,7 +13,6 @@
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/net/listen.h"
@@ -21,7 +20,10 @@
 #include "ctld/cluster/tres.h"
 
 struct nodes {
-    struct ctld *c;
+    const struct conf *conf; /* the pointers are borrowed (nodes_create) */
+    struct persist *persist;
+    struct loop *loop;
+    const struct parts *parts;
     struct nodes_events ev; /* the root's */
     void *ev_arg;
     struct node *v;
@@ -53,14 +55,18 @@ static int load_admin(void *arg, const char *name, const char *state,
     return 0;
 }
 
-struct nodes *nodes_create(struct ctld *c, const struct nodes_events *ev,
-                           void *arg, struct err *e)
+struct nodes *nodes_create(const struct conf *conf, struct persist *persist,
+                           struct loop *loop, const struct parts *parts,
+                           const struct nodes_events *ev, void *arg,
+                           struct err *e)
 {
     struct nodes *ns = xcalloc(1, sizeof(*ns));
-    const struct conf *conf = c->conf;
     time_t now = time(NULL);
 
-    ns->c = c;
+    ns->conf = conf;
+    ns->persist = persist;
+    ns->loop = loop;
+    ns->parts = parts;
     ns->ev = *ev;
     ns->ev_arg = arg;
     ns->n = conf->n_nodes;
@@ -79,7 +85,7 @@ struct nodes *nodes_create(struct ctld *c, const struct nodes_events *ev,
             n->admin_reason_time = now;
         }
     }
-    if (persist_node_load(c->persist, load_admin, ns, e) < 0) {
+    if (persist_node_load(persist, load_admin, ns, e) < 0) {
         nodes_destroy(ns);
         return NULL;
     }
@@ -116,9 +122,9 @@ struct node *nodes_get(struct nodes *ns, size_t idx)
 
 struct node *nodes_find(struct nodes *ns, const char *name)
 {
-    const struct conf_node *cf = conf_node_find(ns->c->conf, name);
+    const struct conf_node *cf = conf_node_find(ns->conf, name);
 
-    return cf ? &ns->v[cf - ns->c->conf->nodes] : NULL;
+    return cf ? &ns->v[cf - ns->conf->nodes] : NULL;
 }
 
 void nodes_alloc(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem)
@@ -252,11 +258,11 @@ static time_t node_reason_time(const struct node *n)
 
 static json_t *node_parts(struct nodes *ns, size_t idx)
 {
-    const struct conf *conf = ns->c->conf;
+    const struct conf *conf = ns->conf;
     json_t *a = json_array();
 
     for (size_t i = 0; i < conf->n_parts; i++)
-        if (parts_has_node(ns->c->parts, i, idx))
+        if (parts_has_node(ns->parts, i, idx))
             json_array_append_new(a, json_string(conf->parts[i].name));
     return a;
 }
@@ -424,7 +430,7 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
              n->cf->name, node_state_name(n), rep->cpus, rep->mem_mib,
              n->gpus.n, n->invalid ? " reason=\"" : "", n->invalid ? why : "",
              n->invalid ? "\"" : "");
-    loop_want_pass(ns->c->loop);
+    loop_want_pass(ns->loop);
 }
 
 bool nodes_seen(struct nodes *ns, struct node *n, time_t now)
@@ -437,7 +443,7 @@ bool nodes_seen(struct nodes *ns, struct node *n, time_t now)
         set_str(&n->auto_reason, NULL);
     log_info("node=%s responding again state=%s", n->cf->name,
              node_state_name(n));
-    loop_want_pass(ns->c->loop);
+    loop_want_pass(ns->loop);
     return true;
 }
 
@@ -449,7 +455,7 @@ void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn)
         return;
     n->conn = NULL;
     log_info("node=%s connection closed; DOWN after %us without it",
-             n->cf->name, ns->c->conf->slurmd_timeout_s);
+             n->cf->name, ns->conf->slurmd_timeout_s);
 }
 
 static const char *admin_name(enum node_admin a)
@@ -460,8 +466,8 @@ static const char *admin_name(enum node_admin a)
 int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
                     const char *reason, time_t now, struct err *e)
 {
-    if (loop_write(ns->c->loop, e) < 0 ||
-        persist_node_save(ns->c->persist, n->cf->name, admin_name(admin),
+    if (loop_write(ns->loop, e) < 0 ||
+        persist_node_save(ns->persist, n->cf->name, admin_name(admin),
                           admin == NODE_ADMIN_NONE ? "" : reason, now, e) < 0)
         return -1;
     n->admin = admin;
@@ -472,13 +478,13 @@ int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
              reason ? reason : "");
     if (admin == NODE_ADMIN_DOWN)
         ns->ev.node_down(ns->ev_arg, n->idx, NODE_DOWN_ADMIN, now);
-    loop_want_pass(ns->c->loop);
+    loop_want_pass(ns->loop);
     return 0;
 }
 
 void nodes_tick(struct nodes *ns, time_t now)
 {
-    uint32_t limit = ns->c->conf->slurmd_timeout_s;
+    uint32_t limit = ns->conf->slurmd_timeout_s;
 
     if (limit == 0)
         return; /* SlurmdTimeout=0: never */
@@ -492,15 +498,15 @@ void nodes_tick(struct nodes *ns, time_t now)
         log_warnx("node=%s state=DOWN reason=\"Not responding\" silent_s=%lld",
                   n->cf->name, (long long)(now - n->last_seen));
         ns->ev.node_down(ns->ev_arg, n->idx, NODE_DOWN_SILENT, now);
-        loop_want_pass(ns->c->loop);
+        loop_want_pass(ns->loop);
     }
 }
 
 uint32_t nodes_heartbeat_s(const struct nodes *ns)
 {
-    uint32_t t = ns->c->conf->slurmd_timeout_s / 3;
+    uint32_t t = ns->conf->slurmd_timeout_s / 3;
 
-    if (ns->c->conf->slurmd_timeout_s == 0)
+    if (ns->conf->slurmd_timeout_s == 0)
         return 30;
     return t < 1 ? 1 : t;
 }

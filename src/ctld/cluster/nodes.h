@@ -19,9 +19,11 @@
 #include "common/err.h"
 #include "ctld/cluster/nodegpu.h"
 
-struct ctld;
 struct conn;
+struct loop;
 struct nodes;
+struct parts;
+struct persist;
 
 enum node_admin {
     NODE_ADMIN_NONE,
@@ -84,10 +86,14 @@ struct nodes_events {
 };
 
 /* nodes_create: one node per conf node; admin states loaded from the
- * database; ev (copied) and arg receive its reports.  nodes_destroy
- * accepts NULL. */
-struct nodes *nodes_create(struct ctld *c, const struct nodes_events *ev,
-                           void *arg, struct err *e);
+ * database; ev (copied) and arg receive its reports.  conf, persist (the
+ * admin states), loop (a change's transaction, the pass it asks for) and
+ * parts (which partitions hold a node) are borrowed and must outlive the
+ * table.  nodes_destroy accepts NULL. */
+struct nodes *nodes_create(const struct conf *conf, struct persist *persist,
+                           struct loop *loop, const struct parts *parts,
+                           const struct nodes_events *ev, void *arg,
+                           struct err *e);
 void nodes_destroy(struct nodes *ns);
 
 size_t nodes_count(const struct nodes *ns);

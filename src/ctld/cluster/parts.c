@@ -15,12 +15,13 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
 
 struct parts {
-    struct ctld *c;
+    const struct conf *conf; /* the pointers are borrowed (parts_create) */
+    struct persist *persist;
+    struct loop *loop;
     struct part *v;
     size_t n;
 };
@@ -211,7 +212,7 @@ static int apply_set(const struct conf *conf, struct part *p, json_t *set,
 static int load_one(void *arg, const char *name, const char *text)
 {
     struct parts *ps = arg;
-    const struct conf_part *cf = conf_part_find(ps->c->conf, name);
+    const struct conf_part *cf = conf_part_find(ps->conf, name);
     json_t *set = json_loads(text, 0, NULL);
     struct part *p;
     struct err e;
@@ -222,8 +223,8 @@ static int load_one(void *arg, const char *name, const char *text)
         json_decref(set);
         return 0;
     }
-    p = &ps->v[cf - ps->c->conf->parts];
-    if (apply_set(ps->c->conf, p, set, &e) < 0) {
+    p = &ps->v[cf - ps->conf->parts];
+    if (apply_set(ps->conf, p, set, &e) < 0) {
         log_warnx("partition=%s saved settings dropped: %s", name, e.text);
         json_decref(set);
         return 0;
@@ -234,19 +235,21 @@ static int load_one(void *arg, const char *name, const char *text)
     return 0;
 }
 
-struct parts *parts_create(struct ctld *c, struct err *e)
+struct parts *parts_create(const struct conf *conf, struct persist *persist,
+                           struct loop *loop, struct err *e)
 {
     struct parts *ps = xcalloc(1, sizeof(*ps));
-    const struct conf *conf = c->conf;
 
-    ps->c = c;
+    ps->conf = conf;
+    ps->persist = persist;
+    ps->loop = loop;
     ps->n = conf->n_parts;
     ps->v = xcalloc(ps->n ? ps->n : 1, sizeof(*ps->v));
     for (size_t i = 0; i < ps->n; i++) {
         from_conf(&ps->v[i], &conf->parts[i]);
         ps->v[i].changed = json_object();
     }
-    if (persist_part_load(c->persist, load_one, ps, e) < 0) {
+    if (persist_part_load(persist, load_one, ps, e) < 0) {
         parts_destroy(ps);
         return NULL;
     }
@@ -296,7 +299,7 @@ int parts_update(struct parts *ps, size_t idx, json_t *set, struct err *e)
     if (!json_is_object(set) || json_object_size(set) == 0)
         return err_inval(e,
                          "PART_UPDATE: expected \"set\": {...} with a setting");
-    if (apply_set(ps->c->conf, p, set, e) < 0)
+    if (apply_set(ps->conf, p, set, e) < 0)
         return -1;
     changed = json_deep_copy(p->changed);
     json_object_update(changed, set);
@@ -305,9 +308,9 @@ int parts_update(struct parts *ps, size_t idx, json_t *set, struct err *e)
     text = json_dumps(changed, JSON_COMPACT | JSON_SORT_KEYS);
     if (text == NULL)
         fatalx("out of memory encoding partition %s", p->cf->name);
-    rc = loop_write(ps->c->loop, e) < 0
+    rc = loop_write(ps->loop, e) < 0
              ? -1
-             : persist_part_save(ps->c->persist, p->cf->name, text, e);
+             : persist_part_save(ps->persist, p->cf->name, text, e);
     log_info("partition=%s updated: %s%s", p->cf->name, text,
              rc < 0 ? " (not saved)" : "");
     free(text);
@@ -317,7 +320,7 @@ int parts_update(struct parts *ps, size_t idx, json_t *set, struct err *e)
 json_t *parts_to_json(const struct parts *ps, size_t idx)
 {
     const struct part *p = parts_get(ps, idx);
-    const struct conf *conf = ps->c->conf;
+    const struct conf *conf = ps->conf;
     struct hostlist *hl = hostlist_create();
     uint64_t cpus = 0;
     char *nodes;

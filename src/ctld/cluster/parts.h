@@ -17,8 +17,9 @@
 #include "common/conf.h"
 #include "common/err.h"
 
-struct ctld;
+struct loop;
 struct parts;
+struct persist;
 
 /* One partition's effective settings; cf is the configuration's entry
  * (name, Default, access lists, ...), for what cannot change here. */
@@ -39,9 +40,11 @@ struct part {
  * parts_create: every configured partition with the changes saved in the
  * database applied.  A saved change that no longer fits the configuration
  * (a node gone) is logged and dropped.  NULL with e on a database error.
- * parts_destroy accepts NULL.
+ * conf, persist (the saved changes) and loop (a change's transaction) are
+ * borrowed and must outlive the partitions.  parts_destroy accepts NULL.
  */
-struct parts *parts_create(struct ctld *c, struct err *e);
+struct parts *parts_create(const struct conf *conf, struct persist *persist,
+                           struct loop *loop, struct err *e);
 void parts_destroy(struct parts *ps);
 
 /* parts_get: partition idx (an index into conf->parts). */

@@ -12,7 +12,6 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/queue/jobs.h"
 
 int jobarray_parse(json_t *spec, uint32_t max_size, struct job *j,
@@ -53,7 +52,7 @@ struct job *jobarray_find_task(struct jobs *js, uint64_t a, int64_t t)
 static struct job *task_copy(struct jobs *js, const struct job *m, uint32_t t,
                              struct err *e)
 {
-    const struct conf *conf = jobs_ctld(js)->conf;
+    const struct conf *conf = jobs_env(js)->conf;
     json_t *o = job_to_json(m, conf, true);
     struct job *n;
 

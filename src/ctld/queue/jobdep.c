@@ -12,7 +12,6 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
@@ -278,7 +277,7 @@ void jobdep_judge(struct jobs *js, struct job *j, time_t now)
             job_set_reason(j, NULL);
         /* the wait for a dependency does not count as age: it starts now */
         jobs_eligible(js, j, now, &e);
-        loop_want_pass(jobs_ctld(js)->loop);
+        loop_want_pass(jobs_env(js)->loop);
     } else if (r == DEP_WAIT && !j->held_user && !j->held_admin) {
         job_set_reason(j, "Dependency");
     }

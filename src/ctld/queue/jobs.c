@@ -17,7 +17,6 @@
 #include "common/timefmt.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobdep.h"
 #include "ctld/queue/nodecmd.h"
@@ -27,7 +26,8 @@
 #include "ctld/core/persist.h"
 
 struct jobs {
-    struct ctld *c;
+    struct jobs_env env;     /* jobs_create's */
+    struct nodecmd *nodecmd; /* jobs_set_nodecmd's */
     struct job **buckets;
     size_t nbuckets; /* a power of two */
     size_t n;
@@ -48,11 +48,11 @@ struct subscriber {
     void *arg;
 };
 
-struct jobs *jobs_create(struct ctld *c)
+struct jobs *jobs_create(const struct jobs_env *env)
 {
     struct jobs *js = xcalloc(1, sizeof(*js));
 
-    js->c = c;
+    js->env = *env;
     js->nbuckets = 1024;
     js->buckets = xcalloc(js->nbuckets, sizeof(*js->buckets));
     js->next_id = 1;
@@ -206,9 +206,19 @@ size_t jobs_count(const struct jobs *js)
     return js->n;
 }
 
-struct ctld *jobs_ctld(struct jobs *js)
+void jobs_set_nodecmd(struct jobs *js, struct nodecmd *nc)
 {
-    return js->c;
+    js->nodecmd = nc;
+}
+
+const struct jobs_env *jobs_env(const struct jobs *js)
+{
+    return &js->env;
+}
+
+struct nodecmd *jobs_nodecmd(const struct jobs *js)
+{
+    return js->nodecmd;
 }
 
 size_t jobs_active(const struct jobs *js)
@@ -239,10 +249,10 @@ static void add_finished(struct jobs *js, struct job *j)
     js->nfinished++;
 }
 
-/* Keep at most CTLD_FINISHED_KEEP finished jobs in memory. */
+/* Keep at most JOBS_FINISHED_KEEP finished jobs in memory. */
 static void evict_finished(struct jobs *js)
 {
-    while (js->nfinished > CTLD_FINISHED_KEEP) {
+    while (js->nfinished > JOBS_FINISHED_KEEP) {
         struct job *j = js->fin_head;
         js->fin_head = j->fnext;
         if (js->fin_head == NULL)
@@ -258,7 +268,7 @@ static void evict_finished(struct jobs *js)
 /* Whether j's partition keeps its nodes to one user (ExclusiveUser). */
 static bool exclusive_user(const struct jobs *js, const struct job *j)
 {
-    return js->c->conf->parts[j->part].exclusive_user;
+    return js->env.conf->parts[j->part].exclusive_user;
 }
 
 /* Charge j's CPUs, memory and GPUs to its nodes. */
@@ -273,12 +283,12 @@ static void charge(struct jobs *js, const struct job *j)
     uint32_t g = j->gpus_per_node;
 
     for (size_t i = 0; i < j->n_alloc; i++) {
-        nodes_alloc(js->c->nodes, j->alloc[i], held_cpus(j),
+        nodes_alloc(js->env.nodes, j->alloc[i], held_cpus(j),
                     job_mem_per_node(j));
-        nodes_user_add(js->c->nodes, j->alloc[i], j->user_id,
+        nodes_user_add(js->env.nodes, j->alloc[i], j->user_id,
                        exclusive_user(js, j));
         if (j->gpu_alloc != NULL &&
-            nodes_gpus_take(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g,
+            nodes_gpus_take(js->env.nodes, j->alloc[i], j->gpu_alloc + i * g,
                             g) > 0)
             log_warnx("job=%" PRIu64 " holds GPUs another job holds", j->id);
     }
@@ -289,12 +299,13 @@ static void uncharge(struct jobs *js, const struct job *j)
     uint32_t g = j->gpus_per_node;
 
     for (size_t i = 0; i < j->n_alloc; i++) {
-        nodes_release(js->c->nodes, j->alloc[i], held_cpus(j),
+        nodes_release(js->env.nodes, j->alloc[i], held_cpus(j),
                       job_mem_per_node(j));
-        nodes_user_remove(js->c->nodes, j->alloc[i], j->user_id,
+        nodes_user_remove(js->env.nodes, j->alloc[i], j->user_id,
                           exclusive_user(js, j));
         if (j->gpu_alloc != NULL)
-            nodes_gpus_give(js->c->nodes, j->alloc[i], j->gpu_alloc + i * g, g);
+            nodes_gpus_give(js->env.nodes, j->alloc[i], j->gpu_alloc + i * g,
+                            g);
     }
 }
 
@@ -308,7 +319,7 @@ static void fill_row(const struct jobs *js, const struct job *j,
         .state = job_state_name(j->state),
         .finished = job_state_final(j->state),
         .user_id = j->user_id,
-        .partition = js->c->conf->parts[j->part].name,
+        .partition = js->env.conf->parts[j->part].name,
         .submit_time = j->submit_time,
         .end_time = j->end_time,
         .record = record,
@@ -317,7 +328,7 @@ static void fill_row(const struct jobs *js, const struct job *j,
 
 static char *record_text(const struct jobs *js, const struct job *j)
 {
-    json_t *o = job_to_json(j, js->c->conf, true);
+    json_t *o = job_to_json(j, js->env.conf, true);
     char *s = json_dumps(o, JSON_COMPACT);
 
     json_decref(o);
@@ -338,14 +349,14 @@ static int save_at(struct jobs *js, struct job *j, const char *event,
     int rc;
 
     notify(js, j, event, when, ended);
-    if (loop_write(js->c->loop, e) < 0)
+    if (loop_write(js->env.loop, e) < 0)
         goto error;
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
-    rc = persist_job_update(js->c->persist, &row, e);
+    rc = persist_job_update(js->env.persist, &row, e);
     free(rec);
     if (rc < 0 ||
-        (event != NULL && persist_job_event(js->c->persist, j->id, time(NULL),
+        (event != NULL && persist_job_event(js->env.persist, j->id, time(NULL),
                                             event, detail, e) < 0))
         goto error;
     return 0;
@@ -379,7 +390,7 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     struct persist_job row;
     char *rec = NULL, detail[32];
 
-    if (loop_write(js->c->loop, e) < 0)
+    if (loop_write(js->env.loop, e) < 0)
         goto error;
     j->id = js->next_id;
     if (j->array_pending != NULL && j->array_job_id == 0)
@@ -389,21 +400,21 @@ int jobs_insert_new(struct jobs *js, struct job *j, const char *payload,
     rec = record_text(js, j);
     fill_row(js, j, &row, rec);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)j->user_id);
-    if (persist_job_insert(js->c->persist, &row, payload, e) < 0 ||
-        persist_job_event(js->c->persist, j->id, j->submit_time, "submit",
+    if (persist_job_insert(js->env.persist, &row, payload, e) < 0 ||
+        persist_job_event(js->env.persist, j->id, j->submit_time, "submit",
                           detail, e) < 0 ||
         (j->held_user &&
-         persist_job_event(js->c->persist, j->id, j->submit_time, "hold",
+         persist_job_event(js->env.persist, j->id, j->submit_time, "hold",
                            "at submit (user hold)", e) < 0) ||
         (j->eligible_time != 0 && j->eligible_time <= j->submit_time &&
-         persist_job_event(js->c->persist, j->id, j->submit_time, "eligible",
+         persist_job_event(js->env.persist, j->id, j->submit_time, "eligible",
                            "", e) < 0) ||
-        persist_meta_set(js->c->persist, "next_job_id", j->id + 1, e) < 0)
+        persist_meta_set(js->env.persist, "next_job_id", j->id + 1, e) < 0)
         goto error;
     free(rec);
     js->next_id++;
     table_add(js, j);
-    jlimits_job_added(js->c->limits, j);
+    jlimits_job_added(js->env.limits, j);
     return 0;
 error:
     log_warnx("submission not saved: %s", e->text);
@@ -415,7 +426,7 @@ error:
 static int load_one(void *arg, uint64_t id, const char *record)
 {
     struct jobs *js = arg;
-    const struct conf *conf = js->c->conf;
+    const struct conf *conf = js->env.conf;
     json_error_t jerr;
     json_t *o = json_loads(record, 0, &jerr);
     struct job *j = NULL;
@@ -440,7 +451,7 @@ static int load_one(void *arg, uint64_t id, const char *record)
     if (job_state_final(j->state))
         add_finished(js, j);
     else
-        jlimits_job_added(js->c->limits, j); /* counted as it stands */
+        jlimits_job_added(js->env.limits, j); /* counted as it stands */
     if (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED)
         charge(js, j); /* a suspended job: memory and GPUs, not CPUs */
     if (j->state == JOB_SUSPENDED)
@@ -452,8 +463,8 @@ int jobs_load(struct jobs *js, struct err *e)
 {
     uint64_t next = 1;
 
-    if (persist_meta_get(js->c->persist, "next_job_id", &next, e) < 0 ||
-        persist_job_load(js->c->persist, CTLD_FINISHED_KEEP, load_one, js, e) <
+    if (persist_meta_get(js->env.persist, "next_job_id", &next, e) < 0 ||
+        persist_job_load(js->env.persist, JOBS_FINISHED_KEEP, load_one, js, e) <
             0)
         return -1;
     if (next > js->next_id)
@@ -494,7 +505,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     }
     charge(js, j);
     j->state = JOB_RUNNING;
-    jlimits_job_started(js->c->limits, j);
+    jlimits_job_started(js->env.limits, j);
     j->start_time = now;
     j->suspended_s = 0;
     j->susp_by = JOB_SUSP_NONE;
@@ -504,7 +515,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     j->launched = false;
     j->warn_sent = false;
     job_set_reason(j, NULL);
-    nl = job_alloc_list(j, js->c->conf);
+    nl = job_alloc_list(j, js->env.conf);
     if (j->gpu_alloc != NULL) {
         char list[512];
         nodegpu_idx_list(j->gpu_alloc, ng, list, sizeof(list));
@@ -548,7 +559,7 @@ static int purge_payload(struct jobs *js, struct job *j, struct err *e)
 
     if (j->array_job_id != 0 && array_needs_payload(js, id))
         return 0;
-    return persist_job_purge(js->c->persist, id, e);
+    return persist_job_purge(js->env.persist, id, e);
 }
 
 static int finish(struct jobs *js, struct job *j, enum job_state state,
@@ -564,7 +575,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
         js->nsuspended--;
     if (held)
         uncharge(js, j);
-    jlimits_job_ended(js->c->limits, j);
+    jlimits_job_ended(js->env.limits, j);
     j->state = state;
     j->end_time = now;
     if (j->start_time == 0 && state != JOB_CANCELLED)
@@ -576,7 +587,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     if (rc == 0 && (rc = purge_payload(js, j, e)) < 0)
         log_warnx("job=%" PRIu64 " payload not purged: %s", j->id, e->text);
     add_finished(js, j);
-    loop_want_pass(js->c->loop);
+    loop_want_pass(js->env.loop);
     jobdep_changed(js, j, now);
     return rc;
 }
@@ -603,7 +614,7 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING requeued restarts=%u why=\"%s\"",
              j->id, j->restart_count, why);
-    loop_want_pass(js->c->loop);
+    loop_want_pass(js->env.loop);
     return save(js, j, "requeue", why, e);
 }
 
@@ -618,7 +629,7 @@ int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job,
     }
     j->kill = requeue_it ? JOB_KILL_REQUEUE : JOB_KILL_PREEMPT;
     jobs_kill_wait(js, j, "preempted",
-                   grace_s > 0 ? grace_s : js->c->conf->kill_wait_s);
+                   grace_s > 0 ? grace_s : js->env.conf->kill_wait_s);
     snprintf(detail, sizeof(detail), "by job %" PRIu64 " mode=%s grace=%u",
              by_job, requeue_it ? "REQUEUE" : "CANCEL", grace_s);
     log_info("job=%" PRIu64 " preempted %s", j->id, detail);
@@ -712,24 +723,24 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     free(j->gpu_alloc);
     j->gpu_alloc = NULL;
     j->state = JOB_PENDING;
-    jlimits_job_stopped(js->c->limits, j);
+    jlimits_job_stopped(js->env.limits, j);
     j->start_time = 0;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING reason=\"%s\"", j->id, why);
-    loop_want_pass(js->c->loop);
+    loop_want_pass(js->env.loop);
     return save(js, j, "requeue", why, e);
 }
 
 bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)
 {
-    return j->user_id == uid || acct_is_operator(js->c->acct, uid);
+    return j->user_id == uid || acct_is_operator(js->env.acct, uid);
 }
 
 void jobs_kill(struct jobs *js, struct job *j, const char *reason)
 {
-    jobs_kill_wait(js, j, reason, js->c->conf->kill_wait_s);
+    jobs_kill_wait(js, j, reason, js->env.conf->kill_wait_s);
 }
 
 void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
@@ -737,7 +748,7 @@ void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
 {
     if (j->n_alloc == 0)
         return;
-    if (nodecmd_kill(js->c->nodecmd, j, reason, wait_s) == 0)
+    if (nodecmd_kill(js->nodecmd, j, reason, wait_s) == 0)
         j->kill_sent = true;
 }
 
@@ -763,7 +774,7 @@ int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
             errno = EBUSY;
             return err_set(e, "Job is pending execution");
         }
-        return nodecmd_signal(js->c->nodecmd, j, signal, false, e);
+        return nodecmd_signal(js->nodecmd, j, signal, false, e);
     }
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
     if (j->state == JOB_PENDING) {
@@ -788,7 +799,7 @@ static int not_pending(struct err *e)
 
 int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 {
-    bool admin = acct_is_operator(js->c->acct, uid);
+    bool admin = acct_is_operator(js->env.acct, uid);
     char detail[48];
 
     if (!jobs_may_act(js, j, uid))
@@ -831,7 +842,7 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
         return deny(e);
     if (j->state != JOB_PENDING)
         return not_pending(e);
-    if (j->held_admin && !acct_is_operator(js->c->acct, uid))
+    if (j->held_admin && !acct_is_operator(js->env.acct, uid))
         return deny(e);
     if (!j->held_admin && !j->held_user)
         return 0;
@@ -839,7 +850,7 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
                       : j->part_node_limit ? "PartitionNodeLimit"
                                            : NULL);
-    loop_want_pass(js->c->loop);
+    loop_want_pass(js->env.loop);
     log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
     if (save(js, j, "release", detail, e) < 0)
@@ -848,10 +859,10 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 }
 
 /* The time a limit of secs seconds ends for j (the test divisor shortens
- * it; see ctld.h). */
+ * it; see jobs_env). */
 static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
 {
-    uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
+    uint32_t div = js->env.time_divisor ? js->env.time_divisor : 1;
 
     /* a record from before JOBS_TIME_LIMIT_MAX_S: never past the end of
      * time_t (a limit that long is no limit) */
@@ -865,8 +876,8 @@ static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
 /* --signal: warn_signal goes warn_time_s before the limit, once. */
 static void warn_before_limit(struct jobs *js, struct job *j, time_t now)
 {
-    struct nodecmd *nc = js->c->nodecmd;
-    uint32_t div = js->c->time_divisor ? js->c->time_divisor : 1;
+    struct nodecmd *nc = js->nodecmd;
+    uint32_t div = js->env.time_divisor ? js->env.time_divisor : 1;
     char detail[64];
     struct err e;
 
@@ -922,13 +933,13 @@ void jobs_tick(struct jobs *js, time_t now)
         time_limit(js, j, now);
     }
     if (due)
-        loop_want_pass(js->c->loop);
+        loop_want_pass(js->env.loop);
     evict_finished(js);
 }
 
 void jobs_part_changed(struct jobs *js, size_t part)
 {
-    const struct part *p = parts_get(js->c->parts, part);
+    const struct part *p = parts_get(js->env.parts, part);
     time_t now = time(NULL);
     struct err e;
 

@@ -10,7 +10,7 @@
  *
  * Every transition is written to the database (the job's record and an
  * accounting event) in the iteration's transaction, and logged.  Jobs are
- * kept in id order; finished ones stay in memory up to CTLD_FINISHED_KEEP
+ * kept in id order; finished ones stay in memory up to JOBS_FINISHED_KEEP
  * and are then served from the database.
  */
 #ifndef SLUICE_CTLD_JOBS_H
@@ -27,15 +27,50 @@
 #include "common/err.h"
 #include "ctld/job/job.h"
 
-struct ctld;
+struct acct;
+struct jlimits;
 struct jobs;
+struct loop;
+struct nodecmd;
+struct nodes;
 struct part;
+struct parts;
+struct persist;
+
+/* Finished jobs kept in memory for queries; older ones are in SQLite. */
+#define JOBS_FINISHED_KEEP 10000
 
 /* A time limit of this many seconds (a century) or more is no limit
  * (INFINITE), so that a start time plus the limit cannot overflow. */
 #define JOBS_TIME_LIMIT_MAX_S (INT64_C(100) * 366 * 86400)
 
-struct jobs *jobs_create(struct ctld *c);
+/*
+ * What the table works with, given by the root (ctld.c).  Every pointer
+ * is borrowed and must outlive the table.
+ */
+struct jobs_env {
+    const struct conf *conf;
+    struct persist *persist; /* job records, events, payloads */
+    struct loop *loop;       /* a change's transaction, the pass it asks */
+    struct acct *acct;       /* operators, associations */
+    struct parts *parts;     /* partitions as changed at run time */
+    struct nodes *nodes;     /* what a job is charged to */
+    struct jlimits *limits;  /* resource limits, charged by transitions */
+    /* Tests only: time limits and --signal times are divided by this
+     * (SLUICE_TEST_TIME_DIVISOR); 0 counts as 1. */
+    uint32_t time_divisor;
+};
+
+/* jobs_create: an empty table (jobs_load fills it) on env (copied). */
+struct jobs *jobs_create(const struct jobs_env *env);
+/*
+ * jobs_set_nodecmd: the requests to node daemons (kill, signal, freeze)
+ * go through nc.  nodecmd_create takes the table (its replies end in job
+ * transitions), so one of the two must meet the other after both exist;
+ * the table is handed nc because creating and loading it sends nothing.
+ * Called by the root before anything else uses the table but jobs_load.
+ */
+void jobs_set_nodecmd(struct jobs *js, struct nodecmd *nc);
 /* jobs_destroy: frees every job (accepts NULL). */
 void jobs_destroy(struct jobs *js);
 
@@ -48,8 +83,11 @@ int jobs_load(struct jobs *js, struct err *e);
 
 /* jobs_dep: the dependency index (jobdep.h). */
 struct jobdep *jobs_dep(struct jobs *js);
-/* jobs_ctld: the controller the table belongs to. */
-struct ctld *jobs_ctld(struct jobs *js);
+/* jobs_env: what the table was created with, for the other files of
+ * queue/ (jobspec.c, jobsusp.c, ...). */
+const struct jobs_env *jobs_env(const struct jobs *js);
+/* jobs_nodecmd: the requests to node daemons (jobs_set_nodecmd). */
+struct nodecmd *jobs_nodecmd(const struct jobs *js);
 /* jobs_active: job records not yet finished. */
 size_t jobs_active(const struct jobs *js);
 /* jobs_active_tasks: jobs not yet finished, each task of an array that

@@ -21,7 +21,6 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobdep.h"
@@ -592,7 +591,7 @@ static int parse_nice(struct jobs *js, json_t *o, uid_t uid, const char *what,
 
     if (opt_int(o, "nice", -PRIO_NICE_MAX, PRIO_NICE_MAX, &v, e) < 0)
         return -1;
-    if (v < 0 && v != *out && !acct_is_operator(jobs_ctld(js)->acct, uid)) {
+    if (v < 0 && v != *out && !acct_is_operator(jobs_env(js)->acct, uid)) {
         errno = EPERM;
         return err_set(e,
                        "%s=%" PRId64 ": only an operator or administrator "
@@ -624,24 +623,24 @@ static int parse_nice(struct jobs *js, json_t *o, uid_t uid, const char *what,
  */
 static int admit(struct jobs *js, struct job *j, unsigned how, struct err *e)
 {
-    struct ctld *c = jobs_ctld(js);
-    const struct part *p = parts_get(c->parts, j->part);
+    const struct jobs_env *env = jobs_env(js);
+    const struct part *p = parts_get(env->parts, j->part);
 
-    if ((how & ADMIT_ENTER) && part_accepts(c->parts, j->part, e) < 0)
+    if ((how & ADMIT_ENTER) && part_accepts(env->parts, j->part, e) < 0)
         return -1;
     if (how & ADMIT_OVERRIDE) {
         j->part_time_limit = false;
         j->part_node_limit = false;
-    } else if (check_time_limit(c->conf, p, j, e) < 0 ||
-               apply_node_limits(c->conf, p, j, e) < 0 ||
-               check_mem_max(c->conf, j, e) < 0) {
+    } else if (check_time_limit(env->conf, p, j, e) < 0 ||
+               apply_node_limits(env->conf, p, j, e) < 0 ||
+               check_mem_max(env->conf, j, e) < 0) {
         return -1;
     }
-    if (jobs_check_fit(c->conf, p, j, e) < 0 ||
-        jobacct_resolve(c->acct, c->conf, j, e) < 0)
+    if (jobs_check_fit(env->conf, p, j, e) < 0 ||
+        jobacct_resolve(env->acct, env->conf, j, e) < 0)
         return -1;
     if ((how & ADMIT_LIMITS) && !(how & ADMIT_OVERRIDE))
-        return jlimits_submit_check(c->limits, j, e);
+        return jlimits_submit_check(env->limits, j, e);
     return 0;
 }
 
@@ -651,7 +650,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
                               bool test_only, json_t **payload, struct err *e)
 {
     struct job *j = xcalloc(1, sizeof(*j));
-    const struct parts *ps = jobs_ctld(js)->parts;
+    const struct parts *ps = jobs_env(js)->parts;
     int64_t begin = 0;
     bool hold, requeue;
     time_t now = time(NULL);
@@ -709,7 +708,7 @@ error:
  * does (the pending tasks of an array share one record here). */
 static int check_job_count(struct jobs *js, const struct job *j, struct err *e)
 {
-    uint32_t max = jobs_ctld(js)->conf->max_job_count;
+    uint32_t max = jobs_env(js)->conf->max_job_count;
     size_t tasks = j->array_pending ? j->array_pending->count : 1, have;
 
     if (tasks > max)
@@ -739,7 +738,7 @@ struct job *jobs_submit_test(struct jobs *js, json_t *spec,
         err_inval(e, "SUBMIT: expected {\"job\": {...}}");
         return NULL;
     }
-    j = parse_spec(js, jobs_ctld(js)->conf, spec, who, true, &payload, e);
+    j = parse_spec(js, jobs_env(js)->conf, spec, who, true, &payload, e);
     json_decref(payload);
     return j;
 }
@@ -747,7 +746,7 @@ struct job *jobs_submit_test(struct jobs *js, json_t *spec,
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e)
 {
-    struct ctld *c = jobs_ctld(js);
+    const struct jobs_env *env = jobs_env(js);
     json_t *payload = NULL;
     struct job *j;
     bool test_only;
@@ -760,7 +759,7 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         return -1;
     if (test_only)
         return err_inval(e, "SUBMIT: a test_only job is for jobs_submit_test");
-    j = parse_spec(js, c->conf, spec, who, false, &payload, e);
+    j = parse_spec(js, env->conf, spec, who, false, &payload, e);
     if (j == NULL)
         return -1;
     if (check_job_count(js, j, e) < 0) {
@@ -778,12 +777,12 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
         return -1;
     log_info("job=%" PRIu64 " state=PENDING user=%s partition=%s cpus=%u "
              "gpus_per_node=%u",
-             j->id, j->user_name, c->conf->parts[j->part].name,
+             j->id, j->user_name, env->conf->parts[j->part].name,
              j->cpus_per_node * j->nodes, j->gpus_per_node);
     if (j->dep.n > 0)
         jobdep_track(js, j, j->submit_time);
     if (!j->held_user && !j->part_time_limit && !j->part_node_limit)
-        loop_want_pass(c->loop);
+        loop_want_pass(env->loop);
     *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);
     return 0;
 }
@@ -795,8 +794,8 @@ int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
 static int update_time(struct jobs *js, struct job *j, bool admin, json_t *v,
                        char *what, size_t len, struct err *e)
 {
-    const struct conf_part *p = &jobs_ctld(js)->conf->parts[j->part];
-    int64_t t, max = parts_max_time(jobs_ctld(js)->parts, j->part);
+    const struct conf_part *p = &jobs_env(js)->conf->parts[j->part];
+    int64_t t, max = parts_max_time(jobs_env(js)->parts, j->part);
     char a[TIMEFMT_BUFLEN], b[TIMEFMT_BUFLEN];
     bool given;
 
@@ -839,7 +838,7 @@ static int update_part_name(struct jobs *js, const struct job *j, json_t *set,
         return err_set(e, "Job is no longer pending execution: its partition "
                           "cannot change");
     }
-    return resolve_partition(jobs_ctld(js)->conf, set, part, e);
+    return resolve_partition(jobs_env(js)->conf, set, part, e);
 }
 
 /* A pending job whose partition or time limit changed is judged again as
@@ -852,7 +851,7 @@ static int readmit(struct jobs *js, struct job *j, bool admin, bool moved,
     unsigned how =
         ADMIT_LIMITS | (moved ? ADMIT_ENTER : 0) | (admin ? ADMIT_OVERRIDE : 0);
 
-    jlimits_job_ended(jobs_ctld(js)->limits, j);
+    jlimits_job_ended(jobs_env(js)->limits, j);
     return admit(js, j, how, e);
 }
 
@@ -928,8 +927,8 @@ static void update_undo(struct job *j, const struct job *saved)
 int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e)
 {
-    struct ctld *c = jobs_ctld(js);
-    bool admin = acct_is_operator(c->acct, uid), judged = false;
+    const struct jobs_env *env = jobs_env(js);
+    bool admin = acct_is_operator(env->acct, uid), judged = false;
     struct job saved = *j;
     char *name = NULL, what[128] = "", detail[192];
     int64_t prio = -1;
@@ -950,7 +949,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0 ||
         parse_nice(js, set, uid, "Nice", &nice, e) < 0)
         goto error;
-    if (prio >= 0 && !acct_is_administrator(c->acct, uid)) {
+    if (prio >= 0 && !acct_is_administrator(env->acct, uid)) {
         errno = EPERM;
         err_set(e, "Access/permission denied: only an administrator may set "
                    "a priority");
@@ -968,7 +967,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         update_dependency(js, j, set, e) < 0)
         goto error;
     if (judged) {
-        jlimits_job_added(c->limits, j);
+        jlimits_job_added(env->limits, j);
         if (readmitted(js, j, e) < 0) {
             free(name);
             return -1; /* the database failed: the move stands */
@@ -983,18 +982,18 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         j->prio_fixed = true;
     }
     j->nice = nice;
-    loop_want_pass(c->loop);
+    loop_want_pass(env->loop);
     if (j->part != saved.part)
         log_info("job=%" PRIu64 " partition=%s (was %s) by uid=%u", j->id,
-                 c->conf->parts[j->part].name, c->conf->parts[saved.part].name,
-                 (unsigned)uid);
+                 env->conf->parts[j->part].name,
+                 env->conf->parts[saved.part].name, (unsigned)uid);
     snprintf(detail, sizeof(detail), "%s%sby uid %u", what, what[0] ? " " : "",
              (unsigned)uid);
     return jobs_save_event(js, j, "update", detail, e);
 error:
     update_undo(j, &saved);
     if (judged)
-        jlimits_job_added(c->limits, j); /* back on its old chain */
+        jlimits_job_added(env->limits, j); /* back on its old chain */
     free(name);
     return -1;
 }

@@ -15,7 +15,6 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
@@ -24,7 +23,7 @@
 /* Give back (suspend) or take again (resume) j's CPUs on its nodes. */
 static void cpus(struct jobs *js, const struct job *j, bool take)
 {
-    struct nodes *ns = jobs_ctld(js)->nodes;
+    struct nodes *ns = jobs_env(js)->nodes;
 
     for (size_t i = 0; i < j->n_alloc; i++) {
         if (take)
@@ -42,7 +41,7 @@ static int suspend(struct jobs *js, struct job *j, enum job_susp by,
         errno = EBUSY;
         return err_set(e, "Job is not running (or is being killed)");
     }
-    if (nodecmd_freeze(jobs_ctld(js)->nodecmd, j, true, e) < 0)
+    if (nodecmd_freeze(jobs_nodecmd(js), j, true, e) < 0)
         return -1;
     cpus(js, j, false);
     j->state = JOB_SUSPENDED;
@@ -56,7 +55,7 @@ static int suspend(struct jobs *js, struct job *j, enum job_susp by,
     else
         job_set_reason(j, "JobSuspended");
     log_info("job=%" PRIu64 " state=SUSPENDED %s", j->id, detail);
-    loop_want_pass(jobs_ctld(js)->loop);
+    loop_want_pass(jobs_env(js)->loop);
     return jobs_save_event(js, j, "suspend", detail, e);
 }
 
@@ -65,7 +64,7 @@ static int resume(struct jobs *js, struct job *j, const char *detail,
 {
     time_t now = time(NULL);
 
-    if (nodecmd_freeze(jobs_ctld(js)->nodecmd, j, false, e) < 0)
+    if (nodecmd_freeze(jobs_nodecmd(js), j, false, e) < 0)
         return -1;
     cpus(js, j, true);
     j->suspended_s = job_suspended_s(j, now);
@@ -84,7 +83,7 @@ int jobs_suspend(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 {
     char detail[48];
 
-    if (!acct_is_operator(jobs_ctld(js)->acct, uid)) {
+    if (!acct_is_operator(jobs_env(js)->acct, uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied: only an operator or "
                           "administrator may suspend jobs");
@@ -102,7 +101,7 @@ int jobs_suspend(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 static bool fits(struct jobs *js, const struct job *j,
                  const struct sched_node *nodes, size_t n)
 {
-    struct node *bh = nodes_get(jobs_ctld(js)->nodes, j->alloc[0]);
+    struct node *bh = nodes_get(jobs_env(js)->nodes, j->alloc[0]);
 
     if (bh->conn == NULL)
         return false;
@@ -119,10 +118,10 @@ static bool fits(struct jobs *js, const struct job *j,
 
 int jobs_resume(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 {
-    struct ctld *c = jobs_ctld(js);
+    const struct jobs_env *env = jobs_env(js);
     char detail[48];
 
-    if (!acct_is_operator(c->acct, uid)) {
+    if (!acct_is_operator(env->acct, uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied: only an operator or "
                           "administrator may resume jobs");
@@ -137,7 +136,7 @@ int jobs_resume(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     job_set_reason(j, "Resuming");
     snprintf(detail, sizeof(detail), "resume asked by uid %u", (unsigned)uid);
     log_info("job=%" PRIu64 " %s", j->id, detail);
-    loop_want_pass(c->loop);
+    loop_want_pass(env->loop);
     return jobs_save_event(js, j, NULL, NULL, e);
 }
 
@@ -174,7 +173,7 @@ static int resume_order(const void *a, const void *b, void *arg)
 size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n,
                        struct job ***would)
 {
-    struct ctld *c = jobs_ctld(js);
+    const struct jobs_env *env = jobs_env(js);
     struct job **list = NULL;
     size_t cnt = 0, cap = 0, done = 0;
     struct err e;
@@ -188,7 +187,7 @@ size_t jobs_resume_due(struct jobs *js, struct sched_node *nodes, size_t n,
         list[cnt++] = j;
     }
     if (cnt > 1)
-        qsort_r(list, cnt, sizeof(*list), resume_order, c->parts);
+        qsort_r(list, cnt, sizeof(*list), resume_order, env->parts);
     for (size_t k = 0; k < cnt; k++) {
         struct job *j = list[k];
         if (!fits(js, j, nodes, n))
@@ -228,6 +227,6 @@ void jobs_refreeze(struct jobs *js, struct job *j)
     struct err e;
 
     if (j->state == JOB_SUSPENDED &&
-        nodecmd_freeze(jobs_ctld(js)->nodecmd, j, true, &e) < 0)
+        nodecmd_freeze(jobs_nodecmd(js), j, true, &e) < 0)
         log_warnx("job=%" PRIu64 " freeze again: %s", j->id, e.text);
 }
