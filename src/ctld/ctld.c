@@ -28,6 +28,7 @@
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
+#include "ctld/sched/explain.h"
 #include "ctld/sched/model.h"
 #include "ctld/sched/preempt_drv.h"
 #include "ctld/sched/prio_drv.h"
@@ -204,6 +205,16 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .preempt = c->preempt,
         .prio = c->prio,
     });
+    c->explain = explain_create(&(struct explain_src){
+        .conf = conf,
+        .acct = c->acct,
+        .parts = c->parts,
+        .nodes = c->nodes,
+        .jobs = c->jobs,
+        .model = c->model,
+        .preempt = c->preempt,
+        .time_divisor = c->time_divisor,
+    });
     event_add(c->tick_ev, &sec);
     loop_want_pass(c->loop);
     return c;
@@ -259,6 +270,8 @@ void ctld_destroy(struct ctld *c)
         listen_release(c->listen);
     listen_destroy(c->listen);
     c->listen = NULL;
+    explain_destroy(c->explain);
+    c->explain = NULL;
     sched_drv_destroy(c->sched);
     c->sched = NULL;
     model_destroy(c->model);
