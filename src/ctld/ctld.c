@@ -28,6 +28,7 @@
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
+#include "ctld/sched/explain.h"
 #include "ctld/sched/model.h"
 #include "ctld/sched/preempt_drv.h"
 #include "ctld/sched/prio_drv.h"
@@ -170,11 +171,30 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         goto error;
     /* after the loading, which tells no one: the new prio_drv computes
      * every loaded job's priority once, and hears every change after */
-    c->prio = prio_drv_create(c, e);
+    c->prio = prio_drv_create(
+        &(struct prio_drv_src){
+            .conf = conf,
+            .base = base,
+            .loop = c->loop,
+            .persist = c->persist,
+            .acct = c->acct,
+            .jobs = c->jobs,
+        },
+        e);
     if (c->prio == NULL)
         goto error;
     jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
-    c->preempt = preempt_drv_create(c);
+    c->preempt = preempt_drv_create(&(struct preempt_drv_src){
+        .conf = conf,
+        .base = base,
+        .loop = c->loop,
+        .persist = c->persist,
+        .acct = c->acct,
+        .parts = c->parts,
+        .nodes = c->nodes,
+        .jobs = c->jobs,
+        .nodecmd = c->nodecmd,
+    });
     c->model = model_create(&(struct model_src){
         .conf = conf,
         .jobs = c->jobs,
@@ -184,7 +204,29 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .limits = c->limits,
         .preempt = c->preempt,
     });
-    c->sched = sched_drv_create(c);
+    c->sched = sched_drv_create(&(struct sched_drv_src){
+        .conf = conf,
+        .base = base,
+        .loop = c->loop,
+        .parts = c->parts,
+        .nodes = c->nodes,
+        .jobs = c->jobs,
+        .limits = c->limits,
+        .nodecmd = c->nodecmd,
+        .model = c->model,
+        .preempt = c->preempt,
+        .prio = c->prio,
+    });
+    c->explain = explain_create(&(struct explain_src){
+        .conf = conf,
+        .acct = c->acct,
+        .parts = c->parts,
+        .nodes = c->nodes,
+        .jobs = c->jobs,
+        .model = c->model,
+        .preempt = c->preempt,
+        .time_divisor = c->time_divisor,
+    });
     event_add(c->tick_ev, &sec);
     loop_want_pass(c->loop);
     return c;
@@ -240,6 +282,8 @@ void ctld_destroy(struct ctld *c)
         listen_release(c->listen);
     listen_destroy(c->listen);
     c->listen = NULL;
+    explain_destroy(c->explain);
+    c->explain = NULL;
     sched_drv_destroy(c->sched);
     c->sched = NULL;
     model_destroy(c->model);

@@ -35,6 +35,7 @@ struct nodes;
 struct parts;
 struct persist;
 struct sched_drv;
+struct explain;
 struct model;
 struct preempt_drv;
 struct prio_drv;
@@ -59,6 +60,7 @@ struct ctld {
     struct model *model;         /* what passes are built from (model.h) */
     struct preempt_drv *preempt; /* preemption and its holds */
     struct prio_drv *prio;       /* priorities and fair-share usage */
+    struct explain *explain;     /* sluice explain (explain.h) */
     struct jlimits *limits;      /* resource limits (jlimits.h) */
     struct jchain *chain;        /* their chain from acct (jchain.h) */
     struct listen *listen;

@@ -131,7 +131,7 @@ static int teardown(void **state)
 
 static json_t *explain(struct fx *f, uint64_t id)
 {
-    return explain_job(f->c, jobs_find(f->c->jobs, id), f->now);
+    return explain_job(f->c->explain, jobs_find(f->c->jobs, id), f->now);
 }
 
 static json_int_t num(json_t *o, const char *path)

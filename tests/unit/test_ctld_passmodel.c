@@ -330,7 +330,7 @@ static void check(struct fx *f, const struct scenario *s, time_t now)
                 before[nbefore++] = j->id;
             continue;
         }
-        o = explain_job(f->c, j, now);
+        o = explain_job(f->c->explain, j, now);
         np = json_object_get(o, "next_pass");
         if (json_is_true(json_object_get(np, "would_start")))
             key_add(said, &nsaid, key(j));

@@ -68,7 +68,17 @@ static struct fx *open_with(const char *extra)
  * never) may first be preempted. */
 static time_t until(struct fx *f, const char *qos, time_t ckpt)
 {
-    struct preempt_drv *p = preempt_drv_create(f->c);
+    struct preempt_drv *p = preempt_drv_create(&(struct preempt_drv_src){
+        .conf = f->c->conf,
+        .base = f->c->base,
+        .loop = f->c->loop,
+        .persist = f->c->persist,
+        .acct = f->c->acct,
+        .parts = f->c->parts,
+        .nodes = f->c->nodes,
+        .jobs = f->c->jobs,
+        .nodecmd = f->c->nodecmd,
+    });
     struct job j = {.qos = (char *)qos,
                     .start_time = 1000,
                     .last_checkpoint = ckpt,

@@ -46,7 +46,7 @@ int rpc_job_explain(struct rpc *r, json_t **reply, struct err *e)
         errno = ENOENT;
         return -1;
     }
-    *reply = explain_job(r->ctld, j, time(NULL));
+    *reply = explain_job(r->ctld->explain, j, time(NULL));
     job_free(old);
     return 0;
 }

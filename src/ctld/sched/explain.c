@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
+#include "ctld/sched/explain_int.h"
 #include "ctld/sched/explain_sim.h"
 #include "ctld/job/jobacct.h"
 #include "ctld/queue/jobarray.h"
@@ -36,9 +36,9 @@ static json_t *limit_json(int64_t s)
 }
 
 /* The end a running job's time limit sets (the test divisor applied). */
-static time_t limit_end(const struct ctld *c, const struct job *j)
+static time_t limit_end(const struct explain *ex, const struct job *j)
 {
-    uint32_t div = c->time_divisor ? c->time_divisor : 1;
+    uint32_t div = ex->src.time_divisor ? ex->src.time_divisor : 1;
 
     if (j->time_limit_s == TIMEFMT_INFINITE || j->start_time <= 0)
         return 0;
@@ -61,9 +61,9 @@ static json_t *common(const struct job *j)
         "time_limit_s", limit_json(j->time_limit_s));
 }
 
-static void started(struct ctld *c, const struct job *j, json_t *o)
+static void started(struct explain *ex, const struct job *j, json_t *o)
 {
-    char *nl = job_alloc_list(j, c->conf);
+    char *nl = job_alloc_list(j, ex->src.conf);
 
     SET(o, "node_list", json_string(nl));
     SET(o, "start_time", opt_time(j->start_time));
@@ -73,7 +73,7 @@ static void started(struct ctld *c, const struct job *j, json_t *o)
             json_pack("{s:i, s:i}", "return_code", j->exit_code, "signal",
                       j->exit_signal));
     } else {
-        SET(o, "end_time_est", opt_time(limit_end(c, j)));
+        SET(o, "end_time_est", opt_time(limit_end(ex, j)));
     }
     free(nl);
 }
@@ -82,9 +82,10 @@ static void started(struct ctld *c, const struct job *j, json_t *o)
 
 static const char *const hold_names[] = {"user", "admin"};
 
-static void gates(struct ctld *c, const struct job *j, time_t now, json_t *o)
+static void gates(struct explain *ex, const struct job *j, time_t now,
+                  json_t *o)
 {
-    const struct part *p = parts_get(c->parts, j->part);
+    const struct part *p = parts_get(ex->src.parts, j->part);
 
     SET(o, "held",
         j->held_admin  ? json_string(hold_names[1])
@@ -107,10 +108,10 @@ static void gates(struct ctld *c, const struct job *j, time_t now, json_t *o)
                                                : json_integer(p->max_nodes)));
 }
 
-static json_t *node_names(struct ctld *c, const size_t *idx, size_t n)
+static json_t *node_names(struct explain *ex, const size_t *idx, size_t n)
 {
     struct job tmp = {.alloc = (size_t *)idx, .n_alloc = n};
-    char *nl = job_alloc_list(&tmp, c->conf);
+    char *nl = job_alloc_list(&tmp, ex->src.conf);
     json_t *s = json_string(nl);
 
     free(nl);
@@ -118,7 +119,7 @@ static json_t *node_names(struct ctld *c, const size_t *idx, size_t n)
 }
 
 /* The next pass as it would decide for j, and the limit that holds it. */
-static void next_pass(struct ctld *c, struct job *j,
+static void next_pass(struct explain *ex, struct job *j,
                       const struct explain_sim_out *b, json_t *o)
 {
     bool starts = b->reason == SCHED_REASON_NONE && !j->part_time_limit &&
@@ -132,7 +133,7 @@ static void next_pass(struct ctld *c, struct job *j,
     SET(o, "next_pass",
         json_pack("{s:b, s:s, s:o}", "would_start", starts, "reason", why,
                   "node_list",
-                  starts ? node_names(c, b->nodes, b->nnodes) : json_null()));
+                  starts ? node_names(ex, b->nodes, b->nnodes) : json_null()));
     /* squeue --start's estimate (the last backfill cycle), else this
      * pass's reservation */
     SET(o, "estimated_start",
@@ -180,7 +181,7 @@ static void queue(struct explain_sim *x, json_t *o)
 /* ---- what would let it start sooner ----------------------------------- */
 
 static bool sim_starts(struct explain_sim *x, const struct explain_sim_tweak *t,
-                       struct ctld *c, json_t **where)
+                       struct explain *ex, json_t **where)
 {
     struct explain_sim_out out;
     bool yes;
@@ -189,16 +190,16 @@ static bool sim_starts(struct explain_sim *x, const struct explain_sim_tweak *t,
         return false;
     yes = out.reason == SCHED_REASON_NONE;
     if (yes && where != NULL)
-        *where = node_names(c, out.nodes, out.nnodes);
+        *where = node_names(ex, out.nodes, out.nnodes);
     explain_sim_out_clear(&out);
     return yes;
 }
 
 /* May j's user run j in partition p (access lists, associations, QOS)? */
-static bool may_use(struct ctld *c, const struct job *j, size_t p)
+static bool may_use(struct explain *ex, const struct job *j, size_t p)
 {
     struct job tmp = *j;
-    const struct part *rp = parts_get(c->parts, p);
+    const struct part *rp = parts_get(ex->src.parts, p);
     struct err e;
     bool ok;
 
@@ -207,10 +208,10 @@ static bool may_use(struct ctld *c, const struct job *j, size_t p)
          (j->time_limit_s == TIMEFMT_INFINITE ||
           j->time_limit_s > rp->max_time_s)) ||
         j->nodes > rp->max_nodes || j->nodes < rp->min_nodes ||
-        jobs_check_fit(c->conf, rp, j, &e) < 0)
+        jobs_check_fit(ex->src.conf, rp, j, &e) < 0)
         return false;
     tmp.part = p;
-    ok = jobacct_resolve(c->acct, c->conf, &tmp, &e) == 0;
+    ok = jobacct_resolve(ex->src.acct, ex->src.conf, &tmp, &e) == 0;
     if (tmp.account != j->account)
         free(tmp.account);
     if (tmp.qos != j->qos)
@@ -218,35 +219,36 @@ static bool may_use(struct ctld *c, const struct job *j, size_t p)
     return ok;
 }
 
-static void suggest_partitions(struct ctld *c, struct explain_sim *x,
+static void suggest_partitions(struct explain *ex, struct explain_sim *x,
                                const struct job *j, json_t *a)
 {
     size_t found = 0;
 
-    for (size_t p = 0; p < c->conf->n_parts && found < EXPLAIN_AHEAD_MAX; p++) {
+    for (size_t p = 0; p < ex->src.conf->n_parts && found < EXPLAIN_AHEAD_MAX;
+         p++) {
         struct explain_sim_tweak t = explain_sim_tweak_none();
         json_t *where = NULL;
-        if (p == j->part || !may_use(c, j, p))
+        if (p == j->part || !may_use(ex, j, p))
             continue;
         t.part = (long)p;
-        if (!sim_starts(x, &t, c, &where))
+        if (!sim_starts(x, &t, ex, &where))
             continue;
         found++;
         json_array_append_new(
             a, json_pack("{s:s, s:s, s:o}", "kind", "partition", "partition",
-                         c->conf->parts[p].name, "node_list", where));
+                         ex->src.conf->parts[p].name, "node_list", where));
     }
 }
 
 /* Admin-drained (or admin-down) nodes that would start j if resumed. */
-static void suggest_resume(struct ctld *c, struct explain_sim *x,
+static void suggest_resume(struct explain *ex, struct explain_sim *x,
                            const struct job *j, json_t *a)
 {
-    const struct part *p = parts_get(c->parts, j->part);
+    const struct part *p = parts_get(ex->src.parts, j->part);
     size_t found = 0;
 
     for (size_t i = 0; i < p->n_nodes && found < EXPLAIN_AHEAD_MAX; i++) {
-        struct node *n = nodes_get(c->nodes, p->node_idx[i]);
+        struct node *n = nodes_get(ex->src.nodes, p->node_idx[i]);
         struct explain_sim_tweak t = explain_sim_tweak_none();
         const char *why = node_reason(n);
         if (n->admin == NODE_ADMIN_NONE || !n->registered ||
@@ -254,7 +256,7 @@ static void suggest_resume(struct ctld *c, struct explain_sim *x,
             (j->node_allowed != NULL && !j->node_allowed[n->idx]))
             continue;
         t.node_up = (long)n->idx;
-        if (!sim_starts(x, &t, c, NULL))
+        if (!sim_starts(x, &t, ex, NULL))
             continue;
         found++;
         json_array_append_new(
@@ -266,19 +268,19 @@ static void suggest_resume(struct ctld *c, struct explain_sim *x,
 
 /* Over MaxTime: the partition's MaxTime as its limit, and whether it
  * would then start now. */
-static void suggest_max_time(struct ctld *c, struct explain_sim *x,
+static void suggest_max_time(struct explain *ex, struct explain_sim *x,
                              const struct job *j, json_t *a)
 {
-    const struct part *p = parts_get(c->parts, j->part);
+    const struct part *p = parts_get(ex->src.parts, j->part);
     struct explain_sim_tweak t = explain_sim_tweak_none();
 
     if (p->max_time_s == TIMEFMT_INFINITE)
         return;
     t.time_limit_s = p->max_time_s;
-    json_array_append_new(a,
-                          json_pack("{s:s, s:I, s:b}", "kind", "time_limit",
-                                    "time_limit_s", (json_int_t)p->max_time_s,
-                                    "would_start", sim_starts(x, &t, c, NULL)));
+    json_array_append_new(a, json_pack("{s:s, s:I, s:b}", "kind", "time_limit",
+                                       "time_limit_s",
+                                       (json_int_t)p->max_time_s, "would_start",
+                                       sim_starts(x, &t, ex, NULL)));
 }
 
 static bool waits_for_room(enum sched_reason r)
@@ -287,7 +289,7 @@ static bool waits_for_room(enum sched_reason r)
            r == SCHED_REASON_NODE_DOWN;
 }
 
-static json_t *suggestions(struct ctld *c, struct explain_sim *x,
+static json_t *suggestions(struct explain *ex, struct explain_sim *x,
                            const struct job *j, const struct explain_sim_out *b)
 {
     json_t *a = json_array();
@@ -298,14 +300,14 @@ static json_t *suggestions(struct ctld *c, struct explain_sim *x,
         !j->part_node_limit)
         return a;
     if (j->part_time_limit)
-        suggest_max_time(c, x, j, a);
+        suggest_max_time(ex, x, j, a);
     if (j->held_user || j->held_admin)
         json_array_append_new(a,
                               json_pack("{s:s, s:s}", "kind", "release", "by",
                                         j->held_admin ? "admin" : "user"));
     if (b->reason == SCHED_REASON_LIMIT) {
         t.no_charges = true;
-        if (sim_starts(x, &t, c, NULL))
+        if (sim_starts(x, &t, ex, NULL))
             json_array_append_new(a, json_pack("{s:s, s:s}", "kind", "limit",
                                                "reason",
                                                b->limit ? b->limit : "Limit"));
@@ -318,20 +320,20 @@ static json_t *suggestions(struct ctld *c, struct explain_sim *x,
                                                "time_limit", "time_limit_s",
                                                (json_int_t)secs, "would_start",
                                                1));
-        suggest_resume(c, x, j, a);
+        suggest_resume(ex, x, j, a);
     }
     if (waits_for_room(b->reason) || b->reason == SCHED_REASON_LIMIT ||
         b->reason == SCHED_REASON_PART_DOWN ||
         b->reason == SCHED_REASON_PART_INACTIVE || j->part_time_limit ||
         j->part_node_limit)
-        suggest_partitions(c, x, j, a);
+        suggest_partitions(ex, x, j, a);
     return a;
 }
 
 static const char *const dep_states[] = {"waiting", "met", "never"};
 
 /* What j's --dependency waits on: each clause and its jobs' states. */
-static json_t *dependency(struct ctld *c, const struct job *j)
+static json_t *dependency(struct explain *ex, const struct job *j)
 {
     char *text = depend_format(&j->dep);
     json_t *on = json_array();
@@ -341,10 +343,10 @@ static json_t *dependency(struct ctld *c, const struct job *j)
         const struct job *t = NULL;
         if (d->job_id != 0)
             t = d->task == DEP_ALL_TASKS
-                    ? jobs_find(c->jobs, d->job_id)
-                    : jobarray_find_task(c->jobs, d->job_id, d->task);
+                    ? jobs_find(ex->src.jobs, d->job_id)
+                    : jobarray_find_task(ex->src.jobs, d->job_id, d->task);
         if (t == NULL && d->job_id != 0 && d->task != DEP_ALL_TASKS)
-            t = jobs_find(c->jobs, d->job_id); /* still in its array */
+            t = jobs_find(ex->src.jobs, d->job_id); /* still in its array */
         json_array_append_new(
             on,
             json_pack(
@@ -377,17 +379,17 @@ static void dep_blocked(struct job *j, json_t *o)
     SET(o, "suggestions_complete", json_true());
 }
 
-static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
+static void pending(struct explain *ex, struct job *j, time_t now, json_t *o)
 {
     struct explain_sim *x =
-        explain_sim_create(c->model, c->conf, j, now, clock_mono_ms);
+        explain_sim_create(ex->src.model, ex->src.conf, j, now, clock_mono_ms);
     struct explain_sim_tweak none = explain_sim_tweak_none();
     struct explain_sim_out b;
 
-    gates(c, j, now, o);
-    SET(o, "nodes", explain_nodes(c, j));
+    gates(ex, j, now, o);
+    SET(o, "nodes", explain_nodes(ex, j));
     SET(o, "backfill", json_boolean(explain_sim_backfill(x)));
-    SET(o, "dependency", j->dep.n > 0 ? dependency(c, j) : json_null());
+    SET(o, "dependency", j->dep.n > 0 ? dependency(ex, j) : json_null());
     if (j->dep.n > 0 && j->dep_state != DEP_MET) {
         dep_blocked(j, o);
         goto out;
@@ -400,13 +402,13 @@ static void pending(struct ctld *c, struct job *j, time_t now, json_t *o)
     /* a job over its partition's limits is not in the real pass */
     if (j->part_time_limit || j->part_node_limit)
         b.start_est = 0;
-    next_pass(c, j, &b, o);
-    SET(o, "preempting", preempt_drv_victims(c->preempt, j->id));
+    next_pass(ex, j, &b, o);
+    SET(o, "preempting", preempt_drv_victims(ex->src.preempt, j->id));
     /* its victims' time limits say nothing of when they will be gone */
     if (json_array_size(json_object_get(o, "preempting")) > 0)
         SET(o, "estimated_start", json_null());
     queue(x, o);
-    SET(o, "suggestions", suggestions(c, x, j, &b));
+    SET(o, "suggestions", suggestions(ex, x, j, &b));
     /* false: the time budget cut the what-if passes short */
     SET(o, "suggestions_complete", json_boolean(!explain_sim_cut(x)));
     explain_sim_out_clear(&b);
@@ -414,14 +416,27 @@ out:
     explain_sim_destroy(x);
 }
 
-json_t *explain_job(struct ctld *c, struct job *j, time_t now)
+struct explain *explain_create(const struct explain_src *src)
+{
+    struct explain *ex = xcalloc(1, sizeof(*ex));
+
+    ex->src = *src;
+    return ex;
+}
+
+void explain_destroy(struct explain *x)
+{
+    free(x);
+}
+
+json_t *explain_job(struct explain *ex, struct job *j, time_t now)
 {
     json_t *o = common(j);
 
-    SET(o, "partition", json_string(c->conf->parts[j->part].name));
+    SET(o, "partition", json_string(ex->src.conf->parts[j->part].name));
     if (j->state == JOB_PENDING)
-        pending(c, j, now, o);
+        pending(ex, j, now, o);
     else
-        started(c, j, o);
+        started(ex, j, o);
     return o;
 }

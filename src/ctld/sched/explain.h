@@ -12,25 +12,51 @@
 #ifndef SLUICE_CTLD_EXPLAIN_H
 #define SLUICE_CTLD_EXPLAIN_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include <jansson.h>
 
-struct ctld;
+struct acct;
+struct conf;
+struct explain;
 struct job;
+struct jobs;
+struct model;
+struct nodes;
+struct parts;
+struct preempt_drv;
 
 /* How many jobs ahead, nodes' causes and suggested partitions are listed
  * at most (the counts are always complete). */
 #define EXPLAIN_AHEAD_MAX 5
 
+/* What explain reads: all borrowed, all outliving it. */
+struct explain_src {
+    const struct conf *conf;
+    struct acct *acct; /* may j's user use another partition */
+    struct parts *parts;
+    struct nodes *nodes;
+    struct jobs *jobs;
+    struct model *model;         /* the what-if passes (explain_sim.h) */
+    struct preempt_drv *preempt; /* whom a pending job is preempting */
+    uint32_t time_divisor;       /* tests only: time limits divided by it
+                                    (0 counts as 1) */
+};
+
+/* explain_create: never NULL; src is copied.  explain_destroy accepts
+ * NULL. */
+struct explain *explain_create(const struct explain_src *src);
+void explain_destroy(struct explain *x);
+
 /* explain_job: the EXPLAIN object for j at now (new reference). */
-json_t *explain_job(struct ctld *c, struct job *j, time_t now);
+json_t *explain_job(struct explain *x, struct job *j, time_t now);
 
 /*
  * explain_nodes (explain_node.c): the "nodes" array of a pending job's
  * EXPLAIN object: each node of its partition, and each -w node outside
  * it, with its status and what it lacks (new reference).
  */
-json_t *explain_nodes(struct ctld *c, const struct job *j);
+json_t *explain_nodes(struct explain *x, const struct job *j);
 
 #endif

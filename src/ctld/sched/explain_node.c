@@ -12,8 +12,8 @@
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/job/jobgpu.h"
+#include "ctld/sched/explain_int.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
@@ -92,13 +92,13 @@ static bool enough(const struct amount *have, const struct amount *need)
  * (and "until_job", the job whose end does it) or "no_time_limit_job"
  * (a job that must end first has no limit), and "jobs".
  */
-static void busy_until(struct ctld *c, const struct job *j,
+static void busy_until(struct explain *ex, const struct job *j,
                        const struct node *n, struct amount have,
                        const struct amount *need, json_t *o)
 {
-    uint32_t div = c->time_divisor ? c->time_divisor : 1;
+    uint32_t div = ex->src.time_divisor ? ex->src.time_divisor : 1;
     size_t nr = 0;
-    struct job **on = jobs_on_node(c->jobs, n->idx, false, &nr);
+    struct job **on = jobs_on_node(ex->src.jobs, n->idx, false, &nr);
     struct release *rel = xcalloc(nr ? nr : 1, sizeof(*rel));
     json_t *ids = json_array();
 
@@ -140,8 +140,9 @@ static json_t *amount_json(const struct amount *a)
 }
 
 /* What j lacks on an up node: status "busy" with the numbers, or "fits". */
-static void resources(struct ctld *c, const struct job *j, const struct node *n,
-                      const struct amount *need, json_t *o)
+static void resources(struct explain *ex, const struct job *j,
+                      const struct node *n, const struct amount *need,
+                      json_t *o)
 {
     struct amount have = {(int64_t)n->cf->cpus - n->cpus_alloc,
                           (int64_t)n->cf->mem_mib - (int64_t)n->mem_alloc_mib,
@@ -160,7 +161,7 @@ static void resources(struct ctld *c, const struct job *j, const struct node *n,
     }
     json_object_set_new(o, "status", json_string("busy"));
     json_object_set_new(o, "lacks", amount_json(&lack));
-    busy_until(c, j, n, have, need, o);
+    busy_until(ex, j, n, have, need, o);
 }
 
 /* Could node n ever hold j (its configuration)?  Else "too_small". */
@@ -177,7 +178,7 @@ static bool big_enough(const struct job *j, const struct node *n,
     return false;
 }
 
-static json_t *node_entry(struct ctld *c, const struct job *j,
+static json_t *node_entry(struct explain *ex, const struct job *j,
                           const struct node *n, const bool *excluded)
 {
     struct amount need = {j->cpus_per_node, (int64_t)job_mem_per_node(j),
@@ -197,13 +198,13 @@ static json_t *node_entry(struct ctld *c, const struct job *j,
         else if (n->admin == NODE_ADMIN_DRAIN)
             json_object_set_new(o, "status", json_string("drained"));
         else
-            resources(c, j, n, &need, o);
+            resources(ex, j, n, &need, o);
     }
     return o;
 }
 
 /* The -w nodes that are not in j's partition. */
-static void outside(struct ctld *c, const struct job *j, json_t *a)
+static void outside(struct explain *ex, const struct job *j, json_t *a)
 {
     struct hostlist *hl;
     struct err e;
@@ -212,8 +213,8 @@ static void outside(struct ctld *c, const struct job *j, json_t *a)
         return;
     for (size_t i = 0; i < hostlist_count(hl); i++) {
         const char *name = hostlist_nth(hl, i);
-        struct node *n = nodes_find(c->nodes, name);
-        if (n != NULL && parts_has_node(c->parts, j->part, n->idx))
+        struct node *n = nodes_find(ex->src.nodes, name);
+        if (n != NULL && parts_has_node(ex->src.parts, j->part, n->idx))
             continue;
         json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", name,
                                            "state",
@@ -223,23 +224,24 @@ static void outside(struct ctld *c, const struct job *j, json_t *a)
     hostlist_destroy(hl);
 }
 
-json_t *explain_nodes(struct ctld *c, const struct job *j)
+json_t *explain_nodes(struct explain *ex, const struct job *j)
 {
-    const struct part *p = parts_get(c->parts, j->part);
+    const struct part *p = parts_get(ex->src.parts, j->part);
     bool *excluded = NULL;
     json_t *a = json_array();
     struct err e;
 
     /* -x alone, to tell "excluded" from "not among the -w nodes" */
     if (j->exclude != NULL &&
-        jobs_node_filter(c->conf, NULL, j->exclude, &excluded, &e) == 0 &&
+        jobs_node_filter(ex->src.conf, NULL, j->exclude, &excluded, &e) == 0 &&
         excluded != NULL)
-        for (size_t i = 0; i < nodes_count(c->nodes); i++)
+        for (size_t i = 0; i < nodes_count(ex->src.nodes); i++)
             excluded[i] = !excluded[i];
     for (size_t i = 0; i < p->n_nodes; i++)
         json_array_append_new(
-            a, node_entry(c, j, nodes_get(c->nodes, p->node_idx[i]), excluded));
-    outside(c, j, a);
+            a, node_entry(ex, j, nodes_get(ex->src.nodes, p->node_idx[i]),
+                          excluded));
+    outside(ex, j, a);
     free(excluded);
     return a;
 }

@@ -21,7 +21,6 @@
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
 #include "common/arrayspec.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
@@ -54,7 +53,7 @@ struct hold {
 };
 
 struct preempt_drv {
-    struct ctld *c;
+    struct preempt_drv_src src; /* borrowed contexts */
     struct sched_preempt_params params;
     bool suspend_gpu_jobs; /* PreemptParameters: suspend GPU jobs too */
     /* PreemptParameters=exempt_until_checkpoint_max: how long a job of
@@ -82,7 +81,7 @@ static void exempt_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     p->exempt_at = 0;
-    loop_want_pass(p->c->loop);
+    loop_want_pass(p->src.loop);
 }
 
 /* The holds' rows in the database (below). */
@@ -115,23 +114,23 @@ int preempt_ckpt_exempt_max(const char *params, int64_t *out, struct err *e)
     return 0;
 }
 
-struct preempt_drv *preempt_drv_create(struct ctld *c)
+struct preempt_drv *preempt_drv_create(const struct preempt_drv_src *src)
 {
     struct preempt_drv *p = xcalloc(1, sizeof(*p));
     struct err e;
 
-    p->c = c;
-    p->exempt_ev = evtimer_new(c->base, exempt_cb, p);
-    if (sched_preempt_params_parse(c->conf->preempt_parameters, &p->params,
+    p->src = *src;
+    p->exempt_ev = evtimer_new(src->base, exempt_cb, p);
+    if (sched_preempt_params_parse(src->conf->preempt_parameters, &p->params,
                                    &e) < 0) {
         log_warnx("%s; using the defaults", e.text);
         sched_preempt_params_parse("", &p->params, &e);
     }
-    if (persist_hold_load(c->persist, hold_restore, p, &e) < 0)
+    if (persist_hold_load(src->persist, hold_restore, p, &e) < 0)
         log_warnx("preemption holds not restored: %s", e.text);
     p->suspend_gpu_jobs =
-        conf_preempt_param(c->conf->preempt_parameters, "suspend_gpu_jobs");
-    if (preempt_ckpt_exempt_max(c->conf->preempt_parameters,
+        conf_preempt_param(src->conf->preempt_parameters, "suspend_gpu_jobs");
+    if (preempt_ckpt_exempt_max(src->conf->preempt_parameters,
                                 &p->ckpt_exempt_max_s, &e) < 0) {
         log_warnx("%s; using the default", e.text);
         p->ckpt_exempt_max_s = -1;
@@ -165,7 +164,7 @@ void preempt_drv_destroy(struct preempt_drv *p)
 
 static bool victim_alive(struct preempt_drv *p, const struct held *r)
 {
-    struct job *v = jobs_find(p->c->jobs, r->victim);
+    struct job *v = jobs_find(p->src.jobs, r->victim);
 
     return v != NULL &&
            (v->state == JOB_RUNNING || v->state == JOB_COMPLETING) &&
@@ -183,7 +182,7 @@ static bool hold_waiting(struct preempt_drv *p, const struct hold *h)
 /* h's job (or task) still waits to start. */
 static bool hold_pending(struct preempt_drv *p, const struct hold *h)
 {
-    struct job *j = jobs_find(p->c->jobs, h->job);
+    struct job *j = jobs_find(p->src.jobs, h->job);
 
     if (j == NULL || j->state != JOB_PENDING)
         return false;
@@ -232,7 +231,7 @@ void preempt_drv_reserve(struct preempt_drv *p, struct sched_node *nodes,
                          size_t n)
 {
     for (struct hold *h = p->holds; h != NULL; h = h->next) {
-        struct job *j = jobs_find(p->c->jobs, h->job);
+        struct job *j = jobs_find(p->src.jobs, h->job);
         if (j == NULL || j->state != JOB_PENDING)
             continue;
         /* the preemptor's CPUs on each node it took victims on: CPUs
@@ -307,8 +306,8 @@ static char *hold_encode(const struct preempt_drv *p, const struct hold *h)
                               json_pack("{s:I,s:I,s:s,s:I,s:I,s:o}", "victim",
                                         (json_int_t)r->victim, "restarts",
                                         (json_int_t)r->restarts, "node",
-                                        p->c->conf->nodes[r->node].name, "cpus",
-                                        (json_int_t)r->cpus, "mem_mib",
+                                        p->src.conf->nodes[r->node].name,
+                                        "cpus", (json_int_t)r->cpus, "mem_mib",
                                         (json_int_t)r->mem_mib, "gpus", g));
     }
     o = json_pack("{s:o}", "res", res);
@@ -322,13 +321,13 @@ static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep)
 {
     struct err e;
     char *text = NULL;
-    int rc = loop_write(p->c->loop, &e);
+    int rc = loop_write(p->src.loop, &e);
 
     if (rc == 0 && keep) {
         text = hold_encode(p, h);
-        rc = persist_hold_save(p->c->persist, h->job, h->task, text, &e);
+        rc = persist_hold_save(p->src.persist, h->job, h->task, text, &e);
     } else if (rc == 0) {
-        rc = persist_hold_delete(p->c->persist, h->job, h->task, &e);
+        rc = persist_hold_delete(p->src.persist, h->job, h->task, &e);
     }
     if (rc < 0)
         log_warnx("job=%" PRIu64 " preemption hold not %s: %s", h->job,
@@ -348,11 +347,11 @@ static int held_decode(const struct preempt_drv *p, json_t *o, struct held *r)
                     "mem_mib", &mem, "gpus", &g) < 0 ||
         !json_is_array(g) || victim <= 0 || restarts < 0 || cpus < 0 ||
         mem < 0 || json_array_size(g) > 4096 ||
-        (cn = conf_node_find(p->c->conf, node)) == NULL)
+        (cn = conf_node_find(p->src.conf, node)) == NULL)
         return -1;
     *r = (struct held){.victim = (uint64_t)victim,
                        .restarts = (uint32_t)restarts,
-                       .node = (size_t)(cn - p->c->conf->nodes),
+                       .node = (size_t)(cn - p->src.conf->nodes),
                        .cpus = (uint32_t)cpus,
                        .mem_mib = (uint64_t)mem,
                        .ngpus = (uint32_t)json_array_size(g)};
@@ -410,7 +409,7 @@ static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text)
 static const struct acct_qos *qos_of(const struct preempt_drv *p,
                                      const struct job *j)
 {
-    return j->qos != NULL ? acct_qos_find(p->c->acct, j->qos) : NULL;
+    return j->qos != NULL ? acct_qos_find(p->src.acct, j->qos) : NULL;
 }
 
 /* The victim's PreemptMode: its QOS's, else its partition's (which is
@@ -433,12 +432,12 @@ static enum conf_preempt_mode victim_mode(const struct preempt_drv *p,
         case ACCT_PREEMPT_CLUSTER:
             break;
         }
-    return p->c->conf->parts[v->part].preempt_mode.mode;
+    return p->src.conf->parts[v->part].preempt_mode.mode;
 }
 
 static uint32_t tier_of(const struct preempt_drv *p, const struct job *j)
 {
-    return parts_get(p->c->parts, j->part)->priority_tier;
+    return parts_get(p->src.parts, j->part)->priority_tier;
 }
 
 /* What preemption does to v: CANCEL, REQUEUE or SUSPEND (OFF: nothing).
@@ -467,7 +466,7 @@ static bool may_preempt(const struct preempt_drv *p, const struct job *pj,
 
     if (m == CONF_PREEMPT_MODE_OFF)
         return false;
-    switch (p->c->conf->preempt_type) {
+    switch (p->src.conf->preempt_type) {
     case CONF_PREEMPT_PARTITION_PRIO:
         return tier_of(p, v) < tier_of(p, pj);
     case CONF_PREEMPT_QOS:
@@ -491,7 +490,7 @@ time_t preempt_drv_exempt_until(const struct preempt_drv *p,
                                 const struct job *v)
 {
     const struct acct_qos *q = qos_of(p, v);
-    int64_t s = p->c->conf->preempt_exempt_time_s, cap;
+    int64_t s = p->src.conf->preempt_exempt_time_s, cap;
 
     if (q != NULL && q->preempt_exempt_time_s != ACCT_TIME_UNSET)
         s = q->preempt_exempt_time_s;
@@ -517,7 +516,7 @@ static uint32_t grace_of(const struct preempt_drv *p, const struct job *v)
 
     if (q != NULL && q->grace_time_s > 0)
         return (uint32_t)q->grace_time_s;
-    return p->c->conf->parts[v->part].grace_time_s;
+    return p->src.conf->parts[v->part].grace_time_s;
 }
 
 /* ---- the victims' model ----------------------------------------------- */
@@ -533,13 +532,13 @@ static uint32_t gpu_pos(const struct node *n, uint32_t idx)
 
 static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
 {
-    size_t cap = jobs_active(p->c->jobs);
+    size_t cap = jobs_active(p->src.jobs);
 
     memset(vs, 0, sizeof(*vs));
     vs->v = xcalloc(cap ? cap : 1, sizeof(*vs->v));
     vs->j = xcalloc(cap ? cap : 1, sizeof(*vs->j));
     vs->gpus = xcalloc(cap ? cap : 1, sizeof(*vs->gpus));
-    for (struct job *j = jobs_first(p->c->jobs); j && vs->n < cap;
+    for (struct job *j = jobs_first(p->src.jobs); j && vs->n < cap;
          j = j->next) {
         uint32_t g = j->gpu_alloc ? j->gpus_per_node : 0;
         time_t until;
@@ -553,7 +552,7 @@ static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
             until = now + 1;
         uint32_t *pos = g ? xcalloc(j->n_alloc * g, sizeof(*pos)) : NULL;
         for (size_t k = 0; k < j->n_alloc && g; k++) {
-            const struct node *n = nodes_get(p->c->nodes, j->alloc[k]);
+            const struct node *n = nodes_get(p->src.nodes, j->alloc[k]);
             for (uint32_t i = 0; i < g; i++)
                 pos[k * g + i] = gpu_pos(n, j->gpu_alloc[k * g + i]);
         }
@@ -637,17 +636,17 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
             len += (size_t)snprintf(list + len, sizeof(list) - len,
                                     "%s%" PRIu64, i ? "," : "", v->id);
         if (m == CONF_PREEMPT_MODE_SUSPEND) {
-            if (jobs_preempt_suspend(p->c->jobs, v, pj->id, &e) < 0)
+            if (jobs_preempt_suspend(p->src.jobs, v, pj->id, &e) < 0)
                 log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
             continue;
         }
         /* --signal: the job's own notice first, as Slurm sends it at the
          * start of the grace time */
         if (v->warn_signal != 0 &&
-            nodecmd_signal(p->c->nodecmd, v, v->warn_signal, v->warn_batch,
+            nodecmd_signal(p->src.nodecmd, v, v->warn_signal, v->warn_batch,
                            &e) < 0)
             log_warnx("job=%" PRIu64 " preemption notice: %s", v->id, e.text);
-        if (jobs_preempt(p->c->jobs, v, pj->id, m == CONF_PREEMPT_MODE_REQUEUE,
+        if (jobs_preempt(p->src.jobs, v, pj->id, m == CONF_PREEMPT_MODE_REQUEUE,
                          grace_of(p, v), &e) < 0)
             log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
     }
@@ -656,7 +655,7 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
         snprintf(tk, sizeof(tk), " task=%" PRId64, task);
     log_info("job=%" PRIu64 "%s preempts jobs=%s node=%s lost_gpu_s=%" PRIu64
              " lost_cpu_s=%" PRIu64,
-             pj->id, tk, list, p->c->conf->nodes[plan->nodes[0]].name,
+             pj->id, tk, list, p->src.conf->nodes[plan->nodes[0]].name,
              plan->lost_gpu_s, plan->lost_cpu_s);
     char detail[300];
     snprintf(detail, sizeof(detail), "waiting for preempted jobs %s", list);
@@ -733,11 +732,11 @@ static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
  * (PreemptParameters=suspend_gpu_jobs): its reason says so. */
 static void gpus_held_reason(struct preempt_drv *p, struct job *pj)
 {
-    const struct conf_part *cp = &p->c->conf->parts[pj->part];
+    const struct conf_part *cp = &p->src.conf->parts[pj->part];
 
     if (pj->gpus_per_node == 0)
         return;
-    for (struct job *s = jobs_first(p->c->jobs); s != NULL; s = s->next) {
+    for (struct job *s = jobs_first(p->src.jobs); s != NULL; s = s->next) {
         if (s->state != JOB_SUSPENDED || s->gpu_alloc == NULL)
             continue;
         for (size_t k = 0; k < cp->n_nodes; k++) {
@@ -764,7 +763,7 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
     bool built = false;
 
     holds_settle(p);
-    if (p->c->conf->preempt_type == CONF_PREEMPT_NONE)
+    if (p->src.conf->preempt_type == CONF_PREEMPT_NONE)
         return;
     for (size_t i = 0; i < r->n; i++) {
         const struct sched_decision *d = &r->decisions[i];

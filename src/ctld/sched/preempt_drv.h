@@ -22,8 +22,16 @@
 
 #include "common/err.h"
 
-struct ctld;
+struct acct;
+struct conf;
+struct event_base;
 struct job;
+struct jobs;
+struct loop;
+struct nodecmd;
+struct nodes;
+struct parts;
+struct persist;
 struct preempt_drv;
 struct sched_cluster;
 struct sched_node;
@@ -47,9 +55,23 @@ int preempt_ckpt_exempt_max(const char *params, int64_t *out, struct err *e);
 time_t preempt_drv_exempt_until(const struct preempt_drv *p,
                                 const struct job *v);
 
-/* preempt_drv_create: never NULL; a bad PreemptParameters is logged and
- * the defaults used.  preempt_drv_destroy accepts NULL. */
-struct preempt_drv *preempt_drv_create(struct ctld *c);
+/* What preemption works on: all borrowed, all outliving it. */
+struct preempt_drv_src {
+    const struct conf *conf;
+    struct event_base *base;
+    struct loop *loop;       /* passes asked for; the holds' writes */
+    struct persist *persist; /* the holds' rows */
+    struct acct *acct;       /* the QOS of victims and preemptors */
+    struct parts *parts;
+    struct nodes *nodes;
+    struct jobs *jobs;
+    struct nodecmd *nodecmd; /* the victims' warning signals */
+};
+
+/* preempt_drv_create: never NULL; src is copied; the holds are loaded
+ * from src->persist.  A bad PreemptParameters is logged and the defaults
+ * used.  preempt_drv_destroy accepts NULL. */
+struct preempt_drv *preempt_drv_create(const struct preempt_drv_src *src);
 void preempt_drv_destroy(struct preempt_drv *p);
 
 /*

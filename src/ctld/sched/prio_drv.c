@@ -18,7 +18,6 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/sched/prio_int.h"
@@ -106,8 +105,8 @@ static int conf_parts(struct prio_drv *p, const struct conf *cf, struct err *e)
 
 static void compute(struct prio_drv *p, struct job *j, time_t now)
 {
-    const struct conf *cf = p->c->conf;
-    const struct acct_qos *q = j->qos ? acct_qos_find(p->c->acct, j->qos) : 0;
+    const struct conf *cf = p->src.conf;
+    const struct acct_qos *q = j->qos ? acct_qos_find(p->src.acct, j->qos) : 0;
     struct prio_job pj = {
         .age_s = prio_accrue_age_s(&j->accrual, now),
         .since_submit_s = now > j->submit_time ? now - j->submit_time : 0,
@@ -140,7 +139,7 @@ static void recompute_all(struct prio_drv *p, time_t now)
 {
     size_t n = 0;
 
-    for (struct job *j = jobs_first(p->c->jobs); j != NULL; j = j->next)
+    for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next)
         if (j->state == JOB_PENDING && !j->prio_fixed) {
             compute(p, j, now);
             n++;
@@ -150,15 +149,15 @@ static void recompute_all(struct prio_drv *p, time_t now)
 
 static void tree_refresh(struct prio_drv *p)
 {
-    p->acct_gen = acct_generation(p->c->acct);
-    p->norm.max_qos_prio = max_qos_prio(p->c->acct);
+    p->acct_gen = acct_generation(p->src.acct);
+    p->norm.max_qos_prio = max_qos_prio(p->src.acct);
     prio_tree_build(p);
     p->gen++;
 }
 
 void prio_drv_sync(struct prio_drv *p, time_t now)
 {
-    if (acct_generation(p->c->acct) == p->acct_gen)
+    if (acct_generation(p->src.acct) == p->acct_gen)
         return;
     tree_refresh(p);
     recompute_all(p, now);
@@ -200,11 +199,11 @@ static void job_ended(void *arg, struct job *j, time_t end)
     from = j->start_time > p->last_calc ? j->start_time : p->last_calc;
     prio_usage_charge(p, j, from, end);
     if (prio_job_key(p, j, key, sizeof(key)) &&
-        loop_write(p->c->loop, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
+        loop_write(p->src.loop, &e) == 0 && prio_usage_save_one(p, key, &e) < 0)
         log_warnx("job=%" PRIu64 " usage not saved: %s", j->id, e.text);
     if (j->qos != NULL) {
         prio_usage_qos_key(j->qos, key, sizeof(key));
-        if (loop_write(p->c->loop, &e) == 0 &&
+        if (loop_write(p->src.loop, &e) == 0 &&
             prio_usage_save_one(p, key, &e) < 0)
             log_warnx("job=%" PRIu64 " QOS usage not saved: %s", j->id, e.text);
     }
@@ -225,7 +224,7 @@ static void charge_and_decay(struct prio_drv *p, time_t now)
         if (!prio_usage_no_decay(p, p->usage[i].key))
             p->usage[i].usage = fs_decay(p->usage[i].usage,
                                          (double)(now - last), p->half_life_s);
-    for (struct job *j = jobs_first(p->c->jobs); j != NULL; j = j->next)
+    for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next)
         if (j->state == JOB_RUNNING || j->state == JOB_COMPLETING)
             prio_usage_charge(p, j, j->start_time > last ? j->start_time : last,
                               now);
@@ -252,11 +251,11 @@ void prio_drv_refresh(struct prio_drv *p, time_t now)
 
     charge_and_decay(p, now);
     maybe_reset(p, now);
-    if (loop_write(p->c->loop, &e) < 0 || prio_usage_save(p, &e) < 0)
+    if (loop_write(p->src.loop, &e) < 0 || prio_usage_save(p, &e) < 0)
         log_warnx("fairshare usage not saved: %s", e.text);
     tree_refresh(p);
     recompute_all(p, now);
-    loop_want_pass(p->c->loop);
+    loop_want_pass(p->src.loop);
 }
 
 static void timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -266,14 +265,14 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
     prio_drv_refresh(arg, time(NULL));
 }
 
-struct prio_drv *prio_drv_create(struct ctld *c, struct err *e)
+struct prio_drv *prio_drv_create(const struct prio_drv_src *src, struct err *e)
 {
     struct prio_drv *p = xcalloc(1, sizeof(*p));
     struct timeval tv;
     time_t now = time(NULL);
 
-    p->c = c;
-    if (conf_weights(p, c->conf, e) < 0 || conf_parts(p, c->conf, e) < 0 ||
+    p->src = *src;
+    if (conf_weights(p, src->conf, e) < 0 || conf_parts(p, src->conf, e) < 0 ||
         prio_usage_open(p, e) < 0)
         goto error;
     if (p->last_calc == 0 || p->last_calc > now)
@@ -285,7 +284,7 @@ struct prio_drv *prio_drv_create(struct ctld *c, struct err *e)
         log_info("fairshare usage reset (PriorityUsageResetPeriod=NOW)");
     }
     prio_drv_refresh(p, now);
-    p->timer = event_new(c->base, -1, EV_PERSIST, timer_cb, p);
+    p->timer = event_new(src->base, -1, EV_PERSIST, timer_cb, p);
     tv = (struct timeval){p->calc_period_s, 0};
     event_add(p->timer, &tv);
     return p;

@@ -24,18 +24,32 @@
 #include "common/err.h"
 #include "ctld/queue/jobs.h"
 
-struct ctld;
+struct acct;
+struct conf;
+struct event_base;
 struct job;
+struct loop;
+struct persist;
 struct prio_drv;
 
+/* What the priorities work on: all borrowed, all outliving it. */
+struct prio_drv_src {
+    const struct conf *conf;
+    struct event_base *base; /* the PriorityCalcPeriod timer */
+    struct loop *loop;       /* usage writes; passes asked for */
+    struct persist *persist; /* the usage rows */
+    struct acct *acct;       /* associations and QOS */
+    struct jobs *jobs;
+};
+
 /*
- * prio_drv_create: from c's configuration (PriorityWeight*, PriorityFlags,
- * partitions' TRESBillingWeights) with usage loaded from c->persist;
- * computes the priority of every pending job in c->jobs once and arms the
- * PriorityCalcPeriod timer.  NULL with e naming the bad setting.
- * prio_drv_destroy accepts NULL.
+ * prio_drv_create: from src->conf (PriorityWeight*, PriorityFlags,
+ * partitions' TRESBillingWeights) with usage loaded from src->persist;
+ * computes the priority of every pending job in src->jobs once and arms
+ * the PriorityCalcPeriod timer; src is copied.  NULL with e naming the
+ * bad setting.  prio_drv_destroy accepts NULL.
  */
-struct prio_drv *prio_drv_create(struct ctld *c, struct err *e);
+struct prio_drv *prio_drv_create(const struct prio_drv_src *src, struct err *e);
 void prio_drv_destroy(struct prio_drv *p);
 
 /* prio_drv_eligible: j accrues age now (pending, not held, past its

@@ -13,11 +13,11 @@
 #include <event2/event.h>
 
 #include "common/err.h"
+#include "ctld/sched/prio_drv.h"
 #include "sched/fairshare.h"
 #include "sched/limits.h"
 #include "sched/prio.h"
 
-struct ctld;
 struct job;
 struct sqlite3_stmt;
 
@@ -28,7 +28,7 @@ struct prio_usage {
 };
 
 struct prio_drv {
-    struct ctld *c;
+    struct prio_drv_src src; /* borrowed contexts */
     struct prio_conf pc;
     struct prio_norm norm;
     bool fair_tree, max_tres;

@@ -11,7 +11,6 @@
 
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
-#include "ctld/ctld.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/prio_int.h"
@@ -21,7 +20,7 @@
 
 static json_t *weights_json(const struct prio_drv *p)
 {
-    const struct conf *cf = p->c->conf;
+    const struct conf *cf = p->src.conf;
     json_t *o = json_object();
 
     for (int f = 0; f < PRIO_TRES; f++)
@@ -114,7 +113,7 @@ static void note_differ(json_t *notes, struct item *it, size_t n,
 
 static void note_qos(const struct prio_drv *p, json_t *notes)
 {
-    const struct acct *a = p->c->acct;
+    const struct acct *a = p->src.acct;
     size_t n = 0;
     struct item *it;
 
@@ -131,7 +130,7 @@ static void note_qos(const struct prio_drv *p, json_t *notes)
 
 static void note_parts(const struct prio_drv *p, json_t *notes)
 {
-    const struct conf *cf = p->c->conf;
+    const struct conf *cf = p->src.conf;
     struct item *it = xcalloc(cf->n_parts ? cf->n_parts : 1, sizeof(*it));
 
     for (size_t i = 0; i < cf->n_parts; i++)
@@ -160,7 +159,7 @@ static void note_fairshare(const struct prio_drv *p, json_t *notes)
 
 static json_t *notes_json(const struct prio_drv *p)
 {
-    const struct conf *cf = p->c->conf;
+    const struct conf *cf = p->src.conf;
     json_t *notes = json_array();
 
     if (!p->pc.multifactor) {
@@ -184,12 +183,12 @@ static json_t *notes_json(const struct prio_drv *p)
 
 json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now)
 {
-    const struct conf *cf = p->c->conf;
+    const struct conf *cf = p->src.conf;
     json_t *jobs = json_array();
     char key[512];
 
     prio_drv_sync(p, now);
-    for (struct job *j = jobs_first(p->c->jobs); j != NULL; j = j->next) {
+    for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next) {
         if (j->state != JOB_PENDING || !wanted(req, j))
             continue;
         if (prio_job_key(p, j, key, sizeof(key)))
@@ -243,7 +242,7 @@ static json_t *qos_usage_json(const struct prio_drv *p)
     const struct acct_qos *q;
     char key[512];
 
-    for (size_t i = 0; (q = acct_qos_at(p->c->acct, i)) != NULL; i++) {
+    for (size_t i = 0; (q = acct_qos_at(p->src.acct, i)) != NULL; i++) {
         prio_usage_qos_key(q->name, key, sizeof(key));
         json_array_append_new(
             out, json_pack("{s:s, s:f, s:b}", "name", q->name, "raw_usage",

@@ -16,7 +16,6 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
-#include "ctld/ctld.h"
 #include "ctld/job/job.h"
 #include "ctld/core/persist.h"
 #include "ctld/sched/prio_int.h"
@@ -78,7 +77,7 @@ double prio_usage_get(const struct prio_drv *p, const char *key)
 
 int prio_usage_open(struct prio_drv *p, struct err *e)
 {
-    sqlite3 *db = persist_sqlite(p->c->persist);
+    sqlite3 *db = persist_sqlite(p->src.persist);
     uint64_t last = 0, reset = 0;
     int rc;
 
@@ -100,8 +99,8 @@ int prio_usage_open(struct prio_drv *p, struct err *e)
     sqlite3_reset(p->load);
     if (rc != SQLITE_DONE)
         return db_error(db, "load", e);
-    if (persist_meta_get(p->c->persist, "fs_last_calc", &last, e) < 0 ||
-        persist_meta_get(p->c->persist, "fs_next_reset", &reset, e) < 0)
+    if (persist_meta_get(p->src.persist, "fs_last_calc", &last, e) < 0 ||
+        persist_meta_get(p->src.persist, "fs_next_reset", &reset, e) < 0)
         return -1;
     p->last_calc = (time_t)last;
     p->next_reset = (time_t)reset;
@@ -129,8 +128,8 @@ static int put_one(struct prio_drv *p, const struct prio_usage *u,
     rc = sqlite3_step(p->put);
     sqlite3_reset(p->put);
     if (rc != SQLITE_DONE) {
-        persist_note_error(p->c->persist, rc);
-        return db_error(persist_sqlite(p->c->persist), "save", e);
+        persist_note_error(p->src.persist, rc);
+        return db_error(persist_sqlite(p->src.persist), "save", e);
     }
     return 0;
 }
@@ -148,9 +147,9 @@ int prio_usage_save(struct prio_drv *p, struct err *e)
     for (size_t i = 0; i < p->nusage; i++)
         if (put_one(p, &p->usage[i], e) < 0)
             return -1;
-    if (persist_meta_set(p->c->persist, "fs_last_calc", (uint64_t)p->last_calc,
+    if (persist_meta_set(p->src.persist, "fs_last_calc", (uint64_t)p->last_calc,
                          e) < 0 ||
-        persist_meta_set(p->c->persist, "fs_next_reset",
+        persist_meta_set(p->src.persist, "fs_next_reset",
                          (uint64_t)p->next_reset, e) < 0)
         return -1;
     return 0;
@@ -162,7 +161,7 @@ bool prio_job_key(const struct prio_drv *p, const struct job *j, char *buf,
     const char *acc = j->account;
 
     if (acc == NULL && j->user_name != NULL) {
-        const struct acct_user *u = acct_user_find(p->c->acct, j->user_name);
+        const struct acct_user *u = acct_user_find(p->src.acct, j->user_name);
         acc = u != NULL ? u->default_account : NULL;
     }
     if (acc == NULL || j->user_name == NULL) {
@@ -189,7 +188,7 @@ void prio_usage_charge(struct prio_drv *p, const struct job *j, time_t from,
     tres[LIMITS_TRES_NODE] = j->n_alloc;
     tres[LIMITS_TRES_GPU] = (uint64_t)j->gpus_per_node * j->n_alloc;
     if (j->qos != NULL)
-        q = acct_qos_find(p->c->acct, j->qos);
+        q = acct_qos_find(p->src.acct, j->qos);
     if (q != NULL)
         factor = q->usage_factor;
     bill = fs_billing(tres, p->billing[j->part], p->max_tres);
@@ -213,7 +212,7 @@ bool prio_usage_no_decay(const struct prio_drv *p, const char *key)
 
     if (strncmp(key, PRIO_QOS_KEY, strlen(PRIO_QOS_KEY)) != 0)
         return false;
-    q = acct_qos_find(p->c->acct, key + strlen(PRIO_QOS_KEY));
+    q = acct_qos_find(p->src.acct, key + strlen(PRIO_QOS_KEY));
     return q != NULL && (q->flags & ACCT_QOS_NO_DECAY);
 }
 
@@ -260,12 +259,12 @@ size_t prio_tree_find(const struct prio_drv *p, const char *key)
 static bool in_tree(const struct prio_drv *p, const struct acct_assoc *as)
 {
     return as->partition == NULL &&
-           strcmp(as->cluster, acct_cluster_name(p->c->acct)) == 0;
+           strcmp(as->cluster, acct_cluster_name(p->src.acct)) == 0;
 }
 
 static void tree_keys(struct prio_drv *p, const struct acct_assoc **src)
 {
-    const struct acct *a = p->c->acct;
+    const struct acct *a = p->src.acct;
     char key[KEY_MAX];
 
     for (size_t i = 0; acct_assoc_at(a, i) != NULL; i++) {
@@ -292,7 +291,7 @@ static void tree_keys(struct prio_drv *p, const struct acct_assoc **src)
 
 void prio_tree_build(struct prio_drv *p)
 {
-    const struct acct *a = p->c->acct;
+    const struct acct *a = p->src.acct;
     const struct acct_assoc **src;
     size_t n = 0;
 

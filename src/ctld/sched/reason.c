@@ -11,7 +11,6 @@
 
 #include "common/hostlist.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/job/jobgpu.h"
 #include "ctld/cluster/nodes.h"
@@ -28,18 +27,20 @@ struct reason_key {
 };
 
 struct reason {
-    struct ctld *c;
-    bool valid; /* the texts below belong to this pass */
+    struct parts *parts; /* borrowed */
+    struct nodes *nodes; /* borrowed */
+    bool valid;          /* the texts below belong to this pass */
     struct reason_key key;
     char *down;   /* "node04": unavailable nodes that could hold it */
     char *causes; /* "node04 INVALID: gres/gpu count ..." */
 };
 
-struct reason *reason_create(struct ctld *c)
+struct reason *reason_create(struct parts *parts, struct nodes *nodes)
 {
     struct reason *w = xcalloc(1, sizeof(*w));
 
-    w->c = c;
+    w->parts = parts;
+    w->nodes = nodes;
     return w;
 }
 
@@ -95,13 +96,13 @@ static void add_cause(char *buf, size_t len, size_t *off, const struct node *n)
 /* The unavailable nodes of j's partition that could hold it. */
 static void compute(struct reason *w, const struct job *j)
 {
-    const struct part *p = parts_get(w->c->parts, j->part);
+    const struct part *p = parts_get(w->parts, j->part);
     struct hostlist *hl = hostlist_create();
     char causes[2048] = "";
     size_t off = 0, n = 0;
 
     for (size_t i = 0; i < p->n_nodes; i++) {
-        const struct node *nd = nodes_get(w->c->nodes, p->node_idx[i]);
+        const struct node *nd = nodes_get(w->nodes, p->node_idx[i]);
         if ((j->node_allowed != NULL && !j->node_allowed[nd->idx]) ||
             !could_hold(j, nd->cf) ||
             (node_usable(nd) && nd->admin != NODE_ADMIN_DRAIN))

@@ -13,11 +13,13 @@
 
 #include "sched/sched.h"
 
-struct ctld;
 struct job;
+struct nodes;
+struct parts;
 struct reason;
 
-struct reason *reason_create(struct ctld *c);
+/* reason_create: parts and nodes are borrowed (they outlive it). */
+struct reason *reason_create(struct parts *parts, struct nodes *nodes);
 /* reason_destroy: accepts NULL. */
 void reason_destroy(struct reason *w);
 

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "common/clock.h"
+#include "common/conf.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/queue/jobarray.h"
@@ -36,7 +38,7 @@
 #define SCHED_DRV_SLICE_US 20000
 
 struct sched_drv {
-    struct ctld *c;
+    struct sched_drv_src src; /* borrowed contexts */
     bool wanted;
     int64_t last_end_us;
     int64_t last_dur_us;
@@ -51,7 +53,7 @@ struct sched_drv {
     int64_t slice_budget_us;
     struct sched_sample sample; /* of the last pass */
     struct sched_stats st;
-    struct preempt_drv *preempt; /* c->preempt */
+    struct preempt_drv *preempt; /* src.preempt */
     bool unpaced;                /* sched_drv_unpaced */
 };
 
@@ -61,18 +63,18 @@ static void defer_cb(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    loop_kick(s->c->loop);
+    loop_kick(s->src.loop);
 }
 
-struct sched_drv *sched_drv_create(struct ctld *c)
+struct sched_drv *sched_drv_create(const struct sched_drv_src *src)
 {
     struct sched_drv *s = xcalloc(1, sizeof(*s));
 
-    s->c = c;
-    s->model = c->model;
-    s->preempt = c->preempt;
-    s->defer_ev = evtimer_new(c->base, defer_cb, s);
-    s->why = reason_create(c);
+    s->src = *src;
+    s->model = src->model;
+    s->preempt = src->preempt;
+    s->defer_ev = evtimer_new(src->base, defer_cb, s);
+    s->why = reason_create(src->parts, src->nodes);
     s->backfill = model_backfill(s->model);
     s->bf = *model_bf(s->model);
     s->slice_budget_us = model_slice_us(s->model, SCHED_DRV_SLICE_US);
@@ -104,7 +106,7 @@ bool sched_drv_wanted(const struct sched_drv *s)
 
 /* The registered GPU indices of a decision's GPU positions (caller
  * frees; NULL without GPUs). */
-static uint32_t *decision_gpus(struct ctld *c, const struct job *j,
+static uint32_t *decision_gpus(struct nodes *nodes, const struct job *j,
                                const struct sched_decision *d)
 {
     uint32_t g = j->gpus_per_node, *out;
@@ -113,7 +115,7 @@ static uint32_t *decision_gpus(struct ctld *c, const struct job *j,
         return NULL;
     out = xcalloc(d->nnodes * g, sizeof(*out));
     for (size_t k = 0; k < d->nnodes; k++) {
-        const struct node *nd = nodes_get(c->nodes, d->nodes[k]);
+        const struct node *nd = nodes_get(nodes, d->nodes[k]);
         for (uint32_t i = 0; i < g; i++)
             out[k * g + i] = nd->gpus.v[d->gpus[k * g + i]].index;
     }
@@ -141,24 +143,24 @@ static bool apply(struct sched_drv *s, const struct pass_model *m,
                      d->reason != SCHED_REASON_RESOURCES)
                 j->start_est = 0; /* held, limited...: no estimate */
             if (d->reason == SCHED_REASON_LIMIT)
-                jlimits_hold(s->c->limits, j, d->job, d->limit);
+                jlimits_hold(s->src.limits, j, d->job, d->limit);
             else
                 reason_set(s->why, j, d->reason);
             continue;
         }
         more = more || (m->task[d->job] >= 0 && j->array_pending->count > 1);
         if (m->task[d->job] >= 0 &&
-            (j = jobarray_split(s->c->jobs, j, (uint32_t)m->task[d->job],
+            (j = jobarray_split(s->src.jobs, j, (uint32_t)m->task[d->job],
                                 &e)) == NULL) {
             log_warnx("array task not split off: %s", e.text);
             continue;
         }
-        gpus = decision_gpus(s->c, j, d);
-        if (jobs_start_gpus(s->c->jobs, j, d->nodes, d->nnodes, gpus, now, &e) <
-            0)
+        gpus = decision_gpus(s->src.nodes, j, d);
+        if (jobs_start_gpus(s->src.jobs, j, d->nodes, d->nnodes, gpus, now,
+                            &e) < 0)
             log_warnx("job=%" PRIu64 " start not saved: %s", j->id, e.text);
         free(gpus);
-        nodecmd_launch(s->c->nodecmd, j);
+        nodecmd_launch(s->src.nodecmd, j);
     }
     return more;
 }
@@ -256,19 +258,18 @@ static void sample_fill(struct sched_drv *s, const struct sched_result *r,
  * event asked for the pass (else it is the next slice of a cycle). */
 static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
 {
-    struct ctld *c = s->c;
     struct pass_model m;
     struct sched_result r;
     struct sched_bf_stats st = {.done = true};
     bool ran_main = true;
 
-    prio_drv_sync(c->prio, now);
+    prio_drv_sync(s->src.prio, now);
     pass_model_build(s->model, &m, PASS_MODEL_RUN, NULL, now);
     if (m.n > 0) {
         reason_begin(s->why);
         if (decide(s, &m, cont, event, now, &r, &st, &ran_main) == 0) {
             if (apply(s, &m, &r, now))
-                loop_want_pass(c->loop);
+                loop_want_pass(s->src.loop);
             if (ran_main) /* a slice alone leaves preemption to the pass */
                 preempt_drv_run(s->preempt, &m.cl, m.pend, m.task, &r, now);
             sample_fill(s, &r, &st);
@@ -332,11 +333,11 @@ void sched_drv_unpaced(struct sched_drv *s)
 
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
 {
-    struct ctld *c = s->c;
+    const struct conf *conf = s->src.conf;
     struct pass_model m;
     struct sched_result r;
     json_t *o = json_pack("{s:i, s:b, s:s}", "job_id", 0, "would_start", 0,
-                          "partition", c->conf->parts[j->part].name);
+                          "partition", conf->parts[j->part].name);
 
     pass_model_one(s->model, &m, j);
     if (sched_pass(&m.cl, time(NULL), &r) == 0 && r.n == 1) {
@@ -348,7 +349,7 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
             char *nl;
             tmp.alloc = d->nodes;
             tmp.n_alloc = d->nnodes;
-            nl = job_alloc_list(&tmp, c->conf);
+            nl = job_alloc_list(&tmp, conf);
             json_object_set_new(o, "would_start", json_true());
             json_object_set_new(o, "node_list", json_string(nl));
             free(nl);

@@ -21,13 +21,38 @@
 
 #include "sched/sched.h"
 
-struct ctld;
+struct conf;
+struct event_base;
+struct jlimits;
 struct job;
+struct jobs;
+struct loop;
+struct model;
+struct nodecmd;
+struct nodes;
+struct parts;
+struct preempt_drv;
+struct prio_drv;
 struct sched_drv;
 
-/* sched_drv_create: passes on c->model and c->preempt, which the root
- * makes first. */
-struct sched_drv *sched_drv_create(struct ctld *c);
+/* What the driver works on: all borrowed, all outliving it. */
+struct sched_drv_src {
+    const struct conf *conf;
+    struct event_base *base;
+    struct loop *loop; /* kicked for deferred passes and slices */
+    struct parts *parts;
+    struct nodes *nodes;
+    struct jobs *jobs;
+    struct jlimits *limits;
+    struct nodecmd *nodecmd; /* JOB_LAUNCH of started jobs */
+    struct model *model;     /* what a pass is built from */
+    struct preempt_drv *preempt;
+    struct prio_drv *prio;
+};
+
+/* sched_drv_create: never NULL; src is copied (the root makes the model,
+ * the preemption and the priorities first). */
+struct sched_drv *sched_drv_create(const struct sched_drv_src *src);
 void sched_drv_destroy(struct sched_drv *s);
 
 /* sched_drv_want: a pass is needed (run by the next sched_drv_run). */
