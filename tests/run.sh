@@ -49,6 +49,7 @@ for t in "$BUILD"/tests/test_*; do
     run_part "unit/$(basename "$t")" "$t"
 done
 # The shape of the code: layering (docs/architecture.md) and symbols.
+run_part "structure/layers" python3 tests/structure/layers.py . "$BUILD"
 run_part "structure/symbols" tests/structure/symbols.sh "$BUILD"
 if [ -x tests/golden/run.sh ]; then
     run_part "golden" tests/golden/run.sh

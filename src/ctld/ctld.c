@@ -250,8 +250,16 @@ static void auth_tag(void *arg, long node, char *out, size_t len)
     nodes_auth_tag(c->nodes, node, out, len);
 }
 
+static int dispatch(void *arg, struct conn *conn, const struct proto_frame *req,
+                    const struct auth_id *who, json_t **reply, struct err *e)
+{
+    struct ctld *c = arg;
+
+    return rpc_dispatch(&c->rpc, conn, req, who, reply, e);
+}
+
 static const struct listen_ops listen_ops = {
-    .dispatch = rpc_dispatch,
+    .dispatch = dispatch,
     .closed = conn_closed,
     .auth_tag = auth_tag,
 };
@@ -264,6 +272,19 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
                              .self_uid = c->self_uid,
                              .params = c->conf->scheduler_parameters};
 
+    c->rpc = (struct rpc_env){
+        .conf = c->conf,
+        .loop = c->loop,
+        .persist = c->persist,
+        .acct = c->acct,
+        .parts = c->parts,
+        .nodes = c->nodes,
+        .jobs = c->jobs,
+        .sched = c->sched,
+        .prio = c->prio,
+        .explain = c->explain,
+        .self_uid = c->self_uid,
+    };
     c->listen = listen_create(&env, &listen_ops, c, tcp_fd, unix_fd, e);
     return c->listen ? 0 : -1;
 }

@@ -24,6 +24,7 @@
 #include "common/conf.h"
 #include "common/err.h"
 #include "ctld/core/loop.h"
+#include "ctld/rpc/rpc.h"
 
 struct acct;
 struct acct_store;
@@ -64,6 +65,7 @@ struct ctld {
     struct jlimits *limits;      /* resource limits (jlimits.h) */
     struct jchain *chain;        /* their chain from acct (jchain.h) */
     struct listen *listen;
+    struct rpc_env rpc; /* what the request handlers use (rpc/rpc.h) */
 
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
     /* Tests only: time limits and --signal times are divided by this

@@ -13,7 +13,6 @@
 
 #include "common/log.h"
 #include "ctld/acct/acct.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/rpc/rpc.h"
 
@@ -134,10 +133,10 @@ static void user_name(uid_t uid, char *buf, size_t len)
 static int authorize(struct rpc *r, const char *verb, struct acct_req *req,
                      struct err *e)
 {
-    struct ctld *c = r->ctld;
-    enum acct_admin level = r->who.uid == 0 || r->who.uid == c->self_uid
+    const struct rpc_env *env = r->env;
+    enum acct_admin level = r->who.uid == 0 || r->who.uid == env->self_uid
                                 ? ACCT_ADMIN_ADMIN
-                                : acct_user_admin_uid(c->acct, r->who.uid);
+                                : acct_user_admin_uid(env->acct, r->who.uid);
     char name[256];
 
     if (level == ACCT_ADMIN_ADMIN)
@@ -163,14 +162,14 @@ static int change(struct rpc *r, const char *verb, change_fn fn, json_t **reply,
 
     if (parse_req(r->req->body, &req, e) < 0 || authorize(r, verb, &req, e) < 0)
         return -1;
-    if (!(req.flags & ACCT_REQ_DRY_RUN) && loop_write(r->ctld->loop, e) < 0)
+    if (!(req.flags & ACCT_REQ_DRY_RUN) && loop_write(r->env->loop, e) < 0)
         return -1;
-    if (fn(r->ctld->acct, &req, reply, e) < 0)
+    if (fn(r->env->acct, &req, reply, e) < 0)
         return -1;
     if (!(req.flags & ACCT_REQ_DRY_RUN)) {
         user_name(r->who.uid, name, sizeof(name));
         log_info("acct %s entity=%s by=%s", verb, req.entity, name);
-        loop_want_pass(r->ctld->loop); /* limits may have moved */
+        loop_want_pass(r->env->loop); /* limits may have moved */
     }
     return 0;
 }
@@ -196,6 +195,6 @@ int rpc_acct_list(struct rpc *r, json_t **reply, struct err *e)
 
     if (parse_req(r->req->body, &req, e) < 0)
         return -1;
-    *reply = acct_list(r->ctld->acct, &req, e);
+    *reply = acct_list(r->env->acct, &req, e);
     return *reply ? 0 : -1;
 }

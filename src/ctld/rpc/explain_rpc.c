@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "ctld/ctld.h"
 #include "ctld/core/persist.h"
 #include "ctld/job/job.h"
 #include "ctld/queue/jobs.h"
@@ -15,11 +14,11 @@
 #include "ctld/sched/explain.h"
 
 /* A finished job the controller no longer holds in memory. */
-static struct job *from_history(struct ctld *c, uint64_t id)
+static struct job *from_history(const struct rpc_env *env, uint64_t id)
 {
-    char *rec = persist_job_record(c->persist, id, NULL);
+    char *rec = persist_job_record(env->persist, id, NULL);
     json_t *o = rec ? json_loads(rec, 0, NULL) : NULL;
-    struct job *j = o ? job_from_json(o, c->conf, NULL) : NULL;
+    struct job *j = o ? job_from_json(o, env->conf, NULL) : NULL;
 
     json_decref(o);
     free(rec);
@@ -38,15 +37,15 @@ int rpc_job_explain(struct rpc *r, json_t **reply, struct err *e)
         return -1;
     }
     id = (uint64_t)json_integer_value(v);
-    j = jobs_find(r->ctld->jobs, id);
+    j = jobs_find(r->env->jobs, id);
     if (j == NULL)
-        j = old = from_history(r->ctld, id);
+        j = old = from_history(r->env, id);
     if (j == NULL) {
         err_set(e, "Invalid job id specified");
         errno = ENOENT;
         return -1;
     }
-    *reply = explain_job(r->ctld->explain, j, time(NULL));
+    *reply = explain_job(r->env->explain, j, time(NULL));
     job_free(old);
     return 0;
 }

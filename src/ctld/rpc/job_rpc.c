@@ -14,7 +14,6 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/ctld.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
@@ -286,12 +285,12 @@ int rpc_submit(struct rpc *r, json_t **reply, struct err *e)
     if (!json_is_object(spec))
         return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
     if (!json_is_true(json_object_get(spec, "test_only")))
-        return jobs_submit(r->ctld->jobs, spec, &r->who, reply, e);
+        return jobs_submit(r->env->jobs, spec, &r->who, reply, e);
     /* --test-only: could it start now?  Nothing is created. */
-    j = jobs_submit_test(r->ctld->jobs, spec, &r->who, e);
+    j = jobs_submit_test(r->env->jobs, spec, &r->who, e);
     if (j == NULL)
         return -1;
-    *reply = sched_drv_test(r->ctld->sched, j);
+    *reply = sched_drv_test(r->env->sched, j);
     job_free(j);
     return 0;
 }
@@ -322,7 +321,7 @@ static void emit(json_t *out, const struct job *j, const struct conf *conf,
 static void query_array(struct rpc *r, const struct filter *f, struct job *a,
                         const char *tasks, json_t *out, size_t *bytes)
 {
-    const struct conf *conf = r->ctld->conf;
+    const struct conf *conf = r->env->conf;
     uint64_t id = a->id;
     struct arrayset set = {0};
     bool meta_done = false;
@@ -354,10 +353,10 @@ static void query_array(struct rpc *r, const struct filter *f, struct job *a,
 static void query_ref(struct rpc *r, const struct filter *f, json_t *v,
                       json_t *out, size_t *bytes)
 {
-    const struct conf *conf = r->ctld->conf;
+    const struct conf *conf = r->env->conf;
     char *tasks;
     uint64_t id = job_ref(v, &tasks);
-    struct job *j = jobs_find(r->ctld->jobs, id);
+    struct job *j = jobs_find(r->env->jobs, id);
     json_t *o = NULL;
     char *rec;
 
@@ -372,7 +371,7 @@ static void query_ref(struct rpc *r, const struct filter *f, json_t *v,
             emit(out, j, conf, bytes);
         return;
     }
-    rec = persist_job_record(r->ctld->persist, id, NULL);
+    rec = persist_job_record(r->env->persist, id, NULL);
     if (rec != NULL)
         o = json_loads(rec, 0, NULL);
     free(rec);
@@ -412,7 +411,7 @@ static uint64_t query_ids(struct rpc *r, const struct filter *f, int64_t after,
 
 int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
 {
-    const struct conf *conf = r->ctld->conf;
+    const struct conf *conf = r->env->conf;
     json_t *body = r->req->body, *out;
     int64_t after = 0, limit = QUERY_PAGE_MAX;
     size_t bytes = 0, n = 0;
@@ -437,8 +436,8 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
         next = query_ids(r, &f, after, limit, out);
         j = NULL;
     } else {
-        j = after > 0 ? jobs_after(r->ctld->jobs, (uint64_t)after)
-                      : jobs_first(r->ctld->jobs);
+        j = after > 0 ? jobs_after(r->env->jobs, (uint64_t)after)
+                      : jobs_first(r->env->jobs);
         for (; j != NULL; j = j->next) {
             if (!filter_match(conf, &f, j))
                 continue;
@@ -476,15 +475,15 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
 
     err_clear(&e);
     if (op == OP_CANCEL)
-        rc = jobs_cancel(r->ctld->jobs, j, r->who.uid, sig, &e);
+        rc = jobs_cancel(r->env->jobs, j, r->who.uid, sig, &e);
     else if (op == OP_HOLD)
-        rc = jobs_hold(r->ctld->jobs, j, r->who.uid, &e);
+        rc = jobs_hold(r->env->jobs, j, r->who.uid, &e);
     else if (op == OP_SUSPEND)
-        rc = jobs_suspend(r->ctld->jobs, j, r->who.uid, &e);
+        rc = jobs_suspend(r->env->jobs, j, r->who.uid, &e);
     else if (op == OP_RESUME)
-        rc = jobs_resume(r->ctld->jobs, j, r->who.uid, &e);
+        rc = jobs_resume(r->env->jobs, j, r->who.uid, &e);
     else
-        rc = jobs_release(r->ctld->jobs, j, r->who.uid, &e);
+        rc = jobs_release(r->env->jobs, j, r->who.uid, &e);
     if (rc < 0 && r->n_refused++ == 0) {
         r->first_refused = j->id;
         r->first_refusal = e;
@@ -520,7 +519,7 @@ static void act_array(struct rpc *r, const struct filter *f, struct job *a,
     for (; j != NULL; j = next) {
         next = j->next;
         if (j->array_job_id != id || job_state_final(j->state) ||
-            !op_fits(op, j) || !filter_match(r->ctld->conf, f, j))
+            !op_fits(op, j) || !filter_match(r->env->conf, f, j))
             continue;
         act(r, j, op, sig, results);
     }
@@ -539,11 +538,11 @@ static void act_tasks(struct rpc *r, struct job *a, const char *tasks,
     }
     for (int64_t t = arrayset_next(&set, 0); t >= 0;
          t = arrayset_next(&set, (uint32_t)t + 1)) {
-        struct job *k = jobarray_find_task(r->ctld->jobs, a->id, t);
+        struct job *k = jobarray_find_task(r->env->jobs, a->id, t);
         if (k == NULL && a->array_pending != NULL &&
             arrayset_has(a->array_pending, (uint32_t)t) &&
-            jobs_may_act(r->ctld->jobs, a, r->who.uid))
-            k = jobarray_split(r->ctld->jobs, a, (uint32_t)t, &e);
+            jobs_may_act(r->env->jobs, a, r->who.uid))
+            k = jobarray_split(r->env->jobs, a, (uint32_t)t, &e);
         if (k == NULL)
             json_array_append_new(results,
                                   result(a->id, "Invalid job id specified"));
@@ -559,7 +558,7 @@ static void act_ref(struct rpc *r, const struct filter *f, json_t *v,
 {
     char *tasks;
     uint64_t id = job_ref(v, &tasks);
-    struct job *j = jobs_find(r->ctld->jobs, id);
+    struct job *j = jobs_find(r->env->jobs, id);
 
     if (j == NULL || (tasks != NULL && j->array_job_id != id))
         json_array_append_new(results, result(id, "Invalid job id specified"));
@@ -567,14 +566,14 @@ static void act_ref(struct rpc *r, const struct filter *f, json_t *v,
         act_tasks(r, j, tasks, op, sig, results);
     else if (j->array_job_id == id)
         act_array(r, f, j, op, sig, results);
-    else if (filter_match(r->ctld->conf, f, j))
+    else if (filter_match(r->env->conf, f, j))
         act(r, j, op, sig, results);
     free(tasks);
 }
 
 static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
 {
-    const struct conf *conf = r->ctld->conf;
+    const struct conf *conf = r->env->conf;
     json_t *results, *sigv = json_object_get(r->req->body, "signal");
     int sig = 0;
     struct filter f;
@@ -602,7 +601,7 @@ static int per_job(struct rpc *r, enum job_op op, json_t **reply, struct err *e)
             act_ref(r, &f, refs[i].v, op, sig, results);
         free(refs);
     } else {
-        for (struct job *j = jobs_first(r->ctld->jobs); j; j = j->next)
+        for (struct job *j = jobs_first(r->env->jobs); j; j = j->next)
             if (!job_state_final(j->state) && filter_match(conf, &f, j))
                 act(r, j, op, sig, results);
     }
@@ -652,7 +651,7 @@ static int update_array(struct rpc *r, struct job *a, json_t *set,
     for (struct job *j = a; j != NULL; j = j->next) {
         if (j->array_job_id != id || j->state != JOB_PENDING)
             continue;
-        if (jobs_update(r->ctld->jobs, j, r->who.uid, set, e) < 0)
+        if (jobs_update(r->env->jobs, j, r->who.uid, set, e) < 0)
             rc = -1;
         else
             done++;
@@ -700,7 +699,7 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
         return err_inval(e, "JOB_UPDATE: job_id must be an integer or "
                             "\"N_T\"");
     n = job_ref(id, &tasks);
-    j = jobs_find(r->ctld->jobs, n);
+    j = jobs_find(r->env->jobs, n);
     if (update_task(tasks, &t, e) < 0) {
         free(tasks);
         return -1;
@@ -713,16 +712,16 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
     if (t < 0 && j->array_job_id == n)
         return update_array(r, j, set, e);
     if (t >= 0) {
-        struct job *k = jobarray_find_task(r->ctld->jobs, n, t);
+        struct job *k = jobarray_find_task(r->env->jobs, n, t);
         if (k == NULL && j->array_pending != NULL &&
             arrayset_has(j->array_pending, (uint32_t)t) &&
-            jobs_may_act(r->ctld->jobs, j, r->who.uid))
-            k = jobarray_split(r->ctld->jobs, j, (uint32_t)t, e);
+            jobs_may_act(r->env->jobs, j, r->who.uid))
+            k = jobarray_split(r->env->jobs, j, (uint32_t)t, e);
         if (k == NULL) {
             errno = ENOENT;
             return err_set(e, "Invalid job id specified");
         }
         j = k;
     }
-    return jobs_update(r->ctld->jobs, j, r->who.uid, set, e);
+    return jobs_update(r->env->jobs, j, r->who.uid, set, e);
 }

@@ -16,7 +16,6 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
-#include "ctld/ctld.h"
 #include "ctld/job/job.h"
 #include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
@@ -24,7 +23,7 @@
 #define ACCT_PAGE_MAX 1000
 
 struct acct_q {
-    struct ctld *c;
+    struct persist *persist;
     json_t *accounts, *parts;
     bool states[JOB_STATE_COUNT];
     bool any_state;
@@ -244,7 +243,7 @@ static int take(void *arg, uint64_t id, const char *text)
     strip(rec);
     if (q->events) {
         json_t *ev = json_array();
-        if (persist_job_events(q->c->persist, id, add_event, ev, q->e) < 0) {
+        if (persist_job_events(q->persist, id, add_event, ev, q->e) < 0) {
             json_decref(ev);
             json_decref(rec);
             return -1;
@@ -270,8 +269,8 @@ static int by_ids(struct acct_q *q, struct acct_scan *sc, json_t *ids,
         time_t sub, end;
         if (!json_is_integer(v) || json_integer_value(v) < 1)
             return einval(q->e, "job_ids: expected job ids");
-        text = persist_job_record(q->c->persist,
-                                  (uint64_t)json_integer_value(v), NULL);
+        text = persist_job_record(q->persist, (uint64_t)json_integer_value(v),
+                                  NULL);
         if (text == NULL)
             continue;
         rec = json_loads(text, 0, NULL);
@@ -305,7 +304,8 @@ static int get_time(json_t *body, const char *key, time_t dflt, time_t *out,
 int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *body = r->req->body, *ids = NULL;
-    struct acct_q q = {.c = r->ctld, .limit = ACCT_PAGE_MAX, .e = e};
+    struct acct_q q = {
+        .persist = r->env->persist, .limit = ACCT_PAGE_MAX, .e = e};
     struct acct_scan sc = {.q = &q};
     json_t *vl = json_object_get(body, "limit");
     json_t *va = json_object_get(body, "after_job_id");
@@ -342,7 +342,7 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
     sc.requeued = wants_requeued(body);
     /* ordinary users: their own jobs unless they name users or ask for all */
     if (q.nuids == 0 && !json_is_true(json_object_get(body, "all_users")) &&
-        !acct_is_operator(r->ctld->acct, r->who.uid)) {
+        !acct_is_operator(r->env->acct, r->who.uid)) {
         q.uids = xcalloc(1, sizeof(*q.uids));
         q.uids[q.nuids++] = r->who.uid;
     }
@@ -351,7 +351,7 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
         rc = by_ids(&q, &sc, ids, from, to);
     else
         rc = persist_job_scan(
-            r->ctld->persist,
+            r->env->persist,
             json_is_integer(va) ? (uint64_t)json_integer_value(va) : 0, from,
             to, take, &sc, e);
     if (rc < 0) {

@@ -15,7 +15,6 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
@@ -29,7 +28,7 @@
  * other users' scripts and environment, and its JOB_END frees resources. */
 static int node_sender(struct rpc *r, struct err *e)
 {
-    if (r->who.uid == 0 || r->who.uid == r->ctld->self_uid)
+    if (r->who.uid == 0 || r->who.uid == r->env->self_uid)
         return 0;
     errno = EPERM;
     return err_set(e,
@@ -89,7 +88,7 @@ static json_t *node_jobs(struct jobs *js, size_t idx)
 
 int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
 {
-    struct nodes *ns = r->ctld->nodes;
+    struct nodes *ns = r->env->nodes;
     json_t *filter, *out;
 
     if (str_filter(r->req->body, "nodes", &filter, e) < 0)
@@ -99,7 +98,7 @@ int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
         const struct node *n = nodes_get(ns, i);
         if (in_filter(filter, n->cf->name))
             json_array_append_new(
-                out, node_to_json(ns, n, node_jobs(r->ctld->jobs, n->idx)));
+                out, node_to_json(ns, n, node_jobs(r->env->jobs, n->idx)));
     }
     *reply = json_pack("{s:o}", "nodes", out);
     return 0;
@@ -107,7 +106,7 @@ int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
 
 int rpc_part_query(struct rpc *r, json_t **reply, struct err *e)
 {
-    const struct conf *conf = r->ctld->conf;
+    const struct conf *conf = r->env->conf;
     json_t *filter, *out;
 
     if (str_filter(r->req->body, "partitions", &filter, e) < 0)
@@ -115,7 +114,7 @@ int rpc_part_query(struct rpc *r, json_t **reply, struct err *e)
     out = json_array();
     for (size_t i = 0; i < conf->n_parts; i++)
         if (in_filter(filter, conf->parts[i].name))
-            json_array_append_new(out, parts_to_json(r->ctld->parts, i));
+            json_array_append_new(out, parts_to_json(r->env->parts, i));
     *reply = json_pack("{s:o}", "partitions", out);
     return 0;
 }
@@ -131,7 +130,7 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
     int rc = 0;
 
     (void)reply;
-    if (!acct_is_operator(r->ctld->acct, r->who.uid)) {
+    if (!acct_is_operator(r->env->acct, r->who.uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied");
     }
@@ -159,14 +158,14 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
     todo = xcalloc(n, sizeof(*todo));
     for (size_t i = 0; i < n; i++) {
         const char *name = json_string_value(json_array_get(names, i));
-        todo[i] = nodes_find(r->ctld->nodes, name);
+        todo[i] = nodes_find(r->env->nodes, name);
         if (todo[i] == NULL) {
             free(todo);
             return err_inval(e, "invalid node name \"%.64s\"", name);
         }
     }
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = nodes_set_admin(r->ctld->nodes, todo[i], admin, reason, time(NULL),
+        rc = nodes_set_admin(r->env->nodes, todo[i], admin, reason, time(NULL),
                              e);
     free(todo);
     return rc;
@@ -184,7 +183,7 @@ static struct node *sender_node(struct rpc *r, struct err *e)
         err_inval(e, "%s: \"node\" is missing", proto_type_name(r->req->type));
         return NULL;
     }
-    n = nodes_find(r->ctld->nodes, name);
+    n = nodes_find(r->env->nodes, name);
     if (n == NULL) {
         errno = ENOENT;
         err_set(e, "node \"%.64s\" is not in the configuration", name);
@@ -196,13 +195,13 @@ static struct node *sender_node(struct rpc *r, struct err *e)
         errno = EPERM;
         err_set(e, "%s for node %.64s refused: this connection is node %s's",
                 proto_type_name(r->req->type), name,
-                nodes_get(r->ctld->nodes, (size_t)bound)->cf->name);
+                nodes_get(r->env->nodes, (size_t)bound)->cf->name);
         return NULL;
     }
     return n;
 }
 
-static int end_from(struct ctld *c, struct job *j, json_t *o, struct err *e)
+static int end_from(struct jobs *js, struct job *j, json_t *o, struct err *e)
 {
     json_t *ec = json_object_get(o, "exit_code");
     json_t *sig = json_object_get(o, "signal");
@@ -223,7 +222,7 @@ static int end_from(struct ctld *c, struct job *j, json_t *o, struct err *e)
         .end = (time_t)json_integer_value(end),
         .oom = json_is_true(oom),
     };
-    return jobs_ended(c->jobs, j, &r, e);
+    return jobs_ended(js, j, &r, e);
 }
 
 static bool listed(json_t *jobs, uint64_t id)
@@ -240,11 +239,11 @@ static bool listed(json_t *jobs, uint64_t id)
 }
 
 /* docs/protocol.md "Reconciling on registration"; fills kill. */
-static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
+static void reconcile(struct jobs *js, struct node *n, json_t *jobs,
                       json_t *kill)
 {
     size_t nj, i;
-    struct job **ours = jobs_on_node(c->jobs, n->idx, true, &nj);
+    struct job **ours = jobs_on_node(js, n->idx, true, &nj);
     json_t *v;
     struct err e;
 
@@ -253,21 +252,21 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
         uint64_t id =
             (uint64_t)json_integer_value(json_object_get(v, "job_id"));
         const char *st = json_string_value(json_object_get(v, "state"));
-        struct job *j = jobs_find(c->jobs, id);
+        struct job *j = jobs_find(js, id);
         bool here = j && job_on_node(j->state) && j->n_alloc > 0 &&
                     j->alloc[0] == n->idx;
         bool ended = st != NULL && strcmp(st, "ended") == 0;
 
         if (here && !ended)
-            jobs_launched(c->jobs, j);
+            jobs_launched(js, j);
         if (here && !ended && j->state == JOB_SUSPENDED)
-            jobs_refreeze(c->jobs, j);
+            jobs_refreeze(js, j);
         if (here && ended) {
-            if (end_from(c, j, v, &e) < 0)
+            if (end_from(js, j, v, &e) < 0)
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
                           e.text);
         } else if (here && j->kill != JOB_KILL_NONE) {
-            jobs_kill(c->jobs, j,
+            jobs_kill(js, j,
                       j->kill == JOB_KILL_TIMEOUT ? "timeout" : "cancelled");
         } else if (!here && !ended) {
             log_info("node=%s job=%" PRIu64 " not ours there: killed",
@@ -281,12 +280,12 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs,
         /* Never confirmed: the launch was lost with the connection (or
          * with the controller, between its commit and the send). */
         if (!ours[k]->launched)
-            jobs_unstart(c->jobs, ours[k],
+            jobs_unstart(js, ours[k],
                          "launch unconfirmed and the node registered "
                          "without the job",
                          &e);
         else
-            jobs_fail(c->jobs, ours[k], JOB_NODE_FAIL,
+            jobs_fail(js, ours[k], JOB_NODE_FAIL,
                       "node registered without the job", time(NULL), &e);
     }
     free(ours);
@@ -388,13 +387,13 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
         log_warnx("node=%s register refused: %s", n->cf->name, e->text);
         return -1;
     }
-    nodes_register(r->ctld->nodes, n, r->conn, &rep, time(NULL));
+    nodes_register(r->env->nodes, n, r->conn, &rep, time(NULL));
     kill = json_array();
-    reconcile(r->ctld, n, jobs, kill);
+    reconcile(r->env->jobs, n, jobs, kill);
     json_decref(jobs);
     *reply = json_pack("{s:b, s:o, s:i, s:o}", "accepted", 1, "reason",
                        n->invalid ? json_string(n->auto_reason) : json_null(),
-                       "heartbeat_s", (int)nodes_heartbeat_s(r->ctld->nodes),
+                       "heartbeat_s", (int)nodes_heartbeat_s(r->env->nodes),
                        "kill_jobs", kill);
     return 0;
 }
@@ -402,17 +401,17 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
 /* A node marked DOWN for silence that still holds its connection comes
  * back with its next heartbeat; the jobs it still runs were ended
  * NODE_FAIL meanwhile, so they are killed. */
-static void kill_ended(struct ctld *c, struct node *n, json_t *running)
+static void kill_ended(struct jobs *js, struct node *n, json_t *running)
 {
     json_t *v;
     size_t i;
 
     json_array_foreach(running, i, v)
     {
-        struct job *j = jobs_find(c->jobs, (uint64_t)json_integer_value(v));
+        struct job *j = jobs_find(js, (uint64_t)json_integer_value(v));
         if (j != NULL && !job_on_node(j->state) && j->n_alloc > 0 &&
             j->alloc[0] == n->idx)
-            jobs_kill(c->jobs, j, "node_down");
+            jobs_kill(js, j, "node_down");
     }
 }
 
@@ -431,8 +430,8 @@ int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e)
                        "register again",
                        n->cf->name);
     }
-    if (nodes_seen(r->ctld->nodes, n, time(NULL)))
-        kill_ended(r->ctld, n, json_is_array(running) ? running : NULL);
+    if (nodes_seen(r->env->nodes, n, time(NULL)))
+        kill_ended(r->env->jobs, n, json_is_array(running) ? running : NULL);
     return 0;
 }
 
@@ -448,8 +447,8 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
     if (!json_is_integer(id))
         return err_inval(e, "JOB_END: job_id must be an integer");
     if (n->conn == r->conn)
-        nodes_seen(r->ctld->nodes, n, time(NULL));
-    j = jobs_find(r->ctld->jobs, (uint64_t)json_integer_value(id));
+        nodes_seen(r->env->nodes, n, time(NULL));
+    j = jobs_find(r->env->jobs, (uint64_t)json_integer_value(id));
     /* An end we no longer wait for is acknowledged all the same, so
      * that the node can forget it. */
     if (j == NULL || !job_on_node(j->state) || j->n_alloc == 0 ||
@@ -459,7 +458,7 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
                  n->cf->name, json_integer_value(id));
         return 0;
     }
-    return end_from(r->ctld, j, r->req->body, e);
+    return end_from(r->env->jobs, j, r->req->body, e);
 }
 
 int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
@@ -469,7 +468,7 @@ int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
     const struct conf_part *cp;
 
     (void)reply;
-    if (!acct_is_administrator(r->ctld->acct, r->who.uid)) {
+    if (!acct_is_administrator(r->env->acct, r->who.uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied: only an administrator "
                           "(not an operator) may update a partition");
@@ -478,14 +477,14 @@ int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
         errno = EINVAL;
         return err_set(e, "PART_UPDATE: expected \"partition\": NAME");
     }
-    if ((cp = conf_part_find(r->ctld->conf, name)) == NULL) {
+    if ((cp = conf_part_find(r->env->conf, name)) == NULL) {
         errno = ENOENT;
         return err_set(e, "Invalid partition name specified: %.64s", name);
     }
-    if (parts_update(r->ctld->parts, (size_t)(cp - r->ctld->conf->parts),
+    if (parts_update(r->env->parts, (size_t)(cp - r->env->conf->parts),
                      json_object_get(r->req->body, "set"), e) < 0)
         return -1;
-    jobs_part_changed(r->ctld->jobs, (size_t)(cp - r->ctld->conf->parts));
-    loop_want_pass(r->ctld->loop);
+    jobs_part_changed(r->env->jobs, (size_t)(cp - r->env->conf->parts));
+    loop_want_pass(r->env->loop);
     return 0;
 }

@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "ctld/ctld.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/rpc/rpc.h"
@@ -27,12 +26,12 @@ int rpc_job_checkpoint(struct rpc *r, json_t **reply, struct err *e)
         errno = EINVAL;
         return err_set(e, "JOB_CHECKPOINT: job_id must be a positive integer");
     }
-    j = jobs_find(r->ctld->jobs, (uint64_t)json_integer_value(id));
+    j = jobs_find(r->env->jobs, (uint64_t)json_integer_value(id));
     if (j == NULL) {
         errno = ENOENT;
         return err_set(e, "Invalid job id specified");
     }
-    if (!jobs_may_act(r->ctld->jobs, j, r->who.uid)) {
+    if (!jobs_may_act(r->env->jobs, j, r->who.uid)) {
         errno = EPERM;
         return err_set(e, "Access/permission denied");
     }
@@ -44,9 +43,9 @@ int rpc_job_checkpoint(struct rpc *r, json_t **reply, struct err *e)
     j->last_checkpoint = now;
     snprintf(detail, sizeof(detail), "by uid %u", (unsigned)r->who.uid);
     log_info("job=%" PRIu64 " checkpoint %s", j->id, detail);
-    if (jobs_save_event(r->ctld->jobs, j, "checkpoint", detail, e) < 0)
+    if (jobs_save_event(r->env->jobs, j, "checkpoint", detail, e) < 0)
         return -1;
-    loop_want_pass(r->ctld->loop); /* a waiting job may preempt it now */
+    loop_want_pass(r->env->loop); /* a waiting job may preempt it now */
     *reply = json_pack("{s:I, s:I}", "job_id", (json_int_t)j->id,
                        "last_checkpoint", (json_int_t)now);
     return 0;

@@ -1,6 +1,7 @@
 /*
  * The controller's request table: which handler serves each message type
- * (rpc.h), and the dispatch that listen.c calls for every request but
+ * (rpc.h), and the dispatch that listen.c calls (through the root's
+ * listen_ops.dispatch, with the handlers' rpc_env) for every request but
  * PING.
  */
 #include "ctld/rpc/rpc.h"
@@ -38,10 +39,11 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_JOB_CHECKPOINT] = rpc_job_checkpoint,
 };
 
-int rpc_dispatch(void *arg, struct conn *conn, const struct proto_frame *req,
-                 const struct auth_id *who, json_t **reply, struct err *e)
+int rpc_dispatch(const struct rpc_env *env, struct conn *conn,
+                 const struct proto_frame *req, const struct auth_id *who,
+                 json_t **reply, struct err *e)
 {
-    struct rpc r = {.ctld = arg, .conn = conn, .req = req, .who = *who};
+    struct rpc r = {.env = env, .conn = conn, .req = req, .who = *who};
     const char *name = proto_type_name(req->type);
     rpc_fn fn = NULL;
 

@@ -1,12 +1,17 @@
 /*
  * Request handlers, one per message type, called through rpc_dispatch
- * (rpc.c, which the root hands to listen_create) with the decoded frame and the sender's identity (from its credential or, on the
- * unix socket, SO_PEERCRED; never from the body).  A handler returns 0
- * with *reply set (a new reference; NULL means "{}"), or -1 with errno as
- * the error code and e as the message of the error reply.
+ * (rpc.c, which the root's listen_ops.dispatch calls) with the decoded frame
+ * and the sender's identity (from its credential or, on the unix socket,
+ * SO_PEERCRED; never from the body).  A handler returns 0 with *reply set
+ * (a new reference; NULL means "{}"), or -1 with errno as the error code
+ * and e as the message of the error reply.  Handlers reach the
+ * controller's subsystems only through struct rpc_env, which the root
+ * fills.
  */
 #ifndef SLUICE_CTLD_RPC_H
 #define SLUICE_CTLD_RPC_H
+
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -14,11 +19,40 @@
 #include "common/err.h"
 #include "common/proto.h"
 
-struct ctld;
+struct acct;
+struct conf;
 struct conn;
+struct explain;
+struct jobs;
+struct loop;
+struct nodes;
+struct parts;
+struct persist;
+struct prio_drv;
+struct sched_drv;
+
+/*
+ * rpc_env: what the handlers use, filled once by the root after it has
+ * created the subsystems (every pointer borrowed, none NULL while
+ * requests are served) and passed to rpc_dispatch by the root's dispatch
+ * callback.
+ */
+struct rpc_env {
+    const struct conf *conf;
+    struct loop *loop; /* loop_write before a change (core/loop.h) */
+    struct persist *persist;
+    struct acct *acct;
+    struct parts *parts;
+    struct nodes *nodes;
+    struct jobs *jobs;
+    struct sched_drv *sched;
+    struct prio_drv *prio;
+    struct explain *explain; /* explain_job's context (sched/explain.h) */
+    uid_t self_uid;          /* the controller's own uid: an operator */
+};
 
 struct rpc {
-    struct ctld *ctld;
+    const struct rpc_env *env;
     struct conn *conn;
     const struct proto_frame *req;
     struct auth_id who;
@@ -72,11 +106,13 @@ int rpc_share_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_sched_diag(struct rpc *r, json_t **reply, struct err *e);
 
 /*
- * rpc_dispatch: listen_ops.dispatch (net/listen.h) for the controller c
- * (arg): the handler of req->type called with req, conn and who.  An
- * unknown or unserved type is refused with ENOSYS or EOPNOTSUPP.
+ * rpc_dispatch: serves listen_ops.dispatch (net/listen.h; the root's
+ * dispatch callback passes its env): the handler of req->type called with
+ * env, req, conn and who.  An unknown or unserved type is refused with
+ * ENOSYS or EOPNOTSUPP.
  */
-int rpc_dispatch(void *arg, struct conn *conn, const struct proto_frame *req,
-                 const struct auth_id *who, json_t **reply, struct err *e);
+int rpc_dispatch(const struct rpc_env *env, struct conn *conn,
+                 const struct proto_frame *req, const struct auth_id *who,
+                 json_t **reply, struct err *e);
 
 #endif

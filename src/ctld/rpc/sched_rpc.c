@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <time.h>
 
-#include "ctld/ctld.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/rpc/rpc.h"
 #include "ctld/sched/sched_drv.h"
@@ -36,7 +35,7 @@ int rpc_prio_query(struct rpc *r, json_t **reply, struct err *e)
 {
     if (check_filters(r->req->body, e) < 0)
         return -1;
-    *reply = prio_drv_prio_json(r->ctld->prio, r->req->body, time(NULL));
+    *reply = prio_drv_prio_json(r->env->prio, r->req->body, time(NULL));
     return 0;
 }
 
@@ -44,13 +43,13 @@ int rpc_share_query(struct rpc *r, json_t **reply, struct err *e)
 {
     if (check_filters(r->req->body, e) < 0)
         return -1;
-    *reply = prio_drv_share_json(r->ctld->prio, r->req->body);
+    *reply = prio_drv_share_json(r->env->prio, r->req->body);
     return 0;
 }
 
 int rpc_sched_diag(struct rpc *r, json_t **reply, struct err *e)
 {
     (void)e;
-    *reply = sched_drv_diag(r->ctld->sched, time(NULL));
+    *reply = sched_drv_diag(r->env->sched, time(NULL));
     return 0;
 }
