@@ -127,7 +127,6 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->auth = auth;
     c->base = base;
     c->self_uid = geteuid();
-    c->started = time(NULL);
     c->time_divisor = test_time_divisor();
     c->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, c);
     /* with the I/O: libevent runs only the most urgent active queue, so

@@ -1,14 +1,12 @@
 /*
  * sluicectld's root: one struct ctld holds the configuration, the auth
- * context, the event base and the opaque subsystems (listen, jobs, nodes,
- * persist, sched_drv).  Everything runs on one libevent loop.
- *
- * Group commit (core/loop.h): a handler that changes state calls
- * loop_write(c->loop) first, which opens the iteration's SQLite
- * transaction.  Replies and requests sent while it is open are held per
- * connection.  A lowest-priority event runs after the iteration's I/O
- * callbacks: it runs a scheduling pass if one was asked for
- * (loop_want_pass), commits, and then releases the held output.
+ * context, the event base and every subsystem of src/ctld's layers
+ * (src/ctld/LAYERS).  Only ctld.c creates them, in layer order, hands each
+ * the lower contexts it uses and installs the callbacks that go upward
+ * (the transport's dispatch, a node gone down, the job table's
+ * subscribers, the loop's flush); no file below the root includes this
+ * header.  Everything runs on one libevent loop; group commit is
+ * core/loop.h.
  */
 #ifndef SLUICE_CTLD_CTLD_H
 #define SLUICE_CTLD_CTLD_H
@@ -29,7 +27,6 @@
 struct acct;
 struct acct_store;
 struct listen;
-struct loop;
 struct jobs;
 struct nodecmd;
 struct nodes;
@@ -72,7 +69,6 @@ struct ctld {
      * (SLUICE_TEST_TIME_DIVISOR, default 1), so that --time=1 ends in
      * seconds.  Logged as a warning when set; never set in production. */
     uint32_t time_divisor;
-    time_t started;
 };
 
 /*
