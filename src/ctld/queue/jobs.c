@@ -271,13 +271,13 @@ static bool exclusive_user(const struct jobs *js, const struct job *j)
     return js->env.conf->parts[j->part].exclusive_user;
 }
 
-/* Charge j's CPUs, memory and GPUs to its nodes. */
 /* The CPUs j holds on each node: none while suspended. */
 static uint32_t held_cpus(const struct job *j)
 {
     return j->state == JOB_SUSPENDED ? 0 : j->cpus_per_node;
 }
 
+/* Charge j's CPUs, memory and GPUs to its nodes. */
 static void charge(struct jobs *js, const struct job *j)
 {
     uint32_t g = j->gpus_per_node;

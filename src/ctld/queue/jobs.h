@@ -143,8 +143,8 @@ size_t jobs_suspended(const struct jobs *js);
 void jobs_suspended_add(struct jobs *js, int delta);
 
 /*
- * jobs_submit (jobspec.c): validate spec (a JOBSPEC) for the user who,
- * create the job and fill *reply ({"job_id": N}).  -1 with EINVAL (or
+ * jobs_submit (jobspec.c): validate spec (a JOBSPEC) for the sender
+ * (who), create the job and fill *reply ({"job_id": N}).  -1 with EINVAL (or
  * EPERM, ENOSPC...) and a message for the user on a bad spec; a spec
  * with test_only is refused (EINVAL): it goes to jobs_submit_test.
  */

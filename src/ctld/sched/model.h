@@ -105,8 +105,9 @@ void pass_model_build(struct model *md, struct pass_model *pm,
 void pass_model_one(struct model *md, struct pass_model *pm,
                     const struct job *j);
 
-/* pass_model_nodes: a copy of pm's nodes, *used their GPU bitmaps (the
- * caller frees both), for a what-if pass that changes them. */
+/* pass_model_nodes: a copy of pm's nodes, and in *used a copy of their
+ * GPU bitmaps (the caller frees both), for a what-if pass that changes
+ * them. */
 struct sched_node *pass_model_nodes(const struct pass_model *pm,
                                     uint64_t **used);
 

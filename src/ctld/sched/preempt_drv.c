@@ -707,9 +707,9 @@ static void claim(struct sched_cluster *cl, const struct sched_job *sj,
     }
 }
 
-/* A pass at the earliest exempt time over of the victims that job may
- * preempt but not yet (later than now; "until a checkpoint" excluded:
- * the checkpoint itself asks for a pass). */
+/* Asks for a pass at the earliest time when one of the victims this job
+ * may preempt stops being exempt (a time later than now; "until a
+ * checkpoint" is left out: the checkpoint itself asks for a pass). */
 static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
                         time_t now)
 {
