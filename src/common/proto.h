@@ -67,7 +67,20 @@ enum proto_type {
     PROTO_MSG_SHARE_QUERY = 51,
     PROTO_MSG_SCHED_DIAG = 52,
     PROTO_MSG_JOB_CHECKPOINT = 55,
+    /* job steps (docs/protocol.md, "Steps") */
+    PROTO_MSG_STEP_CREATE = 60,
+    PROTO_MSG_STEP_LAUNCH = 61,
+    PROTO_MSG_STEP_SIGNAL = 62,
+    PROTO_MSG_STEP_KILL = 63,
+    PROTO_MSG_STEP_END = 64,
+    PROTO_MSG_STEP_USAGE = 65,
+    PROTO_MSG_STEP_QUERY = 66,
+    PROTO_MSG_STEP_CANCEL = 67,
 };
+
+/* The step id of a job's batch script (Slurm's SLURM_BATCH_SCRIPT), shown
+ * as "12.batch"; srun's steps are 0, 1, ... */
+#define STEP_BATCH_ID 4294967291u
 
 /* proto_type_name: "SUBMIT" etc. (static), or NULL for an unknown type. */
 const char *proto_type_name(uint16_t type);
