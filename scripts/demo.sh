@@ -77,10 +77,23 @@ sleep 3
 echo "$1: sharpe 1.$((SLURM_JOB_ID % 10))"
 EOF
 
+cat >train.sh <<'EOF'
+#!/bin/bash
+#SBATCH --job-name=train
+#SBATCH --nodes=2 --ntasks-per-node=2 --gpus-per-node=2
+#SBATCH --time=10
+#SBATCH --output=train-%j.out
+master=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)
+echo "training on $SLURM_JOB_NODELIST ($SLURM_NTASKS tasks), MASTER_ADDR=$master"
+srun -l bash -c 'echo "rank $SLURM_PROCID of $SLURM_NTASKS on $SLURMD_NODENAME (local $SLURM_LOCALID), GPUs $CUDA_VISIBLE_DEVICES"'
+EOF
+
 say "Submit: live trading to prod, backtests (script with #SBATCH lines), dev work"
 run sbatch -p prod -J signal --wrap 'echo "trading signal from $(hostname) at $(date +%T)"; sleep 2'
 run sbatch -p prod -J hedge --wrap 'echo hedging; sleep 1'
 for year in 2021 2022 2023; do run sbatch backtest.sh "$year"; done
+train=$(sbatch --parsable train.sh)
+echo "\$ sbatch train.sh   -> $train (2 nodes, srun -l inside)"
 run sbatch -p dev -J notebook --wrap 'echo "training..."; sleep 2; echo "loss diverged" >&2; exit 1'
 held=$(sbatch --parsable -H -p dev -J later --wrap 'echo "released and run"')
 echo "\$ sbatch --parsable -H -p dev -J later --wrap ...   -> $held (held)"
@@ -109,6 +122,9 @@ for f in *.out; do
     printf -- '--- %s\n' "$f"
     cat "$f"
 done
+
+say "The training job's steps: the batch script and its srun on both nodes"
+run sacct -j "$train" -o JobID,JobName,NodeList,NTasks,State,ExitCode
 
 say "A failed job, as scontrol shows it"
 failed=$(squeue -h -t F -o %i | head -1)
