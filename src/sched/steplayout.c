@@ -28,13 +28,13 @@ struct plan {
     const struct sl_node *nodes;
     size_t n;
     const struct sl_req *r;
-    uint32_t cpt;     /* CPUs per task, at least 1 */
-    bool *usable;     /* not removed by -x */
-    bool *named;      /* named by -w */
-    bool *chosen;     /* the step's nodes */
-    uint32_t *count;  /* tasks per chosen node */
+    uint32_t cpt;    /* CPUs per task, at least 1 */
+    bool *usable;    /* not removed by -x */
+    bool *named;     /* named by -w */
+    bool *chosen;    /* the step's nodes */
+    uint32_t *count; /* tasks per chosen node */
     size_t n_usable, n_named;
-    uint32_t n_want;  /* the step's node count */
+    uint32_t n_want; /* the step's node count */
     uint32_t ntasks;
     char *warning;
 };
@@ -149,15 +149,17 @@ static int base_node_count(struct plan *p, struct err *e)
     uint32_t lo = r->nodes_min, hi = r->nodes_max;
 
     if (hi != 0 && lo > hi)
-        return err_inval(e, "-N %u-%u: the minimum node count is over the "
-                            "maximum", lo, hi);
+        return err_inval(e,
+                         "-N %u-%u: the minimum node count is over the "
+                         "maximum",
+                         lo, hi);
     if (lo > p->n)
-        return err_inval(e, "Only allocated %zu nodes asked for %u", p->n,
-                         lo);
+        return err_inval(e, "Only allocated %zu nodes asked for %u", p->n, lo);
     if (lo > p->n_usable)
-        return err_inval(e, CONFIG_TEXT ": -N %u but --exclude leaves %zu "
-                                        "of the job's nodes", lo,
-                         p->n_usable);
+        return err_inval(e,
+                         CONFIG_TEXT ": -N %u but --exclude leaves %zu "
+                                     "of the job's nodes",
+                         lo, p->n_usable);
     if (lo == 0 && hi == 0) {
         p->n_want = (uint32_t)(p->n_named > 0 ? p->n_named : p->n_usable);
         return 0;
@@ -167,8 +169,9 @@ static int base_node_count(struct plan *p, struct err *e)
         /* -w names nodes the step must use: the count may grow to them
          * within -N's maximum, never past it */
         if (p->n_named > (hi > lo ? hi : lo))
-            return err_inval(e, CONFIG_TEXT ": --nodelist names %zu nodes "
-                                            "but -N allows at most %u",
+            return err_inval(e,
+                             CONFIG_TEXT ": --nodelist names %zu nodes "
+                                         "but -N allows at most %u",
                              p->n_named, hi > lo ? hi : lo);
         p->n_want = (uint32_t)p->n_named;
     }
@@ -192,8 +195,8 @@ static int ntpn_node_count(struct plan *p, struct err *e)
         most = (uint32_t)p->n_usable;
         p->n_want = (uint32_t)p->n_named;
     } else if (r->nodes_max > p->n_want) {
-        most = r->nodes_max < p->n_usable ? r->nodes_max
-                                          : (uint32_t)p->n_usable;
+        most =
+            r->nodes_max < p->n_usable ? r->nodes_max : (uint32_t)p->n_usable;
     }
     if (need <= p->n_want)
         return 0;
@@ -202,12 +205,15 @@ static int ntpn_node_count(struct plan *p, struct err *e)
         return 0;
     }
     if (!nodes_given)
-        return err_inval(e, "--ntasks-per-node=%u with -n %u needs %u nodes "
-                            "but the step may use %u", r->ntasks_per_node,
-                         r->ntasks, need, most);
+        return err_inval(e,
+                         "--ntasks-per-node=%u with -n %u needs %u nodes "
+                         "but the step may use %u",
+                         r->ntasks_per_node, r->ntasks, need, most);
     nodes_arg(r, arg, sizeof(arg));
-    return err_inval(e, "--ntasks-per-node=%u with -n %u and %s needs %u "
-                        "nodes", r->ntasks_per_node, r->ntasks, arg, need);
+    return err_inval(e,
+                     "--ntasks-per-node=%u with -n %u and %s needs %u "
+                     "nodes",
+                     r->ntasks_per_node, r->ntasks, arg, need);
 }
 
 /* size_step: the step's node count and task count. */
@@ -222,11 +228,13 @@ static int size_step(struct plan *p, struct err *e)
         return -1;
     if (r->ntasks > 0 && r->ntasks < p->n_want) {
         if (p->n_named > r->ntasks)
-            return err_inval(e, "can't run %u processes on the %zu nodes of "
-                                "--nodelist", r->ntasks, p->n_named);
+            return err_inval(e,
+                             "can't run %u processes on the %zu nodes of "
+                             "--nodelist",
+                             r->ntasks, p->n_named);
         p->warning = xasprintf("can't run %u processes on %u nodes, "
-                               "setting nnodes to %u", r->ntasks, p->n_want,
-                               r->ntasks);
+                               "setting nnodes to %u",
+                               r->ntasks, p->n_want, r->ntasks);
         p->n_want = r->ntasks;
     }
     tasks = r->ntasks;
@@ -234,8 +242,10 @@ static int size_step(struct plan *p, struct err *e)
         tasks = (uint64_t)p->n_want *
                 (r->ntasks_per_node > 0 ? r->ntasks_per_node : 1);
     if (tasks > UINT32_MAX)
-        return err_inval(e, "%u nodes with --ntasks-per-node=%u make too "
-                            "many tasks", p->n_want, r->ntasks_per_node);
+        return err_inval(e,
+                         "%u nodes with --ntasks-per-node=%u make too "
+                         "many tasks",
+                         p->n_want, r->ntasks_per_node);
     p->ntasks = (uint32_t)tasks;
     return 0;
 }
@@ -247,8 +257,7 @@ static uint32_t gpus_needed(const struct sl_req *r, uint32_t count)
 
     if (per_task > UINT32_MAX)
         return UINT32_MAX;
-    return per_task > r->gpus_per_node ? (uint32_t)per_task
-                                       : r->gpus_per_node;
+    return per_task > r->gpus_per_node ? (uint32_t)per_task : r->gpus_per_node;
 }
 
 static uint32_t gpus_free(const struct sl_node *nd)
@@ -272,16 +281,19 @@ static int fits_job(const struct plan *p, size_t i, uint32_t count,
         return err_inval(e, CPUS_TEXT);
     if (gpus > nd->n_gpus && r->gpus_per_task > 0 &&
         (uint64_t)r->gpus_per_task * count >= r->gpus_per_node)
-        return err_inval(e, "the step asks for %u GPUs per task (%u on %s) "
-                            "but the job has %u GPUs there",
+        return err_inval(e,
+                         "the step asks for %u GPUs per task (%u on %s) "
+                         "but the job has %u GPUs there",
                          r->gpus_per_task, gpus, nd->name, nd->n_gpus);
     if (gpus > nd->n_gpus)
-        return err_inval(e, "the step asks for %u GPUs per node but the "
-                            "job has %u GPUs on %s", gpus, nd->n_gpus,
-                         nd->name);
+        return err_inval(e,
+                         "the step asks for %u GPUs per node but the "
+                         "job has %u GPUs on %s",
+                         gpus, nd->n_gpus, nd->name);
     if (r->mem_mib > 0 && nd->mem_mib > 0 && r->mem_mib > nd->mem_mib)
-        return err_inval(e, MEM_TEXT ": the step asks for %llu MiB per node "
-                                     "but the job has %llu MiB on %s",
+        return err_inval(e,
+                         MEM_TEXT ": the step asks for %llu MiB per node "
+                                  "but the job has %llu MiB on %s",
                          (unsigned long long)r->mem_mib,
                          (unsigned long long)nd->mem_mib, nd->name);
     return 0;
@@ -296,8 +308,7 @@ static bool fits_now(const struct plan *p, size_t i, uint32_t count)
 
     if (p->r->overlap)
         return true;
-    return nd->cpus_free >= cpus &&
-           gpus_free(nd) >= gpus_needed(p->r, count);
+    return nd->cpus_free >= cpus && gpus_free(nd) >= gpus_needed(p->r, count);
 }
 
 enum pick_mode { PICK_NOW, PICK_JOB, PICK_ANY };
@@ -368,8 +379,7 @@ static int spread(struct plan *p, struct err *e)
         bool room = false, progress = false;
         for (size_t i = 0; i < p->n && left > 0; i++) {
             uint32_t cap = p->nodes[i].cpus / p->cpt;
-            if (!p->chosen[i] || p->count[i] >= hard ||
-                (round >= cap && !over))
+            if (!p->chosen[i] || p->count[i] >= hard || (round >= cap && !over))
                 continue;
             p->count[i]++;
             left--;
@@ -392,9 +402,10 @@ static int check_nodes(const struct plan *p, struct err *e)
         if (!p->chosen[i])
             continue;
         if (p->count[i] == 0)
-            return err_inval(e, CPUS_TEXT ": %s has %u CPUs, fewer than "
-                                          "-c %u", p->nodes[i].name,
-                             p->nodes[i].cpus, p->cpt);
+            return err_inval(e,
+                             CPUS_TEXT ": %s has %u CPUs, fewer than "
+                                       "-c %u",
+                             p->nodes[i].name, p->nodes[i].cpus, p->cpt);
         if (fits_job(p, i, p->count[i], e) < 0)
             return -1;
     }
