@@ -118,4 +118,25 @@ int launch_check_user(const struct launch *l, const char *node,
 int launch_start(const struct launch_ctx *ctx, const struct launch *l,
                  pid_t *sup_pid, struct err *e);
 
+/*
+ * launch_spool_dir: what every supervisor's directory starts with (a
+ * job's or a step's): dir created 0711 (it must not exist), flock'ed
+ * (*lock_fd, for the caller to hand to the supervisor), launch.json (the
+ * request's object, 0600) and boot_id.  -1 with e; the caller removes
+ * what was made.
+ */
+int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
+                     int *lock_fd, struct err *e);
+
+/*
+ * launch_fork: fork a supervisor: the child destroys auth (sluiced's key
+ * is wiped before anything else), starts a session of its own (no signal
+ * to sluiced's group reaches it, and it outlives sluiced) and runs
+ * fn(arg, wfd), which does not return.  The child's pid, for the caller
+ * to reap (njobs_reap_add) without waiting for it now; -1 with e.
+ */
+typedef void (*launch_main_fn)(const void *arg, int wfd);
+pid_t launch_fork(struct auth *auth, launch_main_fn fn, const void *arg,
+                  int wfd, struct err *e);
+
 #endif
