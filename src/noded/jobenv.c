@@ -155,6 +155,17 @@ char **jobenv_set(char **env, const char *key, const char *value)
     return b.v;
 }
 
+char **jobenv_set_slurm(char **env, const char *key, const char *value)
+{
+    struct envb b = {.v = env};
+
+    while (env != NULL && env[b.n] != NULL)
+        b.n++;
+    b.cap = b.n + 1;
+    env_twin(&b, key, value);
+    return b.v;
+}
+
 void jobenv_free(char **env)
 {
     if (env == NULL)

@@ -48,6 +48,9 @@ void jobenv_free(char **env);
 /* The file in the job's spool directory that marks a preemption. */
 #define JOBENV_PREEMPT_FILE "preempted"
 char **jobenv_set(char **env, const char *key, const char *value);
+/* jobenv_set_slurm: the same for a SLURM_X (or SLURMD_X) key and its
+ * SLUICE_X (SLUICED_X) twin. */
+char **jobenv_set_slurm(char **env, const char *key, const char *value);
 
 /* jobenv_get: the value of key in env, or NULL. */
 const char *jobenv_get(char *const *env, const char *key);

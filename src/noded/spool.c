@@ -59,6 +59,11 @@ char *spool_job_dir(const char *spool, uint32_t job_id)
     return xasprintf("%s/job.%" PRIu32, spool, job_id);
 }
 
+char *spool_step_dir(const char *spool, uint32_t job_id, uint32_t step_id)
+{
+    return xasprintf("%s/step.%" PRIu32 ".%" PRIu32, spool, job_id, step_id);
+}
+
 static int fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -484,6 +489,71 @@ int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)
     closedir(d);
     if (*n > 1)
         qsort(*ids, *n, sizeof(**ids), cmp_u32);
+    return 0;
+}
+
+/* A decimal in 0..UINT32_MAX without leading zeros, ending at stop. */
+static const char *parse_u32(const char *p, char stop, uint32_t *out)
+{
+    unsigned long long v = 0;
+    const char *start = p;
+
+    for (; *p != stop; p++) {
+        if (!isdigit((unsigned char)*p) || v > UINT32_MAX / 10)
+            return NULL;
+        v = v * 10 + (unsigned)(*p - '0');
+    }
+    if (p == start || (*start == '0' && p - start > 1) || v > UINT32_MAX)
+        return NULL;
+    *out = (uint32_t)v;
+    return p;
+}
+
+/* "step.<job>.<step>": 0 and *id set. */
+static int parse_step_name(const char *name, struct spool_step_id *id)
+{
+    const char *p;
+
+    if (strncmp(name, "step.", 5) != 0 ||
+        (p = parse_u32(name + 5, '.', &id->job_id)) == NULL ||
+        id->job_id == 0 || parse_u32(p + 1, '\0', &id->step_id) == NULL)
+        return -1;
+    return 0;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+    const struct spool_step_id *x = a, *y = b;
+
+    if (x->job_id != y->job_id)
+        return x->job_id < y->job_id ? -1 : 1;
+    return x->step_id < y->step_id ? -1 : x->step_id > y->step_id;
+}
+
+int spool_step_list(const char *spool, struct spool_step_id **ids, size_t *n,
+                    struct err *e)
+{
+    DIR *d = opendir(spool);
+    struct dirent *de;
+    struct spool_step_id id;
+    size_t cap = 0;
+
+    *ids = NULL;
+    *n = 0;
+    if (d == NULL)
+        return err_set(e, "cannot list %s: %s", spool, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        if (parse_step_name(de->d_name, &id) < 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *ids = xreallocarray(*ids, cap, sizeof(**ids));
+        }
+        (*ids)[(*n)++] = id;
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(*ids, *n, sizeof(**ids), cmp_step);
     return 0;
 }
 

@@ -45,6 +45,11 @@ int spool_mkdirs(const char *path, struct err *e);
 /* spool_job_dir: "<spool>/job.<id>"; caller frees. */
 char *spool_job_dir(const char *spool, uint32_t job_id);
 
+/* spool_step_dir: "<spool>/step.<job>.<step>" (a step's directory:
+ * launch.json, supervisor.pid, leader, pgid, tasks, ctl, usage, status);
+ * caller frees. */
+char *spool_step_dir(const char *spool, uint32_t job_id, uint32_t step_id);
+
 /*
  * spool_write: write data to dir/name atomically (dir/.name.tmp, fsync,
  * rename, fsync dir) with mode; chown to uid:gid unless uid is -1.
@@ -143,5 +148,13 @@ int spool_remove(const char *jobdir);
  * *ids is a new array (caller frees), *n its length.
  */
 int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e);
+
+/* spool_step_list: the (job, step) of every step.<job>.<step> directory,
+ * ordered; *ids new (caller frees). */
+struct spool_step_id {
+    uint32_t job_id, step_id;
+};
+int spool_step_list(const char *spool, struct spool_step_id **ids, size_t *n,
+                    struct err *e);
 
 #endif

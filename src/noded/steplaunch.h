@@ -37,9 +37,9 @@ struct step_launch {
     uint32_t node_id; /* this node's index among the step's nodes */
     char *node_list;  /* the step's nodes, compressed */
     uint32_t num_nodes;
-    uint32_t ntasks;  /* of the whole step */
-    uint32_t *tasks;  /* global ids of this node's tasks */
-    size_t n_tasks;   /* at least one */
+    uint32_t ntasks; /* of the whole step */
+    uint32_t *tasks; /* global ids of this node's tasks */
+    size_t n_tasks;  /* at least one */
     char *tasks_per_node;
     uint32_t cpus_per_task, cpus;
     uint32_t *gpus; /* indices the step's tasks see here, sorted */
@@ -78,14 +78,14 @@ void step_launch_clear(struct step_launch *s);
 
 /* What step_launch_start needs besides the step. */
 struct step_launch_ctx {
-    const char *spool;  /* absolute spool directory */
-    const char *node;   /* NodeName */
-    const char *notify; /* sluiced's unix socket */
+    const char *spool;   /* absolute spool directory */
+    const char *node;    /* NodeName */
+    const char *notify;  /* sluiced's unix socket */
     const int *ordinals; /* device number of each of the node's GPUs, by
                           * index; NULL: the index */
     size_t n_ordinals;
-    bool renumber;               /* job's GPUs fenced: count from 0 */
-    const struct cgroup *cg;     /* NULL or version NONE: no cgroup */
+    bool renumber;                  /* job's GPUs fenced: count from 0 */
+    const struct cgroup *cg;        /* NULL or version NONE: no cgroup */
     const struct ucache_user *user; /* the step's user, groups resolved */
     const char *boot_id;
     uint32_t usage_period_s; /* JobAcctGatherFrequency */

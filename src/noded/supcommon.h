@@ -41,8 +41,7 @@ void sup_read_all(int fd, char *buf, size_t len);
  * memory).  A non-root sluiced runs only its own uid.  -1 after telling
  * fd why.
  */
-int sup_become_user(uid_t uid, gid_t gid, const struct ucache_user *u,
-                    int fd);
+int sup_become_user(uid_t uid, gid_t gid, const struct ucache_user *u, int fd);
 
 /* sup_notify: line to sluiced's unix socket at path (best effort: the
  * rescan finds every end too). */
