@@ -185,21 +185,26 @@ const char *jobenv_get(char *const *env, const char *key)
     return NULL;
 }
 
-mode_t jobenv_umask(const struct launch *l)
+mode_t jobenv_umask_env(char *const *env, size_t n)
 {
     const char *v = NULL;
     char *end;
     long m;
 
-    for (size_t i = 0; i < l->n_env; i++) /* later duplicates win */
-        if (strncmp(l->env[i], "SLURM_UMASK=", 12) == 0)
-            v = l->env[i] + 12;
+    for (size_t i = 0; i < n; i++) /* later duplicates win */
+        if (strncmp(env[i], "SLURM_UMASK=", 12) == 0)
+            v = env[i] + 12;
     if (v == NULL || *v < '0' || *v > '7')
         return 022;
     m = strtol(v, &end, 8);
     if (*end != '\0' || m < 0 || m > 0777)
         return 022;
     return (mode_t)m;
+}
+
+mode_t jobenv_umask(const struct launch *l)
+{
+    return jobenv_umask_env(l->env, l->n_env);
 }
 
 struct sbuf {

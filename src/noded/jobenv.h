@@ -59,6 +59,8 @@ const char *jobenv_get(char *const *env, const char *key);
  * of the submitted environment (octal, up to 0777; sbatch sets it to the
  * submitter's umask, as Slurm does), else 0022. */
 mode_t jobenv_umask(const struct launch *l);
+/* jobenv_umask_env: the same from n "KEY=VALUE" strings (a step's). */
+mode_t jobenv_umask_env(char *const *env, size_t n);
 
 /*
  * jobenv_expand: pattern with %j (job id), %x (job name), %u (user),
