@@ -1,7 +1,8 @@
 /*
  * Internals shared by jobs.c (the table, the spool scan, end reports) and
- * jobreq.c (the controller's launch, signal and kill requests).  Not for
- * other modules.
+ * jobreq.c (the controller's launch, signal and kill requests), and read
+ * by the step table (steps.c, stepreq.c: a step's job, its cgroup's CPUs
+ * and fence, the reaping of supervisors).  Not for other modules.
  */
 #ifndef SLUICE_NODED_JOBS_INT_H
 #define SLUICE_NODED_JOBS_INT_H
@@ -114,5 +115,15 @@ void njobs_kill(struct njobs *j, struct njob *job, uint32_t wait_s,
                 const char *reason);
 /* njobs_kill_arm: (re)schedule the SIGKILL of job->kill_deadline. */
 void njobs_kill_arm(struct njobs *j, struct njob *job);
+
+/* njobs_pick_cpus: want CPUs for a job's cpuset, the least used first
+ * (counting the running jobs'); false when cores are not fenced. */
+bool njobs_pick_cpus(struct njobs *j, uint32_t want, cpu_set_t *out);
+
+/* njobs_fence_gpus: with ConstrainDevices, the node's GPU devices not in
+ * gpus go into s->deny (new array, caller frees); true when all of gpus
+ * are fenced devices (then they are counted from 0 in the job). */
+bool njobs_fence_gpus(const struct noded *nd, const uint32_t *gpus,
+                      size_t n_gpus, struct cgroup_job_spec *s);
 
 #endif

@@ -112,8 +112,8 @@ void stepusage_scan(struct stepusage_proc **procs, size_t *n)
             cap = cap ? 2 * cap : 256;
             *procs = xreallocarray(*procs, cap, sizeof(**procs));
         }
-        if (read_proc((pid_t)atoi(de->d_name), hz, page_kib,
-                      &(*procs)[*n]) == 0)
+        if (read_proc((pid_t)atoi(de->d_name), hz, page_kib, &(*procs)[*n]) ==
+            0)
             (*n)++;
     }
     closedir(d);
@@ -194,16 +194,15 @@ json_t *stepusage_json(const struct stepusage_task *t, size_t n,
 
     for (size_t i = 0; i < n; i++)
         json_array_append_new(
-            tasks,
-            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "task",
-                      (json_int_t)t[i].task, "rss_kib",
-                      (json_int_t)t[i].rss_kib, "vmsize_kib",
-                      (json_int_t)t[i].vmsize_kib, "user_cpu_us",
-                      (json_int_t)t[i].user_cpu_us, "sys_cpu_us",
-                      (json_int_t)t[i].sys_cpu_us, "pages",
-                      (json_int_t)t[i].pages, "read_bytes",
-                      (json_int_t)t[i].read_bytes, "write_bytes",
-                      (json_int_t)t[i].write_bytes));
+            tasks, json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "task",
+                             (json_int_t)t[i].task, "rss_kib",
+                             (json_int_t)t[i].rss_kib, "vmsize_kib",
+                             (json_int_t)t[i].vmsize_kib, "user_cpu_us",
+                             (json_int_t)t[i].user_cpu_us, "sys_cpu_us",
+                             (json_int_t)t[i].sys_cpu_us, "pages",
+                             (json_int_t)t[i].pages, "read_bytes",
+                             (json_int_t)t[i].read_bytes, "write_bytes",
+                             (json_int_t)t[i].write_bytes));
     u = json_pack("{s:o}", "tasks", tasks);
     if (cg_mem_peak_kib >= 0)
         json_object_set_new(u, "cg_mem_peak_kib",
