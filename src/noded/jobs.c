@@ -343,6 +343,9 @@ void njobs_send_end(struct njobs *j, struct njob *job)
                      job->st.exit_code, "signal", job->st.signal, "start_time",
                      (json_int_t)job->st.start_time, "end_time",
                      (json_int_t)job->st.end_time, "oom", job->st.oom);
+    if (job->st.has_usage)
+        json_object_set_new(body, "usage",
+                            stepusage_json(&job->st.usage, 1, -1, -1));
     if (conn_request(nd->conn, PROTO_MSG_JOB_END, body, on_end_reply,
                      (void *)(uintptr_t)job->id) == 0)
         job->end_sent = true;

@@ -123,6 +123,18 @@ static int get_sizes(json_t *job, struct launch *l, struct err *e)
     if (get_int(job, "restart_count", 0, UINT32_MAX, 0, &v, e) < 0)
         return -1;
     l->restart_count = (uint32_t)v;
+    if (get_int(job, "ntasks", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->ntasks = (uint32_t)v;
+    if (get_int(job, "ntasks_per_node", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->ntasks_per_node = (uint32_t)v;
+    if (get_int(job, "cpus_per_task", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->cpus_per_task = (uint32_t)v;
+    if (get_int(job, "num_nodes", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->num_nodes = (uint32_t)v;
     l->time_limit_s = -1;
     if (json_is_integer(json_object_get(job, "time_limit_s")) &&
         get_int(job, "time_limit_s", 0, INT64_MAX, 0, &l->time_limit_s, e) < 0)
@@ -157,6 +169,7 @@ int launch_parse(json_t *job, struct launch *l, struct err *e)
         get_str(job, "std_out", "", &l->std_out, e) < 0 ||
         get_str(job, "std_err", "", &l->std_err, e) < 0 ||
         get_str(job, "node_list", "", &l->node_list, e) < 0 ||
+        get_str(job, "tasks_per_node", "", &l->tasks_per_node, e) < 0 ||
         jget_gpus(job, "LAUNCH", "gpus", &l->gpus, &l->n_gpus, e) < 0 ||
         get_argv(job, l, e) < 0 || get_env(job, l, e) < 0)
         goto error;
@@ -186,6 +199,7 @@ void launch_clear(struct launch *l)
         free(l->env[i]);
     free(l->env);
     free(l->node_list);
+    free(l->tasks_per_node);
     free(l->gpus);
     json_decref(l->json);
     memset(l, 0, sizeof(*l));

@@ -43,7 +43,10 @@ struct launch {
     char *std_err;  /* pattern; "" for "same as std_out" */
     char **env;     /* "KEY=VALUE", n_env of them, submitted order */
     size_t n_env;
-    uint32_t cpus;        /* 1 when absent */
+    uint32_t cpus; /* 1 when absent */
+    /* the job's tasks (0 or "" when absent: the controller did not say) */
+    uint32_t ntasks, ntasks_per_node, cpus_per_task, num_nodes;
+    char *tasks_per_node; /* "4(x2)" */
     uint64_t mem_mib;     /* 0 when absent */
     char *node_list;      /* "" when absent: this node */
     int64_t time_limit_s; /* -1 when absent or unlimited */

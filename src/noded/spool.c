@@ -217,9 +217,12 @@ static int status_put(const char *jobdir, const struct spool_status *st,
                           st->exit_code, "signal", st->signal, "start_time",
                           (json_int_t)st->start_time, "end_time",
                           (json_int_t)st->end_time, "oom", st->oom);
-    char *text = json_dumps(o, JSON_COMPACT);
+    char *text;
     int rc;
 
+    if (st->has_usage)
+        json_object_set_new(o, "usage", stepusage_json(&st->usage, 1, -1, -1));
+    text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     rc = put(jobdir, "status", text, strlen(text), 0600, (uid_t)-1, (gid_t)-1,
              durable, e);
@@ -249,6 +252,8 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
         errno = EBADMSG;
         return err_set(e, "%s/status: not a job status", jobdir);
     }
+    st->has_usage =
+        stepusage_parse(json_object_get(o, "usage"), &st->usage, 1) == 1;
     json_decref(o);
     st->exit_code = (int)code;
     st->signal = (int)sig;

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "noded/stepusage.h"
 
 /* How a job ended, as the supervisor saw it (the status file). */
 struct spool_status {
@@ -22,6 +23,8 @@ struct spool_status {
     int64_t start_time;
     int64_t end_time;
     bool oom; /* the OOM killer struck in the job's cgroup */
+    bool has_usage;
+    struct stepusage_task usage; /* the script's wait4 rusage (task 0) */
 };
 
 /* The supervisor of a running job: its pid and the start time of that
@@ -77,8 +80,9 @@ int spool_write_volatile(const char *dir, const char *name, const void *data,
 char *spool_read(const char *dir, const char *name, size_t max, struct err *e);
 
 /* spool_status_write / spool_status_read: the status file as JSON
- * {"exit_code", "signal", "start_time", "end_time", "oom"} ("oom" may be
- * absent: false).  Reading fails with
+ * {"exit_code", "signal", "start_time", "end_time", "oom", "usage"}
+ * ("oom" may be absent: false; "usage", a USAGE object of one task, may
+ * be absent: has_usage false).  Reading fails with
  * ENOENT when the job has not ended, EBADMSG when the file is damaged. */
 int spool_status_write(const char *jobdir, const struct spool_status *st,
                        struct err *e);

@@ -211,3 +211,33 @@ json_t *stepusage_json(const struct stepusage_task *t, size_t n,
         json_object_set_new(u, "cg_cpu_us", json_integer(cg_cpu_us));
     return u;
 }
+
+int stepusage_parse(json_t *usage, struct stepusage_task *t, size_t max)
+{
+    json_t *tasks = json_object_get(usage, "tasks"), *o;
+    json_int_t v[8];
+    size_t i, n = 0;
+
+    if (!json_is_array(tasks))
+        return -1;
+    json_array_foreach(tasks, i, o)
+    {
+        if (n == max)
+            break;
+        if (json_unpack(o, "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "task",
+                        &v[0], "rss_kib", &v[1], "vmsize_kib", &v[2],
+                        "user_cpu_us", &v[3], "sys_cpu_us", &v[4], "pages",
+                        &v[5], "read_bytes", &v[6], "write_bytes", &v[7]) < 0)
+            return -1;
+        t[n] = (struct stepusage_task){.task = (uint32_t)v[0],
+                                       .rss_kib = (uint64_t)v[1],
+                                       .vmsize_kib = (uint64_t)v[2],
+                                       .user_cpu_us = (uint64_t)v[3],
+                                       .sys_cpu_us = (uint64_t)v[4],
+                                       .pages = (uint64_t)v[5],
+                                       .read_bytes = (uint64_t)v[6],
+                                       .write_bytes = (uint64_t)v[7]};
+        n++;
+    }
+    return (int)n;
+}

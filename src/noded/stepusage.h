@@ -54,4 +54,8 @@ void stepusage_rusage(struct stepusage_task *t, const struct rusage *ru);
 json_t *stepusage_json(const struct stepusage_task *t, size_t n,
                        int64_t cg_mem_peak_kib, int64_t cg_cpu_us);
 
+/* stepusage_parse: up to max tasks of a USAGE object into t; how many
+ * (-1 when usage is not one). */
+int stepusage_parse(json_t *usage, struct stepusage_task *t, size_t max);
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -210,6 +211,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     struct job_proc jp;
     pid_t pid;
     int wstatus;
+    struct rusage ru;
     char note[24];
     /* the launch's stage stamps, which sluiced logs at debug level (one
      * clock for every process) */
@@ -271,9 +273,12 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         st.oom = cgroup_job_oom(a->cg, a->cgs->job_id);
         cgroup_job_destroy(a->cg, a->cgs->job_id);
     }
-    while (waitpid(pid, &wstatus, 0) < 0)
+    while (wait4(pid, &wstatus, 0, &ru) < 0)
         if (errno != EINTR)
             _exit(1);
+    /* the script's usage for JOB_END (its waited-for children in it) */
+    st.has_usage = true;
+    stepusage_rusage(&st.usage, &ru);
     st.end_time = time(NULL);
     if (WIFEXITED(wstatus))
         st.exit_code = WEXITSTATUS(wstatus);
