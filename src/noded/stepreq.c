@@ -133,6 +133,7 @@ static void launch_done(struct nsteps *s, struct nstep *st, int code,
                         const char *text)
 {
     struct noded *nd = s->nd;
+    uint32_t job_id;
     struct err e;
 
     event_free(st->report_ev);
@@ -144,7 +145,9 @@ static void launch_done(struct nsteps *s, struct nstep *st, int code,
         conn_reply_error(nd->conn, st->gen, PROTO_MSG_STEP_LAUNCH, st->seq,
                          code, text);
         spool_remove(st->dir);
+        job_id = st->job_id;
         nsteps_forget(s, st);
+        nsteps_job_cgroup_release(s, job_id);
         return;
     }
     if (spool_pid_read(st->dir, &st->sup, &e) < 0 ||
@@ -336,9 +339,10 @@ static void step_launch(struct nsteps *s, const struct proto_frame *f,
         reply_err(s, f, gen, EALREADY, "step is being launched already");
     else if (st != NULL)
         conn_reply(s->nd->conn, gen, f->type, f->seq, NULL);
-    else if (start(s, f, gen, &sl, &e) < 0)
+    else if (start(s, f, gen, &sl, &e) < 0) {
         reply_err(s, f, gen, errno, e.text);
-    else
+        nsteps_job_cgroup_release(s, sl.job_id);
+    } else
         log_info(STEP_FMT " state=launching user=%s uid=%u node_id=%" PRIu32
                           " tasks=%zu gpus=%zu srun=%s:%u",
                  sl.job_id, sl.step_id, sl.user_name, (unsigned)sl.uid,

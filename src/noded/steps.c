@@ -160,7 +160,7 @@ size_t nsteps_kill_job(struct nsteps *s, uint32_t job_id, const char *reason,
 
 /* The job's cgroup, made for its steps on a node without its batch
  * script, goes with the last of them. */
-static void job_cgroup_release(struct nsteps *s, uint32_t job_id)
+void nsteps_job_cgroup_release(struct nsteps *s, uint32_t job_id)
 {
     const struct cgroup *cg = &s->nd->cg;
 
@@ -204,7 +204,7 @@ static void on_end_reply(struct noded *nd, void *arg, int code,
                  st->dir);
     job_id = st->job_id;
     nsteps_forget(s, st);
-    job_cgroup_release(s, job_id);
+    nsteps_job_cgroup_release(s, job_id);
 }
 
 static void send_end(struct nsteps *s, struct nstep *st)
