@@ -384,6 +384,41 @@ static void test_kill_and_usage(void **state)
     srun_close(&s);
 }
 
+/* A step outlives a kill -9 of sluiced; the next one adopts it from the
+ * spool and reports its end. */
+static void test_restart_adopts(void **state)
+{
+    struct srun s;
+    struct seen w = {0};
+    char msg[300];
+    uint32_t seq;
+    json_t *end, *reg;
+
+    (void)state;
+    srun_listen(&s);
+    seq = launch_step(step_body(
+        27, 3, s.port,
+        json_pack("[s, s, s]", "/bin/sh", "-c", "sleep 1.5; echo survived"),
+        1));
+    srun_accept(&s, 27, 3);
+    assert_int_equal(launch_reply(seq, msg, sizeof(msg)), 0);
+    stop_sluiced(SIGKILL);
+    start_sluiced();
+    accept_sluiced();
+    reg = register_node(NULL);
+    json_decref(reg);
+    srun_collect(&s, &w, false);
+    assert_string_equal(w.out[0], "survived\n");
+    assert_string_equal(w.exit[0], "0 0");
+    end = expect_step_end(27, 3);
+    assert_int_equal(json_integer_value(json_object_get(end, "exit_code")), 0);
+    json_decref(end);
+    wait_gone(step_dir(27, 3));
+    assert_true(strstr(slurp(T.log), "step=27.3 adopted state=running") !=
+                NULL);
+    srun_close(&s);
+}
+
 static void test_srun_unreachable(void **state)
 {
     struct srun s;
@@ -416,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_stdin_and_signal),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_kill_and_usage),
+        cmocka_unit_test(test_restart_adopts),
         cmocka_unit_test(test_srun_unreachable),
     };
 
