@@ -158,10 +158,7 @@ static int parse_acct_freq(void *ctx, void *obj, const char *val, struct err *e)
     v = strtol(num, &end, 10);
     if (end == num || (*end != '\0' && *end != ',') || v < 0 || v > 86400) {
         errno = EINVAL;
-        return err_set(e,
-                       "JobAcctGatherFrequency: expected seconds 0..86400 "
-                       "or task=SECONDS, got \"%s\"",
-                       val);
+        return err_set(e, "expected seconds 0..86400 or task=SECONDS");
     }
     c->job_acct_gather_freq_s = (uint32_t)v;
     free(c->job_acct_gather_freq);
