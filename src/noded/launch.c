@@ -270,8 +270,10 @@ static int write_spool(const char *jobdir, const struct launch *l,
                                 l->gid, e);
 }
 
-pid_t launch_fork(struct auth *auth, launch_main_fn fn, const void *arg,
-                  int wfd, struct err *e)
+/* Fork once: the child destroys auth, starts a session of its own and runs
+ * fn. */
+static pid_t launch_fork(struct auth *auth, launch_main_fn fn, const void *arg,
+                         int wfd, struct err *e)
 {
     pid_t pid = fork();
 
@@ -312,32 +314,44 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .lock_fd = -1,
         .auth = ctx->auth,
     };
+    int written = write_spool(jobdir, l, ctx->boot_id, &sa.lock_fd, e);
+    int fd = launch_spawn(jobdir, written, &sa.lock_fd, ctx->auth,
+                          job_supervisor, &sa, sup_pid, e);
+
+    free(jobdir);
+    return fd;
+}
+
+int launch_spawn(const char *dir, int written, int *lock_fd, struct auth *auth,
+                 launch_main_fn fn, const void *arg, pid_t *sup_pid,
+                 struct err *e)
+{
     int fds[2] = {-1, -1}, saved;
 
-    if (write_spool(jobdir, l, ctx->boot_id, &sa.lock_fd, e) < 0)
+    if (written < 0)
         goto error;
     if (pipe2(fds, O_CLOEXEC) < 0) {
         err_set(e, "pipe: %s", strerror(errno));
         goto error;
     }
-    if ((*sup_pid = launch_fork(ctx->auth, job_supervisor, &sa, fds[1], e)) < 0)
+    if ((*sup_pid = launch_fork(auth, fn, arg, fds[1], e)) < 0)
         goto error;
-    close(sa.lock_fd); /* the supervisor holds it now */
+    close(*lock_fd); /* the supervisor holds it now */
+    *lock_fd = -1;
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    free(jobdir);
     return fds[0];
 error:
     saved = errno;
-    if (sa.lock_fd >= 0)
-        close(sa.lock_fd);
+    if (*lock_fd >= 0)
+        close(*lock_fd);
+    *lock_fd = -1;
     if (fds[0] >= 0) {
         close(fds[0]);
         close(fds[1]);
     }
     if (saved != EEXIST)
-        spool_remove(jobdir);
-    free(jobdir);
+        spool_remove(dir);
     errno = saved;
     return -1;
 }

@@ -132,14 +132,20 @@ int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
                      int *lock_fd, struct err *e);
 
 /*
- * launch_fork: fork a supervisor: the child destroys auth (sluiced's key
- * is wiped before anything else), starts a session of its own (no signal
- * to sluiced's group reaches it, and it outlives sluiced) and runs
- * fn(arg, wfd), which does not return.  The child's pid, for the caller
- * to reap (njobs_reap_add) without waiting for it now; -1 with e.
+ * launch_spawn: the rest of a launch once the caller wrote dir (written:
+ * its result, 0, or -1 with e set) and holds its lock (*lock_fd, which
+ * fn's argument also names): fork a supervisor whose child destroys auth
+ * (sluiced's key is wiped before anything else), starts a session of its
+ * own (no signal to sluiced's group reaches it, and it outlives sluiced)
+ * and runs fn(arg, wfd), which does not return.  The lock is closed here
+ * (the child has its copy).  Returns the read end of the report pipe
+ * (O_NONBLOCK, O_CLOEXEC) and *sup_pid, for the caller to reap
+ * (njobs_reap_add) without waiting for it now; -1 with e, dir removed
+ * (unless it was there before: EEXIST).
  */
 typedef void (*launch_main_fn)(const void *arg, int wfd);
-pid_t launch_fork(struct auth *auth, launch_main_fn fn, const void *arg,
-                  int wfd, struct err *e);
+int launch_spawn(const char *dir, int written, int *lock_fd, struct auth *auth,
+                 launch_main_fn fn, const void *arg, pid_t *sup_pid,
+                 struct err *e);
 
 #endif

@@ -471,32 +471,6 @@ int spool_lock(const char *jobdir, int timeout_ms, struct err *e)
     return err_set(e, "cannot lock %s: %s", jobdir, strerror(errno));
 }
 
-int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)
-{
-    DIR *d = opendir(spool);
-    struct dirent *de;
-    size_t cap = 0;
-    uint32_t id;
-
-    *ids = NULL;
-    *n = 0;
-    if (d == NULL)
-        return err_set(e, "cannot list %s: %s", spool, strerror(errno));
-    while ((de = readdir(d)) != NULL) {
-        if (parse_job_name(de->d_name, &id) < 0)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            *ids = xreallocarray(*ids, cap, sizeof(**ids));
-        }
-        (*ids)[(*n)++] = id;
-    }
-    closedir(d);
-    if (*n > 1)
-        qsort(*ids, *n, sizeof(**ids), cmp_u32);
-    return 0;
-}
-
 /* A decimal in 0..UINT32_MAX without leading zeros, ending at stop. */
 static const char *parse_u32(const char *p, char stop, uint32_t *out)
 {
@@ -535,31 +509,57 @@ static int cmp_step(const void *a, const void *b)
     return x->step_id < y->step_id ? -1 : x->step_id > y->step_id;
 }
 
-int spool_step_list(const char *spool, struct spool_step_id **ids, size_t *n,
-                    struct err *e)
+/* The names of spool that parse (parse(name, elem) == 0) as an array of
+ * elem_size elements (*out, new), sorted with cmp. */
+static int list_names(const char *spool, int (*parse)(const char *, void *),
+                      size_t elem_size, int (*cmp)(const void *, const void *),
+                      void **out, size_t *n, struct err *e)
 {
     DIR *d = opendir(spool);
     struct dirent *de;
-    struct spool_step_id id;
     size_t cap = 0;
+    char *v = NULL;
 
-    *ids = NULL;
+    *out = NULL;
     *n = 0;
     if (d == NULL)
         return err_set(e, "cannot list %s: %s", spool, strerror(errno));
     while ((de = readdir(d)) != NULL) {
-        if (parse_step_name(de->d_name, &id) < 0)
-            continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
-            *ids = xreallocarray(*ids, cap, sizeof(**ids));
+            v = xreallocarray(v, cap, elem_size);
         }
-        (*ids)[(*n)++] = id;
+        if (parse(de->d_name, v + *n * elem_size) == 0)
+            (*n)++;
     }
     closedir(d);
     if (*n > 1)
-        qsort(*ids, *n, sizeof(**ids), cmp_step);
+        qsort(v, *n, elem_size, cmp);
+    *out = v;
     return 0;
+}
+
+static int parse_job(const char *name, void *id)
+{
+    return parse_job_name(name, id);
+}
+
+static int parse_step(const char *name, void *id)
+{
+    return parse_step_name(name, id);
+}
+
+int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)
+{
+    return list_names(spool, parse_job, sizeof(**ids), cmp_u32, (void **)ids, n,
+                      e);
+}
+
+int spool_step_list(const char *spool, struct spool_step_id **ids, size_t *n,
+                    struct err *e)
+{
+    return list_names(spool, parse_step, sizeof(**ids), cmp_step, (void **)ids,
+                      n, e);
 }
 
 int spool_boot_id(char out[SPOOL_BOOT_ID_MAX], struct err *e)

@@ -25,12 +25,18 @@
 #include "noded/cgroup.h"
 #include "noded/spool.h"
 
-static void buf_add(struct stepd_buf *b, const void *p, size_t n)
+/* Room for n more bytes at b->p + b->len. */
+static void buf_reserve(struct stepd_buf *b, size_t n)
 {
     if (b->len + n > b->cap) {
         b->cap = b->len + n > 2 * b->cap ? b->len + n : 2 * b->cap;
         b->p = xrealloc(b->p, b->cap);
     }
+}
+
+static void buf_add(struct stepd_buf *b, const void *p, size_t n)
+{
+    buf_reserve(b, n);
     memcpy(b->p + b->len, p, n);
     b->len += n;
 }
@@ -53,11 +59,7 @@ void stepd_send(struct stepd *d, uint8_t type, uint32_t task, const void *data,
 {
     if (d->sock < 0)
         return;
-    if (d->out.len + len + STEPIO_OVERHEAD > d->out.cap) {
-        size_t want = d->out.len + len + STEPIO_OVERHEAD;
-        d->out.cap = want > 2 * d->out.cap ? want : 2 * d->out.cap;
-        d->out.p = xrealloc(d->out.p, d->out.cap);
-    }
+    buf_reserve(&d->out, len + STEPIO_OVERHEAD);
     d->out.len +=
         stepio_frame(&d->io, type, task, data, len, d->out.p + d->out.len);
 }

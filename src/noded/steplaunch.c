@@ -242,33 +242,10 @@ int step_launch_start(const struct step_launch_ctx *ctx,
 {
     char *dir = spool_step_dir(ctx->spool, s->job_id, s->step_id);
     struct stepd_args sa = {.step = s, .dir = dir, .ctx = ctx, .lock_fd = -1};
-    int fds[2] = {-1, -1}, saved;
+    int written = launch_spool_dir(dir, s->json, ctx->boot_id, &sa.lock_fd, e);
+    int fd = launch_spawn(dir, written, &sa.lock_fd, ctx->auth, step_supervisor,
+                          &sa, sup_pid, e);
 
-    if (launch_spool_dir(dir, s->json, ctx->boot_id, &sa.lock_fd, e) < 0)
-        goto error;
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        err_set(e, "pipe: %s", strerror(errno));
-        goto error;
-    }
-    if ((*sup_pid = launch_fork(ctx->auth, step_supervisor, &sa, fds[1], e)) <
-        0)
-        goto error;
-    close(sa.lock_fd); /* the supervisor holds it now */
-    close(fds[1]);
-    fcntl(fds[0], F_SETFL, O_NONBLOCK);
     free(dir);
-    return fds[0];
-error:
-    saved = errno;
-    if (sa.lock_fd >= 0)
-        close(sa.lock_fd);
-    if (fds[0] >= 0) {
-        close(fds[0]);
-        close(fds[1]);
-    }
-    if (saved != EEXIST)
-        spool_remove(dir);
-    free(dir);
-    errno = saved;
-    return -1;
+    return fd;
 }

@@ -48,22 +48,32 @@ int stepusage_parse_stat(const char *line, long ticks_per_s, long page_kib,
     return 0;
 }
 
-/* read_bytes and write_bytes of /proc/PID/io (root, or the same user). */
-static void read_io(pid_t pid, struct stepusage_proc *p)
+/* The start of a /proc file, NUL-terminated, in buf; -1 when none. */
+static int read_small(pid_t pid, const char *name, char *buf, size_t len)
 {
-    char path[64], buf[1024];
-    unsigned long long v;
+    char path[64];
     ssize_t n;
     int fd;
 
-    snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return;
-    n = read(fd, buf, sizeof(buf) - 1);
+        return -1;
+    n = read(fd, buf, len - 1);
     close(fd);
     if (n <= 0)
-        return;
+        return -1;
     buf[n] = '\0';
+    return 0;
+}
+
+/* read_bytes and write_bytes of /proc/PID/io (root, or the same user). */
+static void read_io(pid_t pid, struct stepusage_proc *p)
+{
+    char buf[1024];
+    unsigned long long v;
+
+    if (read_small(pid, "io", buf, sizeof(buf)) < 0)
+        return;
     for (char *l = buf; l != NULL && *l != '\0'; l = strchr(l, '\n')) {
         l += *l == '\n';
         if (sscanf(l, "read_bytes: %llu", &v) == 1)
@@ -76,19 +86,10 @@ static void read_io(pid_t pid, struct stepusage_proc *p)
 static int read_proc(pid_t pid, long hz, long page_kib,
                      struct stepusage_proc *p)
 {
-    char path[64], buf[1024];
-    ssize_t n;
-    int fd;
+    char buf[1024];
 
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    if (stepusage_parse_stat(buf, hz, page_kib, p) < 0)
+    if (read_small(pid, "stat", buf, sizeof(buf)) < 0 ||
+        stepusage_parse_stat(buf, hz, page_kib, p) < 0)
         return -1;
     read_io(pid, p);
     return 0;

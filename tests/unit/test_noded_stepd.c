@@ -18,6 +18,7 @@ struct seen {
     char out[2][4096], err[2][4096];
     char exit[2][16]; /* TASK_EXIT data per task */
     char msg[1024];   /* MESSAGE lines, '\n' after each */
+    size_t out_bytes[2];
     bool done;
 };
 
@@ -73,9 +74,10 @@ static void note(struct seen *w, const struct stepio_msg *m)
     char *dst = NULL;
     size_t cap = 4096;
 
-    if (m->task < 2 && m->type == STEPIO_STDOUT)
+    if (m->task < 2 && m->type == STEPIO_STDOUT) {
         dst = w->out[m->task];
-    else if (m->task < 2 && m->type == STEPIO_STDERR)
+        w->out_bytes[m->task] += m->len;
+    } else if (m->task < 2 && m->type == STEPIO_STDERR)
         dst = w->err[m->task];
     else if (m->task < 2 && m->type == STEPIO_TASK_EXIT) {
         dst = w->exit[m->task];
@@ -167,6 +169,21 @@ static int launch_reply(uint32_t seq, char *msg, size_t len)
     return code;
 }
 
+/* Launch the step of body, srun s accepting its supervisor: the launch
+ * must succeed. */
+static void start_step(struct srun *s, json_t *body)
+{
+    json_t *o = json_object_get(body, "step");
+    uint32_t job = (uint32_t)json_integer_value(json_object_get(o, "job_id"));
+    uint32_t step = (uint32_t)json_integer_value(json_object_get(o, "step_id"));
+    uint32_t seq = launch_step(body);
+    char msg[300];
+
+    srun_accept(s, job, step);
+    if (launch_reply(seq, msg, sizeof(msg)) != 0)
+        fail_msg("STEP_LAUNCH %u.%u: %s", (unsigned)job, (unsigned)step, msg);
+}
+
 /* The STEP_END of job.step, acknowledged; its body (caller decrefs). */
 static json_t *expect_step_end(uint32_t job, uint32_t step)
 {
@@ -216,20 +233,18 @@ static void test_step_runs(void **state)
 {
     struct srun s;
     struct seen w = {0};
-    char msg[300];
-    uint32_t seq;
     json_t *end, *t0;
 
     (void)state;
     srun_listen(&s);
-    seq = launch_step(step_body(
-        21, 0, s.port,
-        json_pack("[s, s, s]", "/bin/sh", "-c",
-                  "echo out $SLURM_PROCID $SLURM_STEP_ID $FOO $SLURM_NTASKS;"
-                  " echo err$SLURM_LOCALID >&2; exit $((3 + SLURM_PROCID))"),
-        2));
-    srun_accept(&s, 21, 0);
-    assert_int_equal(launch_reply(seq, msg, sizeof(msg)), 0);
+    start_step(
+        &s, step_body(
+                21, 0, s.port,
+                json_pack(
+                    "[s, s, s]", "/bin/sh", "-c",
+                    "echo out $SLURM_PROCID $SLURM_STEP_ID $FOO $SLURM_NTASKS;"
+                    " echo err$SLURM_LOCALID >&2; exit $((3 + SLURM_PROCID))"),
+                2));
     srun_collect(&s, &w, false);
     assert_string_equal(w.out[0], "out 0 0 bar 2\n");
     assert_string_equal(w.out[1], "out 1 0 bar 2\n");
@@ -255,15 +270,11 @@ static void test_exec_failure(void **state)
 {
     struct srun s;
     struct seen w = {0};
-    char msg[300];
-    uint32_t seq;
 
     (void)state;
     srun_listen(&s);
-    seq = launch_step(
-        step_body(22, 0, s.port, json_pack("[s]", "no-such-program-x"), 1));
-    srun_accept(&s, 22, 0);
-    assert_int_equal(launch_reply(seq, msg, sizeof(msg)), 0);
+    start_step(
+        &s, step_body(22, 0, s.port, json_pack("[s]", "no-such-program-x"), 1));
     srun_collect(&s, &w, false);
     assert_string_equal(
         w.msg,
@@ -277,19 +288,17 @@ static void test_stdin_and_signal(void **state)
 {
     struct srun s;
     struct seen w = {0};
-    char msg[300];
-    uint32_t seq;
 
     (void)state;
     srun_listen(&s);
-    seq = launch_step(step_body(
-        23, 0, s.port,
-        json_pack("[s, s, s]", "/bin/sh", "-c",
-                  "trap 'echo got USR1; exit 7' USR1; read x; echo \"[$x]\";"
-                  " while :; do sleep 0.05; done"),
-        1));
-    srun_accept(&s, 23, 0);
-    assert_int_equal(launch_reply(seq, msg, sizeof(msg)), 0);
+    start_step(
+        &s, step_body(
+                23, 0, s.port,
+                json_pack(
+                    "[s, s, s]", "/bin/sh", "-c",
+                    "trap 'echo got USR1; exit 7' USR1; read x; echo \"[$x]\";"
+                    " while :; do sleep 0.05; done"),
+                1));
     srun_send(&s, STEPIO_STDIN, STEPIO_ALL_TASKS, "hello\n");
     srun_send(&s, STEPIO_STDIN_EOF, STEPIO_ALL_TASKS, "");
     usleep(300000);
@@ -305,8 +314,6 @@ static void test_time_limit(void **state)
 {
     struct srun s;
     struct seen w = {0};
-    char msg[300];
-    uint32_t seq;
     json_t *body, *end;
 
     (void)state;
@@ -314,9 +321,7 @@ static void test_time_limit(void **state)
     body = step_body(24, 2, s.port, json_pack("[s, s]", "sleep", "60"), 1);
     json_object_set_new(json_object_get(body, "step"), "time_limit_s",
                         json_integer(1));
-    seq = launch_step(body);
-    srun_accept(&s, 24, 2);
-    assert_int_equal(launch_reply(seq, msg, sizeof(msg)), 0);
+    start_step(&s, body);
     srun_collect(&s, &w, false);
     assert_non_null(strstr(w.msg, "*** STEP 24.2 ON node01 CANCELLED AT "));
     assert_non_null(strstr(w.msg, " DUE TO TIME LIMIT ***"));
@@ -335,15 +340,12 @@ static void test_kill_and_usage(void **state)
     struct seen w = {0};
     struct proto_frame f;
     char msg[300];
-    uint32_t seq;
     json_t *end, *u;
 
     (void)state;
     srun_listen(&s);
-    seq = launch_step(
-        step_body(25, 0, s.port, json_pack("[s, s]", "sleep", "60"), 1));
-    srun_accept(&s, 25, 0);
-    assert_int_equal(launch_reply(seq, msg, sizeof(msg)), 0);
+    start_step(&s,
+               step_body(25, 0, s.port, json_pack("[s, s]", "sleep", "60"), 1));
     /* sampled every JobAcctGatherFrequency=1 s */
     expect(PROTO_MSG_STEP_USAGE, false, &f);
     assert_string_equal(json_string_value(json_object_get(f.body, "node")),
@@ -384,24 +386,44 @@ static void test_kill_and_usage(void **state)
     srun_close(&s);
 }
 
+/* A task that floods its stdout (more than the supervisor queues) gets
+ * all of it through, and the other task's output and exit come too. */
+static void test_flood(void **state)
+{
+    struct srun s;
+    struct seen w = {0};
+
+    (void)state;
+    srun_listen(&s);
+    start_step(&s, step_body(28, 0, s.port,
+                             json_pack("[s, s, s]", "/bin/sh", "-c",
+                                       "if [ $SLURM_PROCID = 0 ]; then "
+                                       "head -c 20000000 /dev/zero; "
+                                       "else echo small; fi"),
+                             2));
+    srun_collect(&s, &w, false);
+    assert_int_equal(w.out_bytes[0], 20000000);
+    assert_string_equal(w.out[1], "small\n");
+    assert_string_equal(w.exit[0], "0 0");
+    assert_string_equal(w.exit[1], "0 0");
+    json_decref(expect_step_end(28, 0));
+    srun_close(&s);
+}
+
 /* A step outlives a kill -9 of sluiced; the next one adopts it from the
  * spool and reports its end. */
 static void test_restart_adopts(void **state)
 {
     struct srun s;
     struct seen w = {0};
-    char msg[300];
-    uint32_t seq;
     json_t *end, *reg;
 
     (void)state;
     srun_listen(&s);
-    seq = launch_step(step_body(
-        27, 3, s.port,
-        json_pack("[s, s, s]", "/bin/sh", "-c", "sleep 1.5; echo survived"),
-        1));
-    srun_accept(&s, 27, 3);
-    assert_int_equal(launch_reply(seq, msg, sizeof(msg)), 0);
+    start_step(&s, step_body(27, 3, s.port,
+                             json_pack("[s, s, s]", "/bin/sh", "-c",
+                                       "sleep 1.5; echo survived"),
+                             1));
     stop_sluiced(SIGKILL);
     start_sluiced();
     accept_sluiced();
@@ -451,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_stdin_and_signal),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_kill_and_usage),
+        cmocka_unit_test(test_flood),
         cmocka_unit_test(test_restart_adopts),
         cmocka_unit_test(test_srun_unreachable),
     };
