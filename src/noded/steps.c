@@ -163,9 +163,12 @@ size_t nsteps_kill_job(struct nsteps *s, uint32_t job_id, const char *reason,
 void nsteps_job_cgroup_release(struct nsteps *s, uint32_t job_id)
 {
     const struct cgroup *cg = &s->nd->cg;
+    const struct njob *batch = njobs_find(s->nd->jobs, job_id);
 
+    /* a batch script that ended tried to remove it too, and could not
+     * while a step's cgroup (v2) was in it */
     if (cg->version == CGROUP_NONE || nsteps_has_job(s, job_id) ||
-        njobs_find(s->nd->jobs, job_id) != NULL ||
+        (batch != NULL && batch->state != NJOB_ENDED) ||
         !cgroup_job_exists(cg, job_id))
         return;
     cgroup_job_kill(cg, job_id);

@@ -75,8 +75,8 @@ int nsteps_kill_group(struct nsteps *s, const struct nstep *st, int sig);
 void nsteps_kill(struct nsteps *s, struct nstep *st, const char *reason,
                  uint32_t wait_s);
 
-/* nsteps_job_cgroup_release: remove the job's cgroup when it was made for
- * steps alone and none is left (no batch script of the job here). */
+/* nsteps_job_cgroup_release: remove the job's cgroup when none of its
+ * steps is left and no batch script of the job runs here. */
 void nsteps_job_cgroup_release(struct nsteps *s, uint32_t job_id);
 
 #endif
