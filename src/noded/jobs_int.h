@@ -18,6 +18,7 @@
 
 #include "noded/jobs.h"
 #include "noded/spool.h"
+#include "noded/stepusage.h"
 #include "noded/ucache.h"
 
 enum njob_state {
@@ -40,7 +41,9 @@ struct njob {
     bool has_cpus;
     bool end_sent; /* a JOB_END is waiting for its reply */
     bool end_failed_logged;
-    bool mark; /* seen by the current scan */
+    bool mark;                   /* seen by the current scan */
+    struct stepusage_task usage; /* the script's tree, sampled by sluiced
+                                  * for STEP_USAGE (the batch step) */
 
     /* while LAUNCHING: the supervisor's report and the request to answer */
     int report_fd;

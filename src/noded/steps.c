@@ -428,8 +428,37 @@ void nsteps_note(struct nsteps *s, const char *line)
         scan(s);
 }
 
+/* The batch scripts' process trees, sampled here (their supervisors only
+ * wait): the batch step's entries of STEP_USAGE. */
+static void batch_usage(struct nsteps *s, json_t *steps)
+{
+    struct njobs *j = s->nd->jobs;
+    struct stepusage_proc *procs = NULL;
+    struct spool_pid now;
+    size_t n = 0;
+    bool scanned = false;
+
+    for (size_t i = 0; i < j->n; i++) {
+        struct njob *job = j->v[i];
+        /* only while the group's leader is still the script */
+        if (job->state != NJOB_RUNNING || job->pgid <= 1 ||
+            job->leader.pid != job->pgid || spool_pid_of(job->pgid, &now) < 0 ||
+            now.start_ticks != job->leader.start_ticks)
+            continue;
+        if (!scanned)
+            stepusage_scan(&procs, &n);
+        scanned = true;
+        stepusage_tree(procs, n, job->pgid, &job->usage);
+        json_array_append_new(
+            steps, json_pack("{s:I, s:I, s:o}", "job_id", (json_int_t)job->id,
+                             "step_id", (json_int_t)STEP_BATCH_ID, "usage",
+                             stepusage_json(&job->usage, 1, -1, -1)));
+    }
+    free(procs);
+}
+
 /* STEP_USAGE: the latest sample of every running step (the supervisors
- * write them to their directories). */
+ * write them to their directories) and of the batch scripts. */
 static void on_usage(evutil_socket_t fd, short what, void *arg)
 {
     struct nsteps *s = arg;
@@ -438,6 +467,10 @@ static void on_usage(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
+    if (!conn_ready(s->nd->conn)) {
+        json_decref(steps);
+        return; /* the next period's samples are as good */
+    }
     for (size_t i = 0; i < s->n; i++) {
         struct nstep *st = s->v[i];
         char *text = st->state == NSTEP_RUNNING
@@ -451,7 +484,8 @@ static void on_usage(evutil_socket_t fd, short what, void *arg)
                 json_pack("{s:I, s:I, s:o}", "job_id", (json_int_t)st->job_id,
                           "step_id", (json_int_t)st->step_id, "usage", u));
     }
-    if (json_array_size(steps) == 0 || !conn_ready(s->nd->conn)) {
+    batch_usage(s, steps);
+    if (json_array_size(steps) == 0) {
         json_decref(steps);
         return;
     }

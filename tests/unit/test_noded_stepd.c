@@ -441,6 +441,46 @@ static void test_restart_adopts(void **state)
     srun_close(&s);
 }
 
+/* The batch script is the batch step: sampled for STEP_USAGE while it
+ * runs, its wait4 usage in JOB_END. */
+static void test_batch_usage(void **state)
+{
+    struct proto_frame f;
+    char msg[300];
+    json_t *u = NULL, *end, *task;
+    size_t i;
+
+    (void)state;
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH,
+                          launch_body(30, "#!/bin/sh\nsleep 2.5\n"), msg,
+                          sizeof(msg)),
+                     0);
+    for (int tries = 0; u == NULL && tries < 5; tries++) {
+        json_t *v;
+        expect(PROTO_MSG_STEP_USAGE, false, &f);
+        json_array_foreach(json_object_get(f.body, "steps"), i, v)
+        {
+            if (json_integer_value(json_object_get(v, "job_id")) == 30 &&
+                json_integer_value(json_object_get(v, "step_id")) ==
+                    4294967291LL)
+                u = json_incref(v);
+        }
+        send_frame(f.type, PROTO_F_REPLY, f.seq, json_object());
+        proto_frame_clear(&f);
+    }
+    assert_non_null(u);
+    task = json_array_get(json_object_get(json_object_get(u, "usage"), "tasks"),
+                          0);
+    assert_int_equal(json_integer_value(json_object_get(task, "task")), 0);
+    assert_true(json_integer_value(json_object_get(task, "rss_kib")) > 0);
+    json_decref(u);
+    end = expect_end_body(30);
+    task = json_array_get(
+        json_object_get(json_object_get(end, "usage"), "tasks"), 0);
+    assert_true(json_integer_value(json_object_get(task, "rss_kib")) > 0);
+    json_decref(end);
+}
+
 static void test_srun_unreachable(void **state)
 {
     struct srun s;
@@ -475,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_kill_and_usage),
         cmocka_unit_test(test_flood),
         cmocka_unit_test(test_restart_adopts),
+        cmocka_unit_test(test_batch_usage),
         cmocka_unit_test(test_srun_unreachable),
     };
 
