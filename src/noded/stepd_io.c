@@ -466,7 +466,7 @@ static void dispatch(struct stepd *d, struct pollfd *p, struct slot *sl,
         struct stepd_task *t = sl[i].t;
         if (p[i].revents == 0)
             continue;
-        if (sl[i].which == 0)
+        if (sl[i].which == 0 && t->in >= 0)
             stdin_write(t);
         else if (sl[i].which == 1 && t->out >= 0)
             pipe_read(d, t, &t->out, STEPIO_STDOUT);

@@ -176,17 +176,20 @@ void nsteps_job_cgroup_release(struct nsteps *s, uint32_t job_id)
     log_debug("job=%" PRIu32 " cgroup removed with its last step", job_id);
 }
 
+/* Which step a STEP_END was for (the entry may be gone by the reply). */
+struct end_key {
+    uint32_t job_id, step_id;
+};
+
 static void on_end_reply(struct noded *nd, void *arg, int code,
                          const char *message, json_t *body)
 {
     struct nsteps *s = nd->steps;
-    struct nstep *st = NULL;
-    uint32_t job_id;
+    struct end_key k = *(struct end_key *)arg;
+    struct nstep *st = s ? nsteps_find(s, k.job_id, k.step_id) : NULL;
 
     (void)body;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i] == arg)
-            st = s->v[i];
+    free(arg);
     if (st == NULL)
         return;
     st->end_sent = false;
@@ -205,14 +208,14 @@ static void on_end_reply(struct noded *nd, void *arg, int code,
     if (spool_remove(st->dir) < 0)
         log_warn(STEP_FMT " cannot remove %s", st->job_id, st->step_id,
                  st->dir);
-    job_id = st->job_id;
     nsteps_forget(s, st);
-    nsteps_job_cgroup_release(s, job_id);
+    nsteps_job_cgroup_release(s, k.job_id);
 }
 
 static void send_end(struct nsteps *s, struct nstep *st)
 {
     struct noded *nd = s->nd;
+    struct end_key *k;
     json_t *body;
 
     if (st->state != NSTEP_ENDED || st->end_sent || !conn_ready(nd->conn))
@@ -222,8 +225,12 @@ static void send_end(struct nsteps *s, struct nstep *st)
     json_object_set_new(body, "step_id", json_integer(st->step_id));
     json_object_set_new(body, "node", json_string(nd->name));
     json_object_set_new(body, "node_id", json_integer(st->node_id));
-    if (conn_request(nd->conn, PROTO_MSG_STEP_END, body, on_end_reply, st) == 0)
+    k = xmalloc(sizeof(*k));
+    *k = (struct end_key){st->job_id, st->step_id};
+    if (conn_request(nd->conn, PROTO_MSG_STEP_END, body, on_end_reply, k) == 0)
         st->end_sent = true;
+    else
+        free(k);
 }
 
 static void ended(struct nsteps *s, struct nstep *st)
