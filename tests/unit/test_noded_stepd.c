@@ -266,6 +266,35 @@ static void test_step_runs(void **state)
     srun_close(&s);
 }
 
+/* The tasks run as the step's user (here nobody, when root runs this). */
+static void test_user(void **state)
+{
+    struct srun s;
+    struct seen w = {0};
+    json_t *body, *o;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    srun_listen(&s);
+    body = step_body(29, 0, s.port,
+                     json_pack("[s, s, s]", "/bin/sh", "-c",
+                               "echo $(id -u):$(id -g) $(umask)"),
+                     1);
+    o = json_object_get(body, "step");
+    json_object_set_new(o, "user_id", json_integer(65534));
+    json_object_set_new(o, "group_id", json_integer(65534));
+    json_object_set_new(o, "user_name", json_string("nobody"));
+    json_object_set_new(
+        o, "env",
+        json_pack("[s, s]", "PATH=/usr/bin:/bin", "SLURM_UMASK=0027"));
+    start_step(&s, body);
+    srun_collect(&s, &w, false);
+    assert_string_equal(w.out[0], "65534:65534 0027\n");
+    json_decref(expect_step_end(29, 0));
+    srun_close(&s);
+}
+
 static void test_exec_failure(void **state)
 {
     struct srun s;
@@ -509,6 +538,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_step_runs),
+        cmocka_unit_test(test_user),
         cmocka_unit_test(test_exec_failure),
         cmocka_unit_test(test_stdin_and_signal),
         cmocka_unit_test(test_time_limit),
