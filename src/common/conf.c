@@ -138,6 +138,51 @@ static json_t *json_slurmd_params(const void *obj)
     return json_string(((const struct conf *)obj)->slurmd_parameters);
 }
 
+/* JobAcctGatherFrequency: "30" or Slurm's list "task=30,energy=0,...",
+ * of which the task period is what sluiced uses (its STEP_USAGE period;
+ * 0: no sampling).  The value is kept as written for the print. */
+static int parse_acct_freq(void *ctx, void *obj, const char *val, struct err *e)
+{
+    struct conf *c = obj;
+    const char *task = strstr(val, "task=");
+    const char *num = task != NULL ? task + 5 : val;
+    char *end;
+    long v;
+
+    (void)ctx;
+    if (task == NULL && strchr(val, '=') != NULL) {
+        free(c->job_acct_gather_freq);
+        c->job_acct_gather_freq = xstrdup(val);
+        return 0; /* other kinds only: the task period stays */
+    }
+    v = strtol(num, &end, 10);
+    if (end == num || (*end != '\0' && *end != ',') || v < 0 || v > 86400) {
+        errno = EINVAL;
+        return err_set(e, "expected seconds 0..86400 or task=SECONDS");
+    }
+    c->job_acct_gather_freq_s = (uint32_t)v;
+    free(c->job_acct_gather_freq);
+    c->job_acct_gather_freq = xstrdup(val);
+    return 0;
+}
+
+static void print_acct_freq(const void *obj, FILE *fp, const char *pre,
+                            const char *suf)
+{
+    const struct conf *c = obj;
+
+    if (c->job_acct_gather_freq[0] == '\0')
+        return;
+    fprintf(fp, "%sJobAcctGatherFrequency=", pre);
+    conf_print_value(fp, c->job_acct_gather_freq);
+    fputs(suf, fp);
+}
+
+static json_t *json_acct_freq(const void *obj)
+{
+    return json_integer(((const struct conf *)obj)->job_acct_gather_freq_s);
+}
+
 /* SchedulerParameters: a comma list kept as written (the scheduler reads
  * its bf_* keys); max_script_size=BYTES is read here, as Slurm does: the
  * largest batch script the controller accepts (default 4 MiB, at most
@@ -318,6 +363,8 @@ const struct conf_key conf_cluster_keys[] = {
     K_STR("AccountingStorageTRES", "accounting_storage_tres",
           accounting_storage_tres, CKF_OMIT_EMPTY),
     K_STR("JobAcctGatherType", "job_acct_gather_type", job_acct_gather_type, 0),
+    K_CUSTOM("JobAcctGatherFrequency", "job_acct_gather_frequency_s",
+             parse_acct_freq, print_acct_freq, json_acct_freq, 0),
     {.name = NULL},
 };
 
@@ -342,7 +389,6 @@ static const char *const slurm_only_keys[] = {
     "SlurmctldTimeout",
     "AccountingStorageHost",
     "AccountingStoragePort",
-    "JobAcctGatherFrequency",
     "CryptoType",
     "MailProg",
     "SchedulerTimeSlice",
@@ -492,6 +538,8 @@ static struct conf *conf_new(const char *path)
     c->accounting_storage_enforce = xstrdup("");
     c->accounting_storage_tres = xstrdup("");
     c->job_acct_gather_type = xstrdup("jobacct_gather/none");
+    c->job_acct_gather_freq = xstrdup("");
+    c->job_acct_gather_freq_s = 30;
     conf_node_tmpl_init(&c->priv->node_default);
     conf_part_tmpl_init(&c->priv->part_default);
     return c;
@@ -503,6 +551,7 @@ static void conf_free_strings(struct conf *c)
         if (k->kind == CK_STR)
             free(*(char **)((char *)c + k->off));
     free(c->slurmd_parameters);
+    free(c->job_acct_gather_freq);
     free(c->scheduler_parameters); /* a custom key (max_script_size) */
     for (size_t i = 0; i < c->n_ctld_hosts; i++) {
         free(c->ctld_hosts[i].host);

@@ -277,6 +277,9 @@ struct conf {
     char *accounting_storage_enforce;
     char *accounting_storage_tres;
     char *job_acct_gather_type;
+    char *job_acct_gather_freq;      /* JobAcctGatherFrequency as written */
+    uint32_t job_acct_gather_freq_s; /* its task period (default 30; 0:
+                                      * no sampling): STEP_USAGE's */
 
     /* nodes and partitions, in the order they were defined */
     struct conf_node *nodes;

@@ -143,6 +143,38 @@ int cgroup_job_cpus(const struct cgroup *cg, uint32_t job_id, cpu_set_t *set);
 /* cgroup_job_destroy: remove the job's cgroup (it should be empty). */
 int cgroup_job_destroy(const struct cgroup *cg, uint32_t job_id);
 
+/* cgroup_job_exists: the job's cgroup is there (made by its batch
+ * supervisor, or for its steps on a node without the batch script). */
+bool cgroup_job_exists(const struct cgroup *cg, uint32_t job_id);
+
+/* --- steps (cgroup_step.c) ---------------------------------------------
+ * v2: step_<id> below the job's cgroup, for tracking, killing and CPU
+ * time (no controller of its own: the job's limits hold); v1: none, the
+ * tasks enter the job's cgroups. */
+
+/* cgroup_step_path: the step's v2 cgroup, or "" (v1, none). */
+void cgroup_step_path(const struct cgroup *cg, uint32_t job_id,
+                      uint32_t step_id, char *buf, size_t len);
+/* cgroup_step_create: make it (the job's cgroup exists); 0 on v1. */
+int cgroup_step_create(const struct cgroup *cg, uint32_t job_id,
+                       uint32_t step_id, struct err *e);
+/* cgroup_step_enter: the calling process into the step's cgroup (v1: the
+ * job's). */
+int cgroup_step_enter(const struct cgroup *cg, uint32_t job_id,
+                      uint32_t step_id, struct err *e);
+/* cgroup_step_signal: sig to every process of the step's cgroup
+ * (SIGKILL: cgroup.kill where there is one); how many; 0 on v1. */
+int cgroup_step_signal(const struct cgroup *cg, uint32_t job_id,
+                       uint32_t step_id, int sig);
+/* cgroup_step_usage: memory.peak in KiB and cpu.stat usage_usec of the
+ * step's cgroup; -1 each when not there. */
+void cgroup_step_usage(const struct cgroup *cg, uint32_t job_id,
+                       uint32_t step_id, int64_t *mem_peak_kib,
+                       int64_t *cpu_us);
+/* cgroup_step_destroy: remove the step's cgroup (it should be empty). */
+void cgroup_step_destroy(const struct cgroup *cg, uint32_t job_id,
+                         uint32_t step_id);
+
 /*
  * cgroup_pick_cpus: want CPUs of avail, the least used first (use[cpu]
  * counts the running jobs on each), into out; all of avail when want is

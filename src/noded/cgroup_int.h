@@ -5,6 +5,9 @@
 #ifndef SLUICE_NODED_CGROUP_INT_H
 #define SLUICE_NODED_CGROUP_INT_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "common/err.h"
 
 /* cgroup_file_write: write val to dir/file (which must exist); -1 with
@@ -15,5 +18,9 @@ int cgroup_file_write(const char *dir, const char *file, const char *val,
 /* cgroup_file_read: the contents of dir/file (at most 64 KiB), NUL
  * terminated; a new string (caller frees), or NULL with errno. */
 char *cgroup_file_read(const char *dir, const char *file);
+
+/* cgroup_dir_pids: the processes in dir/cgroup.procs; *pids new (caller
+ * frees), *n its length; -1 with errno when it cannot be read. */
+int cgroup_dir_pids(const char *dir, pid_t **pids, size_t *n);
 
 #endif

@@ -55,18 +55,13 @@ static bool track_dir(const struct cgroup *cg, uint32_t id, char *buf,
     return false;
 }
 
-int cgroup_job_pids(const struct cgroup *cg, uint32_t job_id, pid_t **pids,
-                    size_t *n)
+int cgroup_dir_pids(const char *dir, pid_t **pids, size_t *n)
 {
-    char dir[CGROUP_PATH_MAX], *text, *p, *end;
+    char *text, *p, *end;
     size_t cap = 16;
 
     *pids = NULL;
     *n = 0;
-    if (!track_dir(cg, job_id, dir, sizeof(dir))) {
-        errno = ENOENT;
-        return -1;
-    }
     if ((text = get(dir, "cgroup.procs")) == NULL)
         return -1;
     *pids = xcalloc(cap, sizeof(pid_t));
@@ -82,6 +77,20 @@ int cgroup_job_pids(const struct cgroup *cg, uint32_t job_id, pid_t **pids,
     }
     free(text);
     return 0;
+}
+
+int cgroup_job_pids(const struct cgroup *cg, uint32_t job_id, pid_t **pids,
+                    size_t *n)
+{
+    char dir[CGROUP_PATH_MAX];
+
+    *pids = NULL;
+    *n = 0;
+    if (!track_dir(cg, job_id, dir, sizeof(dir))) {
+        errno = ENOENT;
+        return -1;
+    }
+    return cgroup_dir_pids(dir, pids, n);
 }
 
 int cgroup_job_signal(const struct cgroup *cg, uint32_t job_id, int sig)

@@ -25,6 +25,7 @@
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "noded/jobs.h"
+#include "noded/steps.h"
 
 enum conn_state {
     CONN_IDLE,        /* waiting to retry */
@@ -187,6 +188,11 @@ static void on_request(struct conn *c, const struct proto_frame *f)
     case PROTO_MSG_JOB_KILL:
     case PROTO_MSG_JOB_FREEZE:
         njobs_request(c->nd->jobs, f, c->gen);
+        return;
+    case PROTO_MSG_STEP_LAUNCH:
+    case PROTO_MSG_STEP_SIGNAL:
+    case PROTO_MSG_STEP_KILL:
+        nsteps_request(c->nd->steps, f, c->gen);
         return;
     default:
         if (name != NULL)

@@ -101,11 +101,36 @@ static void env_gpus(struct envb *b, const struct launch *l,
     free(local);
 }
 
+/* The job's tasks, as the controller laid them out (absent: one task per
+ * node, "1(xN)", as Slurm says of a job without -n). */
+static void env_tasks(struct envb *b, const struct launch *l, size_t n_nodes)
+{
+    char *tpn;
+
+    if (l->ntasks > 0) {
+        env_twin_u64(b, "SLURM_NTASKS", l->ntasks);
+        env_twin_u64(b, "SLURM_NPROCS", l->ntasks);
+    }
+    if (l->ntasks_per_node > 0)
+        env_twin_u64(b, "SLURM_NTASKS_PER_NODE", l->ntasks_per_node);
+    if (l->cpus_per_task > 0)
+        env_twin_u64(b, "SLURM_CPUS_PER_TASK", l->cpus_per_task);
+    if (l->tasks_per_node != NULL && l->tasks_per_node[0] != '\0')
+        tpn = xstrdup(l->tasks_per_node);
+    else if (n_nodes > 1)
+        tpn = xasprintf("1(x%zu)", n_nodes);
+    else
+        tpn = xstrdup("1");
+    env_twin(b, "SLURM_TASKS_PER_NODE", tpn);
+    free(tpn);
+}
+
 char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
                     const char *user, const char *node)
 {
     struct envb b = {0};
     const char *nodes = l->node_list[0] ? l->node_list : node;
+    size_t n_nodes = l->num_nodes > 0 ? l->num_nodes : count_nodes(nodes);
 
     for (size_t i = 0; i < l->n_env; i++)
         env_put(&b, xstrdup(l->env[i]));
@@ -115,8 +140,8 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
     env_twin(&b, "SLURM_JOB_PARTITION", l->partition);
     env_twin(&b, "SLURM_JOB_NODELIST", nodes);
     env_twin(&b, "SLURM_NODELIST", nodes);
-    env_twin_u64(&b, "SLURM_JOB_NUM_NODES", count_nodes(nodes));
-    env_twin_u64(&b, "SLURM_NNODES", count_nodes(nodes));
+    env_twin_u64(&b, "SLURM_JOB_NUM_NODES", n_nodes);
+    env_twin_u64(&b, "SLURM_NNODES", n_nodes);
     env_twin(&b, "SLURM_SUBMIT_DIR", l->work_dir);
     env_twin_u64(&b, "SLURM_CPUS_ON_NODE", l->cpus);
     env_twin_u64(&b, "SLURM_JOB_CPUS_PER_NODE", l->cpus);
@@ -139,6 +164,7 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
             env_twin_u64(&b, "SLURM_ARRAY_TASK_STEP", l->array_task_step);
         }
     }
+    env_tasks(&b, l, n_nodes);
     if (l->n_gpus > 0)
         env_gpus(&b, l, g);
     return b.v;
@@ -152,6 +178,17 @@ char **jobenv_set(char **env, const char *key, const char *value)
         b.n++;
     b.cap = b.n + 1;
     env_put(&b, xasprintf("%s=%s", key, value));
+    return b.v;
+}
+
+char **jobenv_set_slurm(char **env, const char *key, const char *value)
+{
+    struct envb b = {.v = env};
+
+    while (env != NULL && env[b.n] != NULL)
+        b.n++;
+    b.cap = b.n + 1;
+    env_twin(&b, key, value);
     return b.v;
 }
 
@@ -174,21 +211,26 @@ const char *jobenv_get(char *const *env, const char *key)
     return NULL;
 }
 
-mode_t jobenv_umask(const struct launch *l)
+mode_t jobenv_umask_env(char *const *env, size_t n)
 {
     const char *v = NULL;
     char *end;
     long m;
 
-    for (size_t i = 0; i < l->n_env; i++) /* later duplicates win */
-        if (strncmp(l->env[i], "SLURM_UMASK=", 12) == 0)
-            v = l->env[i] + 12;
+    for (size_t i = 0; i < n; i++) /* later duplicates win */
+        if (strncmp(env[i], "SLURM_UMASK=", 12) == 0)
+            v = env[i] + 12;
     if (v == NULL || *v < '0' || *v > '7')
         return 022;
     m = strtol(v, &end, 8);
     if (*end != '\0' || m < 0 || m > 0777)
         return 022;
     return (mode_t)m;
+}
+
+mode_t jobenv_umask(const struct launch *l)
+{
+    return jobenv_umask_env(l->env, l->n_env);
 }
 
 struct sbuf {

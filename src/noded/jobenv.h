@@ -30,7 +30,11 @@ struct jobenv_gpus {
  * SLURM_CPUS_ON_NODE, SLURM_JOB_CPUS_PER_NODE, SLURM_JOB_USER,
  * SLURM_JOB_UID, SLURM_JOB_GID, SLURM_NODEID (0), SLURMD_NODENAME,
  * SLURM_MEM_PER_NODE (when mem_mib > 0), SLURM_RESTART_COUNT (when > 0),
- * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID (array jobs), and for a job
+ * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID (array jobs), the job's
+ * tasks (SLURM_NTASKS and SLURM_NPROCS, SLURM_NTASKS_PER_NODE,
+ * SLURM_CPUS_PER_TASK when the LAUNCH has them; SLURM_TASKS_PER_NODE from
+ * "tasks_per_node", else "1(xN)"; "num_nodes" for SLURM_JOB_NUM_NODES and
+ * SLURM_NNODES, else the count of node_list), and for a job
  * with GPUs SLURM_JOB_GPUS (the device numbers), SLURM_GPUS_ON_NODE (their
  * count), CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL (the device numbers,
  * or 0..N-1 with g->renumber; Slurm sets both alike), each SLURM_* also
@@ -48,6 +52,9 @@ void jobenv_free(char **env);
 /* The file in the job's spool directory that marks a preemption. */
 #define JOBENV_PREEMPT_FILE "preempted"
 char **jobenv_set(char **env, const char *key, const char *value);
+/* jobenv_set_slurm: the same for a SLURM_X (or SLURMD_X) key and its
+ * SLUICE_X (SLUICED_X) twin. */
+char **jobenv_set_slurm(char **env, const char *key, const char *value);
 
 /* jobenv_get: the value of key in env, or NULL. */
 const char *jobenv_get(char *const *env, const char *key);
@@ -56,6 +63,8 @@ const char *jobenv_get(char *const *env, const char *key);
  * of the submitted environment (octal, up to 0777; sbatch sets it to the
  * submitter's umask, as Slurm does), else 0022. */
 mode_t jobenv_umask(const struct launch *l);
+/* jobenv_umask_env: the same from n "KEY=VALUE" strings (a step's). */
+mode_t jobenv_umask_env(char *const *env, size_t n);
 
 /*
  * jobenv_expand: pattern with %j (job id), %x (job name), %u (user),

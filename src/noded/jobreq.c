@@ -23,6 +23,7 @@
 #include "noded/conn.h"
 #include "noded/jobenv.h"
 #include "noded/launch.h"
+#include "noded/steps.h"
 
 static void reply_ok(struct njobs *j, const struct proto_frame *f, uint64_t gen)
 {
@@ -234,12 +235,16 @@ static void job_freeze(struct njobs *j, const struct proto_frame *f,
     reply_ok(j, f, gen);
 }
 
+/* JOB_KILL: every step of the job here, then its batch script when this
+ * node runs it; a node with neither (or only steps) answers {} too: the
+ * controller sends it to every node of the allocation. */
 static void job_kill(struct njobs *j, const struct proto_frame *f, uint64_t gen)
 {
     json_t *w = json_object_get(f->body, "kill_wait_s");
     uint32_t wait_s = j->nd->conf->kill_wait_s;
     const char *reason = "cancelled";
     struct njob *job;
+    uint32_t id;
 
     if (w != NULL && !json_is_null(w)) {
         if (!json_is_integer(w) || json_integer_value(w) < 0 ||
@@ -251,9 +256,14 @@ static void job_kill(struct njobs *j, const struct proto_frame *f, uint64_t gen)
         wait_s = (uint32_t)json_integer_value(w);
     }
     json_unpack(f->body, "{s?s}", "reason", &reason);
-    if ((job = target(j, f, gen)) == NULL)
+    if (get_id(f->body, "job_id", &id) < 0) {
+        reply_err(j, f, gen, EINVAL,
+                  "job_id: expected an integer 1..4294967295");
         return;
-    njobs_kill(j, job, wait_s, reason);
+    }
+    nsteps_kill_job(j->nd->steps, id, reason, wait_s);
+    if ((job = njobs_find(j, id)) != NULL)
+        njobs_kill(j, job, wait_s, reason);
     reply_ok(j, f, gen);
 }
 
@@ -392,7 +402,7 @@ static int bind_gpus(const struct noded *nd, const struct launch *l,
  * more CPUs than it has: config_overrides, as in a local cluster, where
  * the node daemons of one machine would pile their jobs onto its first
  * CPUs). */
-static bool pick_cpus(struct njobs *j, uint32_t want, cpu_set_t *out)
+bool njobs_pick_cpus(struct njobs *j, uint32_t want, cpu_set_t *out)
 {
     const struct cgroup *cg = &j->nd->cg;
     const struct resources *r = &j->nd->res;
@@ -415,14 +425,11 @@ static bool pick_cpus(struct njobs *j, uint32_t want, cpu_set_t *out)
     return true;
 }
 
-/* With ConstrainDevices: the node's GPU devices the job was not given go
- * into s->deny; true when the job's own GPUs are all fenced devices (then
- * CUDA_VISIBLE_DEVICES counts from 0). */
-static bool fence_gpus(const struct noded *nd, const struct launch *l,
-                       struct cgroup_job_spec *s)
+bool njobs_fence_gpus(const struct noded *nd, const uint32_t *gpus,
+                      size_t n_gpus, struct cgroup_job_spec *s)
 {
     const struct gpu_list *g = &nd->res.gpus;
-    bool mine, all = l->n_gpus > 0;
+    bool mine, all = n_gpus > 0;
     struct stat st;
 
     if (nd->cg.version == CGROUP_NONE || !nd->cg.devices ||
@@ -433,8 +440,8 @@ static bool fence_gpus(const struct noded *nd, const struct launch *l,
         bool chr = g->v[i].file != NULL && stat(g->v[i].file, &st) == 0 &&
                    S_ISCHR(st.st_mode);
         mine = false;
-        for (size_t k = 0; k < l->n_gpus; k++)
-            mine = mine || l->gpus[k] == i;
+        for (size_t k = 0; k < n_gpus; k++)
+            mine = mine || gpus[k] == i;
         if (mine && !chr)
             all = false;
         if (!mine && chr)
@@ -497,9 +504,9 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     gpus.ordinals = ordinals;
     spec.job_id = l.job_id;
     spec.mem_mib = l.mem_mib;
-    if ((has_cpus = pick_cpus(j, l.cpus, &cpus)))
+    if ((has_cpus = njobs_pick_cpus(j, l.cpus, &cpus)))
         cgroup_cpus_format(&cpus, spec.cpus, sizeof(spec.cpus));
-    gpus.renumber = fence_gpus(nd, &l, &spec);
+    gpus.renumber = njobs_fence_gpus(nd, l.gpus, l.n_gpus, &spec);
     if ((fd = launch_start(&ctx, &l, &sup, &e)) < 0) {
         reply_err(j, f, gen, errno, e.text);
         goto out;

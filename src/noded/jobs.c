@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/conn.h"
+#include "noded/steps.h"
 
 struct njob *njobs_find(struct njobs *j, uint32_t id)
 {
@@ -342,6 +343,9 @@ void njobs_send_end(struct njobs *j, struct njob *job)
                      job->st.exit_code, "signal", job->st.signal, "start_time",
                      (json_int_t)job->st.start_time, "end_time",
                      (json_int_t)job->st.end_time, "oom", job->st.oom);
+    if (job->st.has_usage)
+        json_object_set_new(body, "usage",
+                            stepusage_json(&job->st.usage, 1, -1, -1));
     if (conn_request(nd->conn, PROTO_MSG_JOB_END, body, on_end_reply,
                      (void *)(uintptr_t)job->id) == 0)
         job->end_sent = true;
@@ -399,6 +403,8 @@ static void kill_listed(struct njobs *j, json_t *kill_jobs)
             json_integer_value(v) > UINT32_MAX)
             continue;
         job = njobs_find(j, (uint32_t)json_integer_value(v));
+        nsteps_kill_job(j->nd->steps, (uint32_t)json_integer_value(v),
+                        "cancelled", j->nd->conf->kill_wait_s);
         if (job != NULL && job->state != NJOB_ENDED)
             njobs_kill(j, job, j->nd->conf->kill_wait_s,
                        "unknown to the "
@@ -436,6 +442,10 @@ static void on_note(evutil_socket_t fd, short what, void *arg)
     if (n <= 0)
         return;
     buf[n] = '\0';
+    if (strncmp(buf, "step ", 5) == 0) {
+        nsteps_note(j->nd->steps, buf);
+        return;
+    }
     id = strtoul(buf, NULL, 10);
     if (id > 0 && id <= UINT32_MAX &&
         (job = njobs_find(j, (uint32_t)id)) != NULL)

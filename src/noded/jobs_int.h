@@ -1,7 +1,8 @@
 /*
  * Internals shared by jobs.c (the table, the spool scan, end reports) and
- * jobreq.c (the controller's launch, signal and kill requests).  Not for
- * other modules.
+ * jobreq.c (the controller's launch, signal and kill requests), and read
+ * by the step table (steps.c, stepreq.c: a step's job, its cgroup's CPUs
+ * and fence, the reaping of supervisors).  Not for other modules.
  */
 #ifndef SLUICE_NODED_JOBS_INT_H
 #define SLUICE_NODED_JOBS_INT_H
@@ -17,6 +18,7 @@
 
 #include "noded/jobs.h"
 #include "noded/spool.h"
+#include "noded/stepusage.h"
 #include "noded/ucache.h"
 
 enum njob_state {
@@ -39,7 +41,9 @@ struct njob {
     bool has_cpus;
     bool end_sent; /* a JOB_END is waiting for its reply */
     bool end_failed_logged;
-    bool mark; /* seen by the current scan */
+    bool mark;                   /* seen by the current scan */
+    struct stepusage_task usage; /* the script's tree, sampled by sluiced
+                                  * for STEP_USAGE (the batch step) */
 
     /* while LAUNCHING: the supervisor's report and the request to answer */
     int report_fd;
@@ -114,5 +118,15 @@ void njobs_kill(struct njobs *j, struct njob *job, uint32_t wait_s,
                 const char *reason);
 /* njobs_kill_arm: (re)schedule the SIGKILL of job->kill_deadline. */
 void njobs_kill_arm(struct njobs *j, struct njob *job);
+
+/* njobs_pick_cpus: want CPUs for a job's cpuset, the least used first
+ * (counting the running jobs'); false when cores are not fenced. */
+bool njobs_pick_cpus(struct njobs *j, uint32_t want, cpu_set_t *out);
+
+/* njobs_fence_gpus: with ConstrainDevices, the node's GPU devices not in
+ * gpus go into s->deny (new array, caller frees); true when all of gpus
+ * are fenced devices (then they are counted from 0 in the job). */
+bool njobs_fence_gpus(const struct noded *nd, const uint32_t *gpus,
+                      size_t n_gpus, struct cgroup_job_spec *s);
 
 #endif

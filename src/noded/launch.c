@@ -16,71 +16,31 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
+#include "noded/jget.h"
 #include "noded/spool.h"
 #include "noded/supervisor.h"
 #include "noded/ucache.h"
 
 static int bad(struct err *e, const char *key, const char *what)
 {
-    errno = EINVAL;
-    return err_set(e, "LAUNCH: %s: expected %s", key, what);
+    return jget_bad(e, "LAUNCH", key, what);
 }
 
-/* An optional string member (null or absent: def). */
 static int get_str(json_t *o, const char *key, const char *def, char **out,
                    struct err *e)
 {
-    json_t *v = json_object_get(o, key);
-
-    if (v == NULL || json_is_null(v)) {
-        *out = def ? xstrdup(def) : NULL;
-        return 0;
-    }
-    if (!json_is_string(v))
-        return bad(e, key, "a string");
-    *out = xstrdup(json_string_value(v));
-    return 0;
+    return jget_str(o, "LAUNCH", key, def, out, e);
 }
 
-/* An integer member in [min, max]; def when absent or null (def < 0:
- * required). */
 static int get_int(json_t *o, const char *key, int64_t min, int64_t max,
                    int64_t def, int64_t *out, struct err *e)
 {
-    json_t *v = json_object_get(o, key);
-    char what[96];
-
-    snprintf(what, sizeof(what), "an integer %" PRId64 "..%" PRId64, min, max);
-    if (v == NULL || json_is_null(v)) {
-        if (def < 0)
-            return bad(e, key, what);
-        *out = def;
-        return 0;
-    }
-    if (!json_is_integer(v) || json_integer_value(v) < min ||
-        json_integer_value(v) > max)
-        return bad(e, key, what);
-    *out = json_integer_value(v);
-    return 0;
+    return jget_int(o, "LAUNCH", key, min, max, def, out, e);
 }
 
 static int get_argv(json_t *o, struct launch *l, struct err *e)
 {
-    json_t *a = json_object_get(o, "argv"), *v;
-    size_t i;
-
-    if (a == NULL || json_is_null(a))
-        return 0;
-    if (!json_is_array(a))
-        return bad(e, "argv", "an array of strings");
-    l->argv = xcalloc(json_array_size(a) + 1, sizeof(*l->argv));
-    json_array_foreach(a, i, v)
-    {
-        if (!json_is_string(v))
-            return bad(e, "argv", "an array of strings");
-        l->argv[l->argc++] = xstrdup(json_string_value(v));
-    }
-    return 0;
+    return jget_strv(o, "LAUNCH", "argv", &l->argv, &l->argc, e);
 }
 
 static int get_env(json_t *o, struct launch *l, struct err *e)
@@ -104,57 +64,6 @@ static int get_env(json_t *o, struct launch *l, struct err *e)
         }
         l->env[l->n_env++] = xasprintf("%s=%s", k, json_string_value(v));
     }
-    return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/* Index v into l->gpus; -1 when out of range or given twice. */
-static int gpu_push(struct launch *l, json_int_t v)
-{
-    if (v < 0 || v > LAUNCH_MAX_GPU)
-        return -1;
-    for (size_t i = 0; i < l->n_gpus; i++)
-        if (l->gpus[i] == (uint32_t)v)
-            return -1;
-    l->gpus = xreallocarray(l->gpus, l->n_gpus + 1, sizeof(*l->gpus));
-    l->gpus[l->n_gpus++] = (uint32_t)v;
-    return 0;
-}
-
-/* "gpus": [0, 2] (or a string "0,2"): distinct indices, sorted. */
-static int get_gpus(json_t *o, struct launch *l, struct err *e)
-{
-    static const char *what = "an array of distinct GPU indices 0..4095";
-    json_t *a = json_object_get(o, "gpus"), *v;
-    const char *s;
-    char *end;
-    size_t i;
-
-    if (a == NULL || json_is_null(a))
-        return 0;
-    if (json_is_string(a)) {
-        for (s = json_string_value(a); *s != '\0'; s = end + (*end == ',')) {
-            json_int_t n = strtoll(s, &end, 10);
-            if (end == s || (*end != ',' && *end != '\0') || gpu_push(l, n) < 0)
-                return bad(e, "gpus", what);
-        }
-    } else if (json_is_array(a)) {
-        json_array_foreach(a, i, v)
-        {
-            if (!json_is_integer(v) || gpu_push(l, json_integer_value(v)) < 0)
-                return bad(e, "gpus", what);
-        }
-    } else {
-        return bad(e, "gpus", what);
-    }
-    if (l->n_gpus > 1)
-        qsort(l->gpus, l->n_gpus, sizeof(*l->gpus), cmp_u32);
     return 0;
 }
 
@@ -214,6 +123,18 @@ static int get_sizes(json_t *job, struct launch *l, struct err *e)
     if (get_int(job, "restart_count", 0, UINT32_MAX, 0, &v, e) < 0)
         return -1;
     l->restart_count = (uint32_t)v;
+    if (get_int(job, "ntasks", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->ntasks = (uint32_t)v;
+    if (get_int(job, "ntasks_per_node", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->ntasks_per_node = (uint32_t)v;
+    if (get_int(job, "cpus_per_task", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->cpus_per_task = (uint32_t)v;
+    if (get_int(job, "num_nodes", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->num_nodes = (uint32_t)v;
     l->time_limit_s = -1;
     if (json_is_integer(json_object_get(job, "time_limit_s")) &&
         get_int(job, "time_limit_s", 0, INT64_MAX, 0, &l->time_limit_s, e) < 0)
@@ -248,8 +169,9 @@ int launch_parse(json_t *job, struct launch *l, struct err *e)
         get_str(job, "std_out", "", &l->std_out, e) < 0 ||
         get_str(job, "std_err", "", &l->std_err, e) < 0 ||
         get_str(job, "node_list", "", &l->node_list, e) < 0 ||
-        get_gpus(job, l, e) < 0 || get_argv(job, l, e) < 0 ||
-        get_env(job, l, e) < 0)
+        get_str(job, "tasks_per_node", "", &l->tasks_per_node, e) < 0 ||
+        jget_gpus(job, "LAUNCH", "gpus", &l->gpus, &l->n_gpus, e) < 0 ||
+        get_argv(job, l, e) < 0 || get_env(job, l, e) < 0)
         goto error;
     l->json = json_incref(job);
     return 0;
@@ -277,6 +199,7 @@ void launch_clear(struct launch *l)
         free(l->env[i]);
     free(l->env);
     free(l->node_list);
+    free(l->tasks_per_node);
     free(l->gpus);
     json_decref(l->json);
     memset(l, 0, sizeof(*l));
@@ -308,44 +231,49 @@ int launch_check_user(const struct launch *l, const char *node,
     return 0;
 }
 
-/* The job's directory, locked (*lock_fd) until its supervisor has
- * recorded itself, with the script and launch.json. */
-static int write_spool(const char *jobdir, const struct launch *l,
-                       const char *boot_id, int *lock_fd, struct err *e)
+int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
+                     int *lock_fd, struct err *e)
 {
     char *text;
     int rc;
 
-    /* 0711 whatever the umask: the job's user reaches the script by name */
-    if (mkdir(jobdir, 0700) < 0 || chmod(jobdir, 0711) < 0)
-        return err_set(e, "cannot create %s: %s", jobdir, strerror(errno));
-    if ((*lock_fd = spool_lock(jobdir, 0, e)) < 0)
+    /* 0711 whatever the umask: the user reaches their files by name */
+    if (mkdir(dir, 0700) < 0 || chmod(dir, 0711) < 0)
+        return err_set(e, "cannot create %s: %s", dir, strerror(errno));
+    if ((*lock_fd = spool_lock(dir, 0, e)) < 0)
         return -1;
-    /* no fsync: these live only as long as the job (spool.h) */
-    if (spool_write_volatile(jobdir, "script", l->script, strlen(l->script),
-                             0700, geteuid() == 0 ? l->uid : (uid_t)-1, l->gid,
-                             e) < 0)
-        return -1;
-    text = json_dumps(l->json, JSON_COMPACT);
+    text = json_dumps(json, JSON_COMPACT);
     if (text == NULL) {
         errno = ENOMEM;
         return err_set(e, "cannot encode launch.json");
     }
-    rc = spool_write_volatile(jobdir, "launch.json", text, strlen(text), 0600,
+    /* no fsync: these live only as long as the processes (spool.h) */
+    rc = spool_write_volatile(dir, "launch.json", text, strlen(text), 0600,
                               (uid_t)-1, (gid_t)-1, e);
     free(text);
-    /* what the job's pids and pgid mean only on this boot (spool.h) */
+    /* what the pids and pgids mean only on this boot (spool.h) */
     if (rc == 0 && boot_id != NULL && boot_id[0] != '\0')
-        rc = spool_write_volatile(jobdir, "boot_id", boot_id, strlen(boot_id),
+        rc = spool_write_volatile(dir, "boot_id", boot_id, strlen(boot_id),
                                   0600, (uid_t)-1, (gid_t)-1, e);
     return rc;
 }
 
-/* Fork once: the supervisor is this process's child in a session of its
- * own (so no signal to sluiced's group reaches it, and it outlives
- * sluiced, which the caller reaps it in, without waiting for it here). */
-static pid_t fork_supervisor(const struct supervisor_args *sa, int wfd,
-                             struct err *e)
+/* The job's directory, locked (*lock_fd) until its supervisor has
+ * recorded itself, with launch.json and the script. */
+static int write_spool(const char *jobdir, const struct launch *l,
+                       const char *boot_id, int *lock_fd, struct err *e)
+{
+    if (launch_spool_dir(jobdir, l->json, boot_id, lock_fd, e) < 0)
+        return -1;
+    return spool_write_volatile(jobdir, "script", l->script, strlen(l->script),
+                                0700, geteuid() == 0 ? l->uid : (uid_t)-1,
+                                l->gid, e);
+}
+
+/* Fork once: the child destroys auth, starts a session of its own and runs
+ * fn. */
+static pid_t launch_fork(struct auth *auth, launch_main_fn fn, const void *arg,
+                         int wfd, struct err *e)
 {
     pid_t pid = fork();
 
@@ -354,14 +282,20 @@ static pid_t fork_supervisor(const struct supervisor_args *sa, int wfd,
         return -1;
     }
     if (pid == 0) {
-        /* Neither the supervisor nor the job's process (forked from it,
-         * running as the user until its execve) needs sluiced's key: wipe
-         * it from this copy of the heap before anything else (audit 19). */
-        auth_destroy(sa->auth);
+        /* Neither the supervisor nor the processes it forks (running as
+         * the user until their execve) need sluiced's key: wipe it from
+         * this copy of the heap before anything else (audit 19). */
+        auth_destroy(auth);
         setsid();
-        supervisor_main(sa, wfd);
+        fn(arg, wfd);
+        _exit(1);
     }
     return pid;
+}
+
+static void job_supervisor(const void *arg, int wfd)
+{
+    supervisor_main(arg, wfd);
 }
 
 int launch_start(const struct launch_ctx *ctx, const struct launch *l,
@@ -380,32 +314,44 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .lock_fd = -1,
         .auth = ctx->auth,
     };
+    int written = write_spool(jobdir, l, ctx->boot_id, &sa.lock_fd, e);
+    int fd = launch_spawn(jobdir, written, &sa.lock_fd, ctx->auth,
+                          job_supervisor, &sa, sup_pid, e);
+
+    free(jobdir);
+    return fd;
+}
+
+int launch_spawn(const char *dir, int written, int *lock_fd, struct auth *auth,
+                 launch_main_fn fn, const void *arg, pid_t *sup_pid,
+                 struct err *e)
+{
     int fds[2] = {-1, -1}, saved;
 
-    if (write_spool(jobdir, l, ctx->boot_id, &sa.lock_fd, e) < 0)
+    if (written < 0)
         goto error;
     if (pipe2(fds, O_CLOEXEC) < 0) {
         err_set(e, "pipe: %s", strerror(errno));
         goto error;
     }
-    if ((*sup_pid = fork_supervisor(&sa, fds[1], e)) < 0)
+    if ((*sup_pid = launch_fork(auth, fn, arg, fds[1], e)) < 0)
         goto error;
-    close(sa.lock_fd); /* the supervisor holds it now */
+    close(*lock_fd); /* the supervisor holds it now */
+    *lock_fd = -1;
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    free(jobdir);
     return fds[0];
 error:
     saved = errno;
-    if (sa.lock_fd >= 0)
-        close(sa.lock_fd);
+    if (*lock_fd >= 0)
+        close(*lock_fd);
+    *lock_fd = -1;
     if (fds[0] >= 0) {
         close(fds[0]);
         close(fds[1]);
     }
     if (saved != EEXIST)
-        spool_remove(jobdir);
-    free(jobdir);
+        spool_remove(dir);
     errno = saved;
     return -1;
 }

@@ -43,7 +43,10 @@ struct launch {
     char *std_err;  /* pattern; "" for "same as std_out" */
     char **env;     /* "KEY=VALUE", n_env of them, submitted order */
     size_t n_env;
-    uint32_t cpus;        /* 1 when absent */
+    uint32_t cpus; /* 1 when absent */
+    /* the job's tasks (0 or "" when absent: the controller did not say) */
+    uint32_t ntasks, ntasks_per_node, cpus_per_task, num_nodes;
+    char *tasks_per_node; /* "4(x2)" */
     uint64_t mem_mib;     /* 0 when absent */
     char *node_list;      /* "" when absent: this node */
     int64_t time_limit_s; /* -1 when absent or unlimited */
@@ -117,5 +120,32 @@ int launch_check_user(const struct launch *l, const char *node,
  */
 int launch_start(const struct launch_ctx *ctx, const struct launch *l,
                  pid_t *sup_pid, struct err *e);
+
+/*
+ * launch_spool_dir: what every supervisor's directory starts with (a
+ * job's or a step's): dir created 0711 (it must not exist), flock'ed
+ * (*lock_fd, for the caller to hand to the supervisor), launch.json (the
+ * request's object, 0600) and boot_id.  -1 with e; the caller removes
+ * what was made.
+ */
+int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
+                     int *lock_fd, struct err *e);
+
+/*
+ * launch_spawn: the rest of a launch once the caller wrote dir (written:
+ * its result, 0, or -1 with e set) and holds its lock (*lock_fd, which
+ * fn's argument also names): fork a supervisor whose child destroys auth
+ * (sluiced's key is wiped before anything else), starts a session of its
+ * own (no signal to sluiced's group reaches it, and it outlives sluiced)
+ * and runs fn(arg, wfd), which does not return.  The lock is closed here
+ * (the child has its copy).  Returns the read end of the report pipe
+ * (O_NONBLOCK, O_CLOEXEC) and *sup_pid, for the caller to reap
+ * (njobs_reap_add) without waiting for it now; -1 with e, dir removed
+ * (unless it was there before: EEXIST).
+ */
+typedef void (*launch_main_fn)(const void *arg, int wfd);
+int launch_spawn(const char *dir, int written, int *lock_fd, struct auth *auth,
+                 launch_main_fn fn, const void *arg, pid_t *sup_pid,
+                 struct err *e);
 
 #endif

@@ -18,6 +18,7 @@
 #include "noded/conn.h"
 #include "noded/jobs.h"
 #include "noded/spool.h"
+#include "noded/steps.h"
 
 /* Boot time of the machine (btime of /proc/stat); 0 when unknown. */
 static int64_t boot_time(void)
@@ -185,6 +186,8 @@ int noded_run(struct noded *nd, struct err *e)
         return -1;
     if ((nd->jobs = njobs_create(nd, e)) == NULL)
         return -1;
+    if ((nd->steps = nsteps_create(nd, e)) == NULL)
+        return -1;
     nd->sig_term = evsignal_new(nd->base, SIGTERM, on_signal, nd);
     nd->sig_int = evsignal_new(nd->base, SIGINT, on_signal, nd);
     nd->sig_hup = evsignal_new(nd->base, SIGHUP, on_hup, nd);
@@ -200,6 +203,8 @@ void noded_fini(struct noded *nd)
 {
     conn_destroy(nd->conn); /* fails pending requests: jobs still there */
     nd->conn = NULL;
+    nsteps_destroy(nd->steps);
+    nd->steps = NULL;
     njobs_destroy(nd->jobs);
     nd->jobs = NULL;
     if (nd->sig_term != NULL)

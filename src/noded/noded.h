@@ -23,6 +23,7 @@
 
 struct conn;
 struct njobs;
+struct nsteps;
 
 struct noded {
     struct conf *conf;     /* owned */
@@ -43,6 +44,7 @@ struct noded {
     struct event_base *base;
     struct conn *conn;
     struct njobs *jobs;
+    struct nsteps *steps;
     struct event *sig_term, *sig_int, *sig_hup;
 };
 

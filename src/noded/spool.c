@@ -59,6 +59,11 @@ char *spool_job_dir(const char *spool, uint32_t job_id)
     return xasprintf("%s/job.%" PRIu32, spool, job_id);
 }
 
+char *spool_step_dir(const char *spool, uint32_t job_id, uint32_t step_id)
+{
+    return xasprintf("%s/step.%" PRIu32 ".%" PRIu32, spool, job_id, step_id);
+}
+
 static int fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -212,9 +217,12 @@ static int status_put(const char *jobdir, const struct spool_status *st,
                           st->exit_code, "signal", st->signal, "start_time",
                           (json_int_t)st->start_time, "end_time",
                           (json_int_t)st->end_time, "oom", st->oom);
-    char *text = json_dumps(o, JSON_COMPACT);
+    char *text;
     int rc;
 
+    if (st->has_usage)
+        json_object_set_new(o, "usage", stepusage_json(&st->usage, 1, -1, -1));
+    text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     rc = put(jobdir, "status", text, strlen(text), 0600, (uid_t)-1, (gid_t)-1,
              durable, e);
@@ -244,6 +252,8 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
         errno = EBADMSG;
         return err_set(e, "%s/status: not a job status", jobdir);
     }
+    st->has_usage =
+        stepusage_parse(json_object_get(o, "usage"), &st->usage, 1) == 1;
     json_decref(o);
     st->exit_code = (int)code;
     st->signal = (int)sig;
@@ -461,30 +471,95 @@ int spool_lock(const char *jobdir, int timeout_ms, struct err *e)
     return err_set(e, "cannot lock %s: %s", jobdir, strerror(errno));
 }
 
-int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)
+/* A decimal in 0..UINT32_MAX without leading zeros, ending at stop. */
+static const char *parse_u32(const char *p, char stop, uint32_t *out)
+{
+    unsigned long long v = 0;
+    const char *start = p;
+
+    for (; *p != stop; p++) {
+        if (!isdigit((unsigned char)*p) || v > UINT32_MAX / 10)
+            return NULL;
+        v = v * 10 + (unsigned)(*p - '0');
+    }
+    if (p == start || (*start == '0' && p - start > 1) || v > UINT32_MAX)
+        return NULL;
+    *out = (uint32_t)v;
+    return p;
+}
+
+/* "step.<job>.<step>": 0 and *id set. */
+static int parse_step_name(const char *name, struct spool_step_id *id)
+{
+    const char *p;
+
+    if (strncmp(name, "step.", 5) != 0 ||
+        (p = parse_u32(name + 5, '.', &id->job_id)) == NULL ||
+        id->job_id == 0 || parse_u32(p + 1, '\0', &id->step_id) == NULL)
+        return -1;
+    return 0;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+    const struct spool_step_id *x = a, *y = b;
+
+    if (x->job_id != y->job_id)
+        return x->job_id < y->job_id ? -1 : 1;
+    return x->step_id < y->step_id ? -1 : x->step_id > y->step_id;
+}
+
+/* The names of spool that parse (parse(name, elem) == 0) as an array of
+ * elem_size elements (*out, new), sorted with cmp. */
+static int list_names(const char *spool, int (*parse)(const char *, void *),
+                      size_t elem_size, int (*cmp)(const void *, const void *),
+                      void **out, size_t *n, struct err *e)
 {
     DIR *d = opendir(spool);
     struct dirent *de;
     size_t cap = 0;
-    uint32_t id;
+    char *v = NULL;
 
-    *ids = NULL;
+    *out = NULL;
     *n = 0;
     if (d == NULL)
         return err_set(e, "cannot list %s: %s", spool, strerror(errno));
     while ((de = readdir(d)) != NULL) {
-        if (parse_job_name(de->d_name, &id) < 0)
-            continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
-            *ids = xreallocarray(*ids, cap, sizeof(**ids));
+            v = xreallocarray(v, cap, elem_size);
         }
-        (*ids)[(*n)++] = id;
+        if (parse(de->d_name, v + *n * elem_size) == 0)
+            (*n)++;
     }
     closedir(d);
     if (*n > 1)
-        qsort(*ids, *n, sizeof(**ids), cmp_u32);
+        qsort(v, *n, elem_size, cmp);
+    *out = v;
     return 0;
+}
+
+static int parse_job(const char *name, void *id)
+{
+    return parse_job_name(name, id);
+}
+
+static int parse_step(const char *name, void *id)
+{
+    return parse_step_name(name, id);
+}
+
+int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e)
+{
+    return list_names(spool, parse_job, sizeof(**ids), cmp_u32, (void **)ids, n,
+                      e);
+}
+
+int spool_step_list(const char *spool, struct spool_step_id **ids, size_t *n,
+                    struct err *e)
+{
+    return list_names(spool, parse_step, sizeof(**ids), cmp_step, (void **)ids,
+                      n, e);
 }
 
 int spool_boot_id(char out[SPOOL_BOOT_ID_MAX], struct err *e)

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "noded/stepusage.h"
 
 /* How a job ended, as the supervisor saw it (the status file). */
 struct spool_status {
@@ -22,6 +23,8 @@ struct spool_status {
     int64_t start_time;
     int64_t end_time;
     bool oom; /* the OOM killer struck in the job's cgroup */
+    bool has_usage;
+    struct stepusage_task usage; /* the script's wait4 rusage (task 0) */
 };
 
 /* The supervisor of a running job: its pid and the start time of that
@@ -44,6 +47,11 @@ int spool_mkdirs(const char *path, struct err *e);
 
 /* spool_job_dir: "<spool>/job.<id>"; caller frees. */
 char *spool_job_dir(const char *spool, uint32_t job_id);
+
+/* spool_step_dir: "<spool>/step.<job>.<step>" (a step's directory:
+ * launch.json, supervisor.pid, leader, pgid, tasks, ctl, usage, status);
+ * caller frees. */
+char *spool_step_dir(const char *spool, uint32_t job_id, uint32_t step_id);
 
 /*
  * spool_write: write data to dir/name atomically (dir/.name.tmp, fsync,
@@ -72,8 +80,9 @@ int spool_write_volatile(const char *dir, const char *name, const void *data,
 char *spool_read(const char *dir, const char *name, size_t max, struct err *e);
 
 /* spool_status_write / spool_status_read: the status file as JSON
- * {"exit_code", "signal", "start_time", "end_time", "oom"} ("oom" may be
- * absent: false).  Reading fails with
+ * {"exit_code", "signal", "start_time", "end_time", "oom", "usage"}
+ * ("oom" may be absent: false; "usage", a USAGE object of one task, may
+ * be absent: has_usage false).  Reading fails with
  * ENOENT when the job has not ended, EBADMSG when the file is damaged. */
 int spool_status_write(const char *jobdir, const struct spool_status *st,
                        struct err *e);
@@ -143,5 +152,13 @@ int spool_remove(const char *jobdir);
  * *ids is a new array (caller frees), *n its length.
  */
 int spool_list(const char *spool, uint32_t **ids, size_t *n, struct err *e);
+
+/* spool_step_list: the (job, step) of every step.<job>.<step> directory,
+ * ordered; *ids new (caller frees). */
+struct spool_step_id {
+    uint32_t job_id, step_id;
+};
+int spool_step_list(const char *spool, struct spool_step_id **ids, size_t *n,
+                    struct err *e);
 
 #endif

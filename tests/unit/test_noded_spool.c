@@ -54,7 +54,12 @@ static void test_expand(void **state)
 static void test_status_round_trip(void **state)
 {
     char *dir = spool_job_dir(tmpdir, 7);
-    struct spool_status in = {137, 9, 1700000000, 1700000100, true}, out;
+    struct spool_status in = {.exit_code = 137,
+                              .signal = 9,
+                              .start_time = 1700000000,
+                              .end_time = 1700000100,
+                              .oom = true},
+                        out;
     struct err e;
 
     (void)state;
@@ -83,7 +88,10 @@ static void test_status_round_trip(void **state)
 static void test_status_publish_sync(void **state)
 {
     char *dir = spool_job_dir(tmpdir, 8);
-    struct spool_status in = {3, 0, 1700000000, 1700000009, false}, out;
+    struct spool_status in = {.exit_code = 3,
+                              .start_time = 1700000000,
+                              .end_time = 1700000009},
+                        out;
     struct err e;
 
     (void)state;
