@@ -18,6 +18,7 @@
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
+#include "ctld/queue/steps.h"
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
@@ -239,8 +240,8 @@ static bool listed(json_t *jobs, uint64_t id)
 }
 
 /* docs/protocol.md "Reconciling on registration"; fills kill. */
-static void reconcile(struct jobs *js, struct node *n, json_t *jobs,
-                      json_t *kill)
+static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
+                      json_t *jobs, json_t *kill)
 {
     size_t nj, i;
     struct job **ours = jobs_on_node(js, n->idx, true, &nj);
@@ -262,6 +263,7 @@ static void reconcile(struct jobs *js, struct node *n, json_t *jobs,
         if (here && !ended && j->state == JOB_SUSPENDED)
             jobs_refreeze(js, j);
         if (here && ended) {
+            steps_batch_usage(ss, id, n->idx, json_object_get(v, "usage"));
             if (end_from(js, j, v, &e) < 0)
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
                           e.text);
@@ -389,7 +391,7 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
     }
     nodes_register(r->env->nodes, n, r->conn, &rep, time(NULL));
     kill = json_array();
-    reconcile(r->env->jobs, n, jobs, kill);
+    reconcile(r->env->jobs, r->env->steps, n, jobs, kill);
     json_decref(jobs);
     *reply = json_pack("{s:b, s:o, s:i, s:o}", "accepted", 1, "reason",
                        n->invalid ? json_string(n->auto_reason) : json_null(),
@@ -458,6 +460,10 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
                  n->cf->name, json_integer_value(id));
         return 0;
     }
+    /* the batch script's usage goes to its batch step, which ends with
+     * the job */
+    steps_batch_usage(r->env->steps, j->id, n->idx,
+                      json_object_get(r->req->body, "usage"));
     return end_from(r->env->jobs, j, r->req->body, e);
 }
 
