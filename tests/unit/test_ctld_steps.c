@@ -337,6 +337,33 @@ static void test_cancel_launch_fail_job_end(void **state)
     peer_close(n2);
 }
 
+/* sbatch -N 2 --ntasks-per-node=4: 2 nodes with 4 CPUs each, and the
+ * job's tasks in its launch for its environment. */
+static void test_ntasks_per_node(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    struct peer *n2 = node_up(f, "node02", 4, NULL, NULL);
+    uint64_t id = submit(f, ", \"nodes\": 2, \"ntasks_per_node\": 4");
+    json_t *l = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL);
+    json_t *job = json_object_get(l, "job");
+
+    assert_non_null(l);
+    assert_int_equal(json_integer_value(json_object_get(job, "ntasks")), 8);
+    assert_int_equal(
+        json_integer_value(json_object_get(job, "ntasks_per_node")), 4);
+    assert_int_equal(json_integer_value(json_object_get(job, "num_nodes")), 2);
+    assert_int_equal(json_integer_value(json_object_get(job, "cpus")), 4);
+    assert_string_equal(
+        json_string_value(json_object_get(job, "tasks_per_node")), "4(x2)");
+    assert_null(json_object_get(job, "cpus_per_task")); /* -c not given */
+    json_decref(l);
+    assert_job(f, id, "cpus", "8");
+    assert_job(f, id, "node_list", "node[01-02]");
+    peer_close(n1);
+    peer_close(n2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +371,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_cancel_launch_fail_job_end, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_ntasks_per_node, setup, teardown),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,7 @@
 #include "ctld/job/job.h"
 #include "ctld/net/listen.h"
 #include "ctld/queue/jobs.h"
+#include "sched/steplayout.h"
 
 struct nodecmd {
     const struct conf *conf;
@@ -121,6 +122,32 @@ static json_t *launch_gpus(const struct job *j)
     return a;
 }
 
+/* The job's tasks for its environment (SLURM_NTASKS and the like): -n,
+ * --ntasks-per-node and -c only when given, as Slurm sets them; the
+ * tasks spread over the nodes as srun's block layout does ("3,2"). */
+static void launch_tasks(json_t *o, const struct job *j)
+{
+    uint32_t *counts = xcalloc(j->n_alloc, sizeof(*counts));
+    char *tpn;
+
+    for (size_t i = 0; i < j->n_alloc; i++)
+        counts[i] = j->ntasks / (uint32_t)j->n_alloc +
+                    (i < j->ntasks % j->n_alloc ? 1 : 0);
+    tpn = steplayout_counts(counts, j->n_alloc);
+    if (j->ntasks_set)
+        json_object_set_new(o, "ntasks", json_integer(j->ntasks));
+    if (j->ntasks_per_node != 0)
+        json_object_set_new(o, "ntasks_per_node",
+                            json_integer(j->ntasks_per_node));
+    if (j->cpus_per_task_set)
+        json_object_set_new(o, "cpus_per_task",
+                            json_integer(j->cpus_per_task));
+    json_object_set_new(o, "num_nodes", json_integer((json_int_t)j->n_alloc));
+    json_object_set_new(o, "tasks_per_node", json_string(tpn));
+    free(tpn);
+    free(counts);
+}
+
 static json_t *launch_body(const struct conf *conf, const struct job *j,
                            json_t *payload)
 {
@@ -141,8 +168,7 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
     S("std_out", j->std_out ? json_string(j->std_out) : json_null());
     S("std_err", j->std_err ? json_string(j->std_err) : json_null());
     S("cpus", json_integer(j->cpus_per_node));
-    S("cpus_per_task", json_integer(j->cpus_per_task));
-    S("ntasks", json_integer(j->ntasks));
+    launch_tasks(o, j);
     S("nodes", json_integer(j->nodes));
     S("mem_mib", json_integer((json_int_t)job_mem_per_node(j)));
     S("node_list", json_string(nl));

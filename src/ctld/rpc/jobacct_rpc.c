@@ -201,8 +201,9 @@ static int add_event(void *arg, time_t when, const char *event,
 /* The record as clients see it: without the controller's own fields. */
 static void strip(json_t *rec)
 {
-    static const char *const internal[] = {"held_admin", "kill", "kill_sent",
-                                           "launched", "warn_sent"};
+    static const char *const internal[] = {
+        "held_admin", "kill",       "kill_sent",        "launched",
+        "warn_sent",  "ntasks_set", "cpus_per_task_set"};
     for (size_t i = 0; i < sizeof(internal) / sizeof(internal[0]); i++)
         json_object_del(rec, internal[i]);
 }
