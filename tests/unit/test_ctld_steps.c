@@ -337,6 +337,65 @@ static void test_cancel_launch_fail_job_end(void **state)
     peer_close(n2);
 }
 
+/* A step's own time limit, srun -K, and a job whose script ends while
+ * a step still runs. */
+static void test_limit_bad_exit_job_end(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    struct peer *n2 = node_up(f, "node02", 4, NULL, NULL);
+    uint64_t id = two_node_job(f, n1);
+    json_t *r, *k;
+    struct err e;
+    int code;
+
+    r = create(f, id, "\"ntasks\": 2, \"time_limit_s\": 1", &code, &e);
+    assert_non_null(r);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    k = peer_expect(n2, PROTO_MSG_STEP_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "timeout");
+    json_decref(k);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_KILL, 5000, NULL));
+    assert_int_equal(step_end(n1, "node01", id, 0, 0, 15, NULL), 0);
+    assert_int_equal(step_end(n2, "node02", id, 0, 0, 15, NULL), 0);
+    assert_step(f, id, 0, "state", "TIMEOUT");
+
+    /* -K: node02's failure ends the step on node01 too, FAILED */
+    r = create(f, id, "\"ntasks\": 2, \"kill_on_bad_exit\": true", &code,
+               &e);
+    assert_non_null(r);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    assert_int_equal(step_end(n2, "node02", id, 1, 2, 0, NULL), 0);
+    k = peer_expect(n1, PROTO_MSG_STEP_KILL, 5000, NULL);
+    assert_non_null(k);
+    json_decref(k);
+    assert_int_equal(step_end(n1, "node01", id, 1, 0, 15, NULL), 0);
+    assert_step(f, id, 1, "state", "FAILED");
+    assert_step(f, id, 1, "exit_code", "2");
+
+    /* the batch script ends first: its steps are killed everywhere */
+    r = create(f, id, "\"ntasks\": 2", &code, &e);
+    assert_non_null(r);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    job_end(n1, "node01", id, 0, 0);
+    assert_job(f, id, "job_state", "COMPLETED");
+    k = peer_expect(n2, PROTO_MSG_STEP_KILL, 5000, NULL);
+    assert_non_null(k);
+    json_decref(k);
+    assert_step(f, id, 2, "state", "CANCELLED");
+    assert_step(f, id, STEP_BATCH_ID, "state", "COMPLETED");
+    peer_close(n1);
+    peer_close(n2);
+}
+
 /* sbatch -N 2 --ntasks-per-node=4: 2 nodes with 4 CPUs each, and the
  * job's tasks in its launch for its environment. */
 static void test_ntasks_per_node(void **state)
@@ -370,6 +429,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create_launch_end, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_cancel_launch_fail_job_end, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_limit_bad_exit_job_end, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ntasks_per_node, setup, teardown),
     };

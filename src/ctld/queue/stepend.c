@@ -67,6 +67,8 @@ static struct step_node *node_of(struct step *s, size_t node)
 /* The state of a step whose nodes all reported. */
 static enum step_state end_state(const struct step *s, const char *reason)
 {
+    if (s->kill == STEP_KILL_BAD_EXIT)
+        return STEP_FAILED;
     if (s->kill == STEP_KILL_CANCEL || strcmp(reason, "cancelled") == 0)
         return STEP_CANCELLED;
     if (s->kill == STEP_KILL_TIMEOUT || strcmp(reason, "timeout") == 0)
@@ -120,6 +122,23 @@ static void end_take(struct step *s, struct step_node *sn, json_t *o)
     }
 }
 
+/* srun -K (--kill-on-bad-exit): a node whose tasks failed ends the step
+ * on the others; the step then ends FAILED, not CANCELLED. */
+static void bad_exit(struct steps *ss, struct step *s,
+                     const struct step_node *sn)
+{
+    const struct conf *conf = steps_env(ss)->conf;
+
+    if (!s->kill_on_bad_exit || s->state != STEP_RUNNING ||
+        s->kill != STEP_KILL_NONE || (s->exit_code == 0 && s->signal == 0))
+        return;
+    s->kill = STEP_KILL_BAD_EXIT;
+    free(s->reason);
+    s->reason = xasprintf("a task on %s failed (exit code %d, signal %d)",
+                          conf->nodes[sn->node].name, s->exit_code, s->signal);
+    steps_kill(ss, s, "cancelled", (size_t)-1);
+}
+
 static bool all_reported(const struct step *s)
 {
     for (size_t i = 0; i < s->n_nodes; i++)
@@ -145,6 +164,7 @@ int steps_end(struct steps *ss, size_t node, json_t *body, struct err *e)
     if (sn->reported)
         return 0; /* a repeat: already counted */
     end_take(s, sn, body);
+    bad_exit(ss, s, sn);
     if (s->state == STEP_RUNNING && all_reported(s)) {
         end = (time_t)json_integer_value(json_object_get(body, "end_time"));
         if (end <= s->start_time || end > now)
@@ -243,6 +263,7 @@ static void strip(json_t *o)
     json_object_del(o, "alloc");
     json_object_del(o, "kill");
     json_object_del(o, "oom");
+    json_object_del(o, "kill_on_bad_exit");
 }
 
 static int take_row(void *arg, uint64_t job_id, uint32_t step_id,

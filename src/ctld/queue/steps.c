@@ -340,6 +340,7 @@ json_t *step_to_json(const struct step *s, const struct conf *conf,
         S("cpus_per_task", json_integer(s->cpus_per_task));
         S("mem_mib", json_integer((json_int_t)s->mem_mib));
         S("oom", json_boolean(s->oom));
+        S("kill_on_bad_exit", json_boolean(s->kill_on_bad_exit));
     }
 #undef S
     free(nl);
@@ -421,6 +422,8 @@ static struct step *step_from_record(json_t *o, const struct conf *conf,
     s->exit_code = (int32_t)get_int(o, "exit_code");
     s->signal = (int32_t)get_int(o, "signal");
     s->oom = json_is_true(json_object_get(o, "oom"));
+    s->kill_on_bad_exit =
+        json_is_true(json_object_get(o, "kill_on_bad_exit"));
     s->reason = get_str(o, "reason");
     s->usage_saved = json_incref(json_object_get(o, "usage"));
     if (s->state == STEP_STATE_COUNT) {
@@ -541,6 +544,7 @@ static struct step *batch_new(const struct job *j, const struct conf *conf,
     s->time_limit_s = -1;
     s->ntasks = 1;
     s->cpus_per_task = j->cpus_per_node;
+    s->mem_mib = job_mem_per_node(j); /* its TRES: the job's memory there */
     s->tasks_per_node = xstrdup("1");
     s->reason = xstrdup("");
     s->n_nodes = 1;
@@ -585,8 +589,26 @@ static enum step_state batch_state(const struct job *j)
     }
 }
 
+/* What STEP_KILL tells the nodes of a step its job took with it (the
+ * supervisor's message to srun says why). */
+static const char *kill_reason(const struct job *j)
+{
+    switch (j->state) {
+    case JOB_TIMEOUT:
+        return "timeout";
+    case JOB_PREEMPTED:
+        return "preempted";
+    case JOB_NODE_FAIL:
+        return "node_fail";
+    default:
+        return j->kill == JOB_KILL_REQUEUE ? "preempted" : "cancelled";
+    }
+}
+
 /* j ended (or waits again after a requeue) at when: its batch step ends
- * with it, and its other running steps with "job ended: STATE". */
+ * with it, and its other running steps with "job ended: STATE", killed
+ * on their nodes (a job cancelled or timed out sent JOB_KILL to all of
+ * them already; one whose script just ended did not). */
 static void job_gone(struct steps *ss, struct job *j, time_t when,
                      const char *why)
 {
@@ -608,6 +630,7 @@ static void job_gone(struct steps *ss, struct job *j, time_t when,
             steps_finish(ss, s, batch_state(j),
                          j->state == JOB_PENDING ? reason : NULL, when);
         } else {
+            steps_kill(ss, s, kill_reason(j), (size_t)-1);
             steps_finish(ss, s, STEP_CANCELLED, reason, when);
         }
     }

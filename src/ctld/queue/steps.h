@@ -60,6 +60,7 @@ enum step_kill {
     STEP_KILL_NONE,
     STEP_KILL_CANCEL,  /* STEP_CANCEL or scancel 12.0: CANCELLED */
     STEP_KILL_TIMEOUT, /* its own time limit: TIMEOUT */
+    STEP_KILL_BAD_EXIT, /* srun -K and a task failed: FAILED */
 };
 
 /* The step on one of its nodes. */
@@ -92,6 +93,7 @@ struct step {
     struct step_node *nodes; /* in the job allocation's order */
     int32_t exit_code, signal;
     bool oom;
+    bool kill_on_bad_exit; /* srun -K: a task's failure ends the step */
     char *reason; /* "" when none (owned) */
     json_t *usage_saved; /* the aggregate read back from the record */
     time_t sampled_at;   /* the latest usage sample */

@@ -94,5 +94,7 @@ int rpc_step_usage(struct rpc *r, json_t **reply, struct err *e)
     (void)reply;
     if (n == NULL)
         return -1;
+    if (n->conn == r->conn)
+        nodes_seen(r->env->nodes, n, time(NULL));
     return steps_usage(r->env->steps, n->idx, r->req->body, e);
 }
