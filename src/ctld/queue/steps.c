@@ -609,17 +609,19 @@ static const char *kill_reason(const struct job *j)
  * with it, and its other running steps with "job ended: STATE", killed
  * on their nodes (a job cancelled or timed out sent JOB_KILL to all of
  * them already; one whose script just ended did not). */
-static void job_gone(struct steps *ss, struct job *j, time_t when,
-                     const char *why)
+static void job_gone(struct steps *ss, struct job *j, time_t when)
 {
     struct step_job *sj = job_find(ss, j->id);
+    bool requeued = j->state == JOB_PENDING;
     char reason[64];
 
     if (sj == NULL)
         return;
-    snprintf(reason, sizeof(reason), "job %s: %s",
-             j->state == JOB_PENDING ? "requeued" : "ended",
-             j->state == JOB_PENDING ? why : job_state_name(j->state));
+    if (requeued)
+        snprintf(reason, sizeof(reason), "job requeued");
+    else
+        snprintf(reason, sizeof(reason), "job ended: %s",
+                 job_state_name(j->state));
     for (struct step *s = sj->head; s != NULL; s = s->next) {
         if (s->state != STEP_RUNNING)
             continue;
@@ -627,8 +629,8 @@ static void job_gone(struct steps *ss, struct job *j, time_t when,
             s->exit_code = j->exit_code;
             s->signal = j->exit_signal;
             s->nodes[0].reported = true;
-            steps_finish(ss, s, batch_state(j),
-                         j->state == JOB_PENDING ? reason : NULL, when);
+            steps_finish(ss, s, batch_state(j), requeued ? reason : NULL,
+                         when);
         } else {
             steps_kill(ss, s, kill_reason(j), (size_t)-1);
             steps_finish(ss, s, STEP_CANCELLED, reason, when);
@@ -646,12 +648,12 @@ static void on_job_event(void *arg, struct job *j, const char *what,
     if (strcmp(what, "start") == 0)
         batch_start(ss, j, when);
     else if (strcmp(what, "requeue") == 0)
-        job_gone(ss, j, when, "requeue");
+        job_gone(ss, j, when);
 }
 
 static void on_job_ended(void *arg, struct job *j, time_t when)
 {
-    job_gone(arg, j, when, NULL);
+    job_gone(arg, j, when);
 }
 
 const struct jobs_events steps_job_events = {

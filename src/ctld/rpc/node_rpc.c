@@ -239,6 +239,18 @@ static bool listed(json_t *jobs, uint64_t id)
     return false;
 }
 
+/* Whether node idx is one of running j's nodes other than its batch
+ * host: it may list j for the job's steps it runs there. */
+static bool step_node_of(const struct job *j, size_t idx)
+{
+    if (j == NULL || !job_on_node(j->state))
+        return false;
+    for (size_t i = 1; i < j->n_alloc; i++)
+        if (j->alloc[i] == idx)
+            return true;
+    return false;
+}
+
 /* docs/protocol.md "Reconciling on registration"; fills kill. */
 static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
                       json_t *jobs, json_t *kill)
@@ -270,7 +282,7 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
         } else if (here && j->kill != JOB_KILL_NONE) {
             jobs_kill(js, j,
                       j->kill == JOB_KILL_TIMEOUT ? "timeout" : "cancelled");
-        } else if (!here && !ended) {
+        } else if (!here && !ended && !step_node_of(j, n->idx)) {
             log_info("node=%s job=%" PRIu64 " not ours there: killed",
                      n->cf->name, id);
             json_array_append_new(kill, json_integer((json_int_t)id));
