@@ -396,6 +396,56 @@ static void test_limit_bad_exit_job_end(void **state)
     peer_close(n2);
 }
 
+/* A running step survives a restart of the controller: it still holds
+ * its CPUs, its nodes' ends still count, and ids go on. */
+static void test_restart_running_step(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    struct peer *n2 = node_up(f, "node02", 4, NULL, NULL);
+    uint64_t id = two_node_job(f, n1);
+    json_t *r, *jobs;
+    struct err e;
+    int code;
+
+    r = create(f, id, "\"ntasks\": 2, \"exact\": true", &code, &e);
+    assert_non_null(r);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    peer_close(n1);
+    peer_close(n2);
+    stop(f, SIGTERM);
+    spawn(f);
+    jobs = json_pack("[{s:I, s:s}]", "job_id", (json_int_t)id, "state",
+                     "running");
+    n1 = node_up(f, "node01", 4, jobs, NULL);
+    n2 = node_up(f, "node02", 4,
+                 json_pack("[{s:I, s:s}]", "job_id", (json_int_t)id, "state",
+                           "running"),
+                 &r);
+    /* node02 runs only the job's step: not killed */
+    assert_int_equal(json_array_size(json_object_get(r, "kill_jobs")), 0);
+    json_decref(r);
+    assert_step(f, id, 0, "state", "RUNNING");
+    /* --exact held one CPU per node: 3 are left on each */
+    assert_null(create(f, id, "\"ntasks\": 2, \"cpus_per_task\": 4, "
+                              "\"exact\": true",
+                       &code, &e));
+    assert_int_equal(code, EAGAIN);
+    r = create(f, id, "\"ntasks\": 2, \"cpus_per_task\": 3, \"exact\": true",
+               &code, &e);
+    if (r == NULL)
+        fail_msg("STEP_CREATE after restart: %s", e.text);
+    assert_int_equal(json_integer_value(json_object_get(r, "step_id")), 1);
+    json_decref(r);
+    assert_int_equal(step_end(n1, "node01", id, 0, 0, 0, NULL), 0);
+    assert_int_equal(step_end(n2, "node02", id, 0, 0, 0, NULL), 0);
+    assert_step(f, id, 0, "state", "COMPLETED");
+    peer_close(n1);
+    peer_close(n2);
+}
+
 /* sbatch -N 2 --ntasks-per-node=4: 2 nodes with 4 CPUs each, and the
  * job's tasks in its launch for its environment. */
 static void test_ntasks_per_node(void **state)
@@ -431,6 +481,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cancel_launch_fail_job_end, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_limit_bad_exit_job_end, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_restart_running_step, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ntasks_per_node, setup, teardown),
     };
