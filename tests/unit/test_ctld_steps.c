@@ -165,9 +165,31 @@ static void test_create_launch_end(void **state)
     /* more nodes than the job has never fits */
     assert_null(create(f, id, "\"nodes_min\": 3", &code, &e));
     assert_int_equal(code, EINVAL);
+    assert_string_equal(e.text, "Only allocated 2 nodes asked for 3");
+    assert_null(create(f, id, "\"nodelist\": \"node03\"", &code, &e));
+    assert_int_equal(code, EINVAL);
+    assert_string_equal(e.text,
+                        "node03 is not in the job's allocation (node[01-02])");
+    assert_null(create(f, id, "\"distribution\": \"plane\"", &code, &e));
+    assert_string_equal(e.text, "STEP_CREATE: distribution \"plane\" is not "
+                                "block or cyclic");
     assert_null(create(f, 999, NULL, &code, &e));
     assert_int_equal(code, ENOENT);
     assert_string_equal(e.text, "Invalid job id specified");
+    {
+        /* the first job holds every CPU: this one waits */
+        uint64_t pend = submit(f, NULL);
+        char want[64];
+        assert_job(f, pend, "job_state", "PENDING");
+        assert_null(create(f, pend, NULL, &code, &e));
+        assert_int_equal(code, EBUSY);
+        snprintf(want, sizeof(want), "Job %llu is not running (state PENDING)",
+                 (unsigned long long)pend);
+        assert_string_equal(e.text, want);
+        json_decref(req(f, PROTO_MSG_JOB_CANCEL,
+                        json_pack("{s:[I]}", "job_ids", (json_int_t)pend),
+                        &code, &e));
+    }
 
     /* samples while it runs, then the end of each node */
     assert_int_equal(report(n2, PROTO_MSG_STEP_USAGE,
