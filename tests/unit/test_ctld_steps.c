@@ -139,8 +139,8 @@ static void test_create_launch_end(void **state)
     assert_int_equal(json_integer_value(json_object_get(r, "step_id")), 0);
     assert_string_equal(json_string_value(json_object_get(r, "node_list")),
                         "node[01-02]");
-    assert_string_equal(
-        json_string_value(json_object_get(r, "tasks_per_node")), "4(x2)");
+    assert_string_equal(json_string_value(json_object_get(r, "tasks_per_node")),
+                        "4(x2)");
     assert_int_equal(strlen(json_string_value(json_object_get(r, "key"))), 64);
     l1 = peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL);
     l2 = peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL);
@@ -151,8 +151,7 @@ static void test_create_launch_end(void **state)
     assert_string_equal(json_string_value(json_object_get(st, "key")),
                         json_string_value(json_object_get(r, "key")));
     assert_int_equal(
-        json_integer_value(json_array_get(json_object_get(st, "tasks"), 0)),
-        4);
+        json_integer_value(json_array_get(json_object_get(st, "tasks"), 0)), 4);
     assert_int_equal(json_integer_value(json_object_get(st, "cpus")), 4);
     json_decref(l1);
     json_decref(l2);
@@ -192,20 +191,20 @@ static void test_create_launch_end(void **state)
     }
 
     /* samples while it runs, then the end of each node */
-    assert_int_equal(report(n2, PROTO_MSG_STEP_USAGE,
-                            json_pack("{s:s, s:[{s:I, s:i, s:o}]}", "node",
-                                      "node02", "steps", "job_id",
-                                      (json_int_t)id, "step_id", 0, "usage",
-                                      usage(5000, 100))),
-                     0);
+    assert_int_equal(
+        report(n2, PROTO_MSG_STEP_USAGE,
+               json_pack("{s:s, s:[{s:I, s:i, s:o}]}", "node", "node02",
+                         "steps", "job_id", (json_int_t)id, "step_id", 0,
+                         "usage", usage(5000, 100))),
+        0);
     st = query_step(f, id, 0);
     u = json_object_get(st, "usage");
     assert_string_equal(json_string_value(json_object_get(st, "state")),
                         "RUNNING");
     assert_int_equal(json_integer_value(json_object_get(u, "max_rss_kib")),
                      5000);
-    assert_string_equal(
-        json_string_value(json_object_get(u, "max_rss_node")), "node02");
+    assert_string_equal(json_string_value(json_object_get(u, "max_rss_node")),
+                        "node02");
     json_decref(st);
     assert_int_equal(step_end(n1, "node01", id, 0, 0, 0, usage(7000, 50)), 0);
     assert_step(f, id, 0, "state", "RUNNING"); /* node02 still runs it */
@@ -216,13 +215,13 @@ static void test_create_launch_end(void **state)
     u = json_object_get(st, "usage");
     assert_int_equal(json_integer_value(json_object_get(u, "max_rss_kib")),
                      7000);
-    assert_string_equal(
-        json_string_value(json_object_get(u, "max_rss_node")), "node01");
+    assert_string_equal(json_string_value(json_object_get(u, "max_rss_node")),
+                        "node01");
     assert_int_equal(json_integer_value(json_object_get(u, "ave_rss_kib")),
                      6500);
     assert_int_equal(json_integer_value(json_object_get(u, "min_cpu_us")), 60);
-    assert_string_equal(
-        json_string_value(json_object_get(u, "min_cpu_node")), "node01");
+    assert_string_equal(json_string_value(json_object_get(u, "min_cpu_node")),
+                        "node01");
     assert_int_equal(json_integer_value(json_object_get(u, "total_cpu_us")),
                      160);
     json_decref(st);
@@ -258,8 +257,8 @@ static void test_cancel_launch_fail_job_end(void **state)
     json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
     json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
     r = req(f, PROTO_MSG_STEP_CANCEL,
-            json_pack("{s:I, s:i, s:i}", "job_id", (json_int_t)id, "step_id",
-                      0, "signal", 0),
+            json_pack("{s:I, s:i, s:i}", "job_id", (json_int_t)id, "step_id", 0,
+                      "signal", 0),
             &code, &e);
     assert_non_null(r);
     json_decref(r);
@@ -272,10 +271,10 @@ static void test_cancel_launch_fail_job_end(void **state)
     assert_int_equal(step_end(n1, "node01", id, 0, 0, 15, NULL), 0);
     assert_int_equal(step_end(n2, "node02", id, 0, 0, 15, NULL), 0);
     assert_step(f, id, 0, "state", "CANCELLED");
-    assert_null(req(f, PROTO_MSG_STEP_CANCEL,
-                    json_pack("{s:I, s:i}", "job_id", (json_int_t)id,
-                              "step_id", 0),
-                    &code, &e));
+    assert_null(
+        req(f, PROTO_MSG_STEP_CANCEL,
+            json_pack("{s:I, s:i}", "job_id", (json_int_t)id, "step_id", 0),
+            &code, &e));
     assert_string_equal(e.text, "Invalid step id specified");
 
     /* a node that refuses the launch fails the step, killed elsewhere */
@@ -341,11 +340,10 @@ static void test_cancel_launch_fail_job_end(void **state)
         assert_string_equal(json_string_value(json_object_get(
                                 json_array_get(steps, 0), "name")),
                             "batch");
-        assert_int_equal(
-            json_integer_value(json_object_get(
-                json_object_get(json_array_get(steps, 0), "usage"),
-                "max_rss_kib")),
-            3000);
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_object_get(json_array_get(steps, 0), "usage"),
+                             "max_rss_kib")),
+                         3000);
         assert_int_equal(json_integer_value(json_object_get(
                              json_array_get(steps, 3), "step_id")),
                          2);
@@ -387,8 +385,7 @@ static void test_limit_bad_exit_job_end(void **state)
     assert_step(f, id, 0, "state", "TIMEOUT");
 
     /* -K: node02's failure ends the step on node01 too, FAILED */
-    r = create(f, id, "\"ntasks\": 2, \"kill_on_bad_exit\": true", &code,
-               &e);
+    r = create(f, id, "\"ntasks\": 2, \"kill_on_bad_exit\": true", &code, &e);
     assert_non_null(r);
     json_decref(r);
     json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
@@ -439,20 +436,21 @@ static void test_restart_running_step(void **state)
     peer_close(n2);
     stop(f, SIGTERM);
     spawn(f);
-    jobs = json_pack("[{s:I, s:s}]", "job_id", (json_int_t)id, "state",
-                     "running");
+    jobs =
+        json_pack("[{s:I, s:s}]", "job_id", (json_int_t)id, "state", "running");
     n1 = node_up(f, "node01", 4, jobs, NULL);
-    n2 = node_up(f, "node02", 4,
-                 json_pack("[{s:I, s:s}]", "job_id", (json_int_t)id, "state",
-                           "running"),
-                 &r);
+    n2 = node_up(
+        f, "node02", 4,
+        json_pack("[{s:I, s:s}]", "job_id", (json_int_t)id, "state", "running"),
+        &r);
     /* node02 runs only the job's step: not killed */
     assert_int_equal(json_array_size(json_object_get(r, "kill_jobs")), 0);
     json_decref(r);
     assert_step(f, id, 0, "state", "RUNNING");
     /* --exact held one CPU per node: 3 are left on each */
-    assert_null(create(f, id, "\"ntasks\": 2, \"cpus_per_task\": 4, "
-                              "\"exact\": true",
+    assert_null(create(f, id,
+                       "\"ntasks\": 2, \"cpus_per_task\": 4, "
+                       "\"exact\": true",
                        &code, &e));
     assert_int_equal(code, EAGAIN);
     r = create(f, id, "\"ntasks\": 2, \"cpus_per_task\": 3, \"exact\": true",

@@ -249,8 +249,8 @@ int steps_cancel(struct steps *ss, uint64_t job_id, uint32_t step_id,
     if (s->kill == STEP_KILL_CANCEL)
         return 0;
     s->kill = STEP_KILL_CANCEL;
-    log_info("step=%s cancel requested uid=%u",
-             step_id_str(s, id, sizeof(id)), (unsigned)uid);
+    log_info("step=%s cancel requested uid=%u", step_id_str(s, id, sizeof(id)),
+             (unsigned)uid);
     steps_kill(ss, s, "cancelled", (size_t)-1);
     return steps_save(ss, s, e);
 }
@@ -310,12 +310,12 @@ json_t *steps_of_job(struct steps *ss, uint64_t job_id, struct err *e)
     for (struct step *s = steps_first(ss, job_id); s != NULL; s = s->next) {
         char k[16];
         snprintf(k, sizeof(k), "%u", s->step_id);
-        json_object_set_new(by_id, k, step_to_json(s, steps_env(ss)->conf,
-                                                   false));
+        json_object_set_new(by_id, k,
+                            step_to_json(s, steps_env(ss)->conf, false));
     }
     ids = xcalloc(json_object_size(by_id) + 1, sizeof(*ids));
-    json_object_foreach(by_id, key, v) ids[n++] = (uint32_t)strtoul(key, NULL,
-                                                                   10);
+    json_object_foreach(by_id, key, v) ids[n++] =
+        (uint32_t)strtoul(key, NULL, 10);
     qsort(ids, n, sizeof(*ids), cmp_id);
     for (size_t i = 0; i < n; i++) {
         char k[16];
@@ -438,8 +438,9 @@ int steps_query(struct steps *ss, json_t *body, json_t **reply, struct err *e)
         ids = NULL;
     if (ids != NULL &&
         (!json_is_array(ids) || json_array_size(ids) > QUERY_IDS_MAX))
-        return err_inval(e, "STEP_QUERY: job_ids must be an array of at most "
-                            "%d job ids",
+        return err_inval(e,
+                         "STEP_QUERY: job_ids must be an array of at most "
+                         "%d job ids",
                          QUERY_IDS_MAX);
     if (filter_parse(body, ids, &f, e) < 0)
         return -1;

@@ -51,9 +51,9 @@ static int req_int(json_t *body, const char *key, int64_t min, int64_t max,
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) < min ||
         json_integer_value(v) > max)
-        return err_inval(e, "STEP_CREATE: %s must be an integer in %" PRId64
-                            "-%" PRId64,
-                         key, min, max);
+        return err_inval(
+            e, "STEP_CREATE: %s must be an integer in %" PRId64 "-%" PRId64,
+            key, min, max);
     *out = json_integer_value(v);
     return 0;
 }
@@ -77,8 +77,9 @@ static int req_str(json_t *body, const char *key, const char **out,
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_string(v) || strlen(json_string_value(v)) > REQ_MAX_STR)
-        return err_inval(e, "STEP_CREATE: %s must be a string of at most %d "
-                            "bytes",
+        return err_inval(e,
+                         "STEP_CREATE: %s must be a string of at most %d "
+                         "bytes",
                          key, REQ_MAX_STR);
     *out = json_string_value(v);
     if (**out == '\0')
@@ -112,8 +113,9 @@ static int req_strings(json_t *body, const char *key, bool need, json_t **out,
     }
     if (!json_is_array(a) || (need && json_array_size(a) == 0) ||
         json_array_size(a) > REQ_MAX_ARGS)
-        return err_inval(e, "STEP_CREATE: %s must be %san array of at most "
-                            "%d strings",
+        return err_inval(e,
+                         "STEP_CREATE: %s must be %san array of at most "
+                         "%d strings",
                          key, need ? "a non-empty " : "", REQ_MAX_ARGS);
     json_array_foreach(a, i, v)
     {
@@ -150,8 +152,9 @@ static int req_layout(json_t *body, struct sl_req *l, struct err *e)
     else if (strcmp(dist, "cyclic") == 0)
         l->dist = SL_DIST_CYCLIC;
     else
-        return err_inval(e, "STEP_CREATE: distribution \"%.32s\" is not "
-                            "block or cyclic",
+        return err_inval(e,
+                         "STEP_CREATE: distribution \"%.32s\" is not "
+                         "block or cyclic",
                          dist);
     return 0;
 }
@@ -169,8 +172,8 @@ static int req_parse(json_t *body, struct step_req *r, struct err *e)
         req_str(body, "srun_host", &r->srun_host, e) < 0 ||
         req_strings(body, "argv", true, &r->argv, e) < 0 ||
         req_strings(body, "env", false, &r->env, e) < 0 ||
-        req_int(body, "time_limit_s", -1, INT32_MAX, -1, &r->time_limit_s,
-                e) < 0 ||
+        req_int(body, "time_limit_s", -1, INT32_MAX, -1, &r->time_limit_s, e) <
+            0 ||
         req_int(body, "input_task", -2, INT32_MAX, -1, &r->input_task, e) < 0 ||
         req_int(body, "srun_port", 1, 65535, 0, &r->srun_port, e) < 0 ||
         req_bool(body, "kill_on_bad_exit", &r->kill_on_bad_exit, e) < 0 ||
@@ -211,8 +214,7 @@ static int job_ready(struct steps *ss, const struct job *j, uid_t uid,
         if (nodes_get(steps_env(ss)->nodes, j->alloc[i])->conn == NULL) {
             errno = EHOSTUNREACH;
             return err_set(e, "node %s of job %" PRIu64 " is not connected",
-                           steps_env(ss)->conf->nodes[j->alloc[i]].name,
-                           j->id);
+                           steps_env(ss)->conf->nodes[j->alloc[i]].name, j->id);
         }
     return 0;
 }
@@ -220,7 +222,7 @@ static int job_ready(struct steps *ss, const struct job *j, uid_t uid,
 /* The job's nodes as the layout sees them: scratch arrays for nodes. */
 struct job_nodes {
     struct sl_node *n;
-    uint32_t *gpus;  /* the job's GPUs, per node, ascending */
+    uint32_t *gpus; /* the job's GPUs, per node, ascending */
     bool *gpu_free;
 };
 
@@ -255,7 +257,8 @@ static void job_nodes_make(struct steps *ss, const struct job *j,
     jn->gpu_free = xcalloc(j->n_alloc * g + 1, sizeof(*jn->gpu_free));
     for (size_t i = 0; i < j->n_alloc; i++) {
         if (g > 0)
-            memcpy(jn->gpus + i * g, j->gpu_alloc + i * g, g * sizeof(uint32_t));
+            memcpy(jn->gpus + i * g, j->gpu_alloc + i * g,
+                   g * sizeof(uint32_t));
         qsort(jn->gpus + i * g, g, sizeof(uint32_t), cmp_u32);
         for (uint32_t m = 0; m < g; m++)
             jn->gpu_free[i * g + m] = true;
@@ -361,7 +364,8 @@ static json_t *node_names(const struct step *s, const struct conf *conf)
     json_t *a = json_array();
 
     for (size_t i = 0; i < s->n_nodes; i++)
-        json_array_append_new(a, json_string(conf->nodes[s->nodes[i].node].name));
+        json_array_append_new(a,
+                              json_string(conf->nodes[s->nodes[i].node].name));
     return a;
 }
 
@@ -374,13 +378,13 @@ static json_t *reply_make(const struct step *s, const struct sl_layout *l,
     for (size_t i = 0; i < l->n_nodes; i++)
         json_array_append_new(tasks,
                               u32_array(l->nodes[i].tasks, l->nodes[i].ntasks));
-    o = json_pack("{s:I, s:I, s:s, s:o, s:O, s:o, s:i, s:s, s:i, s:i}",
-                  "job_id", (json_int_t)s->job_id, "step_id",
-                  (json_int_t)s->step_id, "key", key, "nodes",
-                  node_names(s, conf), "node_list", json_object_get(st, "nodes"),
-                  "tasks", tasks, "ntasks", (int)s->ntasks, "tasks_per_node",
-                  s->tasks_per_node, "cpus_per_task", (int)s->cpus_per_task,
-                  "kill_wait_s", (int)conf->kill_wait_s);
+    o = json_pack(
+        "{s:I, s:I, s:s, s:o, s:O, s:o, s:i, s:s, s:i, s:i}", "job_id",
+        (json_int_t)s->job_id, "step_id", (json_int_t)s->step_id, "key", key,
+        "nodes", node_names(s, conf), "node_list", json_object_get(st, "nodes"),
+        "tasks", tasks, "ntasks", (int)s->ntasks, "tasks_per_node",
+        s->tasks_per_node, "cpus_per_task", (int)s->cpus_per_task,
+        "kill_wait_s", (int)conf->kill_wait_s);
     if (l->warning != NULL)
         json_object_set_new(o, "warning", json_string(l->warning));
     json_decref(st);
@@ -422,8 +426,8 @@ static json_t *launch_common(struct steps *ss, const struct job *j,
     S("job_cpus", json_integer(j->cpus_per_node));
     S("mem_mib", json_integer((json_int_t)s->mem_mib));
     S("job_mem_mib", json_integer((json_int_t)job_mem_per_node(j)));
-    S("time_limit_s", json_integer(s->time_limit_s < 0
-                                       ? -1
+    S("time_limit_s",
+      json_integer(s->time_limit_s < 0 ? -1
                                        : (s->time_limit_s + div - 1) / div));
     S("kill_wait_s", json_integer(conf->kill_wait_s));
     S("srun_host", json_string(r->srun_host));
@@ -466,8 +470,7 @@ static json_t *launch_node(json_t *common, const struct job *j,
     return json_pack("{s:o}", "step", b);
 }
 
-void steps_launch_reply(void *ctx, uint64_t arg, size_t node,
-                        const char *error)
+void steps_launch_reply(void *ctx, uint64_t arg, size_t node, const char *error)
 {
     struct steps *ss = ctx;
     struct step *s = steps_find(ss, arg >> 32, (uint32_t)arg);

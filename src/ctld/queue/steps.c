@@ -39,12 +39,9 @@ struct steps {
 };
 
 static const char *const state_names[STEP_STATE_COUNT] = {
-    [STEP_RUNNING] = "RUNNING",
-    [STEP_COMPLETED] = "COMPLETED",
-    [STEP_FAILED] = "FAILED",
-    [STEP_CANCELLED] = "CANCELLED",
-    [STEP_TIMEOUT] = "TIMEOUT",
-    [STEP_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
+    [STEP_RUNNING] = "RUNNING",     [STEP_COMPLETED] = "COMPLETED",
+    [STEP_FAILED] = "FAILED",       [STEP_CANCELLED] = "CANCELLED",
+    [STEP_TIMEOUT] = "TIMEOUT",     [STEP_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
     [STEP_NODE_FAIL] = "NODE_FAIL",
 };
 
@@ -300,8 +297,7 @@ static bool has_samples(const struct step *s)
     return false;
 }
 
-json_t *step_to_json(const struct step *s, const struct conf *conf,
-                     bool record)
+json_t *step_to_json(const struct step *s, const struct conf *conf, bool record)
 {
     char id[48], tres[160];
     char *nl = node_list(s, conf);
@@ -422,8 +418,7 @@ static struct step *step_from_record(json_t *o, const struct conf *conf,
     s->exit_code = (int32_t)get_int(o, "exit_code");
     s->signal = (int32_t)get_int(o, "signal");
     s->oom = json_is_true(json_object_get(o, "oom"));
-    s->kill_on_bad_exit =
-        json_is_true(json_object_get(o, "kill_on_bad_exit"));
+    s->kill_on_bad_exit = json_is_true(json_object_get(o, "kill_on_bad_exit"));
     s->reason = get_str(o, "reason");
     s->usage_saved = json_incref(json_object_get(o, "usage"));
     if (s->state == STEP_STATE_COUNT) {
@@ -460,8 +455,7 @@ int steps_save(struct steps *ss, struct step *s, struct err *e)
     if (rc == 0)
         return 0;
 error:
-    log_warnx("step=%s not saved: %s", step_id_str(s, id, sizeof(id)),
-              e->text);
+    log_warnx("step=%s not saved: %s", step_id_str(s, id, sizeof(id)), e->text);
     return -1;
 }
 
@@ -629,8 +623,7 @@ static void job_gone(struct steps *ss, struct job *j, time_t when)
             s->exit_code = j->exit_code;
             s->signal = j->exit_signal;
             s->nodes[0].reported = true;
-            steps_finish(ss, s, batch_state(j), requeued ? reason : NULL,
-                         when);
+            steps_finish(ss, s, batch_state(j), requeued ? reason : NULL, when);
         } else {
             steps_kill(ss, s, kill_reason(j), (size_t)-1);
             steps_finish(ss, s, STEP_CANCELLED, reason, when);

@@ -58,8 +58,8 @@ enum step_state {
 /* Why a running step is being killed: decides its final state. */
 enum step_kill {
     STEP_KILL_NONE,
-    STEP_KILL_CANCEL,  /* STEP_CANCEL or scancel 12.0: CANCELLED */
-    STEP_KILL_TIMEOUT, /* its own time limit: TIMEOUT */
+    STEP_KILL_CANCEL,   /* STEP_CANCEL or scancel 12.0: CANCELLED */
+    STEP_KILL_TIMEOUT,  /* its own time limit: TIMEOUT */
     STEP_KILL_BAD_EXIT, /* srun -K and a task failed: FAILED */
 };
 
@@ -69,10 +69,10 @@ struct step_node {
     uint32_t ntasks; /* its tasks there */
     uint32_t cpus;   /* CPUs it holds there (0: --overlap) */
     uint32_t n_gpus;
-    uint32_t *gpus;  /* GPU indices its tasks see there (owned) */
-    bool gpus_held;  /* ... and hold */
-    bool reported;   /* STEP_END came */
-    json_t *usage;   /* the latest USAGE (owned; NULL: none yet) */
+    uint32_t *gpus; /* GPU indices its tasks see there (owned) */
+    bool gpus_held; /* ... and hold */
+    bool reported;  /* STEP_END came */
+    json_t *usage;  /* the latest USAGE (owned; NULL: none yet) */
 };
 
 struct step {
@@ -87,17 +87,17 @@ struct step {
     time_t start_time, end_time;
     int64_t time_limit_s; /* -1: none of its own */
     uint32_t ntasks, cpus_per_task;
-    uint64_t mem_mib; /* per node; 0: not given */
+    uint64_t mem_mib;     /* per node; 0: not given */
     char *tasks_per_node; /* "4(x2)" */
     size_t n_nodes;
     struct step_node *nodes; /* in the job allocation's order */
     int32_t exit_code, signal;
     bool oom;
     bool kill_on_bad_exit; /* srun -K: a task's failure ends the step */
-    char *reason; /* "" when none (owned) */
-    json_t *usage_saved; /* the aggregate read back from the record */
-    time_t sampled_at;   /* the latest usage sample */
-    struct step *next;   /* the job's steps in creation order */
+    char *reason;          /* "" when none (owned) */
+    json_t *usage_saved;   /* the aggregate read back from the record */
+    time_t sampled_at;     /* the latest usage sample */
+    struct step *next;     /* the job's steps in creation order */
 };
 
 /* What the table works with, given by the root; all borrowed. */
@@ -177,8 +177,7 @@ int steps_cancel(struct steps *ss, uint64_t job_id, uint32_t step_id,
  * steps_of_job: every step of job_id, from memory and the database, batch
  * first then by id (a new array), or NULL with e.
  */
-int steps_query(struct steps *ss, json_t *body, json_t **reply,
-                struct err *e);
+int steps_query(struct steps *ss, json_t *body, json_t **reply, struct err *e);
 json_t *steps_of_job(struct steps *ss, uint64_t job_id, struct err *e);
 
 /* step_to_json: the STEP object; with record, the fields that

@@ -19,8 +19,8 @@ struct extreme {
     bool seen;
 };
 
-static void fold(struct extreme *x, uint64_t v, const char *node,
-                 uint32_t task, bool min)
+static void fold(struct extreme *x, uint64_t v, const char *node, uint32_t task,
+                 bool min)
 {
     x->sum += v;
     if (x->seen && (min ? v >= x->v : v <= x->v))

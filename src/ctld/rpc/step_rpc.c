@@ -32,8 +32,8 @@ int rpc_step_cancel(struct rpc *r, json_t **reply, struct err *e)
     (void)reply;
     if (!json_is_integer(job) || !json_is_integer(step) ||
         json_integer_value(step) < 0 || json_integer_value(step) > UINT32_MAX ||
-        (sig != NULL && !json_is_integer(sig)) ||
-        json_integer_value(sig) < 0 || json_integer_value(sig) > 64)
+        (sig != NULL && !json_is_integer(sig)) || json_integer_value(sig) < 0 ||
+        json_integer_value(sig) > 64)
         return err_inval(e, "STEP_CANCEL: job_id and step_id must be "
                             "integers, signal 0-64");
     return steps_cancel(r->env->steps, (uint64_t)json_integer_value(job),
@@ -50,8 +50,9 @@ static struct node *reporting_node(struct rpc *r, struct err *e)
 
     if (r->who.uid != 0 && r->who.uid != r->env->self_uid) {
         errno = EPERM;
-        err_set(e, "Access/permission denied: %s messages are accepted only "
-                   "from uid 0 or the controller's uid",
+        err_set(e,
+                "Access/permission denied: %s messages are accepted only "
+                "from uid 0 or the controller's uid",
                 proto_type_name(r->req->type));
         return NULL;
     }
@@ -67,8 +68,9 @@ static struct node *reporting_node(struct rpc *r, struct err *e)
     if (listen_conn_node(r->conn) >= 0 &&
         (size_t)listen_conn_node(r->conn) != n->idx) {
         errno = EPERM;
-        err_set(e, "%s for node %.64s refused: this connection is another "
-                   "node's",
+        err_set(e,
+                "%s for node %.64s refused: this connection is another "
+                "node's",
                 proto_type_name(r->req->type), name);
         return NULL;
     }
