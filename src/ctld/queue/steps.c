@@ -711,8 +711,9 @@ static void step_time_limit(struct steps *ss, struct step *s, time_t now)
     steps_kill(ss, s, "timeout", (size_t)-1);
 }
 
-/* Whether s may leave memory: final, and every node reported or too late
- * for their reports to matter. */
+/* Whether s may leave memory: final, and a minute past its end (a node
+ * that resends its STEP_END, its answer lost, still gets {}), or
+ * STEPS_LATE_S when some node has not reported yet. */
 static bool done_with(const struct step *s, time_t now)
 {
     if (s->state == STEP_RUNNING)
@@ -720,21 +721,20 @@ static bool done_with(const struct step *s, time_t now)
     for (size_t i = 0; i < s->n_nodes; i++)
         if (!s->nodes[i].reported)
             return now - s->end_time > STEPS_LATE_S;
-    return true;
+    return now - s->end_time > STEPS_DONE_KEEP_S;
 }
 
+/* A job's steps: their time limits; finished ones leave memory (the
+ * table has them), so that a job running many sruns stays small; the
+ * job's entry stays while the job runs, for its next step id. */
 static void tick_job(struct steps *ss, struct step_job *sj, time_t now)
 {
-    struct job *j = jobs_find(ss->env.jobs, sj->job_id);
-    bool job_done = j == NULL || job_state_final(j->state);
     struct step *s, *next;
 
     for (s = sj->head; s != NULL; s = next) {
         next = s->next;
         step_time_limit(ss, s, now);
-        /* a running job's finished steps stay: they are its ids' history
-         * for squeue -s and its kept usage, and are few */
-        if (job_done && done_with(s, now))
+        if (done_with(s, now))
             steps_remove(ss, sj, s);
     }
 }

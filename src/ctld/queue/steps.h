@@ -14,9 +14,10 @@
  * A step that ended "at once" still takes its nodes' STEP_END, which fill
  * in its exit code and usage.  Every change is saved (table steps, schema
  * 6) in the iteration's transaction, like jobs.  The steps of unfinished
- * jobs are in memory (loaded at start); a finished step leaves memory once
- * every node reported, or STEPS_LATE_S after it ended, and is then read
- * from the database.
+ * jobs are in memory (loaded at start); a finished step leaves memory
+ * STEPS_DONE_KEEP_S after its end once every node reported, or
+ * STEPS_LATE_S after it when some did not, and is then read from the
+ * database.
  */
 #ifndef SLUICE_CTLD_STEPS_H
 #define SLUICE_CTLD_STEPS_H
@@ -40,9 +41,11 @@ struct nodes;
 struct persist;
 struct steps;
 
-/* How long a finished step whose nodes have not all reported stays in
- * memory for their late STEP_END. */
+/* How long a finished step stays in memory after its end: for the late
+ * STEP_END of nodes that have not reported, and for repeats of those
+ * that have. */
 #define STEPS_LATE_S 300
+#define STEPS_DONE_KEEP_S 60
 
 enum step_state {
     STEP_RUNNING,
