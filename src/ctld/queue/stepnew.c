@@ -369,8 +369,9 @@ static json_t *node_names(const struct step *s, const struct conf *conf)
     return a;
 }
 
-static json_t *reply_make(const struct step *s, const struct sl_layout *l,
-                          const char *key, const struct conf *conf)
+static json_t *reply_make(const struct job *j, const struct step *s,
+                          const struct sl_layout *l, const char *key,
+                          const struct conf *conf)
 {
     json_t *tasks = json_array(), *o;
     json_t *st = step_to_json(s, conf, false);
@@ -387,6 +388,9 @@ static json_t *reply_make(const struct step *s, const struct sl_layout *l,
         "kill_wait_s", (int)conf->kill_wait_s);
     if (l->warning != NULL)
         json_object_set_new(o, "warning", json_string(l->warning));
+    /* srun's %x outside a job's environment */
+    json_object_set_new(o, "name", json_string(s->name));
+    json_object_set_new(o, "job_name", json_string(j->name));
     json_decref(st);
     return o;
 }
@@ -567,7 +571,7 @@ int steps_new(struct steps *ss, json_t *body, const struct auth_id *who,
     log_info("step=%s state=RUNNING nodes=%zu tasks=%s uid=%u",
              step_id_str(s, id, sizeof(id)), s->n_nodes, s->tasks_per_node,
              (unsigned)who->uid);
-    *reply = reply_make(s, &l, key, steps_env(ss)->conf);
+    *reply = reply_make(j, s, &l, key, steps_env(ss)->conf);
     launch(ss, j, s, &r, &l, &jn, key);
     rc = 0;
 out:
