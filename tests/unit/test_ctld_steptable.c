@@ -153,6 +153,41 @@ static void test_evicted_and_restarted(void **state)
     assert_int_equal(steps_next_id(f->c->steps, run_id), 0);
 }
 
+/* Who may add a step, and to which job: STEP_CREATE's refusals that come
+ * before any node is asked. */
+static void test_create_refusals(void **state)
+{
+    static const struct auth_id bob = {1002, 1002};
+    struct fx *f = *state;
+    struct err e;
+    uint64_t id = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    const size_t node = 0;
+    char text[256];
+    json_t *req, *reply = NULL;
+
+    snprintf(text, sizeof(text),
+             "{\"job_id\": %llu, \"argv\": [\"true\"], "
+             "\"srun_host\": \"127.0.0.1\", \"srun_port\": 4000}",
+             (unsigned long long)id);
+    req = json_loads(text, 0, NULL);
+    assert_int_equal(
+        jobs_start(f->c->jobs, fx_job(f, id), &node, 1, time(NULL), &e), 0);
+    assert_int_equal(steps_new(f->c->steps, req, &bob, &reply, &e), -1);
+    assert_int_equal(errno, EPERM);
+    assert_string_equal(e.text, "Access/permission denied");
+    /* the job's node has no connection in this harness */
+    assert_int_equal(steps_new(f->c->steps, req, &alice, &reply, &e), -1);
+    assert_int_equal(errno, EHOSTUNREACH);
+    assert_string_equal(e.text, "node node01 of job 1 is not connected");
+    json_object_del(req, "srun_port");
+    assert_int_equal(steps_new(f->c->steps, req, &alice, &reply, &e), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_string_equal(e.text, "STEP_CREATE: srun_host and srun_port are "
+                                "needed (where the step's nodes reach srun)");
+    json_decref(req);
+    assert_null(reply);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +195,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_evicted_and_restarted, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_create_refusals, setup, teardown),
     };
     log_init("test", LOG_LEVEL_WARN, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
