@@ -10,6 +10,8 @@
  *      --a node refused the launch--> FAILED     (at once)
  *      --a node of the step died-->   NODE_FAIL  (at once)
  *      --its job ended-->             CANCELLED  (at once; "job ended: X")
+ *   the batch step ends with its job: COMPLETED, FAILED, OUT_OF_MEMORY,
+ *   NODE_FAIL as its job, CANCELLED when the job was killed or requeued
  *
  * A step that ended "at once" still takes its nodes' STEP_END, which fill
  * in its exit code and usage.  Every change is saved (table steps, schema
