@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "common/conf.h"
 #include "common/log.h"
@@ -525,19 +524,10 @@ static void launch(struct steps *ss, const struct job *j, struct step *s,
 static int key_new(char hex[STEPIO_KEY_HEX_LEN + 1], struct err *e)
 {
     uint8_t key[STEPIO_KEY_LEN];
-    size_t got = 0;
 
-    while (got < sizeof(key)) {
-        ssize_t n = getrandom(key + got, sizeof(key) - got, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return err_set(e, "cannot make the step's key: getrandom: %s",
-                           strerror(errno));
-        got += (size_t)n;
-    }
-    for (size_t i = 0; i < sizeof(key); i++)
-        snprintf(hex + 2 * i, 3, "%02x", key[i]);
+    if (stepio_key_new(key, e) < 0)
+        return err_prefix(e, "cannot make the step's key");
+    stepio_key_hex(key, hex);
     return 0;
 }
 
