@@ -60,7 +60,7 @@ CLI_SRC := $(sort $(wildcard src/cli/*.c))
 SIM_SRC := $(sort $(wildcard src/sim/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
-E2E_SRC := $(sort $(wildcard tests/e2e/*.c))
+E2E_SRC := $(sort $(wildcard tests/e2e/*.c tests/e2e/steps_prog/*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))

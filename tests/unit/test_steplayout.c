@@ -498,6 +498,114 @@ static void test_gpus_per_task_fields(void **state)
     steplayout_clear(NULL);
 }
 
+/* check_layout: the invariants of any layout of r over nodes: every task
+ * placed once, ascending on its node, block consecutive; CPUs within the
+ * job's; what is held was free; GPUs distinct, the job's, free if held. */
+static void check_layout(const struct sl_layout *l, const struct sl_node *nodes,
+                         const struct sl_req *r)
+{
+    uint32_t cpt = r->cpus_per_task ? r->cpus_per_task : 1;
+    bool seen[64] = {false};
+    uint32_t placed = 0;
+
+    assert_true(l->n_nodes > 0 && l->ntasks <= 64);
+    for (size_t k = 0; k < l->n_nodes; k++) {
+        const struct sl_node_out *o = &l->nodes[k];
+        const struct sl_node *nd = &nodes[o->node];
+        assert_true(o->ntasks > 0 && o->ntasks * cpt <= nd->cpus);
+        assert_true(k == 0 || o->node > l->nodes[k - 1].node);
+        for (uint32_t t = 0; t < o->ntasks; t++) {
+            assert_true(o->tasks[t] < l->ntasks && !seen[o->tasks[t]]);
+            seen[o->tasks[t]] = true;
+            assert_true(t == 0 || o->tasks[t] > o->tasks[t - 1]);
+            if (r->dist == SL_DIST_BLOCK)
+                assert_int_equal(o->tasks[t], placed + t);
+        }
+        placed += o->ntasks;
+        if (r->overlap)
+            assert_int_equal(o->cpus, 0);
+        else
+            assert_true(o->cpus <= nd->cpus_free);
+        for (uint32_t g = 0; g < o->n_gpus; g++) {
+            uint32_t id = o->gpus[g];
+            assert_true(id < nd->n_gpus);
+            assert_true(g == 0 || id > o->gpus[g - 1]);
+            if (o->gpus_held)
+                assert_true(nd->gpu_free == NULL || nd->gpu_free[id]);
+        }
+    }
+    assert_int_equal(placed, l->ntasks);
+}
+
+/* Random jobs and requests: a layout keeps the invariants; a busy answer
+ * turns into a layout once nothing else runs, and a never-fits answer
+ * stays one. */
+static void test_random(void **state)
+{
+    static const char *names[MAXN] = {"node01", "node02", "node03", "node04"};
+    bool free_gpus[MAXN][MAXG], all_free[MAXN][MAXG];
+    unsigned seed = 14;
+
+    (void)state;
+    memset(all_free, 1, sizeof(all_free));
+    for (int iter = 0; iter < 20000; iter++) {
+        struct sl_node nodes[MAXN], idle[MAXN];
+        size_t n = 1 + (size_t)(rand_r(&seed) % MAXN);
+        struct sl_req r = {0};
+        struct sl_layout l, l2;
+        struct err e = {""};
+        int rc, err;
+
+        for (size_t i = 0; i < n; i++) {
+            uint32_t cpus = 1 + (uint32_t)(rand_r(&seed) % 8);
+            uint32_t gpus = (uint32_t)(rand_r(&seed) % 5);
+            for (uint32_t g = 0; g < MAXG; g++)
+                free_gpus[i][g] = rand_r(&seed) % 3 != 0;
+            nodes[i] = (struct sl_node){
+                .name = names[i],
+                .cpus = cpus,
+                .cpus_free = (uint32_t)(rand_r(&seed) % (cpus + 1)),
+                .n_gpus = gpus,
+                .gpus = gpus ? gpu_ids : NULL,
+                .gpu_free = free_gpus[i],
+                .mem_mib = 1000};
+            idle[i] = nodes[i];
+            idle[i].cpus_free = cpus;
+            idle[i].gpu_free = all_free[i];
+        }
+        r.ntasks = (uint32_t)(rand_r(&seed) % 10);
+        r.nodes_min = (uint32_t)(rand_r(&seed) % 4);
+        r.nodes_max = rand_r(&seed) % 2 ? r.nodes_min : 0;
+        r.ntasks_per_node = (uint32_t)(rand_r(&seed) % 4);
+        r.cpus_per_task = (uint32_t)(rand_r(&seed) % 3);
+        r.gpus_per_task = rand_r(&seed) % 3 == 0 ? 1 : 0;
+        r.gpus_per_node = rand_r(&seed) % 4 == 0 ? 2 : 0;
+        r.mem_mib = rand_r(&seed) % 8 == 0 ? 2000 : 0;
+        r.exclude = rand_r(&seed) % 6 == 0 ? "node02" : NULL;
+        r.nodelist = rand_r(&seed) % 6 == 0 ? "node01" : NULL;
+        r.dist = rand_r(&seed) % 2 ? SL_DIST_CYCLIC : SL_DIST_BLOCK;
+        r.exact = rand_r(&seed) % 2;
+        r.overlap = rand_r(&seed) % 4 == 0;
+        rc = steplayout_plan(nodes, n, &r, &l, &e);
+        err = errno;
+        if (rc == 0) {
+            check_layout(&l, nodes, &r);
+            steplayout_clear(&l);
+            continue;
+        }
+        if (err != EINVAL && err != EAGAIN)
+            fail_msg("iteration %d: errno %d \"%s\"", iter, err, e.text);
+        assert_true(e.text[0] != '\0');
+        rc = steplayout_plan(idle, n, &r, &l2, &e);
+        if ((err == EAGAIN) != (rc == 0))
+            fail_msg("iteration %d: %s when busy, then \"%s\" when idle", iter,
+                     err == EAGAIN ? "busy" : "never", e.text);
+        if (rc == 0)
+            check_layout(&l2, idle, &r);
+        steplayout_clear(&l2);
+    }
+}
+
 static void test_counts(void **state)
 {
     static const struct {
@@ -526,6 +634,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_gpus_per_task_fields),
+        cmocka_unit_test(test_random),
         cmocka_unit_test(test_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
