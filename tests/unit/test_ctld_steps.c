@@ -323,6 +323,25 @@ static void test_cancel_launch_fail_job_end(void **state)
         snprintf(want, sizeof(want), "%llu.batch", (unsigned long long)id);
         assert_step(f, id, STEP_BATCH_ID, "id", want);
     }
+    /* a node that still samples it is told again to kill it, as for a
+     * step the controller does not know */
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_KILL, 2000, NULL));
+    assert_int_equal(
+        report(n1, PROTO_MSG_STEP_USAGE,
+               json_pack("{s:s, s:[{s:I, s:i, s:o}, {s:I, s:i, "
+                         "s:o}]}",
+                         "node", "node01", "steps", "job_id", (json_int_t)id,
+                         "step_id", 2, "usage", usage(1, 1), "job_id",
+                         (json_int_t)id, "step_id", 7, "usage", usage(1, 1))),
+        0);
+    k = peer_expect(n1, PROTO_MSG_STEP_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_int_equal(json_integer_value(json_object_get(k, "step_id")), 2);
+    json_decref(k);
+    k = peer_expect(n1, PROTO_MSG_STEP_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_int_equal(json_integer_value(json_object_get(k, "step_id")), 7);
+    json_decref(k);
     /* its late end still fills in the exit code */
     assert_int_equal(step_end(n1, "node01", id, 2, 0, 9, NULL), 0);
     assert_step(f, id, 2, "signal", "9");

@@ -177,6 +177,27 @@ int steps_end(struct steps *ss, size_t node, json_t *body, struct err *e)
 
 /* ---- STEP_USAGE ------------------------------------------------------- */
 
+/* A node samples a step that the controller does not know, or ended
+ * without this node's report: a STEP_KILL it was sent may have been lost
+ * with its connection, so it is sent again (the batch step excepted: its
+ * job's JOB_KILL and registration settle it). */
+static void stale(struct steps *ss, size_t node, json_t *v,
+                  const struct step *s, const struct step_node *sn)
+{
+    json_t *job = json_object_get(v, "job_id");
+    json_t *step = json_object_get(v, "step_id");
+
+    if (!json_is_integer(job) || !json_is_integer(step) ||
+        json_integer_value(step) == STEP_BATCH_ID)
+        return;
+    if (s != NULL && (sn == NULL || s->state == STEP_RUNNING))
+        return;
+    nodecmd_step_kill(steps_env(ss)->nodecmd, node,
+                      (uint64_t)json_integer_value(job),
+                      (uint32_t)json_integer_value(step), "cancelled",
+                      steps_env(ss)->conf->kill_wait_s);
+}
+
 int steps_usage(struct steps *ss, size_t node, json_t *body, struct err *e)
 {
     json_t *list = json_object_get(body, "steps"), *v;
@@ -190,8 +211,13 @@ int steps_usage(struct steps *ss, size_t node, json_t *body, struct err *e)
         struct step *s = named(ss, v, "STEP_USAGE", &ignored);
         struct step_node *sn = s ? node_of(s, node) : NULL;
         json_t *usage = json_object_get(v, "usage");
-        /* a step that ended meanwhile keeps the usage of its end */
-        if (sn == NULL || sn->reported || !json_is_object(usage))
+
+        if (s == NULL || sn == NULL || s->state != STEP_RUNNING) {
+            stale(ss, node, v, s, sn);
+            continue;
+        }
+        /* a node that reported keeps the usage of its end */
+        if (sn->reported || !json_is_object(usage))
             continue;
         json_decref(sn->usage);
         sn->usage = json_incref(usage);
