@@ -430,6 +430,13 @@ static void test_limit_bad_exit_job_end(void **state)
     json_decref(k);
     assert_step(f, id, 2, "state", "CANCELLED");
     assert_step(f, id, STEP_BATCH_ID, "state", "COMPLETED");
+    /* ... unless its nodes report that it had ended by itself: its
+     * tasks ended before the script, their reports came after */
+    assert_int_equal(step_end(n1, "node01", id, 2, 0, 0, NULL), 0);
+    assert_step(f, id, 2, "state", "CANCELLED");
+    assert_int_equal(step_end(n2, "node02", id, 2, 0, 0, NULL), 0);
+    assert_step(f, id, 2, "state", "COMPLETED");
+    assert_step(f, id, 2, "reason", "");
     peer_close(n1);
     peer_close(n2);
 }

@@ -115,6 +115,8 @@ static void end_take(struct step *s, struct step_node *sn, json_t *o)
     if (sig != 0 && s->signal == 0)
         s->signal = sig;
     s->oom = s->oom || json_is_true(json_object_get(o, "oom"));
+    if (why != NULL && why[0] != '\0')
+        s->node_killed = true;
     if (why != NULL && why[0] != '\0' && s->reason[0] == '\0') {
         free(s->reason);
         s->reason = xstrdup(why);
@@ -137,6 +139,26 @@ static void bad_exit(struct steps *ss, struct step *s,
     s->reason = xasprintf("a task on %s failed (exit code %d, signal %d)",
                           conf->nodes[sn->node].name, s->exit_code, s->signal);
     steps_kill(ss, s, "cancelled", (size_t)-1);
+}
+
+/* s, ended CANCELLED with its job, was reported by every node as ended
+ * by itself (no signal, nothing killed): its tasks had ended before the
+ * job and only their reports came late, so it takes their state. */
+static void ended_before_job(struct step *s, time_t end)
+{
+    char id[48];
+
+    if (s->state != STEP_CANCELLED || s->signal != 0 || s->node_killed)
+        return;
+    s->kill = STEP_KILL_NONE;
+    s->state = end_state(s, ""); /* COMPLETED, FAILED or OUT_OF_MEMORY */
+    if (end < s->end_time)
+        s->end_time = end;
+    free(s->reason);
+    s->reason = xstrdup("");
+    log_info("step=%s state=%s exit=%d: ended before its job",
+             step_id_str(s, id, sizeof(id)), step_state_name(s->state),
+             s->exit_code);
 }
 
 static bool all_reported(const struct step *s)
@@ -165,13 +187,15 @@ int steps_end(struct steps *ss, size_t node, json_t *body, struct err *e)
         return 0; /* a repeat: already counted */
     end_take(s, sn, body);
     bad_exit(ss, s, sn);
+    end = (time_t)json_integer_value(json_object_get(body, "end_time"));
+    if (end <= s->start_time || end > now)
+        end = now;
     if (s->state == STEP_RUNNING && all_reported(s)) {
-        end = (time_t)json_integer_value(json_object_get(body, "end_time"));
-        if (end <= s->start_time || end > now)
-            end = now;
         steps_finish(ss, s, end_state(s, s->reason), NULL, end);
         return 0;
     }
+    if (s->kill == STEP_KILL_JOB && all_reported(s))
+        ended_before_job(s, end);
     return steps_save(ss, s, e);
 }
 
@@ -290,6 +314,7 @@ static void strip(json_t *o)
     json_object_del(o, "kill");
     json_object_del(o, "oom");
     json_object_del(o, "kill_on_bad_exit");
+    json_object_del(o, "node_killed");
 }
 
 static int take_row(void *arg, uint64_t job_id, uint32_t step_id,

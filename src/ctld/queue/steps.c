@@ -337,6 +337,7 @@ json_t *step_to_json(const struct step *s, const struct conf *conf, bool record)
         S("mem_mib", json_integer((json_int_t)s->mem_mib));
         S("oom", json_boolean(s->oom));
         S("kill_on_bad_exit", json_boolean(s->kill_on_bad_exit));
+        S("node_killed", json_boolean(s->node_killed));
     }
 #undef S
     free(nl);
@@ -626,6 +627,7 @@ static void job_gone(struct steps *ss, struct job *j, time_t when)
             steps_finish(ss, s, batch_state(j), requeued ? reason : NULL, when);
         } else {
             steps_kill(ss, s, kill_reason(j), (size_t)-1);
+            s->kill = STEP_KILL_JOB;
             steps_finish(ss, s, STEP_CANCELLED, reason, when);
         }
     }

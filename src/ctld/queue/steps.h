@@ -14,7 +14,10 @@
  *   NODE_FAIL as its job, CANCELLED when the job was killed or requeued
  *
  * A step that ended "at once" still takes its nodes' STEP_END, which fill
- * in its exit code and usage.  Every change is saved (table steps, schema
+ * in its exit code and usage; one its job took with it that every node
+ * reports ended by itself (no signal, nothing killed) takes the state
+ * they report: its tasks had ended before the job, only their reports
+ * had not arrived.  Every change is saved (table steps, schema
  * 6) in the iteration's transaction, like jobs.  The steps of unfinished
  * jobs are in memory (loaded at start); a finished step leaves memory
  * STEPS_DONE_KEEP_S after its end once every node reported, or
@@ -66,6 +69,8 @@ enum step_kill {
     STEP_KILL_CANCEL,   /* STEP_CANCEL or scancel 12.0: CANCELLED */
     STEP_KILL_TIMEOUT,  /* its own time limit: TIMEOUT */
     STEP_KILL_BAD_EXIT, /* srun -K and a task failed: FAILED */
+    STEP_KILL_JOB,      /* its job ended first: CANCELLED, unless its
+                           nodes report that it had ended by itself */
 };
 
 /* The step on one of its nodes. */
@@ -99,6 +104,7 @@ struct step {
     int32_t exit_code, signal;
     bool oom;
     bool kill_on_bad_exit; /* srun -K: a task's failure ends the step */
+    bool node_killed;      /* a node reported that it killed the tasks */
     char *reason;          /* "" when none (owned) */
     json_t *usage_saved;   /* the aggregate read back from the record */
     time_t sampled_at;     /* the latest usage sample */
