@@ -64,6 +64,7 @@ static void submit_help(void)
         "also be given as #SBATCH lines at the top of the script.\n\n"
         "  -J, --job-name=NAME      -p, --partition=PART    -t, --time=TIME\n"
         "  -c, --cpus-per-task=N    -n, --ntasks=N          -N, --nodes=N\n"
+        "      --ntasks-per-node=N\n"
         "      --mem=SIZE               --mem-per-cpu=SIZE\n"
         "  -o, --output=PATTERN     -e, --error=PATTERN     -D, --chdir=DIR\n"
         "      --export=ALL|NONE|VAR[=VAL],...\n"

@@ -28,6 +28,7 @@ const struct opt_def jobspec_opts[] = {
     {"cpus-per-task", 'c', OPT_ARG, JS_CPUS_PER_TASK},
     {"ntasks", 'n', OPT_ARG, JS_NTASKS},
     {"nodes", 'N', OPT_ARG, JS_NODES},
+    {"ntasks-per-node", 0, OPT_ARG, JS_NTASKS_PER_NODE},
     {"mem", 0, OPT_ARG, JS_MEM},
     {"mem-per-cpu", 0, OPT_ARG, JS_MEM_PER_CPU},
     {"output", 'o', OPT_ARG, JS_OUTPUT},
@@ -364,6 +365,8 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_count(js, "ntasks", arg, JS_MAX_COUNT, e);
     case JS_NODES:
         return js_nodes(js, arg, e);
+    case JS_NTASKS_PER_NODE:
+        return js_count(js, "ntasks_per_node", arg, JS_MAX_COUNT, e);
     case JS_MEM:
         return js_mem(js, "mem_mib", arg, e);
     case JS_MEM_PER_CPU:

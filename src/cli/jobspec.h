@@ -27,6 +27,7 @@ enum jobspec_opt {
     JS_CPUS_PER_TASK,
     JS_NTASKS,
     JS_NODES,
+    JS_NTASKS_PER_NODE,
     JS_MEM,
     JS_MEM_PER_CPU,
     JS_OUTPUT,

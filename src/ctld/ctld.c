@@ -22,6 +22,7 @@
 #include "ctld/policy/jchain.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/nodecmd.h"
+#include "ctld/queue/steps.h"
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
@@ -75,11 +76,13 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
     (void)what;
     nodes_tick(c->nodes, now);
     jobs_tick(c->jobs, now);
+    steps_tick(c->steps, now);
 }
 
-/* nodes_events.node_down: the jobs of a node that went down end
- * NODE_FAIL; one set DOWN by an admin may still run them, so its batch
- * jobs are killed there first. */
+/* nodes_events.node_down: the steps and jobs of a node that went down
+ * end NODE_FAIL (the steps first, so that they say which node failed);
+ * one set DOWN by an admin may still run them, so its batch jobs are
+ * killed there first. */
 static void node_down(void *arg, size_t idx, enum node_down why, time_t now)
 {
     struct ctld *c = arg;
@@ -91,6 +94,7 @@ static void node_down(void *arg, size_t idx, enum node_down why, time_t now)
             jobs_kill(c->jobs, list[i], "node_down");
         free(list);
     }
+    steps_node_down(c->steps, idx, now);
     jobs_node_down(c->jobs, idx, "NodeDown", now);
 }
 
@@ -168,6 +172,17 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     jobs_set_nodecmd(c->jobs, c->nodecmd);
     if (jobs_load(c->jobs, e) < 0)
         goto error;
+    c->steps = steps_create(&(struct steps_env){
+        .conf = conf,
+        .persist = c->persist,
+        .loop = c->loop,
+        .nodes = c->nodes,
+        .jobs = c->jobs,
+        .nodecmd = c->nodecmd,
+    });
+    nodecmd_set_step_reply(c->nodecmd, steps_launch_reply, c->steps);
+    if (steps_load(c->steps, e) < 0)
+        goto error;
     /* after the loading, which tells no one: the new prio_drv computes
      * every loaded job's priority once, and hears every change after */
     c->prio = prio_drv_create(
@@ -183,6 +198,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     if (c->prio == NULL)
         goto error;
     jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
+    jobs_subscribe(c->jobs, &steps_job_events, c->steps);
     c->preempt = preempt_drv_create(&(struct preempt_drv_src){
         .conf = conf,
         .base = base,
@@ -279,6 +295,7 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
         .parts = c->parts,
         .nodes = c->nodes,
         .jobs = c->jobs,
+        .steps = c->steps,
         .sched = c->sched,
         .prio = c->prio,
         .explain = c->explain,
@@ -312,6 +329,8 @@ void ctld_destroy(struct ctld *c)
     c->preempt = NULL;
     prio_drv_destroy(c->prio);
     c->prio = NULL;
+    steps_destroy(c->steps); /* after listen: launch replies use it */
+    c->steps = NULL;
     nodecmd_destroy(c->nodecmd); /* after listen: its replies use it */
     c->nodecmd = NULL;
     jobs_destroy(c->jobs);

@@ -33,6 +33,7 @@ struct nodes;
 struct parts;
 struct persist;
 struct sched_drv;
+struct steps;
 struct explain;
 struct model;
 struct preempt_drv;
@@ -54,6 +55,7 @@ struct ctld {
     struct nodes *nodes;
     struct jobs *jobs;
     struct nodecmd *nodecmd; /* requests to node daemons (nodecmd.h) */
+    struct steps *steps;     /* job steps (steps.h) */
     struct sched_drv *sched;
     struct model *model;         /* what passes are built from (model.h) */
     struct preempt_drv *preempt; /* preemption and its holds */

@@ -41,6 +41,7 @@ static void test_set_values(void **state)
     assert_int_equal(jobspec_set(&js, JS_TIME, "1-02:03:04", NOW, &e), 0);
     assert_int_equal(jobspec_set(&js, JS_MEM, "4G", NOW, &e), 0);
     assert_int_equal(jobspec_set(&js, JS_CPUS_PER_TASK, "8", NOW, &e), 0);
+    assert_int_equal(jobspec_set(&js, JS_NTASKS_PER_NODE, "4", NOW, &e), 0);
     assert_int_equal(jobspec_set(&js, JS_NODELIST, "node02,node01", NOW, &e),
                      0);
     assert_int_equal(jobspec_set(&js, JS_GRES, "gpu:2", NOW, &e), 0);
@@ -58,6 +59,7 @@ static void test_set_values(void **state)
     assert_int_equal(num(js.job, "time_limit_s"), 93784);
     assert_int_equal(num(js.job, "mem_mib"), 4096);
     assert_int_equal(num(js.job, "cpus_per_task"), 8);
+    assert_int_equal(num(js.job, "ntasks_per_node"), 4);
     assert_string_equal(str(js.job, "nodelist"), "node[01-02]");
     assert_string_equal(str(js.job, "gres"), "gpu:2");
     assert_string_equal(str(js.job, "gpus"), "h200:2");
@@ -82,6 +84,7 @@ static void test_set_errors(void **state)
         {JS_MEM, "4X", "--mem=4X: "},
         {JS_CPUS_PER_TASK, "0", "--cpus-per-task=0: "},
         {JS_NTASKS, "-1", "--ntasks=-1: "},
+        {JS_NTASKS_PER_NODE, "0", "--ntasks-per-node=0: "},
         {JS_NODES, "1-2", "--nodes=1-2: node count ranges"},
         {JS_NODELIST, "node[01-", "--nodelist=node[01-: "},
         {JS_GRES, "gpu:x:y:z", "--gres=gpu:x:y:z: "},

@@ -39,6 +39,8 @@ enum stmt_id {
     ST_HOLD_SAVE,
     ST_HOLD_DELETE,
     ST_HOLD_LOAD,
+    ST_STEP_SAVE,
+    ST_STEP_LOAD_JOB,
     ST_COUNT
 };
 
@@ -77,6 +79,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_HOLD_DELETE] = "DELETE FROM preempt_holds WHERE job = ?1 AND task = ?2",
     [ST_HOLD_LOAD] = "SELECT job, task, record FROM preempt_holds "
                      "ORDER BY job, task",
+    [ST_STEP_SAVE] = "INSERT INTO steps(job_id, step_id, record) "
+                     "VALUES (?1, ?2, ?3) ON CONFLICT(job_id, step_id) DO "
+                     "UPDATE SET record = excluded.record",
+    [ST_STEP_LOAD_JOB] = "SELECT job_id, step_id, record FROM steps "
+                         "WHERE job_id = ?1 ORDER BY step_id",
 };
 
 /* migrations[v] takes the schema from version v to v + 1. */
@@ -114,6 +121,10 @@ static const char *const migrations[PERSIST_SCHEMA_VERSION] = {
     /* 5: what preemptors hold of their victims' resources (preempt_drv.c) */
     "CREATE TABLE preempt_holds (job INTEGER NOT NULL, task INTEGER NOT NULL,"
     " record TEXT NOT NULL, PRIMARY KEY (job, task));",
+    /* 6: job steps (queue/steps.c): the batch step and srun's, one JSON
+     * record each */
+    "CREATE TABLE steps (job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
+    " record TEXT NOT NULL, PRIMARY KEY (job_id, step_id));",
 };
 
 struct persist {
@@ -677,6 +688,63 @@ int persist_job_scan(struct persist *p, uint64_t after_id, time_t from,
         ret = -1;
     else if (r == 0 && rc != SQLITE_DONE)
         ret = db_error(p, rc, "scanning jobs", e);
+    sqlite3_finalize(s);
+    return ret;
+}
+
+int persist_step_save(struct persist *p, uint64_t job_id, uint32_t step_id,
+                      const char *record, struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_STEP_SAVE);
+
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)job_id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)step_id);
+    sqlite3_bind_text(s, 3, record, -1, SQLITE_STATIC);
+    return exec_stmt(p, s, "saving a job step", e);
+}
+
+/* Rows of (job_id, step_id, record) from s, bound and ready, to fn. */
+static int step_rows(struct persist *p, sqlite3_stmt *s, persist_step_fn fn,
+                     void *arg, struct err *e)
+{
+    int rc, ret = 0;
+
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (fn(arg, (uint64_t)sqlite3_column_int64(s, 0),
+               (uint32_t)sqlite3_column_int64(s, 1),
+               (const char *)sqlite3_column_text(s, 2)) < 0) {
+            ret = -1;
+            break;
+        }
+    }
+    if (ret == 0 && rc != SQLITE_DONE)
+        ret = db_error(p, rc, "reading job steps", e);
+    sqlite3_reset(s);
+    return ret;
+}
+
+int persist_step_load_job(struct persist *p, uint64_t job_id,
+                          persist_step_fn fn, void *arg, struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_STEP_LOAD_JOB);
+
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)job_id);
+    return step_rows(p, s, fn, arg, e);
+}
+
+int persist_step_load_running(struct persist *p, persist_step_fn fn,
+                              void *arg, struct err *e)
+{
+    static const char sql[] =
+        "SELECT s.job_id, s.step_id, s.record FROM steps s JOIN jobs j "
+        "ON j.id = s.job_id WHERE j.finished = 0 ORDER BY s.job_id, s.step_id";
+    sqlite3_stmt *s = NULL;
+    int rc, ret;
+
+    rc = sqlite3_prepare_v2(p->db, sql, -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return db_error(p, rc, "loading job steps", e);
+    ret = step_rows(p, s, fn, arg, e);
     sqlite3_finalize(s);
     return ret;
 }

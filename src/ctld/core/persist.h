@@ -20,7 +20,7 @@
 #include "common/err.h"
 
 #define PERSIST_DB_NAME "sluice.db"
-#define PERSIST_SCHEMA_VERSION 5
+#define PERSIST_SCHEMA_VERSION 6
 
 struct persist;
 
@@ -150,5 +150,22 @@ int persist_hold_delete(struct persist *p, uint64_t job, int64_t task,
                         struct err *e);
 int persist_hold_load(struct persist *p, persist_hold_fn fn, void *arg,
                       struct err *e);
+
+/*
+ * Job steps (queue/steps.c), schema 6: one row per (job, step) with the
+ * step's record as JSON text, replaced whole on every change.
+ * persist_step_load_job calls fn for each step of one job in step id
+ * order (the batch step, 4294967291, last); persist_step_load_running
+ * for every step of every unfinished job, in (job, step) order.  fn
+ * returns 0 to go on; its -1 stops the load and is returned.
+ */
+typedef int (*persist_step_fn)(void *arg, uint64_t job_id, uint32_t step_id,
+                               const char *record);
+int persist_step_save(struct persist *p, uint64_t job_id, uint32_t step_id,
+                      const char *record, struct err *e);
+int persist_step_load_job(struct persist *p, uint64_t job_id,
+                          persist_step_fn fn, void *arg, struct err *e);
+int persist_step_load_running(struct persist *p, persist_step_fn fn,
+                              void *arg, struct err *e);
 
 #endif

@@ -219,6 +219,9 @@ static void add_spec_fields(json_t *o, const struct job *j,
                                             : json_integer(j->time_limit_s));
     set(o, "cpus_per_task", json_integer(j->cpus_per_task));
     set(o, "ntasks", json_integer(j->ntasks));
+    set(o, "ntasks_per_node", j->ntasks_per_node
+                                  ? json_integer(j->ntasks_per_node)
+                                  : json_null());
     set(o, "nodes", json_integer(j->nodes));
     set(o, "mem_mib",
         j->mem_mib ? json_integer((json_int_t)j->mem_mib) : json_null());
@@ -314,6 +317,8 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         set(o, "kill", json_integer(j->kill));
         set(o, "kill_sent", json_boolean(j->kill_sent));
         set(o, "launched", json_boolean(j->launched));
+        set(o, "ntasks_set", json_boolean(j->ntasks_set));
+        set(o, "cpus_per_task_set", json_boolean(j->cpus_per_task_set));
         set(o, "warn_sent", json_boolean(j->warn_sent));
         set(o, "priority_fixed", json_boolean(j->prio_fixed));
         set(o, "accrued_s", json_integer(j->accrual.accrued_s));
@@ -397,6 +402,10 @@ static void restore_fields(struct job *j, json_t *o)
     j->time_limit_s = get_int(o, "time_limit_s", TIMEFMT_INFINITE);
     j->cpus_per_task = (uint32_t)get_int(o, "cpus_per_task", 1);
     j->ntasks = (uint32_t)get_int(o, "ntasks", 1);
+    j->ntasks_per_node = (uint32_t)get_int(o, "ntasks_per_node", 0);
+    j->ntasks_set = json_is_true(json_object_get(o, "ntasks_set"));
+    j->cpus_per_task_set =
+        json_is_true(json_object_get(o, "cpus_per_task_set"));
     j->nodes = (uint32_t)get_int(o, "nodes", 1);
     j->mem_mib = (uint64_t)get_int(o, "mem_mib", 0);
     j->mem_per_cpu_mib = (uint64_t)get_int(o, "mem_per_cpu_mib", 0);

@@ -317,26 +317,59 @@ static int check_mem_max(const struct conf *conf, const struct job *j,
     return 0;
 }
 
+/* Whether spec gives key (not absent, not null). */
+static bool given(json_t *spec, const char *key)
+{
+    json_t *v = json_object_get(spec, key);
+
+    return v != NULL && !json_is_null(v);
+}
+
+/* --ntasks-per-node with -N and -n (Slurm's sbatch): without -n the job
+ * has nodes * N tasks; with -n and without -N, as many nodes as N per
+ * node needs; either way each node holds N tasks' CPUs. */
+static void tasks_per_node(json_t *spec, int64_t ntpn, int64_t *nt,
+                           int64_t *nn)
+{
+    if (ntpn == 0)
+        return;
+    if (given(spec, "ntasks") && !given(spec, "nodes"))
+        *nn = (*nt + ntpn - 1) / ntpn;
+    else if (!given(spec, "ntasks"))
+        *nt = *nn * ntpn;
+}
+
 /* Resources: cpus, tasks, nodes, memory. */
 static int parse_resources(json_t *spec, struct job *j, struct err *e)
 {
-    int64_t cpt = 1, nt = 1, nn = 1, mem = 0, mpc = 0;
+    int64_t cpt = 1, nt = 1, nn = 1, mem = 0, mpc = 0, ntpn = 0;
     uint64_t cpus;
 
     if (opt_int(spec, "cpus_per_task", 1, 65535, &cpt, e) < 0 ||
         opt_int(spec, "ntasks", 1, 65535, &nt, e) < 0 ||
         opt_int(spec, "nodes", 1, CONF_MAX_NODES, &nn, e) < 0 ||
+        opt_int(spec, "ntasks_per_node", 0, 65535, &ntpn, e) < 0 ||
         opt_int(spec, "mem_mib", 0, INT64_C(1) << 40, &mem, e) < 0 ||
         opt_int(spec, "mem_per_cpu_mib", 0, INT64_C(1) << 40, &mpc, e) < 0)
         return -1;
     if (mem != 0 && mpc != 0)
         return err_inval(e, "job mem_mib and mem_per_cpu_mib are mutually "
                             "exclusive");
+    tasks_per_node(spec, ntpn, &nt, &nn);
+    if (nt > 65535 || nn > CONF_MAX_NODES)
+        return err_inval(e, "job ntasks_per_node: %" PRId64 " tasks on %" PRId64
+                            " nodes is more than a job may ask for",
+                         nt, nn);
     j->cpus_per_task = (uint32_t)cpt;
     j->ntasks = (uint32_t)nt;
     j->nodes = (uint32_t)nn;
+    j->ntasks_per_node = (uint32_t)ntpn;
+    j->ntasks_set = given(spec, "ntasks") || ntpn != 0;
+    j->cpus_per_task_set = given(spec, "cpus_per_task");
     cpus = (uint64_t)cpt * (uint64_t)nt;
     j->cpus_per_node = (uint32_t)((cpus + (uint64_t)nn - 1) / (uint64_t)nn);
+    if ((uint64_t)ntpn * (uint64_t)cpt > j->cpus_per_node)
+        j->cpus_per_node = (uint32_t)(ntpn * cpt);
     if (j->cpus_per_node == 0)
         j->cpus_per_node = 1;
     j->mem_mib = (uint64_t)mem;

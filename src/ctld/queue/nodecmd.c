@@ -23,12 +23,15 @@
 #include "ctld/job/job.h"
 #include "ctld/net/listen.h"
 #include "ctld/queue/jobs.h"
+#include "sched/steplayout.h"
 
 struct nodecmd {
     const struct conf *conf;
     struct nodes *nodes;
     struct persist *persist;
     struct jobs *jobs;
+    nodecmd_step_reply_fn step_reply; /* nodecmd_set_step_reply's */
+    void *step_ctx;
 };
 
 struct nodecmd *nodecmd_create(const struct conf *conf, struct nodes *ns,
@@ -119,6 +122,32 @@ static json_t *launch_gpus(const struct job *j)
     return a;
 }
 
+/* The job's tasks for its environment (SLURM_NTASKS and the like): -n,
+ * --ntasks-per-node and -c only when given, as Slurm sets them; the
+ * tasks spread over the nodes as srun's block layout does ("3,2"). */
+static void launch_tasks(json_t *o, const struct job *j)
+{
+    uint32_t *counts = xcalloc(j->n_alloc, sizeof(*counts));
+    char *tpn;
+
+    for (size_t i = 0; i < j->n_alloc; i++)
+        counts[i] = j->ntasks / (uint32_t)j->n_alloc +
+                    (i < j->ntasks % j->n_alloc ? 1 : 0);
+    tpn = steplayout_counts(counts, j->n_alloc);
+    if (j->ntasks_set)
+        json_object_set_new(o, "ntasks", json_integer(j->ntasks));
+    if (j->ntasks_per_node != 0)
+        json_object_set_new(o, "ntasks_per_node",
+                            json_integer(j->ntasks_per_node));
+    if (j->cpus_per_task_set)
+        json_object_set_new(o, "cpus_per_task",
+                            json_integer(j->cpus_per_task));
+    json_object_set_new(o, "num_nodes", json_integer((json_int_t)j->n_alloc));
+    json_object_set_new(o, "tasks_per_node", json_string(tpn));
+    free(tpn);
+    free(counts);
+}
+
 static json_t *launch_body(const struct conf *conf, const struct job *j,
                            json_t *payload)
 {
@@ -139,8 +168,7 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
     S("std_out", j->std_out ? json_string(j->std_out) : json_null());
     S("std_err", j->std_err ? json_string(j->std_err) : json_null());
     S("cpus", json_integer(j->cpus_per_node));
-    S("cpus_per_task", json_integer(j->cpus_per_task));
-    S("ntasks", json_integer(j->ntasks));
+    launch_tasks(o, j);
     S("nodes", json_integer(j->nodes));
     S("mem_mib", json_integer((json_int_t)job_mem_per_node(j)));
     S("node_list", json_string(nl));
@@ -239,25 +267,133 @@ int nodecmd_freeze(struct nodecmd *nc, const struct job *j, bool on,
 
 /* --- JOB_KILL -------------------------------------------------------- */
 
-int nodecmd_kill(struct nodecmd *nc, const struct job *j, const char *reason,
-                 uint32_t wait_s)
+/* JOB_KILL body to node idx; -1 when not connected or not encodable. */
+static int kill_one(struct nodecmd *nc, const struct job *j, size_t idx,
+                    json_t *body, bool quiet)
 {
-    struct node *n = batch_host(nc, j);
-    json_t *body;
+    struct node *n = nodes_get(nc->nodes, idx);
     struct err e;
     int rc;
 
     if (n->conn == NULL) {
-        log_info("job=%" PRIu64 " kill deferred: node %s not connected", j->id,
-                 n->cf->name);
+        if (!quiet)
+            log_info("job=%" PRIu64 " kill deferred: node %s not connected",
+                     j->id, n->cf->name);
         return -1;
     }
-    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id,
-                     "kill_wait_s", (int)wait_s, "reason", reason);
     rc = listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, NULL, j->id,
                         &e);
     if (rc < 0)
-        log_warnx("job=%" PRIu64 " kill not sent: %s", j->id, e.text);
+        log_warnx("job=%" PRIu64 " kill not sent to %s: %s", j->id,
+                  n->cf->name, e.text);
+    return rc;
+}
+
+int nodecmd_kill(struct nodecmd *nc, const struct job *j, const char *reason,
+                 uint32_t wait_s)
+{
+    json_t *body;
+    int rc;
+
+    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)j->id,
+                     "kill_wait_s", (int)wait_s, "reason", reason);
+    rc = kill_one(nc, j, j->alloc[0], body, false);
+    /* the other nodes run only the job's steps, which end with it; one
+     * that is gone is settled by the node timeout */
+    for (size_t i = 1; i < j->n_alloc; i++)
+        kill_one(nc, j, j->alloc[i], body, true);
+    json_decref(body);
+    return rc;
+}
+
+/* --- STEP_LAUNCH, STEP_SIGNAL, STEP_KILL ----------------------------- */
+
+void nodecmd_set_step_reply(struct nodecmd *nc, nodecmd_step_reply_fn fn,
+                            void *ctx)
+{
+    nc->step_reply = fn;
+    nc->step_ctx = ctx;
+}
+
+/* The connection to node idx, or NULL with EHOSTUNREACH and e. */
+static struct conn *node_conn(struct nodecmd *nc, size_t idx, struct err *e)
+{
+    struct node *n = nodes_get(nc->nodes, idx);
+
+    if (n->conn == NULL) {
+        errno = EHOSTUNREACH;
+        err_set(e, "node %s is not connected", n->cf->name);
+    }
+    return n->conn;
+}
+
+static void step_launch_reply(void *ctx, struct conn *conn, uint64_t arg,
+                              const struct proto_frame *reply)
+{
+    struct nodecmd *nc = ctx;
+    const char *msg = "no reason given";
+    long node = listen_conn_node(conn);
+    int code;
+
+    if (reply == NULL || node < 0 || nc->step_reply == NULL)
+        return;
+    if (!(reply->flags & PROTO_F_ERROR)) {
+        nc->step_reply(nc->step_ctx, arg, (size_t)node, NULL);
+        return;
+    }
+    proto_error_parse(reply->body, &code, &msg);
+    nc->step_reply(nc->step_ctx, arg, (size_t)node, msg);
+}
+
+int nodecmd_step_launch(struct nodecmd *nc, size_t node, json_t *body,
+                        uint64_t arg, struct err *e)
+{
+    struct conn *conn = node_conn(nc, node, e);
+
+    if (conn == NULL)
+        return -1;
+    return listen_request(conn, PROTO_MSG_STEP_LAUNCH, body,
+                          step_launch_reply, nc, arg, e);
+}
+
+int nodecmd_step_signal(struct nodecmd *nc, size_t node, uint64_t job_id,
+                        uint32_t step_id, int signal, struct err *e)
+{
+    struct conn *conn = node_conn(nc, node, e);
+    json_t *body;
+    int rc;
+
+    if (conn == NULL)
+        return -1;
+    body = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)job_id,
+                     "step_id", (json_int_t)step_id, "signal", signal);
+    rc = listen_request(conn, PROTO_MSG_STEP_SIGNAL, body, NULL, NULL, job_id,
+                        e);
+    json_decref(body);
+    return rc;
+}
+
+int nodecmd_step_kill(struct nodecmd *nc, size_t node, uint64_t job_id,
+                      uint32_t step_id, const char *reason, uint32_t wait_s)
+{
+    struct conn *conn;
+    json_t *body;
+    struct err e;
+    int rc;
+
+    if ((conn = node_conn(nc, node, &e)) == NULL) {
+        log_info("step=%" PRIu64 ".%u kill not sent: %s", job_id, step_id,
+                 e.text);
+        return -1;
+    }
+    body = json_pack("{s:I, s:I, s:s, s:i}", "job_id", (json_int_t)job_id,
+                     "step_id", (json_int_t)step_id, "reason", reason,
+                     "kill_wait_s", (int)wait_s);
+    rc = listen_request(conn, PROTO_MSG_STEP_KILL, body, NULL, NULL, job_id,
+                        &e);
+    if (rc < 0)
+        log_warnx("step=%" PRIu64 ".%u kill not sent to %s: %s", job_id,
+                  step_id, nc->conf->nodes[node].name, e.text);
     json_decref(body);
     return rc;
 }

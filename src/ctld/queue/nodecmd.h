@@ -1,9 +1,11 @@
 /*
  * Every request the controller sends to a node daemon about a job, and
  * the handling of their replies: JOB_LAUNCH, JOB_SIGNAL, JOB_FREEZE and
- * JOB_KILL (docs/protocol.md).  Each goes to the job's batch host, the
- * first node of its allocation, down the connection that node registered
- * on.  The other direction of the same requests is noded/jobreq.c.
+ * JOB_KILL (docs/protocol.md), each down the connection the node
+ * registered on: to the job's batch host, the first node of its
+ * allocation (JOB_KILL to every node of it, which kills the job's steps
+ * there too); and a step's STEP_LAUNCH, STEP_SIGNAL and STEP_KILL to the
+ * nodes of the step.  The other direction is noded/jobreq.c.
  *
  * Like every output, a request sent while the iteration's transaction is
  * open is held on its connection until the commit (listen.h).
@@ -16,6 +18,8 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+
+#include <jansson.h>
 
 struct job;
 struct jobs;
@@ -61,12 +65,44 @@ int nodecmd_freeze(struct nodecmd *nc, const struct job *j, bool on,
                    struct err *e);
 
 /*
- * nodecmd_kill: JOB_KILL j with reason ("cancelled", "timeout", ...):
- * SIGCONT and SIGTERM, SIGKILL wait_s seconds later.  j must have an
- * allocation.  0 when sent; -1 (logged) when the node is not connected
- * or the request cannot be encoded.
+ * nodecmd_kill: JOB_KILL j with reason ("cancelled", "timeout", ...) to
+ * every node of its allocation: SIGCONT and SIGTERM to the batch job and
+ * the job's steps, SIGKILL wait_s seconds later.  j must have an
+ * allocation.  0 when sent to the batch host; -1 (logged) when it is not
+ * connected or the request cannot be encoded.  The other nodes are told
+ * when they are connected; their replies are not waited for.
  */
 int nodecmd_kill(struct nodecmd *nc, const struct job *j, const char *reason,
                  uint32_t wait_s);
+
+/*
+ * A node's reply to STEP_LAUNCH: arg as given to nodecmd_step_launch,
+ * node the conf index that answered, error NULL when the tasks started,
+ * else the node's text.  A lost connection calls nothing: the node's
+ * STEP_END, or its going down, settles the step.
+ */
+typedef void (*nodecmd_step_reply_fn)(void *ctx, uint64_t arg, size_t node,
+                                      const char *error);
+/* nodecmd_set_step_reply: where STEP_LAUNCH replies go (the step table,
+ * which is created after nc). */
+void nodecmd_set_step_reply(struct nodecmd *nc, nodecmd_step_reply_fn fn,
+                            void *ctx);
+/*
+ * nodecmd_step_launch: STEP_LAUNCH body (borrowed) to node (conf index);
+ * its reply goes to the step reply function with arg.  -1 with
+ * EHOSTUNREACH and e ("node node02 is not connected"), or e when it
+ * cannot be encoded.
+ */
+int nodecmd_step_launch(struct nodecmd *nc, size_t node, json_t *body,
+                        uint64_t arg, struct err *e);
+/* nodecmd_step_signal: STEP_SIGNAL signal to the tasks of job_id.step_id
+ * on node.  -1 as nodecmd_step_launch. */
+int nodecmd_step_signal(struct nodecmd *nc, size_t node, uint64_t job_id,
+                        uint32_t step_id, int signal, struct err *e);
+/* nodecmd_step_kill: STEP_KILL job_id.step_id on node with reason
+ * ("cancelled", "timeout", "node_fail", "launch_failed"), SIGKILL wait_s
+ * after SIGTERM.  -1 (logged) when the node is not connected. */
+int nodecmd_step_kill(struct nodecmd *nc, size_t node, uint64_t job_id,
+                      uint32_t step_id, const char *reason, uint32_t wait_s);
 
 #endif

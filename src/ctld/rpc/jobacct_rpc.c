@@ -18,12 +18,14 @@
 #include "ctld/acct/acct.h"
 #include "ctld/job/job.h"
 #include "ctld/core/persist.h"
+#include "ctld/queue/steps.h"
 #include "ctld/rpc/rpc.h"
 
 #define ACCT_PAGE_MAX 1000
 
 struct acct_q {
     struct persist *persist;
+    struct steps *steps;
     json_t *accounts, *parts;
     bool states[JOB_STATE_COUNT];
     bool any_state;
@@ -199,8 +201,9 @@ static int add_event(void *arg, time_t when, const char *event,
 /* The record as clients see it: without the controller's own fields. */
 static void strip(json_t *rec)
 {
-    static const char *const internal[] = {"held_admin", "kill", "kill_sent",
-                                           "launched", "warn_sent"};
+    static const char *const internal[] = {
+        "held_admin", "kill",       "kill_sent",        "launched",
+        "warn_sent",  "ntasks_set", "cpus_per_task_set"};
     for (size_t i = 0; i < sizeof(internal) / sizeof(internal[0]); i++)
         json_object_del(rec, internal[i]);
 }
@@ -241,6 +244,13 @@ static int take(void *arg, uint64_t id, const char *text)
         return 1;
     }
     strip(rec);
+    /* the batch step and srun's, from memory and the steps table */
+    json_t *steps = steps_of_job(q->steps, id, q->e);
+    if (steps == NULL) {
+        json_decref(rec);
+        return -1;
+    }
+    json_object_set_new(rec, "steps", steps);
     if (q->events) {
         json_t *ev = json_array();
         if (persist_job_events(q->persist, id, add_event, ev, q->e) < 0) {
@@ -305,7 +315,10 @@ int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *body = r->req->body, *ids = NULL;
     struct acct_q q = {
-        .persist = r->env->persist, .limit = ACCT_PAGE_MAX, .e = e};
+        .persist = r->env->persist,
+        .steps = r->env->steps,
+        .limit = ACCT_PAGE_MAX,
+        .e = e};
     struct acct_scan sc = {.q = &q};
     json_t *vl = json_object_get(body, "limit");
     json_t *va = json_object_get(body, "after_job_id");

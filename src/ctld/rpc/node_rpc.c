@@ -18,6 +18,7 @@
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
+#include "ctld/queue/steps.h"
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
@@ -238,9 +239,21 @@ static bool listed(json_t *jobs, uint64_t id)
     return false;
 }
 
+/* Whether node idx is one of running j's nodes other than its batch
+ * host: it may list j for the job's steps it runs there. */
+static bool step_node_of(const struct job *j, size_t idx)
+{
+    if (j == NULL || !job_on_node(j->state))
+        return false;
+    for (size_t i = 1; i < j->n_alloc; i++)
+        if (j->alloc[i] == idx)
+            return true;
+    return false;
+}
+
 /* docs/protocol.md "Reconciling on registration"; fills kill. */
-static void reconcile(struct jobs *js, struct node *n, json_t *jobs,
-                      json_t *kill)
+static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
+                      json_t *jobs, json_t *kill)
 {
     size_t nj, i;
     struct job **ours = jobs_on_node(js, n->idx, true, &nj);
@@ -262,13 +275,14 @@ static void reconcile(struct jobs *js, struct node *n, json_t *jobs,
         if (here && !ended && j->state == JOB_SUSPENDED)
             jobs_refreeze(js, j);
         if (here && ended) {
+            steps_batch_usage(ss, id, n->idx, json_object_get(v, "usage"));
             if (end_from(js, j, v, &e) < 0)
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
                           e.text);
         } else if (here && j->kill != JOB_KILL_NONE) {
             jobs_kill(js, j,
                       j->kill == JOB_KILL_TIMEOUT ? "timeout" : "cancelled");
-        } else if (!here && !ended) {
+        } else if (!here && !ended && !step_node_of(j, n->idx)) {
             log_info("node=%s job=%" PRIu64 " not ours there: killed",
                      n->cf->name, id);
             json_array_append_new(kill, json_integer((json_int_t)id));
@@ -389,7 +403,7 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
     }
     nodes_register(r->env->nodes, n, r->conn, &rep, time(NULL));
     kill = json_array();
-    reconcile(r->env->jobs, n, jobs, kill);
+    reconcile(r->env->jobs, r->env->steps, n, jobs, kill);
     json_decref(jobs);
     *reply = json_pack("{s:b, s:o, s:i, s:o}", "accepted", 1, "reason",
                        n->invalid ? json_string(n->auto_reason) : json_null(),
@@ -458,6 +472,10 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
                  n->cf->name, json_integer_value(id));
         return 0;
     }
+    /* the batch script's usage goes to its batch step, which ends with
+     * the job */
+    steps_batch_usage(r->env->steps, j->id, n->idx,
+                      json_object_get(r->req->body, "usage"));
     return end_from(r->env->jobs, j, r->req->body, e);
 }
 

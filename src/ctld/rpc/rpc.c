@@ -37,6 +37,11 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_SHARE_QUERY] = rpc_share_query,
     [PROTO_MSG_SCHED_DIAG] = rpc_sched_diag,
     [PROTO_MSG_JOB_CHECKPOINT] = rpc_job_checkpoint,
+    [PROTO_MSG_STEP_CREATE] = rpc_step_create,
+    [PROTO_MSG_STEP_END] = rpc_step_end,
+    [PROTO_MSG_STEP_USAGE] = rpc_step_usage,
+    [PROTO_MSG_STEP_QUERY] = rpc_step_query,
+    [PROTO_MSG_STEP_CANCEL] = rpc_step_cancel,
 };
 
 int rpc_dispatch(const struct rpc_env *env, struct conn *conn,

@@ -30,6 +30,7 @@ struct parts;
 struct persist;
 struct prio_drv;
 struct sched_drv;
+struct steps;
 
 /*
  * rpc_env: what the handlers use, filled once by the root after it has
@@ -45,6 +46,7 @@ struct rpc_env {
     struct parts *parts;
     struct nodes *nodes;
     struct jobs *jobs;
+    struct steps *steps; /* job steps (queue/steps.h) */
     struct sched_drv *sched;
     struct prio_drv *prio;
     struct explain *explain; /* explain_job's context (sched/explain.h) */
@@ -93,6 +95,13 @@ int rpc_part_update(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_register(struct rpc *r, json_t **reply, struct err *e);
 int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_end(struct rpc *r, json_t **reply, struct err *e);
+
+/* step_rpc.c */
+int rpc_step_create(struct rpc *r, json_t **reply, struct err *e);
+int rpc_step_query(struct rpc *r, json_t **reply, struct err *e);
+int rpc_step_cancel(struct rpc *r, json_t **reply, struct err *e);
+int rpc_step_end(struct rpc *r, json_t **reply, struct err *e);
+int rpc_step_usage(struct rpc *r, json_t **reply, struct err *e);
 
 /* acct_rpc.c */
 int rpc_acct_add(struct rpc *r, json_t **reply, struct err *e);
