@@ -486,6 +486,18 @@ static void flush_done(struct stepd *d)
         if (poll(&p, 1, (int)(until - stepd_now_ms())) > 0)
             srun_write(d);
     }
+    /* Closing with srun's frames unread would reset the connection and
+     * drop what is still in flight (DONE, the last output): end our
+     * side, then read to srun's close. */
+    if (d->sock >= 0 && shutdown(d->sock, SHUT_WR) == 0) {
+        char junk[65536];
+        while (stepd_now_ms() < until) {
+            struct pollfd p = {.fd = d->sock, .events = POLLIN};
+            if (poll(&p, 1, (int)(until - stepd_now_ms())) <= 0 ||
+                read(d->sock, junk, sizeof(junk)) <= 0)
+                break;
+        }
+    }
     close_fd(&d->sock);
 }
 
