@@ -94,8 +94,8 @@ echo "rdv rc=$?"')
 out=$(cat rdv.out)
 like "$out" "master=node0[0-9] addr=127.0.0.1" \
     "MASTER_ADDR from scontrol show hostnames and the node's NodeAddr"
-like "$out" "rank 0 .*hello from rank 1 on node0" "rank 0 got rank 1's message"
-like "$out" "rank 1 .*hello from rank 0 on node0" "rank 1 got rank 0's message"
+like "$out" "^hello from rank 1 on node0[0-9]" "rank 0 got rank 1's message"
+like "$out" "^hello from rank 0 on node0[0-9]" "rank 1 got rank 0's message"
 like "$out" "rdv rc=0" "both ranks exited 0"
 
 # --- exit codes --------------------------------------------------------------
@@ -117,7 +117,8 @@ is "$(job_state "$id")" FAILED "the batch script's exit 3 fails the job"
 acct=$(sacct -j "$id" -n -P -o JobID,JobName,State,ExitCode)
 like "$acct" "$id\\.batch\\|batch\\|FAILED\\|3:0" "sacct: the batch step records exit 3"
 like "$acct" "$id\\.0\\|bash\\|FAILED\\|3:0" "sacct: step 0 FAILED 3:0"
-like "$acct" "$id\\.1\\|bash\\|FAILED\\|0:9" "sacct: step 1 killed by signal 9"
+# Slurm records a step whose task died of a signal CANCELLED, code 0:SIG
+like "$acct" "$id\\.1\\|bash\\|CANCELLED\\|0:9" "sacct: step 1 killed by signal 9"
 is "$(sacct -X -j "$id" -n -P -o JobID | wc -l)" 1 "sacct -X hides the steps"
 
 # --- usage: MaxRSS, TotalCPU, sstat ----------------------------------------
@@ -137,7 +138,10 @@ while time.process_time() - t < 2.0:
     pass
 "')
 is "$(job_state "$id")" COMPLETED "usage job completed"
-rss=$(sacct -j "$id.0" -n -P -o MaxRSS --noconvert | head -1 | tr -dc 0-9)
+# MaxRSS as sacct prints it (204800K, 1.5G, ...) in KiB
+rss=$(sacct -j "$id.0" -n -P -o MaxRSS | head -1 | awk '
+    /K$/ { printf "%d", $0 + 0 } /M$/ { printf "%d", ($0 + 0) * 1024 }
+    /G$/ { printf "%d", ($0 + 0) * 1048576 } /^[0-9]+$/ { printf "%d", $0 / 1024 }')
 check "$([ "${rss:-0}" -ge 190000 ] && [ "${rss:-0}" -le 400000 ] && echo 1)" \
     "sacct MaxRSS of a step that touched 200 MB: ${rss}K"
 cpu=$(sacct -j "$id.1" -n -P -o TotalCPU | head -1)
