@@ -90,7 +90,7 @@ sk=$!
 SRUNS+=("$sk")
 wait_for 20 steps_running "$id" 1
 kill -9 "$sk"
-check "$(wait_for 15 sh -c "! squeue -s -h -j $id | grep -q '$id\\.'" && echo 1)" \
+check "$(wait_for 15 sh -c "! squeue -s -h -j $id | grep -q '$id\\.[0-9]'" && echo 1)" \
     "srun killed: its step ends"
 like "$(sacct -j "$id" -n -P -o JobID,State | grep "^$id\\.0")" "$id\\.0\\|(CANCELLED|FAILED)" \
     "sacct records the step ended"
