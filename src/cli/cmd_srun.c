@@ -101,7 +101,8 @@ static int srun_listen(struct srun *r, struct err *e)
     }
     fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) < 0 ||
-        listen(fd, 1024) < 0 || getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+        listen(fd, 1024) < 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
         err_set(e, "cannot listen on %s for the step's I/O: %s", r->host,
                 strerror(errno));
         if (fd >= 0)
@@ -147,8 +148,9 @@ static int srun_create(struct srun *r, json_t *req)
             return -1;
         }
         if (!waited)
-            srun_info(r, "Job %u step creation temporarily disabled, "
-                         "retrying (%s)",
+            srun_info(r,
+                      "Job %u step creation temporarily disabled, "
+                      "retrying (%s)",
                       r->o.job_id, e.text);
         waited = true;
         if ((sig = srun_wait(r, delay)) != 0) {
@@ -176,12 +178,12 @@ static void srun_step_names(struct srun *r)
     if (name == NULL || name[0] == '\0')
         name = json_string_value(json_object_get(r->reply, "name"));
     r->step.job_name = xstrdup(name ? name : "");
-    r->step.user = pw ? xstrdup(pw->pw_name)
-                      : xasprintf("%u", (unsigned)getuid());
-    r->step.array_job_id = ajob ? (uint32_t)strtoul(ajob, NULL, 10)
-                                : r->step.job_id;
-    r->step.array_task_id = atask ? (uint32_t)strtoul(atask, NULL, 10)
-                                  : SRUN_NO_ARRAY_TASK;
+    r->step.user =
+        pw ? xstrdup(pw->pw_name) : xasprintf("%u", (unsigned)getuid());
+    r->step.array_job_id =
+        ajob ? (uint32_t)strtoul(ajob, NULL, 10) : r->step.job_id;
+    r->step.array_task_id =
+        atask ? (uint32_t)strtoul(atask, NULL, 10) : SRUN_NO_ARRAY_TASK;
 }
 
 /* The step from the reply, and what srun needs before the tasks talk. */
@@ -198,14 +200,14 @@ static int srun_take_reply(struct srun *r, struct err *e)
     if (warning != NULL && warning[0] != '\0' && !r->o.quiet)
         fprintf(stderr, "%s: Warning: %s\n", cli_prog(), warning);
     if (r->o.verbose)
-        srun_info(r, "StepId=%u.%u: %u tasks on %s (%s)", r->step.job_id,
-                  r->step.step_id, r->step.ntasks,
-                  json_string_value(json_object_get(r->reply, "node_list")),
-                  json_string_value(
-                      json_object_get(r->reply, "tasks_per_node")));
+        srun_info(
+            r, "StepId=%u.%u: %u tasks on %s (%s)", r->step.job_id,
+            r->step.step_id, r->step.ntasks,
+            json_string_value(json_object_get(r->reply, "node_list")),
+            json_string_value(json_object_get(r->reply, "tasks_per_node")));
     if (r->o.input_task >= 0 && (uint32_t)r->o.input_task >= r->step.ntasks)
-        return err_inval(e, "--input=%d: the step has %u tasks", r->o.input_task,
-                         r->step.ntasks);
+        return err_inval(e, "--input=%d: the step has %u tasks",
+                         r->o.input_task, r->step.ntasks);
     return 0;
 }
 
@@ -249,9 +251,10 @@ static int srun_step_state(void *arg, struct err *e)
     reason = json_string_value(json_object_get(st, "reason"));
     rc = state != NULL && strcmp(state, "RUNNING") == 0;
     if (!rc)
-        err_set(e, "%s", reason && reason[0] ? reason
-                         : state             ? state
-                                             : "the step is gone");
+        err_set(e, "%s",
+                reason && reason[0] ? reason
+                : state             ? state
+                                    : "the step is gone");
     json_decref(reply);
     return rc;
 }
@@ -279,13 +282,18 @@ static void srun_step_cancel(void *arg, int sig)
 
 static int srun_relay(struct srun *r, struct err *e)
 {
-    struct srun_io_conf c = {
-        .prog = cli_prog(), .listen_fd = r->listen_fd, .sig_fd = r->sig_fd,
-        .step = &r->step, .input_fd = r->input_fd,
-        .input_task = r->o.input_task,
-        .kill_on_bad_exit = r->o.kill_on_bad_exit, .no_kill = r->o.no_kill,
-        .verbose = r->o.verbose, .step_state = srun_step_state,
-        .step_cancel = srun_step_cancel, .arg = r};
+    struct srun_io_conf c = {.prog = cli_prog(),
+                             .listen_fd = r->listen_fd,
+                             .sig_fd = r->sig_fd,
+                             .step = &r->step,
+                             .input_fd = r->input_fd,
+                             .input_task = r->o.input_task,
+                             .kill_on_bad_exit = r->o.kill_on_bad_exit,
+                             .no_kill = r->o.no_kill,
+                             .verbose = r->o.verbose,
+                             .step_state = srun_step_state,
+                             .step_cancel = srun_step_cancel,
+                             .arg = r};
     struct srun_task_end *ends;
     struct srun_out *out;
     int rc;

@@ -76,13 +76,13 @@ struct srun_step {
     uint32_t job_id, step_id;
     uint32_t ntasks;
     size_t n_nodes;
-    char **nodes;          /* names, by node id */
-    uint32_t *task_node;   /* node id of each task */
+    char **nodes;        /* names, by node id */
+    uint32_t *task_node; /* node id of each task */
     uint32_t kill_wait_s;
-    char *job_name;        /* for %x: SLURM_JOB_NAME, else the step's */
-    char *user;            /* for %u */
-    uint32_t array_job_id; /* for %A: the job id when not an array */
-    uint32_t array_task_id;/* for %a: 4294967294 when not an array */
+    char *job_name;         /* for %x: SLURM_JOB_NAME, else the step's */
+    char *user;             /* for %u */
+    uint32_t array_job_id;  /* for %A: the job id when not an array */
+    uint32_t array_task_id; /* for %a: 4294967294 when not an array */
 };
 
 /*

@@ -38,8 +38,8 @@
 #define SR_KILL_GRACE_MS 10000
 
 struct sr_conn {
-    int fd;         /* -1: not connected, or closed */
-    bool finished;  /* DONE came, or the connection was lost */
+    int fd;        /* -1: not connected, or closed */
+    bool finished; /* DONE came, or the connection was lost */
     struct stepio sio;
     uint8_t *in;
     size_t in_len;
@@ -167,8 +167,8 @@ static void conn_lost(struct sr_io *io, uint32_t node, const char *why)
 {
     if (io->conns[node].finished)
         return;
-    sr_say(io, true, "%s: connection to the step lost%s%s",
-           io->s->nodes[node], why ? ": " : "", why ? why : "");
+    sr_say(io, true, "%s: connection to the step lost%s%s", io->s->nodes[node],
+           why ? ": " : "", why ? why : "");
     io_finish(io, node, SRUN_TASK_LOST);
     if (!io->c->no_kill)
         io_kill_all(io);
@@ -224,9 +224,8 @@ static void io_kill_all(struct sr_io *io)
     if (io->kill_sent)
         return;
     io->kill_sent = true;
-    io->kill_deadline_ms = clock_mono_ms() +
-                           (int64_t)io->s->kill_wait_s * 1000 +
-                           SR_KILL_GRACE_MS;
+    io->kill_deadline_ms =
+        clock_mono_ms() + (int64_t)io->s->kill_wait_s * 1000 + SR_KILL_GRACE_MS;
     for (uint32_t n = 0; n < io->s->n_nodes; n++)
         conn_send(io, n, STEPIO_KILL, STEPIO_ALL_TASKS, NULL, 0);
     if (!io_all_connected(io) && io->c->step_cancel != NULL)
@@ -495,8 +494,7 @@ static void io_give_up(struct sr_io *io)
         if (io->conns[n].finished)
             continue;
         sr_say(io, true, "%s: no answer %u seconds after the step was killed",
-               io->s->nodes[n],
-               io->s->kill_wait_s + SR_KILL_GRACE_MS / 1000);
+               io->s->nodes[n], io->s->kill_wait_s + SR_KILL_GRACE_MS / 1000);
         io_finish(io, n, SRUN_TASK_LOST);
     }
 }
@@ -522,8 +520,8 @@ static nfds_t io_pollfds(const struct sr_io *io, struct pollfd *p)
     const uint32_t n_nodes = (uint32_t)io->s->n_nodes;
 
     p[0] = (struct pollfd){.fd = io->c->sig_fd, .events = POLLIN};
-    p[1] = (struct pollfd){
-        .fd = io_all_connected(io) ? -1 : io->c->listen_fd, .events = POLLIN};
+    p[1] = (struct pollfd){.fd = io_all_connected(io) ? -1 : io->c->listen_fd,
+                           .events = POLLIN};
     p[2] = (struct pollfd){.fd = io_want_stdin(io) ? io->c->input_fd : -1,
                            .events = POLLIN};
     for (uint32_t n = 0; n < n_nodes; n++) {
@@ -555,7 +553,8 @@ static void io_step(struct sr_io *io, struct pollfd *p, nfds_t np)
             (p[i].revents & (POLLIN | POLLHUP | POLLERR)))
             io_read(io, n);
     }
-    if (rc > 0 && p[2].fd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
+    if (rc > 0 && p[2].fd >= 0 &&
+        (p[2].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
         io_stdin(io);
     srun_out_flush(io->c->out);
     io_check_launch(io);

@@ -574,8 +574,7 @@ static void req_string(json_t *req, const char *key, const char *v)
 /* The command's words (checked UTF-8 by srun_opts_parse) and the
  * environment, of which entries that are not UTF-8 cannot travel in JSON
  * and are left out (as sbatch does). */
-static void req_words(json_t *req, const struct srun_opts *o,
-                      char *const *envp)
+static void req_words(json_t *req, const struct srun_opts *o, char *const *envp)
 {
     json_t *argv = json_array(), *env = json_array();
 
@@ -613,7 +612,10 @@ json_t *srun_opts_request(const struct srun_opts *o, char *const *envp,
     req_words(req, o, envp);
     if (o->chdir != NULL && o->chdir[0] != '/')
         dir = xasprintf("%s/%s", cwd, o->chdir);
-    json_object_set_new(req, "cwd", json_string(dir ? dir : o->chdir ? o->chdir : cwd));
+    json_object_set_new(req, "cwd",
+                        json_string(dir        ? dir
+                                    : o->chdir ? o->chdir
+                                               : cwd));
     free(dir);
     req_count(req, "ntasks", o->ntasks);
     req_count(req, "nodes_min", o->nodes_min);

@@ -119,8 +119,7 @@ static int expand_one(char **b, size_t *len, size_t *cap, char c, int width,
 
 /* Slurm's rule, as for sbatch's patterns: a pattern with a backslash is
  * taken literally, without its backslashes. */
-char *srun_expand(const char *pattern, const struct srun_step *s,
-                  uint32_t task)
+char *srun_expand(const char *pattern, const struct srun_step *s, uint32_t task)
 {
     char *b = NULL;
     size_t len = 0, cap = 0;
@@ -265,7 +264,7 @@ static void dest_write(struct sr_dest *d)
             d->failed = true;
             /* stderr itself may be what failed: best effort. */
             dprintf(STDERR_FILENO, "srun: error: cannot write %s: %s\n",
-                    d->path ? d->path
+                    d->path                  ? d->path
                     : d->fd == STDOUT_FILENO ? "to standard output"
                                              : "to standard error",
                     strerror(saved));
@@ -287,8 +286,8 @@ static void emit(struct srun_out *o, struct sr_stream *st, uint32_t task,
     if (d->failed || n == 0)
         return;
     if (o->label)
-        label_len = snprintf(label, sizeof(label), "%*" PRIu32 ": ", o->width,
-                             task);
+        label_len =
+            snprintf(label, sizeof(label), "%*" PRIu32 ": ", o->width, task);
     while (n > 0) {
         const char *nl = o->label ? memchr(data, '\n', n) : NULL;
         size_t k = nl ? (size_t)(nl - data) + 1 : n;

@@ -131,7 +131,8 @@ static bool task_failed(const struct srun_task_end *t)
     return t->state == SRUN_TASK_EXITED && (t->exit_code != 0 || t->signal);
 }
 
-static bool same_end(const struct srun_task_end *a, const struct srun_task_end *b)
+static bool same_end(const struct srun_task_end *a,
+                     const struct srun_task_end *b)
 {
     return a->exit_code == b->exit_code && a->signal == b->signal;
 }
@@ -158,9 +159,8 @@ static void report_node(FILE *fp, const char *prog, const struct srun_step *s,
         }
         srun_task_ranges(ids, n, ranges, sizeof(ranges));
         if (t[first].signal != 0)
-            fprintf(fp, "%s: error: %s: task%s %s: %s\n", prog,
-                    s->nodes[node], n > 1 ? "s" : "", ranges,
-                    strsignal(t[first].signal));
+            fprintf(fp, "%s: error: %s: task%s %s: %s\n", prog, s->nodes[node],
+                    n > 1 ? "s" : "", ranges, strsignal(t[first].signal));
         else
             fprintf(fp, "%s: error: %s: task%s %s: Exited with exit code %d\n",
                     prog, s->nodes[node], n > 1 ? "s" : "", ranges,

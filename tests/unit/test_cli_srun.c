@@ -32,9 +32,12 @@ static int parse(struct srun_opts *o, const char *line, char **env,
     return srun_opts_parse(o, n, *words, env, e);
 }
 
-static char *job_env[] = {"SLURM_JOB_ID=12",       "SLURM_NNODES=2",
-                          "SLURM_NTASKS=8",        "SLURM_NTASKS_PER_NODE=4",
-                          "SLURM_CPUS_PER_TASK=2", "PATH=/bin",
+static char *job_env[] = {"SLURM_JOB_ID=12",
+                          "SLURM_NNODES=2",
+                          "SLURM_NTASKS=8",
+                          "SLURM_NTASKS_PER_NODE=4",
+                          "SLURM_CPUS_PER_TASK=2",
+                          "PATH=/bin",
                           NULL};
 
 /* How the job's shape is inherited, Slurm 22.05's way. */
@@ -72,18 +75,19 @@ static void test_inherit(void **state)
 
 static void test_values(void **state)
 {
-    char *env[] = {"SLURM_JOB_ID=12",        "SLURM_LABELIO=1",
-                   "SLURM_EXACT=yes",        "SLURM_DISTRIBUTION=cyclic",
-                   "SLURM_KILL_BAD_EXIT=1",  "SLURM_UNBUFFEREDIO=1",
-                   "SLURM_GPUS_PER_TASK=1",  NULL};
+    char *env[] = {"SLURM_JOB_ID=12",       "SLURM_LABELIO=1",
+                   "SLURM_EXACT=yes",       "SLURM_DISTRIBUTION=cyclic",
+                   "SLURM_KILL_BAD_EXIT=1", "SLURM_UNBUFFEREDIO=1",
+                   "SLURM_GPUS_PER_TASK=1", NULL};
     struct srun_opts o;
     struct err e;
     char **w;
 
     (void)state;
-    assert_int_equal(parse(&o, "srun -K0 -m block:cyclic --jobid=7 -w "
-                               "node[02,01] -x node03 --mem=4G -t 10 -I "
-                               "--overlap -k -Q -v -v hostname -l -n 3",
+    assert_int_equal(parse(&o,
+                           "srun -K0 -m block:cyclic --jobid=7 -w "
+                           "node[02,01] -x node03 --mem=4G -t 10 -I "
+                           "--overlap -k -Q -v -v hostname -l -n 3",
                            env, &w, &e),
                      0);
     assert_int_equal(o.job_id, 7);
@@ -110,8 +114,9 @@ static void test_values(void **state)
     srun_opts_clear(&o);
     opt_split_free(w);
 
-    assert_int_equal(parse(&o, "srun --gres=gpu:h200:2 --gpus-per-task=h200:1 "
-                               "-t 0 -I5 -i none -o out-%t -e none true",
+    assert_int_equal(parse(&o,
+                           "srun --gres=gpu:h200:2 --gpus-per-task=h200:1 "
+                           "-t 0 -I5 -i none -o out-%t -e none true",
                            env, &w, &e),
                      0);
     assert_int_equal(o.gpus_per_node, 2);
@@ -150,8 +155,10 @@ static void test_errors(void **state)
          "--nodes=3-1: the maximum node count is below the minimum"},
         {"srun --gres=mps:1 true", NULL,
          "--gres=mps:1: only GPUs can be asked for per step"},
-        {"srun -m plane=2 true", NULL, "--distribution=plane=2: expected block or cyclic"},
-        {"srun -K2 true", NULL, "--kill-on-bad-exit=2: expected no value, 1 or 0"},
+        {"srun -m plane=2 true", NULL,
+         "--distribution=plane=2: expected block or cyclic"},
+        {"srun -K2 true", NULL,
+         "--kill-on-bad-exit=2: expected no value, 1 or 0"},
         {"srun --no-kill=maybe true", NULL,
          "--no-kill=maybe: expected no value, 1 or off"},
         {"srun --bogus true", NULL, "unrecognized option '--bogus'"},
@@ -188,7 +195,8 @@ static void test_request(void **state)
                      0);
     req = srun_opts_request(&o, env, "/home/u", "10.0.0.1", 4321);
     assert_int_equal(json_integer_value(json_object_get(req, "job_id")), 12);
-    assert_string_equal(json_string_value(json_object_get(req, "name")), "echo");
+    assert_string_equal(json_string_value(json_object_get(req, "name")),
+                        "echo");
     assert_string_equal(json_string_value(json_object_get(req, "cwd")),
                         "/home/u/sub");
     assert_int_equal(json_array_size(json_object_get(req, "argv")), 2);
@@ -229,8 +237,8 @@ static json_t *reply_8x2(void)
                      "job_id", 12, "step_id", 3, "key",
                      "00112233445566778899aabbccddeeff00112233445566778899aabb"
                      "ccddeeff",
-                     "nodes", "node01", "node02.lab", "tasks", 0, 1, 2, 3, 4,
-                     5, 6, 7, "ntasks", 8, "kill_wait_s", 30);
+                     "nodes", "node01", "node02.lab", "tasks", 0, 1, 2, 3, 4, 5,
+                     6, 7, "ntasks", 8, "kill_wait_s", 30);
 }
 
 static void step_8x2(struct srun_step *s)
@@ -348,14 +356,18 @@ static char *run_out(uint32_t ntasks, bool label, bool unbuffered,
 static void test_lines(void **state)
 {
     static const struct chunk interleave[] = {
-        {0, 0, "hel"}, {1, 0, "world\n"}, {0, 0, "lo\npart"},
+        {0, 0, "hel"},    {1, 0, "world\n"}, {0, 0, "lo\npart"},
         {1, 1, "oops\n"}, {0, 2, NULL},
     };
     static const struct chunk many[] = {
-        {0, 0, "a\nb\n"}, {10, 0, "c\n"}, {10, 0, "\n"},
+        {0, 0, "a\nb\n"},
+        {10, 0, "c\n"},
+        {10, 0, "\n"},
     };
     static const struct chunk raw[] = {
-        {0, 0, "ab"}, {1, 0, "x"}, {0, 0, "c\nd"},
+        {0, 0, "ab"},
+        {1, 0, "x"},
+        {0, 0, "c\nd"},
     };
     char *got;
 
