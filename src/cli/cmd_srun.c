@@ -99,7 +99,9 @@ static int srun_listen(struct srun *r, struct err *e)
     } else if (inet_pton(AF_INET, r->host, &in4->sin_addr) != 1) {
         in4->sin_addr.s_addr = htonl(INADDR_ANY);
     }
-    fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* Non-blocking: a connection reset between poll and accept must not
+     * stall the loop. */
+    fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) < 0 ||
         listen(fd, 1024) < 0 ||
         getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
