@@ -127,7 +127,8 @@ struct srun_out *srun_out_create(const struct srun_step *s,
 struct srun_out *srun_out_fds(uint32_t ntasks, int out_fd, int err_fd,
                               bool label, bool unbuffered);
 /* srun_out_data: bytes task wrote to stream; whole lines are queued now,
- * the rest when its newline (or the task's end) comes. */
+ * the rest when its newline (or the task's end) comes, or once it is
+ * longer than 64 KiB (a task writing without newlines is not held). */
 void srun_out_data(struct srun_out *o, uint32_t task, enum srun_stream st,
                    const void *data, size_t len);
 /* srun_out_eof: the task's streams ended: queue its partial lines. */

@@ -42,7 +42,7 @@ struct sr_conn {
     bool finished; /* DONE came, or the connection was lost */
     struct stepio sio;
     uint8_t *in;
-    size_t in_len;
+    size_t in_off, in_len; /* in[in_off..in_len): not yet parsed */
     uint8_t *out;
     size_t out_off, out_len, out_cap;
 };
@@ -139,7 +139,8 @@ static void conn_close(struct sr_conn *cn)
     free(cn->in);
     free(cn->out);
     cn->in = cn->out = NULL;
-    cn->in_len = cn->out_off = cn->out_len = cn->out_cap = 0;
+    cn->in_off = cn->in_len = 0;
+    cn->out_off = cn->out_len = cn->out_cap = 0;
 }
 
 static void io_kill_all(struct sr_io *io);
@@ -305,13 +306,35 @@ static int io_frame(struct sr_io *io, uint32_t node, const struct stepio_msg *m)
     }
 }
 
+/* Make room for the rest of the frame that starts at in_off: moved to
+ * the front only when it would not fit (a frame is copied at most once,
+ * never again for each read that brings more of it). */
+static void conn_room(struct sr_conn *cn)
+{
+    size_t need = STEPIO_OVERHEAD;
+
+    if (cn->in_off == cn->in_len) {
+        cn->in_off = cn->in_len = 0;
+        return;
+    }
+    if (cn->in_len - cn->in_off >= 4)
+        need += (size_t)cn->in[cn->in_off] << 24 |
+                (size_t)cn->in[cn->in_off + 1] << 16 |
+                (size_t)cn->in[cn->in_off + 2] << 8 | cn->in[cn->in_off + 3];
+    if (cn->in_off + need <= SR_IN_CAP)
+        return;
+    memmove(cn->in, cn->in + cn->in_off, cn->in_len - cn->in_off);
+    cn->in_len -= cn->in_off;
+    cn->in_off = 0;
+}
+
 /* Read what node sent and act on every whole frame. */
 static void io_read(struct sr_io *io, uint32_t node)
 {
     struct sr_conn *cn = &io->conns[node];
-    size_t off = 0, used;
     struct stepio_msg m;
     struct err e;
+    size_t used;
     ssize_t n;
     int rc;
 
@@ -324,13 +347,13 @@ static void io_read(struct sr_io *io, uint32_t node)
     }
     cn->in_len += (size_t)n;
     while (cn->fd >= 0 &&
-           (rc = stepio_parse(&cn->sio, cn->in + off, cn->in_len - off, &m,
-                              &used, &e)) == 1) {
+           (rc = stepio_parse(&cn->sio, cn->in + cn->in_off,
+                              cn->in_len - cn->in_off, &m, &used, &e)) == 1) {
+        cn->in_off += used;
         if (io_frame(io, node, &m) < 0) {
             conn_lost(io, node, "the node broke the protocol");
             return;
         }
-        off += used;
     }
     if (cn->fd < 0)
         return; /* DONE (or lost) closed it: the rest is nothing */
@@ -338,8 +361,7 @@ static void io_read(struct sr_io *io, uint32_t node)
         conn_lost(io, node, e.text);
         return;
     }
-    memmove(cn->in, cn->in + off, cn->in_len - off);
-    cn->in_len -= off;
+    conn_room(cn);
 }
 
 /* ---- new connections ---- */
@@ -535,7 +557,15 @@ static nfds_t io_pollfds(const struct sr_io *io, struct pollfd *p)
 
 static void io_step(struct sr_io *io, struct pollfd *p, nfds_t np)
 {
-    int rc = poll(p, np, io_timeout(io));
+    /* Output is written when there is nothing else to do (or a lot of it
+     * is queued, srun_out.c): a busy step's output leaves in large writes,
+     * an idle one's at once. */
+    int rc = poll(p, np, 0);
+
+    if (rc == 0) {
+        srun_out_flush(io->c->out);
+        rc = poll(p, np, io_timeout(io));
+    }
 
     if (rc < 0 && errno != EINTR)
         sr_say(io, true, "poll: %s", strerror(errno));
@@ -556,7 +586,6 @@ static void io_step(struct sr_io *io, struct pollfd *p, nfds_t np)
     if (rc > 0 && p[2].fd >= 0 &&
         (p[2].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
         io_stdin(io);
-    srun_out_flush(io->c->out);
     io_check_launch(io);
     if (io->kill_sent && clock_mono_ms() >= io->kill_deadline_ms)
         io_give_up(io);

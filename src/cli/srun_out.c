@@ -17,6 +17,10 @@
 
 /* Queued output above this is written before more is taken. */
 #define SRUN_OUT_HIGH (1u << 20)
+/* A task's unfinished line is held up to this, then written as it is. */
+#define SRUN_LINE_MAX (64u << 10)
+/* Unlabelled output this large is written from where it lies. */
+#define SRUN_OUT_DIRECT (64u << 10)
 
 /* A file or fd output goes to, with what is queued for it. */
 struct sr_dest {
@@ -251,12 +255,14 @@ struct srun_out *srun_out_create(const struct srun_step *s,
     return o;
 }
 
-static void dest_write(struct sr_dest *d)
+/* Write data[0..len) to d, all of it (blocking); a failure is reported
+ * once and d dropped. */
+static void dest_put(struct sr_dest *d, const char *data, size_t len)
 {
     size_t off = 0;
 
-    while (off < d->len && !d->failed) {
-        ssize_t n = write(d->fd, d->buf + off, d->len - off);
+    while (off < len && !d->failed) {
+        ssize_t n = write(d->fd, data + off, len - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -272,6 +278,11 @@ static void dest_write(struct sr_dest *d)
         }
         off += (size_t)n;
     }
+}
+
+static void dest_write(struct sr_dest *d)
+{
+    dest_put(d, d->buf, d->len);
     d->len = 0;
 }
 
@@ -285,6 +296,13 @@ static void emit(struct srun_out *o, struct sr_stream *st, uint32_t task,
 
     if (d->failed || n == 0)
         return;
+    if (!o->label && n >= SRUN_OUT_DIRECT) {
+        /* Bulk output without labels: no copy. */
+        dest_write(d);
+        dest_put(d, data, n);
+        st->mid_line = data[n - 1] != '\n';
+        return;
+    }
     if (o->label)
         label_len =
             snprintf(label, sizeof(label), "%*" PRIu32 ": ", o->width, task);
@@ -318,10 +336,14 @@ void srun_out_data(struct srun_out *o, uint32_t task, enum srun_stream stream,
         return;
     }
     last = memrchr(p, '\n', len);
-    if (last == NULL) {
+    if (last == NULL && st->part_len + len <= SRUN_LINE_MAX) {
         sb_add(&st->part, &st->part_len, &st->part_cap, p, len);
         return;
     }
+    /* A line longer than SRUN_LINE_MAX (or data without newlines) goes
+     * out in pieces rather than piling up in memory. */
+    if (last == NULL)
+        last = p + len - 1;
     if (st->part_len > 0) {
         emit(o, st, task, st->part, st->part_len);
         st->part_len = 0;

@@ -392,6 +392,30 @@ static void test_lines(void **state)
     free(got);
 }
 
+/* Output without newlines is not held back without end. */
+static void test_long_line(void **state)
+{
+    int fd = memfd_create("srun-long", 0);
+    struct srun_out *o = srun_out_fds(2, fd, fd, false, false);
+    char *big = malloc(40000);
+
+    (void)state;
+    memset(big, 'x', 40000);
+    srun_out_data(o, 0, SRUN_STDOUT, big, 40000);
+    srun_out_flush(o);
+    assert_int_equal(lseek(fd, 0, SEEK_END), 0); /* one piece: held */
+    srun_out_data(o, 0, SRUN_STDOUT, big, 40000);
+    srun_out_flush(o);
+    /* Past 64 KiB the line goes out as it is. */
+    assert_int_equal(lseek(fd, 0, SEEK_END), 80000);
+    srun_out_data(o, 1, SRUN_STDOUT, "y\n", 2);
+    srun_out_flush(o);
+    assert_int_equal(lseek(fd, 0, SEEK_END), 80002);
+    srun_out_destroy(o);
+    close(fd);
+    free(big);
+}
+
 static void test_files(void **state)
 {
     char dir[] = "/tmp/test_cli_srun.XXXXXX", *pat, *path, buf[64];
@@ -480,7 +504,8 @@ int main(void)
         cmocka_unit_test(test_errors),      cmocka_unit_test(test_request),
         cmocka_unit_test(test_reply),       cmocka_unit_test(test_expand),
         cmocka_unit_test(test_label_width), cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_files),       cmocka_unit_test(test_report),
+        cmocka_unit_test(test_long_line),   cmocka_unit_test(test_files),
+        cmocka_unit_test(test_report),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
