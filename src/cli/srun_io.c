@@ -38,8 +38,9 @@
 #define SR_KILL_GRACE_MS 10000
 
 struct sr_conn {
-    int fd;        /* -1: not connected, or closed */
-    bool finished; /* DONE came, or the connection was lost */
+    int fd;           /* -1: not connected, or closed */
+    bool finished;    /* DONE came, or the connection was lost */
+    uint32_t running; /* the node's tasks whose TASK_EXIT has not come */
     struct stepio sio;
     uint8_t *in;
     size_t in_off, in_len; /* in[in_off..in_len): not yet parsed */
@@ -168,6 +169,13 @@ static void conn_lost(struct sr_io *io, uint32_t node, const char *why)
 {
     if (io->conns[node].finished)
         return;
+    if (io->conns[node].running == 0) {
+        /* Every task's end (and so all of its output) came: only DONE
+         * is missing, which a supervisor that closes with srun's frames
+         * unread loses to the reset. */
+        io_finish(io, node, SRUN_TASK_RUNNING);
+        return;
+    }
     sr_say(io, true, "%s: connection to the step lost%s%s", io->s->nodes[node],
            why ? ": " : "", why ? why : "");
     io_finish(io, node, SRUN_TASK_LOST);
@@ -258,6 +266,8 @@ static void io_task_exit(struct sr_io *io, uint32_t task,
     snprintf(text, sizeof(text), "%.*s", (int)m->len, (const char *)m->data);
     if (sscanf(text, "%d %d", &code, &sig) != 2 || code < 0 || sig < 0)
         code = 1, sig = 0;
+    if (io->c->ends[task].state == SRUN_TASK_RUNNING)
+        io->conns[io->s->task_node[task]].running--;
     io->c->ends[task] = (struct srun_task_end){SRUN_TASK_EXITED, code, sig};
     if (io->c->kill_on_bad_exit && (code != 0 || sig != 0) && !io->kill_sent) {
         sr_say(io, false, "Terminating StepId=%u.%u (--kill-on-bad-exit)",
@@ -420,12 +430,16 @@ static void io_stdin_send(struct sr_io *io, uint8_t type, const void *data,
 {
     int it = io->c->input_task;
 
+    /* A node whose tasks all ended reads no more: nothing is sent to it
+     * (it would only be unread data at its close). */
     if (it >= 0) {
-        conn_send(io, io->s->task_node[it], type, (uint32_t)it, data, len);
+        if (io->c->ends[it].state == SRUN_TASK_RUNNING)
+            conn_send(io, io->s->task_node[it], type, (uint32_t)it, data, len);
         return;
     }
     for (uint32_t n = 0; n < io->s->n_nodes; n++)
-        conn_send(io, n, type, STEPIO_ALL_TASKS, data, len);
+        if (io->conns[n].running > 0)
+            conn_send(io, n, type, STEPIO_ALL_TASKS, data, len);
 }
 
 static void io_stdin(struct sr_io *io)
@@ -599,6 +613,8 @@ int srun_io_run(const struct srun_io_conf *c)
     io.conns = xcalloc(c->step->n_nodes, sizeof(*io.conns));
     for (size_t n = 0; n < c->step->n_nodes; n++)
         io.conns[n].fd = -1;
+    for (uint32_t t = 0; t < c->step->ntasks; t++)
+        io.conns[c->step->task_node[t]].running++;
     io.input_open = c->input_fd >= 0 && c->input_task != SRUN_INPUT_NONE;
     io.last_query_ms = clock_mono_ms();
     io.last_sigint_ms = -SR_INTERRUPT_MS - 1;
