@@ -122,7 +122,9 @@ int stepio_accept_handshake(int fd, const uint8_t key[STEPIO_KEY_LEN],
 /*
  * stepio_frame: one frame of type for task with data[0..len) (len at most
  * STEPIO_MAX_DATA) into out, which has room for len + STEPIO_OVERHEAD
- * bytes; returns the frame's length.  Advances s's send counter.
+ * bytes; returns the frame's length.  data may already sit at out +
+ * STEPIO_HDR_LEN (read straight into the frame: no copy).  Advances s's
+ * send counter.
  */
 size_t stepio_frame(struct stepio *s, uint8_t type, uint32_t task,
                     const void *data, size_t len, uint8_t *out);

@@ -1,0 +1,278 @@
+/*
+ * Unit tests for the step I/O channel: keys in hex, the handshake over a
+ * socket pair against a forked peer (right key, wrong key, wrong step,
+ * a peer that says nothing), frames both ways, and every way a frame can
+ * be refused (tampered, replayed, reflected, oversize, cut short).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/stepio.h"
+
+static const uint8_t key_a[STEPIO_KEY_LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+static const uint8_t key_b[STEPIO_KEY_LEN] = {9, 8, 7, 6, 5, 4, 3, 2, 1};
+
+static void test_key_hex(void **state)
+{
+    uint8_t k[STEPIO_KEY_LEN], back[STEPIO_KEY_LEN];
+    char hex[STEPIO_KEY_HEX_LEN + 1];
+    struct err e;
+
+    (void)state;
+    assert_int_equal(stepio_key_new(k, &e), 0);
+    stepio_key_hex(k, hex);
+    assert_int_equal(strlen(hex), STEPIO_KEY_HEX_LEN);
+    assert_int_equal(stepio_key_parse(hex, back, &e), 0);
+    assert_memory_equal(k, back, sizeof(k));
+    hex[5] = 'g';
+    assert_int_equal(stepio_key_parse(hex, back, &e), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_non_null(strstr(e.text, "64 hexadecimal digits"));
+    assert_int_equal(stepio_key_parse("abcd", back, &e), -1);
+    assert_int_equal(stepio_key_parse(NULL, back, &e), -1);
+}
+
+/*
+ * The supervisor's side in a child on sv[1]: handshake with key for
+ * job.step, then one STDOUT frame "hello" for task 7 and one it reads
+ * back (an echo check); exits 0 on success, 1 on a failed handshake,
+ * 2 otherwise.
+ */
+static pid_t supervisor(int fd, const uint8_t *key, uint32_t job, uint32_t step)
+{
+    pid_t pid = fork();
+
+    if (pid != 0)
+        return pid;
+    struct stepio s;
+    struct err e;
+    uint8_t out[64 + STEPIO_OVERHEAD], in[256];
+    size_t len, got = 0, used;
+    struct stepio_msg m;
+
+    if (stepio_connect_handshake(fd, key, job, step, 3, &s, 2000, &e) < 0)
+        _exit(1);
+    len = stepio_frame(&s, STEPIO_STDOUT, 7, "hello", 5, out);
+    if (write(fd, out, len) != (ssize_t)len)
+        _exit(2);
+    for (;;) {
+        ssize_t n = read(fd, in + got, sizeof(in) - got);
+
+        if (n <= 0)
+            _exit(2);
+        got += (size_t)n;
+        int rc = stepio_parse(&s, in, got, &m, &used, &e);
+
+        if (rc < 0)
+            _exit(2);
+        if (rc == 1)
+            _exit(m.type == STEPIO_SIGNAL && m.len == 2 &&
+                          memcmp(m.data, "15", 2) == 0
+                      ? 0
+                      : 2);
+    }
+}
+
+static int child_status(pid_t pid)
+{
+    int st;
+
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static void test_handshake_and_frames(void **state)
+{
+    int sv[2];
+    struct stepio s;
+    struct stepio_msg m;
+    struct err e;
+    uint32_t node = 99;
+    uint8_t buf[256], out[16 + STEPIO_OVERHEAD];
+    size_t got = 0, used = 0;
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    pid = supervisor(sv[1], key_a, 12, 0);
+    close(sv[1]); /* the child's now: its exit closes the stream */
+    assert_int_equal(
+        stepio_accept_handshake(sv[0], key_a, 12, 0, &node, &s, 2000, &e), 0);
+    assert_int_equal(node, 3);
+    while (stepio_parse(&s, buf, got, &m, &used, &e) == 0) {
+        ssize_t n = read(sv[0], buf + got, sizeof(buf) - got);
+
+        assert_true(n > 0);
+        got += (size_t)n;
+    }
+    assert_int_equal(m.type, STEPIO_STDOUT);
+    assert_int_equal(m.task, 7);
+    assert_int_equal(m.len, 5);
+    assert_memory_equal(m.data, "hello", 5);
+    assert_int_equal(used, 5 + STEPIO_OVERHEAD);
+    size_t len =
+        stepio_frame(&s, STEPIO_SIGNAL, STEPIO_ALL_TASKS, "15", 2, out);
+    assert_int_equal(write(sv[0], out, len), (ssize_t)len);
+    assert_int_equal(child_status(pid), 0);
+    close(sv[0]);
+}
+
+static void test_wrong_key(void **state)
+{
+    int sv[2];
+    struct stepio s;
+    struct err e;
+    uint32_t node;
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    pid = supervisor(sv[1], key_b, 12, 0);
+    close(sv[1]); /* the child's now: its exit closes the stream */
+    /* srun proves key_a; the supervisor, holding key_b, refuses srun */
+    assert_int_equal(
+        stepio_accept_handshake(sv[0], key_a, 12, 0, &node, &s, 2000, &e), -1);
+    assert_int_equal(child_status(pid), 1);
+    close(sv[0]);
+}
+
+static void test_wrong_step(void **state)
+{
+    int sv[2];
+    struct stepio s;
+    struct err e;
+    uint32_t node;
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    pid = supervisor(sv[1], key_a, 12, 1);
+    close(sv[1]); /* the child's now: its exit closes the stream */
+    assert_int_equal(
+        stepio_accept_handshake(sv[0], key_a, 12, 0, &node, &s, 2000, &e), -1);
+    assert_int_equal(errno, EACCES);
+    assert_non_null(strstr(e.text, "not for step 12.0"));
+    close(sv[0]);
+    assert_int_equal(child_status(pid), 1);
+}
+
+static void test_silent_peer(void **state)
+{
+    int sv[2];
+    struct stepio s;
+    struct err e;
+    uint32_t node;
+
+    (void)state;
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    assert_int_equal(
+        stepio_accept_handshake(sv[0], key_a, 12, 0, &node, &s, 100, &e), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* Two ends of a session without sockets: the same session key, the
+ * supervisor's end sends 'S', srun's 'R'. */
+static void pair(struct stepio *sup, struct stepio *srun)
+{
+    memset(sup, 0, sizeof(*sup));
+    memset(sup->session, 0x5a, sizeof(sup->session));
+    sup->send_dir = 'S';
+    sup->recv_dir = 'R';
+    *srun = *sup;
+    srun->send_dir = 'R';
+    srun->recv_dir = 'S';
+}
+
+static void test_refusals(void **state)
+{
+    struct stepio sup, srun;
+    struct stepio_msg m;
+    struct err e;
+    uint8_t f1[8 + STEPIO_OVERHEAD], f2[8 + STEPIO_OVERHEAD];
+    size_t len, used;
+
+    (void)state;
+    pair(&sup, &srun);
+    len = stepio_frame(&sup, STEPIO_STDERR, 1, "abcdefgh", 8, f1);
+    /* cut short: more bytes needed, nothing consumed */
+    for (size_t cut = 0; cut < len; cut++)
+        assert_int_equal(stepio_parse(&srun, f1, cut, &m, &used, &e), 0);
+    /* tampered data */
+    f1[STEPIO_HDR_LEN] ^= 1;
+    assert_int_equal(stepio_parse(&srun, f1, len, &m, &used, &e), -1);
+    assert_int_equal(errno, EBADMSG);
+    f1[STEPIO_HDR_LEN] ^= 1;
+    /* tampered task */
+    f1[11] ^= 1;
+    assert_int_equal(stepio_parse(&srun, f1, len, &m, &used, &e), -1);
+    f1[11] ^= 1;
+    assert_int_equal(stepio_parse(&srun, f1, len, &m, &used, &e), 1);
+    assert_memory_equal(m.data, "abcdefgh", 8);
+    /* replayed: the counter moved on */
+    assert_int_equal(stepio_parse(&srun, f1, len, &m, &used, &e), -1);
+    /* reflected: a frame of srun's fed back to srun (same counter) */
+    pair(&sup, &srun);
+    len = stepio_frame(&srun, STEPIO_STDIN, 1, "abcdefgh", 8, f2);
+    assert_int_equal(stepio_parse(&srun, f2, len, &m, &used, &e), -1);
+    assert_int_equal(stepio_parse(&sup, f2, len, &m, &used, &e), 1);
+    /* oversize length: refused from the header alone */
+    memset(f2, 0, STEPIO_HDR_LEN);
+    f2[0] = 0x7f;
+    assert_int_equal(stepio_parse(&srun, f2, STEPIO_HDR_LEN, &m, &used, &e),
+                     -1);
+    assert_non_null(strstr(e.text, "bad header"));
+}
+
+static void test_in_place_and_large(void **state)
+{
+    struct stepio sup, srun;
+    struct stepio_msg m;
+    struct err e;
+    size_t used, len;
+    uint8_t *f = malloc(STEPIO_MAX_DATA + STEPIO_OVERHEAD);
+
+    (void)state;
+    pair(&sup, &srun);
+    assert_non_null(f);
+    for (size_t i = 0; i < STEPIO_MAX_DATA; i++)
+        f[STEPIO_HDR_LEN + i] = (uint8_t)(i * 7);
+    len = stepio_frame(&sup, STEPIO_STDOUT, 0, f + STEPIO_HDR_LEN,
+                       STEPIO_MAX_DATA, f);
+    assert_int_equal(len, STEPIO_MAX_DATA + STEPIO_OVERHEAD);
+    assert_int_equal(stepio_parse(&srun, f, len, &m, &used, &e), 1);
+    assert_int_equal(m.len, STEPIO_MAX_DATA);
+    assert_int_equal(m.data[1000], (uint8_t)7000);
+    /* an empty frame */
+    len = stepio_frame(&sup, STEPIO_DONE, 0, NULL, 0, f);
+    assert_int_equal(stepio_parse(&srun, f, len, &m, &used, &e), 1);
+    assert_int_equal(m.type, STEPIO_DONE);
+    assert_int_equal(m.len, 0);
+    free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_hex),
+        cmocka_unit_test(test_handshake_and_frames),
+        cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_wrong_step),
+        cmocka_unit_test(test_silent_peer),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_in_place_and_large),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
