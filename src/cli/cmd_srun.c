@@ -356,7 +356,7 @@ static int srun_run(struct srun *r, int argc, char **argv)
         return 2;
     }
     if (r->o.help || r->o.usage) {
-        srun_opts_help();
+        srun_opts_help(cli_slurm_face() ? "srun" : "sluice run");
         return 0;
     }
     if (r->o.version) {

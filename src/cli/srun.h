@@ -58,8 +58,9 @@ struct srun_opts {
 int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
                     char *const *envp, struct err *e);
 void srun_opts_clear(struct srun_opts *o);
-/* srun_opts_help: the option summary, to stdout. */
-void srun_opts_help(void);
+/* srun_opts_help: the option summary, to stdout; name is "srun" or
+ * "sluice run". */
+void srun_opts_help(const char *name);
 
 /*
  * srun_opts_request: the STEP_CREATE body (docs/protocol.md) for o, the

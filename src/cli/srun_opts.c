@@ -126,10 +126,10 @@ static const struct {
     {"SLURM_NO_KILL", SR_NO_KILL, true},
 };
 
-void srun_opts_help(void)
+void srun_opts_help(const char *name)
 {
+    printf("Usage: %s [OPTIONS] COMMAND [ARGS...]\n", name);
     printf(
-        "Usage: srun [OPTIONS] COMMAND [ARGS...]\n"
         "Run a parallel step of COMMAND inside a job's allocation.\n\n"
         "  -n, --ntasks=N           -N, --nodes=MIN[-MAX]\n"
         "      --ntasks-per-node=N  -c, --cpus-per-task=N\n"
