@@ -22,6 +22,7 @@
 #include "cli/client.h"
 #include "cli/srun.h"
 #include "common/clock.h"
+#include "common/libcrypto.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 
@@ -197,6 +198,11 @@ static int srun_take_reply(struct srun *r, struct err *e)
 
     if (srun_step_from_reply(r->reply, &r->step, e) < 0 ||
         stepio_key_parse(key ? key : "", r->key, e) < 0)
+        return -1;
+    /* The handshakes need libcrypto: loaded now (some 10 ms), while the
+     * nodes start their supervisors, rather than when the first one is
+     * already waiting. */
+    if (libcrypto_load(e) == NULL)
         return -1;
     srun_step_names(r);
     if (warning != NULL && warning[0] != '\0' && !r->o.quiet)
