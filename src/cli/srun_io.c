@@ -56,7 +56,7 @@ struct sr_io {
     bool input_open;
     bool kill_sent;
     int64_t kill_deadline_ms, last_query_ms, last_sigint_ms;
-    int launch_failed;
+    bool launch_failed;
 };
 
 /* ---- signals ---- */
@@ -85,8 +85,10 @@ int srun_signals_init(struct err *e)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = sr_sig_handler;
     sigemptyset(&sa.sa_mask);
-    /* No SA_RESTART: a blocked write to srun's output returns, so a
-     * second Ctrl-C still ends the step behind a stuck terminal. */
+    /* Handlers only write to the pipe the loop polls (no SA_RESTART
+     * needed: poll returns at once).  A write to srun's own output that
+     * blocks finishes first: a stuck reader of srun's output holds the
+     * signals back with everything else. */
     for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
         sigaction(sigs[i], &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
@@ -515,7 +517,7 @@ static void io_check_launch(struct sr_io *io)
         return;
     sr_say(io, true, "Task launch for StepId=%u.%u failed: %s", io->s->job_id,
            io->s->step_id, e.text);
-    io->launch_failed = 1;
+    io->launch_failed = true;
     io_kill_all(io);
     /* The nodes not connected by now never will be. */
     for (uint32_t n = 0; n < io->s->n_nodes; n++)
