@@ -48,8 +48,8 @@ static void sup_connect(struct sup *u, uint16_t port, uint32_t node)
     u->in_len = 0;
     u->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (u->fd < 0 || connect(u->fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-        stepio_connect_handshake(u->fd, key, JOB, STEP, node, &u->s, 5000,
-                                 &e) < 0)
+        stepio_connect_handshake(u->fd, key, JOB, STEP, node, &u->s, 5000, &e) <
+            0)
         _exit(10 + (int)node);
 }
 
@@ -80,6 +80,9 @@ static void sup_expect(struct sup *u, uint8_t type, char *got, size_t len)
         if (rc < 0)
             _exit(21);
         if (rc == 1) {
+            if (m.type == STEPIO_STDIN && got != NULL && m.task != 2 &&
+                m.task != STEPIO_ALL_TASKS)
+                _exit(23); /* stdin for a task that should get none */
             if (m.type == STEPIO_STDIN && got != NULL)
                 strncat(got, (const char *)m.data,
                         m.len < len - strlen(got) - 1 ? m.len
@@ -169,6 +172,8 @@ static int listen_any(uint16_t *port)
 }
 
 /* The loop over listen_fd with stdin from input_fd; output into *out. */
+static int input_task = SRUN_INPUT_ALL;
+
 static int run_loop(int listen_fd, int input_fd, struct srun_task_end *ends,
                     char *out, size_t out_len, struct cancel_log *log,
                     int (*state)(void *, struct err *))
@@ -179,7 +184,7 @@ static int run_loop(int listen_fd, int input_fd, struct srun_task_end *ends,
     struct srun_io_conf c = {.prog = "srun",
                              .listen_fd = listen_fd,
                              .input_fd = input_fd,
-                             .input_task = SRUN_INPUT_ALL,
+                             .input_task = input_task,
                              .ends = ends,
                              .step_state = state,
                              .step_cancel = cancel,
@@ -385,13 +390,58 @@ static void test_intruder(void **state)
     assert_int_equal(srun_exit_code(ends, 3), 0);
 }
 
+/* -i 2: srun's stdin goes to task 2 alone (on node02); node01's tasks get
+ * the end of their stdin at once. */
+static void play_one_input(uint16_t port)
+{
+    struct sup *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    char got[64] = "";
+
+    sup_connect(a, port, 0);
+    sup_connect(b, port, 1);
+    sup_expect(a, STEPIO_STDIN_EOF, got, sizeof(got));
+    if (got[0] != '\0')
+        _exit(40);
+    sup_expect(b, STEPIO_STDIN_EOF, got, sizeof(got));
+    if (strcmp(got, "for two") != 0)
+        _exit(41);
+    sup_send(a, STEPIO_DONE, 0, NULL);
+    sup_send(b, STEPIO_DONE, 0, NULL);
+    sup_finish(a);
+    sup_finish(b);
+    _exit(0);
+}
+
+static void test_one_input(void **state)
+{
+    struct srun_task_end ends[3] = {0};
+    struct cancel_log log = {0};
+    char out[256];
+    uint16_t port;
+    int lfd = listen_any(&port), in[2];
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(write(in[1], "for two", 7), 7);
+    close(in[1]);
+    if ((pid = fork()) == 0)
+        play_one_input(port);
+    input_task = 2;
+    assert_int_equal(
+        run_loop(lfd, in[0], ends, out, sizeof(out), &log, state_running), 0);
+    input_task = SRUN_INPUT_ALL;
+    assert_int_equal(child_status(pid), 0);
+    close(in[0]);
+    close(lfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_normal),
-        cmocka_unit_test(test_lost),
-        cmocka_unit_test(test_launch_failed),
-        cmocka_unit_test(test_intruder),
+        cmocka_unit_test(test_normal),        cmocka_unit_test(test_lost),
+        cmocka_unit_test(test_launch_failed), cmocka_unit_test(test_intruder),
+        cmocka_unit_test(test_one_input),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
