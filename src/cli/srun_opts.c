@@ -1,0 +1,641 @@
+/*
+ * srun's options and the defaults a step inherits from its job through the
+ * SLURM_* input variables (Slurm 22.05's rules, docs/srun.md), turned into
+ * the STEP_CREATE request.  Every value is checked here with the shared
+ * parsers and a mistake is named with the option or variable that held it.
+ */
+#include "cli/srun.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/opt.h"
+#include "common/gres.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+#include "common/utf8.h"
+#include "common/value.h"
+#include "common/xalloc.h"
+
+#define SRUN_MAX_COUNT 1048576u /* tasks or CPUs one step may ask for */
+#define SRUN_MAX_NODES 65536u
+#define SRUN_MAX_GPUS 1024u
+
+enum srun_opt {
+    SR_NTASKS = 1,
+    SR_NODES,
+    SR_NTASKS_PER_NODE,
+    SR_CPUS_PER_TASK,
+    SR_GPUS_PER_TASK,
+    SR_GPUS_PER_NODE,
+    SR_GRES,
+    SR_MEM,
+    SR_NODELIST,
+    SR_EXCLUDE,
+    SR_DISTRIBUTION,
+    SR_LABEL,
+    SR_OUTPUT,
+    SR_ERROR,
+    SR_INPUT,
+    SR_UNBUFFERED,
+    SR_NAME,
+    SR_TIME,
+    SR_EXACT,
+    SR_OVERLAP,
+    SR_IMMEDIATE,
+    SR_KILL_BAD_EXIT,
+    SR_NO_KILL,
+    SR_JOBID,
+    SR_CHDIR,
+    SR_QUIET,
+    SR_VERBOSE,
+    SR_HELP,
+    SR_USAGE,
+    SR_VERSION,
+    SR_N_OPTS,
+};
+
+static const struct opt_def srun_opt_defs[] = {
+    {"ntasks", 'n', OPT_ARG, SR_NTASKS},
+    {"nodes", 'N', OPT_ARG, SR_NODES},
+    {"ntasks-per-node", 0, OPT_ARG, SR_NTASKS_PER_NODE},
+    {"cpus-per-task", 'c', OPT_ARG, SR_CPUS_PER_TASK},
+    {"gpus-per-task", 0, OPT_ARG, SR_GPUS_PER_TASK},
+    {"gpus-per-node", 0, OPT_ARG, SR_GPUS_PER_NODE},
+    {"gres", 0, OPT_ARG, SR_GRES},
+    {"mem", 0, OPT_ARG, SR_MEM},
+    {"nodelist", 'w', OPT_ARG, SR_NODELIST},
+    {"exclude", 'x', OPT_ARG, SR_EXCLUDE},
+    {"distribution", 'm', OPT_ARG, SR_DISTRIBUTION},
+    {"label", 'l', OPT_NOARG, SR_LABEL},
+    {"output", 'o', OPT_ARG, SR_OUTPUT},
+    {"error", 'e', OPT_ARG, SR_ERROR},
+    {"input", 'i', OPT_ARG, SR_INPUT},
+    {"unbuffered", 'u', OPT_NOARG, SR_UNBUFFERED},
+    {"job-name", 'J', OPT_ARG, SR_NAME},
+    {"time", 't', OPT_ARG, SR_TIME},
+    {"exact", 0, OPT_NOARG, SR_EXACT},
+    {"overlap", 0, OPT_NOARG, SR_OVERLAP},
+    {"immediate", 'I', OPT_OPTARG, SR_IMMEDIATE},
+    {"kill-on-bad-exit", 'K', OPT_OPTARG, SR_KILL_BAD_EXIT},
+    {"no-kill", 'k', OPT_OPTARG, SR_NO_KILL},
+    {"jobid", 0, OPT_ARG, SR_JOBID},
+    {"chdir", 'D', OPT_ARG, SR_CHDIR},
+    {"quiet", 'Q', OPT_NOARG, SR_QUIET},
+    {"verbose", 'v', OPT_NOARG, SR_VERBOSE},
+    {"help", 'h', OPT_NOARG, SR_HELP},
+    {"usage", 0, OPT_NOARG, SR_USAGE},
+    {"version", 'V', OPT_NOARG, SR_VERSION},
+    {NULL, 0, OPT_NOARG, 0},
+};
+
+/*
+ * The input variables srun reads (Slurm 22.05's srun(1), "INPUT
+ * ENVIRONMENT VARIABLES"), weaker than the command line.  A flag variable
+ * sets its option whatever its value.  The job's shape (-N, -n,
+ * --ntasks-per-node) is inherited only where the command line does not
+ * reshape the step: see srun_env_applies.
+ */
+static const struct {
+    const char *var;
+    int id;
+    bool flag;
+} srun_env_opts[] = {
+    {"SLURM_JOB_NUM_NODES", SR_NODES, false},
+    {"SLURM_NNODES", SR_NODES, false},
+    {"SLURM_NPROCS", SR_NTASKS, false},
+    {"SLURM_NTASKS", SR_NTASKS, false},
+    {"SLURM_NTASKS_PER_NODE", SR_NTASKS_PER_NODE, false},
+    {"SLURM_CPUS_PER_TASK", SR_CPUS_PER_TASK, false},
+    {"SLURM_GPUS_PER_TASK", SR_GPUS_PER_TASK, false},
+    {"SLURM_GPUS_PER_NODE", SR_GPUS_PER_NODE, false},
+    {"SLURM_MEM_PER_NODE", SR_MEM, false},
+    {"SLURM_DISTRIBUTION", SR_DISTRIBUTION, false},
+    {"SLURM_TIMELIMIT", SR_TIME, false},
+    {"SLURM_STDOUTMODE", SR_OUTPUT, false},
+    {"SLURM_STDERRMODE", SR_ERROR, false},
+    {"SLURM_STDINMODE", SR_INPUT, false},
+    {"SLURM_WORKING_DIR", SR_CHDIR, false},
+    {"SLURM_IMMEDIATE", SR_IMMEDIATE, false},
+    {"SLURM_KILL_BAD_EXIT", SR_KILL_BAD_EXIT, false},
+    {"SLURM_EXACT", SR_EXACT, true},
+    {"SLURM_OVERLAP", SR_OVERLAP, true},
+    {"SLURM_LABELIO", SR_LABEL, true},
+    {"SLURM_UNBUFFEREDIO", SR_UNBUFFERED, true},
+    {"SLURM_NO_KILL", SR_NO_KILL, true},
+};
+
+void srun_opts_help(const char *name)
+{
+    printf("Usage: %s [OPTIONS] COMMAND [ARGS...]\n", name);
+    printf(
+        "Run a parallel step of COMMAND inside a job's allocation.\n\n"
+        "  -n, --ntasks=N           -N, --nodes=MIN[-MAX]\n"
+        "      --ntasks-per-node=N  -c, --cpus-per-task=N\n"
+        "      --gpus-per-task=[TYPE:]N  --gpus-per-node=[TYPE:]N\n"
+        "      --gres=gpu[:TYPE]:N      --mem=SIZE\n"
+        "  -w, --nodelist=HOSTS     -x, --exclude=HOSTS\n"
+        "  -m, --distribution=block|cyclic\n"
+        "      --exact              --overlap\n"
+        "  -l, --label              -u, --unbuffered\n"
+        "  -o, --output=PATTERN     -e, --error=PATTERN\n"
+        "  -i, --input=all|none|TASK|FILE\n"
+        "  -J, --job-name=NAME      -t, --time=TIME      -D, --chdir=DIR\n"
+        "  -I, --immediate[=SECS]   -K, --kill-on-bad-exit[=0|1]\n"
+        "  -k, --no-kill[=off]      --jobid=JOBID\n"
+        "  -Q, --quiet              -v, --verbose\n"
+        "  -h, --help               --usage              -V, --version\n"
+        "Patterns: %%j job, %%s step, %%t task, %%n node id, %%N node name,\n"
+        "%%x job name, %%u user, %%A array job, %%a array task.\n");
+}
+
+void srun_opts_clear(struct srun_opts *o)
+{
+    free(o->name);
+    free(o->nodelist);
+    free(o->exclude);
+    free(o->distribution);
+    free(o->chdir);
+    free(o->input_file);
+    free(o->out_pattern);
+    free(o->err_pattern);
+    memset(o, 0, sizeof(*o));
+}
+
+static void sr_replace(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = s != NULL ? xstrdup(s) : NULL;
+}
+
+static int sr_count(const char *arg, uint32_t max, uint32_t *out, struct err *e)
+{
+    uint64_t v;
+
+    if (value_parse_u64(arg, 1, max, &v, e) < 0)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* -N MIN[-MAX] */
+static int sr_nodes(struct srun_opts *o, const char *arg, struct err *e)
+{
+    const char *dash = strchr(arg, '-');
+    char *min = dash ? xstrndup(arg, (size_t)(dash - arg)) : xstrdup(arg);
+    int rc = sr_count(min, SRUN_MAX_NODES, &o->nodes_min, e);
+
+    free(min);
+    if (rc < 0)
+        return -1;
+    o->nodes_max = o->nodes_min;
+    if (dash != NULL &&
+        sr_count(dash + 1, SRUN_MAX_NODES, &o->nodes_max, e) < 0)
+        return -1;
+    if (o->nodes_max < o->nodes_min)
+        return err_inval(e, "the maximum node count is below the minimum");
+    return 0;
+}
+
+/* --gpus-per-task / --gpus-per-node=[TYPE:]N: the count (the job's GPUs
+ * were chosen when it started; a type only has to name them). */
+static int sr_gpus(const char *arg, uint32_t *out, struct err *e)
+{
+    const char *colon = strrchr(arg, ':');
+    const char *count = colon ? colon + 1 : arg;
+
+    if (sr_count(count, SRUN_MAX_GPUS, out, e) < 0)
+        return err_prefix(e, "expected a GPU count, optionally with a type "
+                             "(2, h200:2)");
+    return 0;
+}
+
+/* --gres=gpu[:TYPE]:N[,...] or "none": the GPUs per node. */
+static int sr_gres(struct srun_opts *o, const char *arg, struct err *e)
+{
+    struct gres_list l;
+
+    if (strcmp(arg, "none") == 0) {
+        o->gpus_per_node = 0;
+        return 0;
+    }
+    if (gres_parse(arg, &l, e) < 0)
+        return -1;
+    for (size_t i = 0; i < l.n; i++)
+        if (strcmp(l.items[i].name, "gpu") != 0)
+            return err_inval(e,
+                             "only GPUs can be asked for per step "
+                             "(gpu:N or gpu:TYPE:N), not %s",
+                             l.items[i].name);
+    if (gres_count(&l, "gpu", NULL) > SRUN_MAX_GPUS)
+        return err_inval(e, "more than %u GPUs per node", SRUN_MAX_GPUS);
+    o->gpus_per_node = (uint32_t)gres_count(&l, "gpu", NULL);
+    return 0;
+}
+
+static int sr_hosts(char **dst, const char *arg, struct err *e)
+{
+    struct hostlist *hl = hostlist_expand(arg, e);
+    char *s;
+
+    if (hl == NULL)
+        return -1;
+    if (hostlist_count(hl) == 0) {
+        hostlist_destroy(hl);
+        return err_inval(e, "empty node list");
+    }
+    hostlist_sort_uniq(hl);
+    s = hostlist_compress(hl);
+    hostlist_destroy(hl);
+    free(*dst);
+    *dst = s;
+    return 0;
+}
+
+/* -m block|cyclic, with Slurm's socket and core levels ("block:cyclic")
+ * accepted and left to the node; "*" is the default, block. */
+static int sr_distribution(struct srun_opts *o, const char *arg, struct err *e)
+{
+    size_t n = strcspn(arg, ":,");
+
+    if (n == 1 && arg[0] == '*')
+        sr_replace(&o->distribution, "block");
+    else if (n == 5 && strncmp(arg, "block", 5) == 0)
+        sr_replace(&o->distribution, "block");
+    else if (n == 6 && strncmp(arg, "cyclic", 6) == 0)
+        sr_replace(&o->distribution, "cyclic");
+    else
+        return err_inval(e, "expected block or cyclic (plane and arbitrary "
+                            "are not supported)");
+    return 0;
+}
+
+static int sr_time(struct srun_opts *o, const char *arg, struct err *e)
+{
+    int64_t secs;
+
+    if (timefmt_parse(arg, &secs, e) < 0)
+        return -1;
+    /* As in Slurm, a limit of 0 asks for none. */
+    o->time_limit_s = secs == TIMEFMT_INFINITE || secs == 0 ? -1 : secs;
+    return 0;
+}
+
+static int sr_input(struct srun_opts *o, const char *arg, struct err *e)
+{
+    uint64_t task;
+
+    sr_replace(&o->input_file, NULL);
+    if (strcmp(arg, "all") == 0) {
+        o->input_task = SRUN_INPUT_ALL;
+    } else if (strcmp(arg, "none") == 0) {
+        o->input_task = SRUN_INPUT_NONE;
+    } else if (arg[0] >= '0' && arg[0] <= '9') {
+        if (value_parse_u64(arg, 0, SRUN_MAX_COUNT - 1, &task, e) < 0)
+            return -1;
+        o->input_task = (int)task;
+    } else if (arg[0] == '\0') {
+        return err_inval(e, "expected all, none, a task id or a file");
+    } else {
+        o->input_task = SRUN_INPUT_ALL;
+        sr_replace(&o->input_file, arg);
+    }
+    return 0;
+}
+
+static int sr_string(char **dst, const char *arg, struct err *e)
+{
+    if (arg[0] == '\0')
+        return err_inval(e, "empty value");
+    sr_replace(dst, arg);
+    return 0;
+}
+
+/* -I[SECS]: no value fails at once when the step does not fit now. */
+static int sr_immediate(struct srun_opts *o, const char *arg, struct err *e)
+{
+    uint64_t secs = 0;
+
+    if (arg != NULL && arg[0] != '\0' &&
+        value_parse_u64(arg, 0, 65535, &secs, e) < 0)
+        return -1;
+    o->immediate_s = (int)secs;
+    return 0;
+}
+
+static int sr_bool_arg(const char *arg, const char *off, bool *out,
+                       struct err *e)
+{
+    if (arg == NULL || strcmp(arg, "1") == 0) {
+        *out = true;
+        return 0;
+    }
+    if (strcmp(arg, off) == 0) {
+        *out = false;
+        return 0;
+    }
+    return err_inval(e, "expected no value, 1 or %s", off);
+}
+
+static int sr_job_id(struct srun_opts *o, const char *arg, struct err *e)
+{
+    uint64_t v;
+
+    if (value_parse_u64(arg, 1, 4294967290u, &v, e) < 0)
+        return -1;
+    o->job_id = (uint32_t)v;
+    return 0;
+}
+
+/* Options without a value, and the ones srun keeps for itself. */
+static int sr_set_local(struct srun_opts *o, int id, const char *arg,
+                        struct err *e)
+{
+    switch (id) {
+    case SR_LABEL:
+        o->label = true;
+        return 0;
+    case SR_UNBUFFERED:
+        o->unbuffered = true;
+        return 0;
+    case SR_EXACT:
+        o->exact = true;
+        return 0;
+    case SR_OVERLAP:
+        o->overlap = true;
+        return 0;
+    case SR_IMMEDIATE:
+        return sr_immediate(o, arg, e);
+    case SR_KILL_BAD_EXIT:
+        return sr_bool_arg(arg, "0", &o->kill_on_bad_exit, e);
+    case SR_NO_KILL:
+        return sr_bool_arg(arg, "off", &o->no_kill, e);
+    case SR_QUIET:
+        o->quiet = true;
+        return 0;
+    case SR_VERBOSE:
+        o->verbose++;
+        return 0;
+    case SR_HELP:
+        o->help = true;
+        return 0;
+    case SR_USAGE:
+        o->usage = true;
+        return 0;
+    case SR_VERSION:
+        o->version = true;
+        return 0;
+    default:
+        return err_inval(e, "unknown option id %d", id);
+    }
+}
+
+static int sr_set_value(struct srun_opts *o, int id, const char *arg,
+                        struct err *e)
+{
+    switch (id) {
+    case SR_NTASKS:
+        return sr_count(arg, SRUN_MAX_COUNT, &o->ntasks, e);
+    case SR_NODES:
+        return sr_nodes(o, arg, e);
+    case SR_NTASKS_PER_NODE:
+        return sr_count(arg, SRUN_MAX_COUNT, &o->ntasks_per_node, e);
+    case SR_CPUS_PER_TASK:
+        return sr_count(arg, SRUN_MAX_COUNT, &o->cpus_per_task, e);
+    case SR_GPUS_PER_TASK:
+        return sr_gpus(arg, &o->gpus_per_task, e);
+    case SR_GPUS_PER_NODE:
+        return sr_gpus(arg, &o->gpus_per_node, e);
+    case SR_GRES:
+        return sr_gres(o, arg, e);
+    case SR_MEM:
+        return value_parse_mem_mib(arg, &o->mem_mib, e);
+    case SR_NODELIST:
+        return sr_hosts(&o->nodelist, arg, e);
+    case SR_EXCLUDE:
+        return sr_hosts(&o->exclude, arg, e);
+    case SR_DISTRIBUTION:
+        return sr_distribution(o, arg, e);
+    case SR_OUTPUT:
+        return sr_string(&o->out_pattern, arg, e);
+    case SR_ERROR:
+        return sr_string(&o->err_pattern, arg, e);
+    case SR_INPUT:
+        return sr_input(o, arg, e);
+    case SR_NAME:
+        return sr_string(&o->name, arg, e);
+    case SR_TIME:
+        return sr_time(o, arg, e);
+    case SR_JOBID:
+        return sr_job_id(o, arg, e);
+    case SR_CHDIR:
+        return sr_string(&o->chdir, arg, e);
+    default:
+        return sr_set_local(o, id, arg, e);
+    }
+}
+
+/* One option; a mistake is named "--ntasks=abc: ...". */
+static int sr_set(struct srun_opts *o, int id, const char *arg, struct err *e)
+{
+    char name[64];
+
+    if (sr_set_value(o, id, arg, e) == 0)
+        return 0;
+    opt_name(srun_opt_defs, id, name, sizeof(name));
+    if (arg != NULL)
+        return err_prefix(e, "%s=%s", name, arg);
+    return err_prefix(e, "%s", name);
+}
+
+static const char *sr_env(char *const *envp, const char *var)
+{
+    size_t n = strlen(var);
+
+    for (char *const *p = envp; p != NULL && *p != NULL; p++)
+        if (strncmp(*p, var, n) == 0 && (*p)[n] == '=')
+            return *p + n + 1;
+    return NULL;
+}
+
+/*
+ * Whether the job's shape variable for option id applies, given which
+ * options the command line has (given[id]).  Slurm 22.05: -n alone lets
+ * the step choose its nodes; SLURM_NTASKS only fills a step the command
+ * line did not size (no -n, --ntasks-per-node or -N: "srun -N1 hostname"
+ * in an 8-task job runs one task, not 8 on one node); a per-node count
+ * from the job goes with the job's node count.
+ */
+static bool srun_env_applies(int id, const bool *given)
+{
+    switch (id) {
+    case SR_NODES:
+        return !(given[SR_NTASKS] && !given[SR_NODES]);
+    case SR_NTASKS:
+        return !given[SR_NTASKS] && !given[SR_NTASKS_PER_NODE] &&
+               !given[SR_NODES];
+    case SR_NTASKS_PER_NODE:
+        return !given[SR_NTASKS] && !given[SR_NTASKS_PER_NODE];
+    default:
+        return true;
+    }
+}
+
+static int sr_apply_env(struct srun_opts *o, char *const *envp,
+                        const bool *given, struct err *e)
+{
+    const char *v = sr_env(envp, "SLURM_JOB_ID");
+
+    if (v == NULL)
+        v = sr_env(envp, "SLURM_JOBID");
+    if (v != NULL && v[0] != '\0' && sr_job_id(o, v, e) < 0)
+        return err_prefix(e, "SLURM_JOB_ID=%s", v);
+    for (size_t i = 0; i < sizeof(srun_env_opts) / sizeof(*srun_env_opts);
+         i++) {
+        int id = srun_env_opts[i].id;
+        v = sr_env(envp, srun_env_opts[i].var);
+        if (v == NULL || v[0] == '\0' || !srun_env_applies(id, given))
+            continue;
+        if (sr_set_value(o, id, srun_env_opts[i].flag ? NULL : v, e) < 0)
+            return err_prefix(e, "%s=%s", srun_env_opts[i].var, v);
+    }
+    return 0;
+}
+
+/* 0 when s is all well-formed UTF-8. */
+static int sr_utf8(const char *s)
+{
+    size_t n = strlen(s), k;
+
+    for (; n > 0; s += k, n -= k)
+        if ((k = utf8_seq(s, n, NULL)) == 0)
+            return -1;
+    return 0;
+}
+
+/* An option from argv, applied after the variables. */
+struct sr_arg {
+    int id;
+    const char *arg;
+};
+
+int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
+                    char *const *envp, struct err *e)
+{
+    struct sr_arg *args = NULL;
+    bool given[SR_N_OPTS] = {false};
+    struct opt_state st;
+    const char *arg;
+    size_t n = 0;
+    int id, rc;
+
+    memset(o, 0, sizeof(*o));
+    o->time_limit_s = -1;
+    o->immediate_s = -1;
+    o->input_task = SRUN_INPUT_ALL;
+    opt_init(&st, argc, argv, 1, false);
+    while ((rc = opt_next(&st, srun_opt_defs, &id, &arg, e)) > 0) {
+        args = xreallocarray(args, n + 1, sizeof(*args));
+        args[n++] = (struct sr_arg){id, arg};
+        given[id] = true;
+    }
+    opt_free(&st);
+    if (rc == 0)
+        rc = sr_apply_env(o, envp, given, e);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = sr_set(o, args[i].id, args[i].arg, e);
+    free(args);
+    if (rc < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    o->cmd = argv + st.ind;
+    o->n_cmd = argc - st.ind;
+    for (int i = 0; i < o->n_cmd; i++)
+        if (sr_utf8(o->cmd[i]) < 0)
+            return err_inval(e, "argument %d of the command is not UTF-8",
+                             i + 1);
+    return 0;
+}
+
+static void req_count(json_t *req, const char *key, uint64_t v)
+{
+    if (v != 0)
+        json_object_set_new(req, key, json_integer((json_int_t)v));
+}
+
+static void req_string(json_t *req, const char *key, const char *v)
+{
+    if (v != NULL)
+        json_object_set_new(req, key, json_string(v));
+}
+
+/* The command's words (checked UTF-8 by srun_opts_parse) and the
+ * environment, of which entries that are not UTF-8 cannot travel in JSON
+ * and are left out (as sbatch does). */
+static void req_words(json_t *req, const struct srun_opts *o, char *const *envp)
+{
+    json_t *argv = json_array(), *env = json_array();
+
+    for (int i = 0; i < o->n_cmd; i++)
+        json_array_append_new(argv, json_string(o->cmd[i]));
+    for (char *const *p = envp; p != NULL && *p != NULL; p++) {
+        json_t *v = json_string(*p);
+        if (v != NULL)
+            json_array_append_new(env, v);
+    }
+    json_object_set_new(req, "argv", argv);
+    json_object_set_new(req, "env", env);
+}
+
+/* The step's name: -J, else the command's base name (Slurm names steps
+ * after their command; SLURM_JOB_NAME is the job's). */
+static const char *req_name(const struct srun_opts *o)
+{
+    const char *base;
+
+    if (o->name != NULL)
+        return o->name;
+    base = strrchr(o->cmd[0], '/');
+    return base != NULL && base[1] != '\0' ? base + 1 : o->cmd[0];
+}
+
+json_t *srun_opts_request(const struct srun_opts *o, char *const *envp,
+                          const char *cwd, const char *host, uint16_t port)
+{
+    json_t *req = json_object();
+    char *dir = NULL;
+
+    json_object_set_new(req, "job_id", json_integer(o->job_id));
+    json_object_set_new(req, "name", json_string(req_name(o)));
+    req_words(req, o, envp);
+    if (o->chdir != NULL && o->chdir[0] != '/')
+        dir = xasprintf("%s/%s", cwd, o->chdir);
+    json_object_set_new(req, "cwd",
+                        json_string(dir        ? dir
+                                    : o->chdir ? o->chdir
+                                               : cwd));
+    free(dir);
+    req_count(req, "ntasks", o->ntasks);
+    req_count(req, "nodes_min", o->nodes_min);
+    req_count(req, "nodes_max", o->nodes_max);
+    req_count(req, "ntasks_per_node", o->ntasks_per_node);
+    req_count(req, "cpus_per_task", o->cpus_per_task);
+    req_count(req, "gpus_per_task", o->gpus_per_task);
+    req_count(req, "gpus_per_node", o->gpus_per_node);
+    req_count(req, "mem_mib", o->mem_mib);
+    req_string(req, "nodelist", o->nodelist);
+    req_string(req, "exclude", o->exclude);
+    req_string(req, "distribution", o->distribution);
+    json_object_set_new(req, "exact", json_boolean(o->exact));
+    json_object_set_new(req, "overlap", json_boolean(o->overlap));
+    json_object_set_new(req, "time_limit_s", json_integer(o->time_limit_s));
+    json_object_set_new(req, "kill_on_bad_exit",
+                        json_boolean(o->kill_on_bad_exit));
+    json_object_set_new(req, "no_kill", json_boolean(o->no_kill));
+    json_object_set_new(req, "input_task", json_integer(o->input_task));
+    json_object_set_new(req, "srun_host", json_string(host));
+    json_object_set_new(req, "srun_port", json_integer(port));
+    return req;
+}

@@ -1,0 +1,448 @@
+/*
+ * srun's I/O loop (src/cli/srun_io.c) against fake step supervisors: a
+ * child process connects as each node of a step over loopback, proves the
+ * step's key (common/stepio.c) and plays the supervisor's side of the
+ * frames: output, stdin, task exits, a lost connection, a launch that
+ * never connects.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "cli/srun.h"
+#include "common/stepio.h"
+
+#define JOB 12
+#define STEP 3
+
+static const uint8_t key[STEPIO_KEY_LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+
+/* ---- the supervisors' side (in the child) ---- */
+
+struct sup {
+    int fd;
+    struct stepio s;
+    uint8_t in[STEPIO_MAX_DATA + STEPIO_OVERHEAD];
+    size_t in_len;
+};
+
+static void sup_connect(struct sup *u, uint16_t port, uint32_t node)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    struct err e;
+
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    u->in_len = 0;
+    u->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (u->fd < 0 || connect(u->fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+        stepio_connect_handshake(u->fd, key, JOB, STEP, node, &u->s, 5000, &e) <
+            0)
+        _exit(10 + (int)node);
+}
+
+static void sup_send(struct sup *u, uint8_t type, uint32_t task,
+                     const char *text)
+{
+    size_t len = text ? strlen(text) : 0, off = 0;
+    uint8_t frame[4096];
+    size_t n = stepio_frame(&u->s, type, task, text, len, frame);
+
+    while (off < n) {
+        ssize_t k = write(u->fd, frame + off, n - off);
+        if (k <= 0)
+            _exit(20);
+        off += (size_t)k;
+    }
+}
+
+/* Read frames until one of type comes; STDIN data is appended to got. */
+static void sup_expect(struct sup *u, uint8_t type, char *got, size_t len)
+{
+    for (;;) {
+        struct stepio_msg m;
+        struct err e;
+        size_t used;
+        int rc = stepio_parse(&u->s, u->in, u->in_len, &m, &used, &e);
+        ssize_t k;
+        if (rc < 0)
+            _exit(21);
+        if (rc == 1) {
+            if (m.type == STEPIO_STDIN && got != NULL && m.task != 2 &&
+                m.task != STEPIO_ALL_TASKS)
+                _exit(23); /* stdin for a task that should get none */
+            if (m.type == STEPIO_STDIN && got != NULL)
+                strncat(got, (const char *)m.data,
+                        m.len < len - strlen(got) - 1 ? m.len
+                                                      : len - strlen(got) - 1);
+            memmove(u->in, u->in + used, u->in_len - used);
+            u->in_len -= used;
+            if (m.type == type)
+                return;
+            continue;
+        }
+        k = read(u->fd, u->in + u->in_len, sizeof(u->in) - u->in_len);
+        if (k <= 0)
+            _exit(22);
+        u->in_len += (size_t)k;
+    }
+}
+
+/* The end of a supervisor's connection: no more writes, and what srun
+ * sent read to the end (srun closes on DONE), so that the close is a FIN,
+ * not a reset that could take DONE with it. */
+static void sup_finish(struct sup *u)
+{
+    char buf[4096];
+
+    shutdown(u->fd, SHUT_WR);
+    while (read(u->fd, buf, sizeof(buf)) > 0)
+        ;
+    close(u->fd);
+}
+
+/* ---- srun's side ---- */
+
+struct cancel_log {
+    int calls, last_sig;
+};
+
+static int state_ended(void *arg, struct err *e)
+{
+    (void)arg;
+    err_set(e, "cannot reach srun at 127.0.0.1:1: Connection refused");
+    return 0;
+}
+
+static int state_running(void *arg, struct err *e)
+{
+    (void)arg;
+    (void)e;
+    return 1;
+}
+
+static void cancel(void *arg, int sig)
+{
+    struct cancel_log *l = arg;
+
+    l->calls++;
+    l->last_sig = sig;
+}
+
+/* Tasks 0, 1 on node0 and 2 on node1. */
+static void make_step(struct srun_step *s)
+{
+    static char *names[] = {"node01", "node02"};
+    static uint32_t task_node[] = {0, 0, 1};
+
+    memset(s, 0, sizeof(*s));
+    s->job_id = JOB;
+    s->step_id = STEP;
+    s->ntasks = 3;
+    s->n_nodes = 2;
+    s->nodes = names;
+    s->task_node = task_node;
+    s->kill_wait_s = 1;
+}
+
+static int listen_any(uint16_t *port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(fd, 16), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* The loop over listen_fd with stdin from input_fd; output into *out. */
+static int input_task = SRUN_INPUT_ALL;
+
+static int run_loop(int listen_fd, int input_fd, struct srun_task_end *ends,
+                    char *out, size_t out_len, struct cancel_log *log,
+                    int (*state)(void *, struct err *))
+{
+    int fd = memfd_create("srun-io", 0), sig_fd, rc;
+    struct srun_step s;
+    struct err e;
+    struct srun_io_conf c = {.prog = "srun",
+                             .listen_fd = listen_fd,
+                             .input_fd = input_fd,
+                             .input_task = input_task,
+                             .ends = ends,
+                             .step_state = state,
+                             .step_cancel = cancel,
+                             .arg = log};
+    ssize_t n;
+
+    make_step(&s);
+    sig_fd = srun_signals_init(&e);
+    assert_true(sig_fd >= 0);
+    c.sig_fd = sig_fd;
+    c.step = &s;
+    memcpy(c.key, key, sizeof(key));
+    c.out = srun_out_fds(3, fd, fd, true, false);
+    rc = srun_io_run(&c);
+    srun_out_destroy(c.out);
+    n = pread(fd, out, out_len - 1, 0);
+    out[n > 0 ? n : 0] = '\0';
+    close(fd);
+    return rc;
+}
+
+static int child_status(pid_t pid)
+{
+    int st;
+
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);
+}
+
+/* Count the lines of text equal to line. */
+static int count_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    int count = 0;
+
+    for (const char *p = text; *p != '\0';) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len == n && strncmp(p, line, n) == 0)
+            count++;
+        p += len + (nl != NULL);
+    }
+    return count;
+}
+
+/* node02 says its piece and ends; node01 echoes srun's stdin. */
+static void play_normal(uint16_t port)
+{
+    struct sup *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    char got[256] = "", line[300];
+
+    sup_connect(a, port, 0);
+    sup_connect(b, port, 1);
+    sup_send(b, STEPIO_MESSAGE, 0, "error: a note from node02");
+    sup_send(b, STEPIO_STDOUT, 2, "x\n");
+    sup_send(b, STEPIO_TASK_EXIT, 2, "0 9");
+    sup_send(b, STEPIO_OUT_EOF, 2, NULL);
+    sup_send(b, STEPIO_DONE, 0, NULL);
+    sup_finish(b);
+    sup_send(a, STEPIO_STDOUT, 0, "hel");
+    sup_send(a, STEPIO_STDOUT, 1, "b1\n");
+    sup_send(a, STEPIO_STDOUT, 0, "lo\n");
+    sup_send(a, STEPIO_STDERR, 1, "warn\n");
+    sup_expect(a, STEPIO_STDIN_EOF, got, sizeof(got));
+    snprintf(line, sizeof(line), "in:%s\n", got);
+    sup_send(a, STEPIO_STDOUT, 0, line);
+    sup_send(a, STEPIO_TASK_EXIT, 0, "0 0");
+    sup_send(a, STEPIO_TASK_EXIT, 1, "2 0");
+    sup_send(a, STEPIO_OUT_EOF, 0, NULL);
+    sup_send(a, STEPIO_OUT_EOF, 1, NULL);
+    sup_send(a, STEPIO_DONE, 0, NULL);
+    sup_finish(a);
+    _exit(0);
+}
+
+static void test_normal(void **state)
+{
+    struct srun_task_end ends[3] = {0};
+    struct cancel_log log = {0};
+    char out[4096];
+    uint16_t port;
+    int lfd = listen_any(&port), in[2];
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(write(in[1], "hello", 5), 5);
+    close(in[1]);
+    if ((pid = fork()) == 0)
+        play_normal(port);
+    assert_int_equal(
+        run_loop(lfd, in[0], ends, out, sizeof(out), &log, state_running), 0);
+    assert_int_equal(child_status(pid), 0);
+    close(in[0]);
+    close(lfd);
+    assert_int_equal(count_line(out, "0: hello"), 1);
+    assert_int_equal(count_line(out, "1: b1"), 1);
+    assert_int_equal(count_line(out, "1: warn"), 1);
+    assert_int_equal(count_line(out, "2: x"), 1);
+    assert_int_equal(count_line(out, "0: in:hello"), 1);
+    assert_int_equal(ends[0].state, SRUN_TASK_EXITED);
+    assert_int_equal(ends[1].exit_code, 2);
+    assert_int_equal(ends[2].signal, 9);
+    assert_int_equal(srun_exit_code(ends, 3), 137);
+    assert_int_equal(log.calls, 0);
+}
+
+/* node02 drops its connection: srun kills the step on node01. */
+static void play_lost(uint16_t port)
+{
+    struct sup *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+    sup_connect(a, port, 0);
+    sup_connect(b, port, 1);
+    close(b->fd);
+    sup_expect(a, STEPIO_KILL, NULL, 0);
+    sup_send(a, STEPIO_TASK_EXIT, 0, "0 15");
+    sup_send(a, STEPIO_TASK_EXIT, 1, "0 15");
+    sup_send(a, STEPIO_DONE, 0, NULL);
+    sup_finish(a);
+    _exit(0);
+}
+
+static void test_lost(void **state)
+{
+    struct srun_task_end ends[3] = {0};
+    struct cancel_log log = {0};
+    char out[256];
+    uint16_t port;
+    int lfd = listen_any(&port);
+    pid_t pid;
+
+    (void)state;
+    if ((pid = fork()) == 0)
+        play_lost(port);
+    assert_int_equal(
+        run_loop(lfd, -1, ends, out, sizeof(out), &log, state_running), 0);
+    assert_int_equal(child_status(pid), 0);
+    close(lfd);
+    assert_int_equal(ends[2].state, SRUN_TASK_LOST);
+    assert_int_equal(ends[0].signal, 15);
+    assert_int_equal(srun_exit_code(ends, 3), 143);
+}
+
+/* Nobody connects and the controller says the launch failed. */
+static void test_launch_failed(void **state)
+{
+    struct srun_task_end ends[3] = {0};
+    struct cancel_log log = {0};
+    char out[256];
+    uint16_t port;
+    int lfd = listen_any(&port);
+
+    (void)state;
+    assert_int_equal(
+        run_loop(lfd, -1, ends, out, sizeof(out), &log, state_ended), -1);
+    close(lfd);
+    /* The step is ended through the controller (no node to tell). */
+    assert_int_equal(log.calls, 1);
+    assert_int_equal(log.last_sig, 0);
+}
+
+/* A connection with the wrong key is turned away; the real node gets in. */
+static void play_intruder(uint16_t port)
+{
+    static const uint8_t wrong[STEPIO_KEY_LEN] = {9, 9, 9};
+    struct sup *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+    struct stepio s;
+    struct err e;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        stepio_connect_handshake(fd, wrong, JOB, STEP, 0, &s, 5000, &e) == 0)
+        _exit(30);
+    close(fd);
+    sup_connect(a, port, 0);
+    sup_connect(b, port, 1);
+    sup_send(a, STEPIO_DONE, 0, NULL);
+    sup_send(b, STEPIO_DONE, 0, NULL);
+    sup_finish(a);
+    sup_finish(b);
+    _exit(0);
+}
+
+static void test_intruder(void **state)
+{
+    struct srun_task_end ends[3] = {0};
+    struct cancel_log log = {0};
+    char out[256];
+    uint16_t port;
+    int lfd = listen_any(&port);
+    pid_t pid;
+
+    (void)state;
+    if ((pid = fork()) == 0)
+        play_intruder(port);
+    assert_int_equal(
+        run_loop(lfd, -1, ends, out, sizeof(out), &log, state_running), 0);
+    assert_int_equal(child_status(pid), 0);
+    close(lfd);
+    assert_int_equal(srun_exit_code(ends, 3), 0);
+}
+
+/* -i 2: srun's stdin goes to task 2 alone (on node02); node01's tasks get
+ * the end of their stdin at once. */
+static void play_one_input(uint16_t port)
+{
+    struct sup *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    char got[64] = "";
+
+    sup_connect(a, port, 0);
+    sup_connect(b, port, 1);
+    sup_expect(a, STEPIO_STDIN_EOF, got, sizeof(got));
+    if (got[0] != '\0')
+        _exit(40);
+    sup_expect(b, STEPIO_STDIN_EOF, got, sizeof(got));
+    if (strcmp(got, "for two") != 0)
+        _exit(41);
+    sup_send(a, STEPIO_DONE, 0, NULL);
+    sup_send(b, STEPIO_DONE, 0, NULL);
+    sup_finish(a);
+    sup_finish(b);
+    _exit(0);
+}
+
+static void test_one_input(void **state)
+{
+    struct srun_task_end ends[3] = {0};
+    struct cancel_log log = {0};
+    char out[256];
+    uint16_t port;
+    int lfd = listen_any(&port), in[2];
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(write(in[1], "for two", 7), 7);
+    close(in[1]);
+    if ((pid = fork()) == 0)
+        play_one_input(port);
+    input_task = 2;
+    assert_int_equal(
+        run_loop(lfd, in[0], ends, out, sizeof(out), &log, state_running), 0);
+    input_task = SRUN_INPUT_ALL;
+    assert_int_equal(child_status(pid), 0);
+    close(in[0]);
+    close(lfd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_normal),        cmocka_unit_test(test_lost),
+        cmocka_unit_test(test_launch_failed), cmocka_unit_test(test_intruder),
+        cmocka_unit_test(test_one_input),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
