@@ -98,8 +98,13 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
     struct err e;
     int k, rc = 1;
 
+    if (argc >= 1 && strlen(argv[0]) >= 3 &&
+        strncasecmp("steps", argv[0], strlen(argv[0])) == 0) {
+        json_decref(req);
+        return show_step_run(argc - 1, argv + 1, json, oneliner);
+    }
     if (argc < 1 || argc > 2 || (k = show_kind_find(argv[0])) < 0) {
-        cli_error("usage: show job|node|partition [ID]");
+        cli_error("usage: show job|node|partition|step [ID]");
         json_decref(req);
         return 2;
     }
