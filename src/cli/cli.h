@@ -54,6 +54,7 @@ int cmd_prio(int argc, char **argv);
 int cmd_share(int argc, char **argv);
 int cmd_diag(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_sstat(int argc, char **argv);
 
 /* The bodies of show, hold/release and update, given the words after the
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */

@@ -36,6 +36,7 @@ const struct cli_cmd cli_cmds[] = {
     {"share", cmd_share, "share [-a] [-l] [-A ACCOUNTS] [-u USERS] [--json]"},
     {"diag", cmd_diag, "diag [--json]"},
     {"explain", cmd_explain, "explain [--json] JOBID"},
+    {"stat", cmd_sstat, "stat -j JOBID[.STEP][,...] [SSTAT OPTIONS]"},
     {NULL, NULL, NULL},
 };
 
@@ -51,6 +52,7 @@ const struct cli_cmd cli_slurm_cmds[] = {
     {"sshare", cmd_share, "sshare [OPTIONS]"},
     {"sdiag", cmd_diag, "sdiag [--json]"},
     {"sacct", cmd_acct, "sacct [OPTIONS]"},
+    {"sstat", cmd_sstat, "sstat -j JOBID[.STEP] [OPTIONS]"},
     {NULL, NULL, NULL},
 };
 
