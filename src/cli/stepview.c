@@ -27,6 +27,12 @@ const char *stepview_step_str(int64_t step_id, char *buf, size_t len)
     return buf;
 }
 
+static int bad_id(const char *s, struct err *e)
+{
+    errno = EINVAL;
+    return err_set(e, "Invalid job id: %s", s);
+}
+
 /* The part after the dot: a step number or "batch". */
 static int parse_step(const char *s, const char *whole, int64_t *out,
                       struct err *e)
@@ -37,12 +43,13 @@ static int parse_step(const char *s, const char *whole, int64_t *out,
         *out = (int64_t)STEP_BATCH_ID;
         return 0;
     }
-    errno = EINVAL;
-    if (strcmp(s, "extern") == 0)
+    if (strcmp(s, "extern") == 0) {
+        errno = EINVAL;
         return err_set(e, "Invalid job id: %s (Sluice has no extern step)",
                        whole);
+    }
     if (value_parse_u64(s, 0, STEP_BATCH_ID - 1, &n, NULL) < 0)
-        return err_set(e, "Invalid job id: %s", whole);
+        return bad_id(whole, e);
     *out = (int64_t)n;
     return 0;
 }
@@ -57,19 +64,18 @@ int stepview_id_parse(const char *s, struct stepview_id *out, struct err *e)
     memset(out, 0, sizeof(*out));
     out->array_task = -1;
     out->step_id = STEPVIEW_NONE;
-    errno = EINVAL;
     if (jlen == 0 || jlen >= sizeof(out->job))
-        return err_set(e, "Invalid job id: %s", s);
+        return bad_id(s, e);
     memcpy(out->job, s, jlen);
     us = strchr(out->job, '_');
     if (value_digits_u64(out->job, us ? (size_t)(us - out->job) : jlen, &n) <
             0 ||
         n == 0 || n > UINT32_MAX)
-        return err_set(e, "Invalid job id: %s", s);
+        return bad_id(s, e);
     out->job_id = n;
     if (us != NULL) {
         if (value_parse_u64(us + 1, 0, UINT32_MAX - 1, &n, NULL) < 0)
-            return err_set(e, "Invalid job id: %s", s);
+            return bad_id(s, e);
         out->array_task = (int64_t)n;
     }
     if (dot != NULL)

@@ -55,11 +55,12 @@ struct field {
      {"mem", "ave_rss_kib", K_KIB, true},                                      \
      {"pages", "ave_pages", K_COUNT, true},                                    \
      {"vmem", "ave_vmsize_kib", K_KIB, true}}
-#define IN_MAX(sfx, k)                                                         \
-    {{"fs/disk", "max_disk_read" sfx, k, false},                               \
-     {"mem", "max_rss" sfx, k, false},                                         \
-     {"pages", "max_pages" sfx, k, false},                                     \
-     {"vmem", "max_vmsize" sfx, k, false}}
+/* The Max lists: values (k K_COUNT, memory in KiB), nodes or tasks. */
+#define IN_MAX(disk, rss, pages, vm, k)                                        \
+    {{"fs/disk", disk, k, false},                                              \
+     {"mem", rss, k == K_COUNT ? K_KIB : k, false},                            \
+     {"pages", pages, k, false},                                               \
+     {"vmem", vm, k == K_COUNT ? K_KIB : k, false}}
 
 static const struct field fields[] = {
     {"MaxRSS", 10, K_KIB, "max_rss_kib", {{0}}},
@@ -95,9 +96,24 @@ static const struct field fields[] = {
     {"MaxDiskWriteTask", 16, K_TASK, "max_disk_write_task", {{0}}},
     {"AveDiskWrite", 12, K_DISK, "ave_disk_write", {{0}}},
     {"TRESUsageInAve", 14, K_TRES, NULL, IN_AVE},
-    {"TRESUsageInMax", 14, K_TRES, NULL, IN_MAX("", K_COUNT)},
-    {"TRESUsageInMaxNode", 18, K_TRES, NULL, IN_MAX("_node", K_NODE)},
-    {"TRESUsageInMaxTask", 18, K_TRES, NULL, IN_MAX("_task", K_TASK)},
+    {"TRESUsageInMax",
+     14,
+     K_TRES,
+     NULL,
+     IN_MAX("max_disk_read", "max_rss_kib", "max_pages", "max_vmsize_kib",
+            K_COUNT)},
+    {"TRESUsageInMaxNode",
+     18,
+     K_TRES,
+     NULL,
+     IN_MAX("max_disk_read_node", "max_rss_node", "max_pages_node",
+            "max_vmsize_node", K_NODE)},
+    {"TRESUsageInMaxTask",
+     18,
+     K_TRES,
+     NULL,
+     IN_MAX("max_disk_read_task", "max_rss_task", "max_pages_task",
+            "max_vmsize_task", K_TASK)},
     {"TRESUsageInMin", 14, K_TRES, NULL, {{"cpu", "min_cpu_us", K_CPU, 0}}},
     {"TRESUsageInMinNode",
      18,
