@@ -305,6 +305,19 @@ static bool queue_step_selected(const struct queue *q, json_t *step)
     return false;
 }
 
+/* Drop repeated ids: the controller answers each id's steps once per
+ * mention. */
+static void queue_ids_unique(json_t *ids)
+{
+    for (size_t i = 0; i < json_array_size(ids); i++)
+        for (size_t k = i + 1; k < json_array_size(ids);)
+            if (json_integer_value(json_array_get(ids, k)) ==
+                json_integer_value(json_array_get(ids, i)))
+                json_array_remove(ids, k);
+            else
+                k++;
+}
+
 /* STEP_QUERY's job_ids: -j's plain ids and -s LIST's jobs; NULL when
  * none (or when -j names array tasks, which are matched here). */
 static json_t *queue_step_ids(const struct queue *q)
@@ -322,6 +335,7 @@ static json_t *queue_step_ids(const struct queue *q)
     }
     for (size_t k = 0; k < q->n_sel; k++)
         json_array_append_new(ids, json_integer((json_int_t)q->sel[k].job_id));
+    queue_ids_unique(ids);
     if (json_array_size(ids) == 0) {
         json_decref(ids);
         return NULL;
