@@ -242,7 +242,7 @@ static int cancel_step(const struct cancel *c, const struct stepview_id *id)
     struct err e;
     int rc = 0;
 
-    stepview_step_str(id->step_id, step, sizeof(step));
+    stepview_step_str(id->step_id, step, sizeof(step)); /* for messages */
     if (id->array_task >= 0 && (job = cancel_task_job(id, &e)) < 0) {
         rc = -1;
     } else {

@@ -28,17 +28,22 @@ static int step_request(const char *id, json_t *req, struct stepview_id *sid)
     return 0;
 }
 
-/* Nothing found: scontrol's words, and whether that is an error. */
+/* Nothing found: scontrol's words; an error when something was named. */
 static int step_none(const char *id, const struct stepview_id *sid)
 {
     char step[32];
 
-    if (id == NULL || sid->step_id == STEPVIEW_NONE) {
+    if (id == NULL) {
         printf("No job steps in the system\n");
         return 0;
     }
-    cli_error("Job step %llu.%s not found", (unsigned long long)sid->job_id,
-              stepview_step_str(sid->step_id, step, sizeof(step)));
+    if (sid->step_id == STEPVIEW_NONE)
+        cli_error("No job steps running for job %llu",
+                  (unsigned long long)sid->job_id);
+    else
+        cli_error("Job step %llu.%s not found",
+                  (unsigned long long)sid->job_id,
+                  stepview_step_str(sid->step_id, step, sizeof(step)));
     return 1;
 }
 

@@ -22,8 +22,9 @@
 const char *stepview_step_str(int64_t step_id, char *buf, size_t len)
 {
     if (step_id == (int64_t)STEP_BATCH_ID)
-        return "batch";
-    snprintf(buf, len, "%lld", (long long)step_id);
+        snprintf(buf, len, "batch");
+    else
+        snprintf(buf, len, "%lld", (long long)step_id);
     return buf;
 }
 

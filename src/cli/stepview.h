@@ -37,7 +37,8 @@ struct stepview_id {
  * step of Slurm does not exist here and says so).
  */
 int stepview_id_parse(const char *s, struct stepview_id *out, struct err *e);
-/* stepview_step_str: a step id as shown after the dot: "3", "batch". */
+/* stepview_step_str: a step id as shown after the dot, "3" or "batch",
+ * written into buf; returns buf. */
 const char *stepview_step_str(int64_t step_id, char *buf, size_t len);
 
 /* stepview_header: the squeue --steps column title of a letter. */
