@@ -61,6 +61,12 @@ static void test_id_parse(void **state)
     }
     assert_int_equal(stepview_id_parse("12.extern", &id, &e), -1);
     assert_non_null(strstr(e.text, "extern"));
+
+    char buf[32];
+    assert_string_equal(stepview_step_str(STEP_BATCH_ID, buf, sizeof(buf)),
+                        "batch");
+    assert_string_equal(buf, "batch"); /* messages print the buffer */
+    assert_string_equal(stepview_step_str(7, buf, sizeof(buf)), "7");
 }
 
 static void test_formats(void **state)
