@@ -148,9 +148,9 @@ int acctview_spec_parse(const char *s, struct acctview_spec *out, struct err *e)
         out->tab = xreallocarray(out->tab, out->n + 1, sizeof(*out->tab));
         out->cols[out->n] =
             (struct acctview_col){f, w >= 0 ? (int)w : field_width(f)};
-        out->tab[out->n] = (struct fmt_col){
-            out->cols[out->n].width, f < F_COUNT && fields[f].left,
-            FMT_CUT_PLUS};
+        out->tab[out->n] =
+            (struct fmt_col){out->cols[out->n].width,
+                             f < F_COUNT && fields[f].left, FMT_CUT_PLUS};
         out->n++;
     }
     free(copy);
@@ -306,8 +306,7 @@ static const char *step_value(int f, const struct acctview_row *r, char *buf,
     }
 }
 
-static const char *rec_int(json_t *rec, const char *key, char *buf,
-                           size_t len)
+static const char *rec_int(json_t *rec, const char *key, char *buf, size_t len)
 {
     snprintf(buf, len, "%lld", jobview_int(rec, key, 0));
     return buf;
@@ -381,8 +380,8 @@ static const char *job_usage(int f, json_t *job, char *buf, size_t len)
     for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++) {
         if (strcmp(name, sums[k][0]) != 0)
             continue;
-        json_array_foreach(steps, i, st)
-            us += usageview_num(json_object_get(st, "usage"), sums[k][1]);
+        json_array_foreach(steps, i, st) us +=
+            usageview_num(json_object_get(st, "usage"), sums[k][1]);
         return usageview_cpu(us, buf, len);
     }
     return "";
@@ -524,18 +523,18 @@ static json_t *rec_json(json_t *job, json_t *rec, time_t now)
 
 #define SET(k, v) json_object_set_new(o, k, v)
 #define COPY(k) json_object_set(o, k, json_object_get(rec, k))
-    SET("step_id", json_string(stepview_step_str(
-                       jobview_int(rec, "step_id", 0), sid, sizeof(sid))));
+    SET("step_id", json_string(stepview_step_str(jobview_int(rec, "step_id", 0),
+                                                 sid, sizeof(sid))));
     SET("id", json_string(acctview_value(F_JOBID, &r, buf, sizeof(buf))));
     COPY("name");
     COPY("state");
-    SET("exit_code", json_pack("{s:I, s:I}", "return_code",
-                               (json_int_t)jobview_int(rec, "exit_code", 0),
-                               "signal",
-                               (json_int_t)jobview_int(rec, "signal", 0)));
+    SET("exit_code",
+        json_pack("{s:I, s:I}", "return_code",
+                  (json_int_t)jobview_int(rec, "exit_code", 0), "signal",
+                  (json_int_t)jobview_int(rec, "signal", 0)));
     COPY("start_time");
-    SET("end_time", json_integer_value(end) > 0 ? json_incref(end)
-                                                : json_null());
+    SET("end_time",
+        json_integer_value(end) > 0 ? json_incref(end) : json_null());
     SET("elapsed_s", json_integer(elapsed(&r)));
     SET("node_list", json_string(jobview_str(rec, "nodes", "")));
     COPY("num_nodes");

@@ -72,8 +72,8 @@ static const struct opt_def acct_opts[] = {
 };
 
 struct acct {
-    struct jobfilter f;     /* ids, users, partitions, states */
-    struct jobfilter whole; /* the ids of -j given without a step */
+    struct jobfilter f;      /* ids, users, partitions, states */
+    struct jobfilter whole;  /* the ids of -j given without a step */
     struct stepview_id *sel; /* the steps of -j 12.0 */
     size_t n_sel;
     json_t *accounts;
@@ -300,12 +300,11 @@ static bool acct_sel_step(const struct acct *q, json_t *job, json_t *rec)
 
     for (size_t i = 0; i < q->n_sel; i++) {
         const struct stepview_id *s = &q->sel[i];
-        bool jm = s->array_task < 0
-                      ? jobview_int(job, "job_id", 0) == (long long)s->job_id
-                      : jobview_int(job, "array_job_id", 0) ==
-                                (long long)s->job_id &&
-                            jobview_int(job, "array_task_id", -1) ==
-                                s->array_task;
+        bool jm =
+            s->array_task < 0
+                ? jobview_int(job, "job_id", 0) == (long long)s->job_id
+                : jobview_int(job, "array_job_id", 0) == (long long)s->job_id &&
+                      jobview_int(job, "array_task_id", -1) == s->array_task;
         if (jm && s->step_id == step)
             return true;
     }
@@ -383,9 +382,9 @@ static int acct_print(const struct acct *q, json_t *jobs)
     {
         struct acctview_row r = {job, NULL, now, NULL};
         /* -X shows the job's line even where -j named one of its steps */
-        bool whole = q->n_sel == 0 || q->alloc_only ||
-                     (q->whole.job_ids != NULL &&
-                      jobfilter_match(&q->whole, job));
+        bool whole =
+            q->n_sel == 0 || q->alloc_only ||
+            (q->whole.job_ids != NULL && jobfilter_match(&q->whole, job));
         if (whole)
             acctview_print(stdout, &sp, q->mode, &r);
         if (!q->alloc_only)

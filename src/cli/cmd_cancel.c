@@ -246,9 +246,8 @@ static int cancel_step(const struct cancel *c, const struct stepview_id *id)
     if (id->array_task >= 0 && (job = cancel_task_job(id, &e)) < 0) {
         rc = -1;
     } else {
-        req = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)job,
-                        "step_id", (json_int_t)id->step_id, "signal",
-                        c->signal);
+        req = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)job, "step_id",
+                        (json_int_t)id->step_id, "signal", c->signal);
         rc = cli_call(PROTO_MSG_STEP_CANCEL, req, &reply, &e);
         json_decref(req);
         json_decref(reply);

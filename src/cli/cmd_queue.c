@@ -72,8 +72,8 @@ struct queue {
     struct jobfilter f;
     const char *format;
     bool noheader, json, lng;
-    bool expand; /* -r: one line per array task */
-    bool steps;  /* -s: steps instead of jobs */
+    bool expand;             /* -r: one line per array task */
+    bool steps;              /* -s: steps instead of jobs */
     struct stepview_id *sel; /* -s LIST: these steps (or jobs' steps) */
     size_t n_sel;
 };
@@ -435,8 +435,9 @@ int cmd_queue(int argc, char **argv)
     if (q.format != NULL && !q.json) {
         struct fmt_spec sp;
         struct err e;
-        if (fmt_spec_parse(q.format, q.steps ? STEPVIEW_LETTERS : JOBVIEW_LETTERS,
-                           &sp, &e) < 0) {
+        if (fmt_spec_parse(q.format,
+                           q.steps ? STEPVIEW_LETTERS : JOBVIEW_LETTERS, &sp,
+                           &e) < 0) {
             cli_error("--format: %s", e.text);
             rc = 1;
             goto out;

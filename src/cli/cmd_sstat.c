@@ -23,11 +23,11 @@
 
 /* Slurm's default fields, in its order. */
 #define SSTAT_DEFAULT                                                          \
-    "JobID,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,AveVMSize,MaxRSS,"           \
+    "JobID,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,AveVMSize,MaxRSS,"            \
     "MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,MaxPagesTask,"         \
     "AvePages,MinCPU,MinCPUNode,MinCPUTask,AveCPU,NTasks,AveCPUFreq,"          \
     "ReqCPUFreqMin,ReqCPUFreqMax,ReqCPUFreqGov,ConsumedEnergy,MaxDiskRead,"    \
-    "MaxDiskReadNode,MaxDiskReadTask,AveDiskRead,MaxDiskWrite,"               \
+    "MaxDiskReadNode,MaxDiskReadTask,AveDiskRead,MaxDiskWrite,"                \
     "MaxDiskWriteNode,MaxDiskWriteTask,AveDiskWrite,TRESUsageInAve,"           \
     "TRESUsageInMax,TRESUsageInMaxNode,TRESUsageInMaxTask,TRESUsageInMin,"     \
     "TRESUsageInMinNode,TRESUsageInMinTask,TRESUsageInTot,TRESUsageOutAve,"    \
@@ -143,8 +143,8 @@ static int sstat_column(struct sstat *s, char *tok, struct err *e)
     s->fields = xreallocarray(s->fields, s->n + 1, sizeof(*s->fields));
     s->cols = xreallocarray(s->cols, s->n + 1, sizeof(*s->cols));
     s->fields[s->n] = f;
-    s->cols[s->n] = (struct fmt_col){w < 0 ? (int)-w : (int)w, w < 0,
-                                     FMT_CUT_PLUS};
+    s->cols[s->n] =
+        (struct fmt_col){w < 0 ? (int)-w : (int)w, w < 0, FMT_CUT_PLUS};
     s->n++;
     return 0;
 }
@@ -176,8 +176,10 @@ static int sstat_jobs(struct sstat *s, const char *arg, struct err *e)
         if ((rc = stepview_id_parse(t, &s->sel[s->n_sel], e)) == 0 &&
             s->sel[s->n_sel].array_task >= 0) {
             errno = EINVAL;
-            rc = err_set(e, "Invalid job id: %s (give an array task's own "
-                            "job id)", t);
+            rc = err_set(e,
+                         "Invalid job id: %s (give an array task's own "
+                         "job id)",
+                         t);
         }
         s->n_sel += rc == 0;
     }
@@ -363,7 +365,8 @@ static void sstat_print(const struct sstat *s, json_t *steps)
         if (!json_is_object(json_object_get(st, "usage")))
             json_object_set(st, "usage", empty);
         for (size_t k = 0; k < s->n; k++)
-            fmt_tab_cell(&t, k, sstat_value(s->fields[k], st, buf, sizeof(buf)));
+            fmt_tab_cell(&t, k,
+                         sstat_value(s->fields[k], st, buf, sizeof(buf)));
     }
     json_decref(empty);
 }

@@ -41,8 +41,7 @@ static int step_none(const char *id, const struct stepview_id *sid)
         cli_error("No job steps running for job %llu",
                   (unsigned long long)sid->job_id);
     else
-        cli_error("Job step %llu.%s not found",
-                  (unsigned long long)sid->job_id,
+        cli_error("Job step %llu.%s not found", (unsigned long long)sid->job_id,
                   stepview_step_str(sid->step_id, step, sizeof(step)));
     return 1;
 }

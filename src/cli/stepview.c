@@ -176,7 +176,8 @@ const char *stepview_value(char letter, const void *ctx, char *buf, size_t len)
 static int step_cmp(const void *a, const void *b)
 {
     json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-    long long jx = jobview_int(x, "job_id", 0), jy = jobview_int(y, "job_id", 0);
+    long long jx = jobview_int(x, "job_id", 0),
+              jy = jobview_int(y, "job_id", 0);
     long long sx = jobview_int(x, "step_id", 0),
               sy = jobview_int(y, "step_id", 0);
 

@@ -18,7 +18,7 @@ enum kind {
     K_CPU,   /* microseconds of CPU */
     K_DISK,  /* bytes */
     K_CONST, /* not measured: the text Slurm prints without data */
-    K_TRES,  /* a TRESUsage* list: key is its item table */
+    K_TRES,  /* a TRESUsage* list (the field's tres) */
 };
 
 /* One item of a TRESUsage* list ("mem=1032K"); total: times ntasks. */
@@ -28,132 +28,147 @@ struct tres_item {
     bool total;
 };
 
-#define TRES_MAX 6
-
 struct field {
     const char *name;
     int width;
     enum kind kind;
-    const char *key; /* the usage key, or K_CONST's text */
-    struct tres_item tres[TRES_MAX];
+    const char *key;              /* the usage key, or K_CONST's text */
+    const struct tres_item *tres; /* K_TRES: ends with a NULL label */
 };
 
-/* The "In" lists describe what tasks consumed, the "Out" lists what they
- * wrote; Sluice has no energy counters (0) and measures only the minimum
- * CPU, so the lists carry what was measured. */
-#define IN_AVE                                                                 \
-    {{"cpu", "ave_cpu_us", K_CPU, false},                                      \
-     {"energy", NULL, K_CONST, false},                                         \
-     {"fs/disk", "ave_disk_read", K_COUNT, false},                             \
-     {"mem", "ave_rss_kib", K_KIB, false},                                     \
-     {"pages", "ave_pages", K_COUNT, false},                                   \
-     {"vmem", "ave_vmsize_kib", K_KIB, false}}
-#define IN_TOT                                                                 \
-    {{"cpu", "total_cpu_us", K_CPU, false},                                    \
-     {"energy", NULL, K_CONST, false},                                         \
-     {"fs/disk", "ave_disk_read", K_COUNT, true},                              \
-     {"mem", "ave_rss_kib", K_KIB, true},                                      \
-     {"pages", "ave_pages", K_COUNT, true},                                    \
-     {"vmem", "ave_vmsize_kib", K_KIB, true}}
-/* The Max lists: values (k K_COUNT, memory in KiB), nodes or tasks. */
-#define IN_MAX(disk, rss, pages, vm, k)                                        \
-    {{"fs/disk", disk, k, false},                                              \
-     {"mem", rss, k == K_COUNT ? K_KIB : k, false},                            \
-     {"pages", pages, k, false},                                               \
-     {"vmem", vm, k == K_COUNT ? K_KIB : k, false}}
+/*
+ * The TRESUsage lists.  "In" is what the tasks consumed, "Out" what they
+ * wrote.  Sluice has no energy counters (energy=0) and measures only the
+ * minimum CPU time, so each list carries what was measured.  Memory items
+ * are KiB, fs/disk items bytes.
+ */
+static const struct tres_item in_ave[] = {
+    {"cpu", "ave_cpu_us", K_CPU, false},
+    {"energy", NULL, K_CONST, false},
+    {"fs/disk", "ave_disk_read", K_COUNT, false},
+    {"mem", "ave_rss_kib", K_KIB, false},
+    {"pages", "ave_pages", K_COUNT, false},
+    {"vmem", "ave_vmsize_kib", K_KIB, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item in_max[] = {
+    {"fs/disk", "max_disk_read", K_COUNT, false},
+    {"mem", "max_rss_kib", K_KIB, false},
+    {"pages", "max_pages", K_COUNT, false},
+    {"vmem", "max_vmsize_kib", K_KIB, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item in_max_node[] = {
+    {"fs/disk", "max_disk_read_node", K_NODE, false},
+    {"mem", "max_rss_node", K_NODE, false},
+    {"pages", "max_pages_node", K_NODE, false},
+    {"vmem", "max_vmsize_node", K_NODE, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item in_max_task[] = {
+    {"fs/disk", "max_disk_read_task", K_TASK, false},
+    {"mem", "max_rss_task", K_TASK, false},
+    {"pages", "max_pages_task", K_TASK, false},
+    {"vmem", "max_vmsize_task", K_TASK, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item in_min[] = {
+    {"cpu", "min_cpu_us", K_CPU, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item in_min_node[] = {
+    {"cpu", "min_cpu_node", K_NODE, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item in_min_task[] = {
+    {"cpu", "min_cpu_task", K_TASK, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item in_tot[] = {
+    {"cpu", "total_cpu_us", K_CPU, false},
+    {"energy", NULL, K_CONST, false},
+    {"fs/disk", "ave_disk_read", K_COUNT, true},
+    {"mem", "ave_rss_kib", K_KIB, true},
+    {"pages", "ave_pages", K_COUNT, true},
+    {"vmem", "ave_vmsize_kib", K_KIB, true},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item out_ave[] = {
+    {"energy", NULL, K_CONST, false},
+    {"fs/disk", "ave_disk_write", K_COUNT, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item out_max[] = {
+    {"energy", NULL, K_CONST, false},
+    {"fs/disk", "max_disk_write", K_COUNT, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item out_max_node[] = {
+    {"fs/disk", "max_disk_write_node", K_NODE, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item out_max_task[] = {
+    {"fs/disk", "max_disk_write_task", K_TASK, false},
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item out_none[] = {
+    {NULL, NULL, K_CONST, false},
+};
+static const struct tres_item out_tot[] = {
+    {"energy", NULL, K_CONST, false},
+    {"fs/disk", "ave_disk_write", K_COUNT, true},
+    {NULL, NULL, K_CONST, false},
+};
 
 static const struct field fields[] = {
-    {"MaxRSS", 10, K_KIB, "max_rss_kib", {{0}}},
-    {"MaxRSSNode", 10, K_NODE, "max_rss_node", {{0}}},
-    {"MaxRSSTask", 10, K_TASK, "max_rss_task", {{0}}},
-    {"AveRSS", 10, K_KIB, "ave_rss_kib", {{0}}},
-    {"MaxVMSize", 10, K_KIB, "max_vmsize_kib", {{0}}},
-    {"MaxVMSizeNode", 14, K_NODE, "max_vmsize_node", {{0}}},
-    {"MaxVMSizeTask", 14, K_TASK, "max_vmsize_task", {{0}}},
-    {"AveVMSize", 10, K_KIB, "ave_vmsize_kib", {{0}}},
-    {"MaxPages", 8, K_COUNT, "max_pages", {{0}}},
-    {"MaxPagesNode", 12, K_NODE, "max_pages_node", {{0}}},
-    {"MaxPagesTask", 14, K_TASK, "max_pages_task", {{0}}},
-    {"AvePages", 10, K_COUNT, "ave_pages", {{0}}},
-    {"MinCPU", 10, K_CPU, "min_cpu_us", {{0}}},
-    {"MinCPUNode", 10, K_NODE, "min_cpu_node", {{0}}},
-    {"MinCPUTask", 10, K_TASK, "min_cpu_task", {{0}}},
-    {"AveCPU", 10, K_CPU, "ave_cpu_us", {{0}}},
-    {"TotalCPU", 10, K_CPU, "total_cpu_us", {{0}}},
-    {"UserCPU", 10, K_CPU, "user_cpu_us", {{0}}},
-    {"SystemCPU", 10, K_CPU, "sys_cpu_us", {{0}}},
-    {"AveCPUFreq", 10, K_CONST, "0", {{0}}},
-    {"ReqCPUFreqMin", 13, K_CONST, "Unknown", {{0}}},
-    {"ReqCPUFreqMax", 13, K_CONST, "Unknown", {{0}}},
-    {"ReqCPUFreqGov", 13, K_CONST, "Unknown", {{0}}},
-    {"ConsumedEnergy", 14, K_CONST, "0", {{0}}},
-    {"MaxDiskRead", 12, K_DISK, "max_disk_read", {{0}}},
-    {"MaxDiskReadNode", 15, K_NODE, "max_disk_read_node", {{0}}},
-    {"MaxDiskReadTask", 15, K_TASK, "max_disk_read_task", {{0}}},
-    {"AveDiskRead", 12, K_DISK, "ave_disk_read", {{0}}},
-    {"MaxDiskWrite", 12, K_DISK, "max_disk_write", {{0}}},
-    {"MaxDiskWriteNode", 16, K_NODE, "max_disk_write_node", {{0}}},
-    {"MaxDiskWriteTask", 16, K_TASK, "max_disk_write_task", {{0}}},
-    {"AveDiskWrite", 12, K_DISK, "ave_disk_write", {{0}}},
-    {"TRESUsageInAve", 14, K_TRES, NULL, IN_AVE},
-    {"TRESUsageInMax",
-     14,
-     K_TRES,
-     NULL,
-     IN_MAX("max_disk_read", "max_rss_kib", "max_pages", "max_vmsize_kib",
-            K_COUNT)},
-    {"TRESUsageInMaxNode",
-     18,
-     K_TRES,
-     NULL,
-     IN_MAX("max_disk_read_node", "max_rss_node", "max_pages_node",
-            "max_vmsize_node", K_NODE)},
-    {"TRESUsageInMaxTask",
-     18,
-     K_TRES,
-     NULL,
-     IN_MAX("max_disk_read_task", "max_rss_task", "max_pages_task",
-            "max_vmsize_task", K_TASK)},
-    {"TRESUsageInMin", 14, K_TRES, NULL, {{"cpu", "min_cpu_us", K_CPU, 0}}},
-    {"TRESUsageInMinNode",
-     18,
-     K_TRES,
-     NULL,
-     {{"cpu", "min_cpu_node", K_NODE, 0}}},
-    {"TRESUsageInMinTask",
-     18,
-     K_TRES,
-     NULL,
-     {{"cpu", "min_cpu_task", K_TASK, 0}}},
-    {"TRESUsageInTot", 14, K_TRES, NULL, IN_TOT},
-    {"TRESUsageOutAve",
-     15,
-     K_TRES,
-     NULL,
-     {{"energy", NULL, K_CONST, 0}, {"fs/disk", "ave_disk_write", K_COUNT, 0}}},
-    {"TRESUsageOutMax",
-     15,
-     K_TRES,
-     NULL,
-     {{"energy", NULL, K_CONST, 0}, {"fs/disk", "max_disk_write", K_COUNT, 0}}},
-    {"TRESUsageOutMaxNode",
-     19,
-     K_TRES,
-     NULL,
-     {{"fs/disk", "max_disk_write_node", K_NODE, 0}}},
-    {"TRESUsageOutMaxTask",
-     19,
-     K_TRES,
-     NULL,
-     {{"fs/disk", "max_disk_write_task", K_TASK, 0}}},
-    {"TRESUsageOutMin", 15, K_TRES, NULL, {{0}}},
-    {"TRESUsageOutMinNode", 19, K_TRES, NULL, {{0}}},
-    {"TRESUsageOutMinTask", 19, K_TRES, NULL, {{0}}},
-    {"TRESUsageOutTot",
-     15,
-     K_TRES,
-     NULL,
-     {{"energy", NULL, K_CONST, 0}, {"fs/disk", "ave_disk_write", K_COUNT, 1}}},
+    {"MaxRSS", 10, K_KIB, "max_rss_kib", NULL},
+    {"MaxRSSNode", 10, K_NODE, "max_rss_node", NULL},
+    {"MaxRSSTask", 10, K_TASK, "max_rss_task", NULL},
+    {"AveRSS", 10, K_KIB, "ave_rss_kib", NULL},
+    {"MaxVMSize", 10, K_KIB, "max_vmsize_kib", NULL},
+    {"MaxVMSizeNode", 14, K_NODE, "max_vmsize_node", NULL},
+    {"MaxVMSizeTask", 14, K_TASK, "max_vmsize_task", NULL},
+    {"AveVMSize", 10, K_KIB, "ave_vmsize_kib", NULL},
+    {"MaxPages", 8, K_COUNT, "max_pages", NULL},
+    {"MaxPagesNode", 12, K_NODE, "max_pages_node", NULL},
+    {"MaxPagesTask", 14, K_TASK, "max_pages_task", NULL},
+    {"AvePages", 10, K_COUNT, "ave_pages", NULL},
+    {"MinCPU", 10, K_CPU, "min_cpu_us", NULL},
+    {"MinCPUNode", 10, K_NODE, "min_cpu_node", NULL},
+    {"MinCPUTask", 10, K_TASK, "min_cpu_task", NULL},
+    {"AveCPU", 10, K_CPU, "ave_cpu_us", NULL},
+    {"TotalCPU", 10, K_CPU, "total_cpu_us", NULL},
+    {"UserCPU", 10, K_CPU, "user_cpu_us", NULL},
+    {"SystemCPU", 10, K_CPU, "sys_cpu_us", NULL},
+    {"AveCPUFreq", 10, K_CONST, "0", NULL},
+    {"ReqCPUFreqMin", 13, K_CONST, "Unknown", NULL},
+    {"ReqCPUFreqMax", 13, K_CONST, "Unknown", NULL},
+    {"ReqCPUFreqGov", 13, K_CONST, "Unknown", NULL},
+    {"ConsumedEnergy", 14, K_CONST, "0", NULL},
+    {"MaxDiskRead", 12, K_DISK, "max_disk_read", NULL},
+    {"MaxDiskReadNode", 15, K_NODE, "max_disk_read_node", NULL},
+    {"MaxDiskReadTask", 15, K_TASK, "max_disk_read_task", NULL},
+    {"AveDiskRead", 12, K_DISK, "ave_disk_read", NULL},
+    {"MaxDiskWrite", 12, K_DISK, "max_disk_write", NULL},
+    {"MaxDiskWriteNode", 16, K_NODE, "max_disk_write_node", NULL},
+    {"MaxDiskWriteTask", 16, K_TASK, "max_disk_write_task", NULL},
+    {"AveDiskWrite", 12, K_DISK, "ave_disk_write", NULL},
+    {"TRESUsageInAve", 14, K_TRES, NULL, in_ave},
+    {"TRESUsageInMax", 14, K_TRES, NULL, in_max},
+    {"TRESUsageInMaxNode", 18, K_TRES, NULL, in_max_node},
+    {"TRESUsageInMaxTask", 18, K_TRES, NULL, in_max_task},
+    {"TRESUsageInMin", 14, K_TRES, NULL, in_min},
+    {"TRESUsageInMinNode", 18, K_TRES, NULL, in_min_node},
+    {"TRESUsageInMinTask", 18, K_TRES, NULL, in_min_task},
+    {"TRESUsageInTot", 14, K_TRES, NULL, in_tot},
+    {"TRESUsageOutAve", 15, K_TRES, NULL, out_ave},
+    {"TRESUsageOutMax", 15, K_TRES, NULL, out_max},
+    {"TRESUsageOutMaxNode", 19, K_TRES, NULL, out_max_node},
+    {"TRESUsageOutMaxTask", 19, K_TRES, NULL, out_max_task},
+    {"TRESUsageOutMin", 15, K_TRES, NULL, out_none},
+    {"TRESUsageOutMinNode", 19, K_TRES, NULL, out_none},
+    {"TRESUsageOutMinTask", 19, K_TRES, NULL, out_none},
+    {"TRESUsageOutTot", 15, K_TRES, NULL, out_tot},
 };
 
 #define N_FIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
@@ -273,7 +288,7 @@ static const char *tres_list(const struct field *fd,
     size_t off = 0;
 
     buf[0] = '\0';
-    for (int i = 0; i < TRES_MAX && fd->tres[i].label != NULL; i++) {
+    for (int i = 0; fd->tres[i].label != NULL; i++) {
         const struct tres_item *it = &fd->tres[i];
         uint64_t mul = it->total && src->ntasks > 0 ? (uint64_t)src->ntasks : 1;
         char one[64];

@@ -89,8 +89,7 @@ static void test_values(void **state)
     }
     json_t *j =
         record("CANCELLED", 0, 15, json_pack("{s:i}", "cancelled_by", 0));
-    struct acctview_row r = {j, NULL, 2000, NULL},
-                            b = {j, "batch", 2000, NULL};
+    struct acctview_row r = {j, NULL, 2000, NULL}, b = {j, "batch", 2000, NULL};
     assert_string_equal(acctview_state(&r, buf, sizeof(buf)), "CANCELLED by 0");
     assert_string_equal(acctview_state(&b, buf, sizeof(buf)), "CANCELLED");
     assert_string_equal(

@@ -38,9 +38,9 @@ static void test_id_parse(void **state)
         {"4294967295.7", 4294967295ull, -1, 7, "4294967295"},
     };
     static const char *const bad[] = {
-        "",     ".3",     "12.",   "12.x",          "0.1",   "a.1",
-        "12.-1", "12_x.1", "12_.1", "12.4294967291", "12.3.4", "4294967296",
-        "12.batchx",
+        "",       ".3",         "12.",       "12.x",  "0.1",
+        "a.1",    "12.-1",      "12_x.1",    "12_.1", "12.4294967291",
+        "12.3.4", "4294967296", "12.batchx",
     };
     struct stepview_id id;
     struct err e;
@@ -75,10 +75,14 @@ static void test_formats(void **state)
         unsigned long long us;
         const char *out;
     } cpu[] = {
-        {0, "00:00:00"},           {1500, "00:00.001"},
-        {2013000, "00:02.013"},    {65000000, "00:01:05"},
-        {65250000, "01:05.250"},   {3723000000ull, "01:02:03"},
-        {3723500000ull, "01:02:03"}, {86400000000ull, "1-00:00:00"},
+        {0, "00:00:00"},
+        {1500, "00:00.001"},
+        {2013000, "00:02.013"},
+        {65000000, "00:01:05"},
+        {65250000, "01:05.250"},
+        {3723000000ull, "01:02:03"},
+        {3723500000ull, "01:02:03"},
+        {86400000000ull, "1-00:00:00"},
         {93784000000ull, "1-02:03:04"},
     };
     static const struct {
@@ -122,11 +126,11 @@ static json_t *usage_fixture(void)
         17, "max_pages_node", "node01", "max_pages_task", 2, "ave_pages", 4,
         "min_cpu_us", 1000000, "min_cpu_node", "node01", "min_cpu_task", 1,
         "ave_cpu_us", 2013000, "user_cpu_us", 7000000, "sys_cpu_us", 1052000,
-        "total_cpu_us", 8052000, "max_disk_read", 2621440,
-        "max_disk_read_node", "node01", "max_disk_read_task", 0,
-        "ave_disk_read", 1048576, "max_disk_write", 10485,
-        "max_disk_write_node", "node02", "max_disk_write_task", 4,
-        "ave_disk_write", 5000, "sampled_at", 1700000000);
+        "total_cpu_us", 8052000, "max_disk_read", 2621440, "max_disk_read_node",
+        "node01", "max_disk_read_task", 0, "ave_disk_read", 1048576,
+        "max_disk_write", 10485, "max_disk_write_node", "node02",
+        "max_disk_write_task", 4, "ave_disk_write", 5000, "sampled_at",
+        1700000000);
 }
 
 static const char *uv(const char *name, const struct usageview_src *src,
@@ -201,17 +205,18 @@ static json_t *step_fixture(long long job, long long step, const char *state)
         "{s:I, s:I, s:s, s:s, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:i,"
         " s:i, s:i, s:s, s:s, s:i, s:i, s:s, s:o}",
         "job_id", (json_int_t)job, "step_id", (json_int_t)step, "name",
-        step == STEP_BATCH_ID ? "batch" : "hostname", "state", state,
-        "user_id", 1000, "user_name", "zhangsan", "partition", "gpu",
-        "account", "quant", "start_time", 1000, "end_time", 0, "time_limit_s",
-        -1, "nodes", "node[01-02]", "num_nodes", 2, "ntasks", 8, "cpus", 8,
-        "tasks_per_node", "4(x2)", "tres",
-        "node=2,cpu=8,mem=4000M,gres/gpu=4", "exit_code", 0, "signal", 0,
-        "reason", "", "usage", usage_fixture());
+        step == STEP_BATCH_ID ? "batch" : "hostname", "state", state, "user_id",
+        1000, "user_name", "zhangsan", "partition", "gpu", "account", "quant",
+        "start_time", 1000, "end_time", 0, "time_limit_s", -1, "nodes",
+        "node[01-02]", "num_nodes", 2, "ntasks", 8, "cpus", 8, "tasks_per_node",
+        "4(x2)", "tres", "node=2,cpu=8,mem=4000M,gres/gpu=4", "exit_code", 0,
+        "signal", 0, "reason", "", "usage", usage_fixture());
     char id[64];
 
     snprintf(id, sizeof(id), "%lld.%s", job,
-             step == STEP_BATCH_ID ? "batch" : step == 0 ? "0" : "1");
+             step == STEP_BATCH_ID ? "batch"
+             : step == 0           ? "0"
+                                   : "1");
     json_object_set_new(o, "id", json_string(id));
     return o;
 }
@@ -251,8 +256,8 @@ static void test_squeue_steps(void **state)
 
     (void)state;
     stepview_sort(steps);
-    assert_int_equal(json_integer_value(json_object_get(
-                         json_array_get(steps, 1), "step_id")),
+    assert_int_equal(json_integer_value(
+                         json_object_get(json_array_get(steps, 1), "step_id")),
                      STEP_BATCH_ID);
     s = squeue_steps(STEPVIEW_FORMAT, steps);
     assert_string_equal(s, "         STEPID     NAME PARTITION     USER      "
@@ -321,16 +326,15 @@ static json_t *acct_fixture(void)
     json_object_set_new(batch, "cpus", json_integer(4));
     json_object_set_new(s0, "end_time", json_integer(1070));
     json_object_set_new(s0, "exit_code", json_integer(3));
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i,"
-                     " s:s, s:s, s:{s:i, s:i}, s:i, s:i, s:s, s:[o, o]}",
-                     "job_id", 42, "name", "train", "partition", "gpu",
-                     "account", "quant", "job_state", "COMPLETED", "user_id",
-                     1000, "user_name", "zhangsan", "submit_time", 990,
-                     "start_time", 1000, "end_time", 1075, "node_list",
-                     "node[01-02]", "batch_host", "node01", "exit_code",
-                     "return_code", 0, "signal", 0, "cpus", 8, "nodes", 2,
-                     "tres_alloc_str", "cpu=8,mem=4000M,node=2", "steps",
-                     batch, s0);
+    return json_pack(
+        "{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i,"
+        " s:s, s:s, s:{s:i, s:i}, s:i, s:i, s:s, s:[o, o]}",
+        "job_id", 42, "name", "train", "partition", "gpu", "account", "quant",
+        "job_state", "COMPLETED", "user_id", 1000, "user_name", "zhangsan",
+        "submit_time", 990, "start_time", 1000, "end_time", 1075, "node_list",
+        "node[01-02]", "batch_host", "node01", "exit_code", "return_code", 0,
+        "signal", 0, "cpus", 8, "nodes", 2, "tres_alloc_str",
+        "cpu=8,mem=4000M,node=2", "steps", batch, s0);
 }
 
 static char *sacct(const char *fields, json_t *job)
@@ -395,9 +399,9 @@ static void test_sacct_steps(void **state)
     steps = json_object_get(o, "steps");
     assert_int_equal(json_array_size(steps), 2);
     s0 = json_array_get(steps, 1);
-    assert_string_equal(json_string_value(json_object_get(
-                            json_array_get(steps, 0), "step_id")),
-                        "batch");
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(steps, 0), "step_id")),
+        "batch");
     assert_string_equal(json_string_value(json_object_get(s0, "id")), "42.0");
     assert_string_equal(json_string_value(json_object_get(s0, "state")),
                         "FAILED");
@@ -425,8 +429,7 @@ static void test_sacct_running_step(void **state)
     json_object_set_new(rec, "state", json_string("RUNNING"));
     r = (struct acctview_row){job, NULL, 1100, rec};
     assert_string_equal(
-        acctview_value(acctview_field("End"), &r, buf, sizeof(buf)),
-        "Unknown");
+        acctview_value(acctview_field("End"), &r, buf, sizeof(buf)), "Unknown");
     assert_string_equal(
         acctview_value(acctview_field("ElapsedRaw"), &r, buf, sizeof(buf)),
         "100");
