@@ -172,7 +172,7 @@ int cmd_show(int argc, char **argv)
     opt_init(&st, argc, argv, 1, true);
     while ((rc = opt_next(&st, show_opts, &id, &arg, &e)) > 0) {
         if (id == S_HELP) {
-            printf("usage: sluice show [--json] [-o] job|node|partition "
+            printf("usage: sluice show [--json] [-o] job|node|partition|step "
                    "[ID]\n");
             opt_free(&st);
             return 0;

@@ -15,7 +15,7 @@ const struct cli_cmd cli_cmds[] = {
     {"queue", cmd_queue, "queue [SQUEUE OPTIONS]"},
     {"cancel", cmd_cancel, "cancel [SCANCEL OPTIONS] [JOBID...]"},
     {"info", cmd_info, "info [SINFO OPTIONS]"},
-    {"show", cmd_show, "show [--json] [-o] job|node|partition [ID]"},
+    {"show", cmd_show, "show [--json] [-o] job|node|partition|step [ID]"},
     {"hold", cmd_hold, "hold JOBID..."},
     {"release", cmd_release, "release JOBID..."},
     {"suspend", cmd_suspend, "suspend JOBID... (operators)"},
