@@ -128,16 +128,23 @@ static int acct_job_item(struct acct *q, const char *item, struct err *e)
 /* -j LIST; the commas inside "123_[1,3]" belong to the id. */
 static int acct_jobs(struct acct *q, const char *arg, struct err *e)
 {
-    char *copy, *save = NULL;
+    const char *p = arg;
     int rc = 0;
 
-    if (strchr(arg, '.') == NULL)
-        return acct_job_item(q, arg, e);
-    copy = xstrdup(arg);
-    for (char *t = strtok_r(copy, ",", &save); t != NULL && rc == 0;
-         t = strtok_r(NULL, ",", &save))
-        rc = acct_job_item(q, t, e);
-    free(copy);
+    while (*p != '\0' && rc == 0) {
+        size_t len = strcspn(p, ",");
+        const char *br = strchr(p, '[');
+        if (br != NULL && br < p + len && strchr(br, ']') != NULL)
+            len = (size_t)(strchr(br, ']') - p) + 1;
+        if (len > 0) {
+            char *item = xstrndup(p, len);
+            rc = acct_job_item(q, item, e);
+            free(item);
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
     return rc;
 }
 
