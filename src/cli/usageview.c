@@ -180,8 +180,14 @@ int usageview_count(void)
 
 int usageview_field(const char *name)
 {
+    size_t len = strlen(name);
+
     for (int i = 0; i < N_FIELDS; i++)
         if (strcasecmp(name, fields[i].name) == 0)
+            return i;
+    /* Slurm's own lists abbreviate: "tresusageinmaxn" */
+    for (int i = 0; len >= 4 && i < N_FIELDS; i++)
+        if (strncasecmp(name, fields[i].name, len) == 0)
             return i;
     return -1;
 }

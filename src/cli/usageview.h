@@ -20,7 +20,9 @@ struct usageview_src {
     long long ntasks; /* the step's tasks, for the TRESUsage*Tot totals */
 };
 
-/* usageview_field: the index of a field name (any case), or -1. */
+/* usageview_field: the index of a field name (any case), or of the first
+ * field it begins with (4 letters or more, as "tresusageinmaxn" in Slurm's
+ * own lists); -1 when none. */
 int usageview_field(const char *name);
 /* usageview_name / usageview_width: Slurm's name and default width. */
 const char *usageview_name(int f);

@@ -195,6 +195,9 @@ static void test_usage_values(void **state)
     assert_string_equal(uv("ReqCPUFreqMin", &none, buf, sizeof(buf)),
                         "Unknown");
     assert_int_equal(usageview_field("NoSuchField"), -1);
+    assert_int_equal(usageview_field("tresusageinmaxn"),
+                     usageview_field("TRESUsageInMaxNode"));
+    assert_int_equal(usageview_field("Max"), -1);
     assert_int_equal(usageview_width(usageview_field("MaxDiskWriteNode")), 16);
     json_decref(u);
 }
