@@ -3,7 +3,9 @@
  * scancel/sacct/sstat, the usage formats shared by sacct and sstat
  * (usageview.h), squeue --steps's columns and scontrol show step
  * (stepview.h), and sacct's step lines and --json (acctview.h), all over
- * STEP and JOB_ACCT fixtures shaped as docs/protocol.md describes them.
+ * STEP and JOB_ACCT fixtures shaped as docs/protocol.md describes them;
+ * and the command-line errors of sstat, scancel, squeue -s, sacct and
+ * scontrol show step, which never reach the controller.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cli/acctview.h"
+#include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/stepview.h"
 #include "cli/usageview.h"
@@ -442,6 +446,90 @@ static void test_sacct_running_step(void **state)
     json_decref(job);
 }
 
+/* Run fn on words (NULL-terminated); its exit code, and its stderr in
+ * out. */
+static int run(int (*fn)(int, char **), const char *const *words, char *out,
+               size_t len)
+{
+    char *argv[16];
+    int argc = 0, saved, rc;
+    FILE *tmp = tmpfile();
+    size_t n;
+
+    assert_non_null(tmp);
+    for (; words[argc] != NULL; argc++)
+        argv[argc] = (char *)words[argc];
+    argv[argc] = NULL;
+    fflush(stderr);
+    saved = dup(STDERR_FILENO);
+    dup2(fileno(tmp), STDERR_FILENO);
+    rc = fn(argc, argv);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    rewind(tmp);
+    n = fread(out, 1, len - 1, tmp);
+    out[n] = '\0';
+    fclose(tmp);
+    return rc;
+}
+
+static void test_cli_errors(void **state)
+{
+    static const struct {
+        int (*fn)(int, char **);
+        const char *words[8];
+        const char *err;
+    } cases[] = {
+        {cmd_sstat,
+         {"sstat", NULL},
+         "sstat: error: You didn't give me any jobs to stat (-j "
+         "JOBID[.STEP])\n"},
+        {cmd_sstat,
+         {"sstat", "-j", "12.x", NULL},
+         "sstat: error: Invalid job id: 12.x\n"},
+        {cmd_sstat,
+         {"sstat", "-j", "12_3.0", NULL},
+         "sstat: error: Invalid job id: 12_3.0 (give an array task's own job "
+         "id)\n"},
+        {cmd_sstat,
+         {"sstat", "-j", "12", "-o", "JobID,Nope", NULL},
+         "sstat: error: Invalid field requested: \"Nope\" (see "
+         "--helpformat)\n"},
+        {cmd_cancel,
+         {"scancel", "12.extern", NULL},
+         "scancel: error: Invalid job id: 12.extern (Sluice has no extern "
+         "step)\n"},
+        {cmd_cancel,
+         {"scancel", "-u", "0", "12.0", NULL},
+         "scancel: error: job step ids (JOBID.STEP) cannot be combined with "
+         "-u, -p, -t, -n or -w\n"},
+        {cmd_queue,
+         {"squeue", "-s", "-o", "%T", NULL},
+         "squeue: error: --format: invalid field \"%T\" at column 1\n"},
+        {cmd_queue,
+         {"squeue", "--steps=12.q", NULL},
+         "squeue: error: Invalid job id: 12.q\n"},
+        {cmd_acct,
+         {"sacct", "-j", "5,12.q", NULL},
+         "sacct: error: Invalid job id: 12.q\n"},
+        {cmd_scontrol,
+         {"scontrol", "show", "step", "12.q", NULL},
+         "scontrol: error: Invalid job id specified: 12.q\n"},
+        {cmd_scontrol,
+         {"scontrol", "show", "step", "1", "2", NULL},
+         "scontrol: error: usage: show step [JOBID[.STEP]]\n"},
+    };
+    char out[1024];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = run(cases[i].fn, cases[i].words, out, sizeof(out));
+        assert_string_equal(out, cases[i].err);
+        assert_true(rc == 1 || rc == 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_show_step),
         cmocka_unit_test(test_sacct_steps),
         cmocka_unit_test(test_sacct_running_step),
+        cmocka_unit_test(test_cli_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
