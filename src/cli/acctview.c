@@ -1,7 +1,8 @@
 /*
  * sacct's fields and output (acctview.h).  Widths, justification and the
  * "+" that marks a cut value follow Slurm's sacct; times print as
- * YYYY-MM-DDTHH:MM:SS, "Unknown" when not reached.
+ * YYYY-MM-DDTHH:MM:SS, "Unknown" when not reached.  The usage fields
+ * (MaxRSS, TotalCPU, ...) are usageview's, numbered after ours.
  */
 #include "cli/acctview.h"
 
@@ -15,6 +16,8 @@
 #include "cli/fmt.h"
 #include "cli/jobspec.h"
 #include "cli/jobview.h"
+#include "cli/stepview.h"
+#include "cli/usageview.h"
 #include "common/xalloc.h"
 
 enum {
@@ -45,7 +48,8 @@ enum {
     F_REASON,
     F_PRIORITY,
     F_WORKDIR,
-    F_COUNT
+    F_NTASKS,
+    F_COUNT /* usageview's field u is F_COUNT + u */
 };
 
 static const struct {
@@ -80,24 +84,38 @@ static const struct {
     [F_REASON] = {"Reason", 20, false},
     [F_PRIORITY] = {"Priority", 10, false},
     [F_WORKDIR] = {"WorkDir", 20, false},
+    [F_NTASKS] = {"NTasks", 8, false},
 };
+
+static const char *field_name(int f)
+{
+    return f < F_COUNT ? fields[f].name : usageview_name(f - F_COUNT);
+}
+
+static int field_width(int f)
+{
+    return f < F_COUNT ? fields[f].width : usageview_width(f - F_COUNT);
+}
 
 int acctview_field(const char *name)
 {
+    int u;
+
     for (int i = 0; i < F_COUNT; i++)
         if (strcasecmp(name, fields[i].name) == 0)
             return i;
-    return -1;
+    u = usageview_field(name);
+    return u < 0 ? -1 : F_COUNT + u;
 }
 
 const char *acctview_fields(void)
 {
-    static char buf[512];
+    static char buf[2048];
 
     if (buf[0] == '\0')
-        for (int i = 0; i < F_COUNT; i++)
+        for (int i = 0; i < F_COUNT + usageview_count(); i++)
             snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
-                     i ? "," : "", fields[i].name);
+                     i ? "," : "", field_name(i));
     return buf;
 }
 
@@ -129,9 +147,10 @@ int acctview_spec_parse(const char *s, struct acctview_spec *out, struct err *e)
         out->cols = xreallocarray(out->cols, out->n + 1, sizeof(*out->cols));
         out->tab = xreallocarray(out->tab, out->n + 1, sizeof(*out->tab));
         out->cols[out->n] =
-            (struct acctview_col){f, w >= 0 ? (int)w : fields[f].width};
-        out->tab[out->n] = (struct fmt_col){out->cols[out->n].width,
-                                            fields[f].left, FMT_CUT_PLUS};
+            (struct acctview_col){f, w >= 0 ? (int)w : field_width(f)};
+        out->tab[out->n] =
+            (struct fmt_col){out->cols[out->n].width,
+                             f < F_COUNT && fields[f].left, FMT_CUT_PLUS};
         out->n++;
     }
     free(copy);
@@ -160,6 +179,13 @@ static time_t jtime(json_t *job, const char *key)
     return (time_t)jobview_int(job, key, 0);
 }
 
+json_t *acctview_steps(json_t *job)
+{
+    json_t *steps = json_object_get(job, "steps");
+
+    return json_is_array(steps) ? steps : NULL;
+}
+
 bool acctview_has_batch(json_t *job)
 {
     return jtime(job, "start_time") > 0 &&
@@ -171,6 +197,8 @@ const char *acctview_state(const struct acctview_row *r, char *buf, size_t len)
     const char *st = jobview_str(r->job, "job_state", "UNKNOWN");
     json_t *by = json_object_get(r->job, "cancelled_by");
 
+    if (r->rec != NULL)
+        return jobview_str(r->rec, "state", "UNKNOWN");
     if (r->step != NULL) {
         /* the script was killed by a signal for these */
         if (strcmp(st, "TIMEOUT") == 0 || strcmp(st, "PREEMPTED") == 0)
@@ -189,7 +217,8 @@ const char *acctview_state(const struct acctview_row *r, char *buf, size_t len)
 
 static int64_t elapsed(const struct acctview_row *r)
 {
-    time_t s = jtime(r->job, "start_time"), e = jtime(r->job, "end_time");
+    json_t *o = r->rec != NULL ? r->rec : r->job;
+    time_t s = jtime(o, "start_time"), e = jtime(o, "end_time");
 
     if (s <= 0)
         return 0;
@@ -242,13 +271,17 @@ static const char *when(json_t *job, const char *key, char *buf, size_t len)
     return fmt_time(jtime(job, key), "Unknown", buf, len);
 }
 
-/* The .batch step's own values; NULL: as the job's. */
+/* The made-up .batch step's own values; NULL: as the job's. */
 static const char *step_value(int f, const struct acctview_row *r, char *buf,
                               size_t len)
 {
+    if (f >= F_COUNT) /* nothing measured */
+        return "";
     switch (f) {
     case F_JOBNAME:
         return r->step;
+    case F_NTASKS:
+        return "1";
     case F_SUBMIT:
         return when(r->job, "start_time", buf, len);
     case F_NNODES:
@@ -271,6 +304,87 @@ static const char *step_value(int f, const struct acctview_row *r, char *buf,
     default:
         return NULL;
     }
+}
+
+static const char *rec_int(json_t *rec, const char *key, char *buf, size_t len)
+{
+    snprintf(buf, len, "%lld", jobview_int(rec, key, 0));
+    return buf;
+}
+
+/* A STEP record's values other than times; NULL: the job's, "": none. */
+static const char *rec_value(int f, const struct acctview_row *r, char *buf,
+                             size_t len)
+{
+    json_t *rec = r->rec;
+    struct usageview_src src = {json_object_get(rec, "usage"),
+                                jobview_int(rec, "ntasks", 0)};
+    char sid[32];
+
+    if (f >= F_COUNT)
+        return usageview_value(f - F_COUNT, &src, buf, len);
+    switch (f) {
+    case F_JOBID:
+    case F_JOBIDRAW:
+        snprintf(buf, len, "%lld.%s", jobview_int(r->job, "job_id", 0),
+                 stepview_step_str(jobview_int(rec, "step_id", 0), sid,
+                                   sizeof(sid)));
+        return buf;
+    case F_JOBNAME:
+        return jobview_str(rec, "name", "");
+    case F_ACCOUNT:
+        return jobview_str(rec, "account", jobview_str(r->job, "account", ""));
+    case F_ALLOCCPUS:
+        return rec_int(rec, "cpus", buf, len);
+    case F_NNODES:
+        return rec_int(rec, "num_nodes", buf, len);
+    case F_NTASKS:
+        return rec_int(rec, "ntasks", buf, len);
+    case F_EXITCODE:
+        snprintf(buf, len, "%lld:%lld", jobview_int(rec, "exit_code", 0),
+                 jobview_int(rec, "signal", 0));
+        return buf;
+    case F_NODELIST:
+        return jobview_str(rec, "nodes", "");
+    case F_ALLOCTRES:
+        return tres_sorted(jobview_str(rec, "tres", NULL), buf, len);
+    case F_REASON:
+        return jobview_str(rec, "reason", "");
+    case F_STATE:
+    case F_ELAPSED:
+    case F_ELAPSEDRAW:
+        return NULL;
+    case F_SUBMIT:
+    case F_START:
+        return when(rec, "start_time", buf, len);
+    case F_END:
+        return when(rec, "end_time", buf, len);
+    default: /* what Slurm leaves empty on a step's line */
+        return "";
+    }
+}
+
+/* A job's own line: CPU times summed over its steps, other usage empty. */
+static const char *job_usage(int f, json_t *job, char *buf, size_t len)
+{
+    static const char *const sums[][2] = {
+        {"TotalCPU", "total_cpu_us"},
+        {"UserCPU", "user_cpu_us"},
+        {"SystemCPU", "sys_cpu_us"},
+    };
+    json_t *steps = acctview_steps(job), *st;
+    const char *name = usageview_name(f - F_COUNT);
+    uint64_t us = 0;
+    size_t i;
+
+    for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++) {
+        if (strcmp(name, sums[k][0]) != 0)
+            continue;
+        json_array_foreach(steps, i, st) us +=
+            usageview_num(json_object_get(st, "usage"), sums[k][1]);
+        return usageview_cpu(us, buf, len);
+    }
+    return "";
 }
 
 static const char *id_value(int f, const struct acctview_row *r, char *buf,
@@ -314,8 +428,12 @@ const char *acctview_value(int f, const struct acctview_row *r, char *buf,
     json_t *j = r->job, *ec = json_object_get(j, "exit_code");
     const char *v;
 
+    if (r->rec != NULL && (v = rec_value(f, r, buf, len)) != NULL)
+        return v;
     if (r->step != NULL && (v = step_value(f, r, buf, len)) != NULL)
         return v;
+    if (f >= F_COUNT)
+        return job_usage(f, j, buf, len);
     switch (f) {
     case F_JOBID:
     case F_JOBIDRAW:
@@ -359,6 +477,8 @@ const char *acctview_value(int f, const struct acctview_row *r, char *buf,
         return jobview_str(j, "state_reason", "None");
     case F_WORKDIR:
         return jobview_str(j, "work_dir", "");
+    case F_NTASKS:
+        return "";
     default:
         return time_value(f, r, buf, len);
     }
@@ -379,7 +499,7 @@ void acctview_header(FILE *fp, const struct acctview_spec *sp,
     struct fmt_tab t = tab_of(fp, sp, mode);
 
     for (size_t i = 0; i < sp->n; i++)
-        fmt_tab_cell(&t, i, fields[sp->cols[i].field].name);
+        fmt_tab_cell(&t, i, field_name(sp->cols[i].field));
     fmt_tab_rule(&t);
 }
 
@@ -394,10 +514,66 @@ void acctview_print(FILE *fp, const struct acctview_spec *sp,
                      acctview_value(sp->cols[i].field, r, buf, sizeof(buf)));
 }
 
+/* One STEP record in --json: its ids and values as sacct shows them. */
+static json_t *rec_json(json_t *job, json_t *rec, time_t now)
+{
+    struct acctview_row r = {job, NULL, now, rec};
+    json_t *o = json_object(), *end = json_object_get(rec, "end_time");
+    char buf[1024], sid[32];
+
+#define SET(k, v) json_object_set_new(o, k, v)
+#define COPY(k) json_object_set(o, k, json_object_get(rec, k))
+    SET("step_id", json_string(stepview_step_str(jobview_int(rec, "step_id", 0),
+                                                 sid, sizeof(sid))));
+    SET("id", json_string(acctview_value(F_JOBID, &r, buf, sizeof(buf))));
+    COPY("name");
+    COPY("state");
+    SET("exit_code",
+        json_pack("{s:I, s:I}", "return_code",
+                  (json_int_t)jobview_int(rec, "exit_code", 0), "signal",
+                  (json_int_t)jobview_int(rec, "signal", 0)));
+    COPY("start_time");
+    SET("end_time",
+        json_integer_value(end) > 0 ? json_incref(end) : json_null());
+    SET("elapsed_s", json_integer(elapsed(&r)));
+    SET("node_list", json_string(jobview_str(rec, "nodes", "")));
+    COPY("num_nodes");
+    COPY("ntasks");
+    COPY("cpus");
+    SET("alloc_tres",
+        json_string(acctview_value(F_ALLOCTRES, &r, buf, sizeof(buf))));
+    COPY("reason");
+    SET("usage", json_is_object(json_object_get(rec, "usage"))
+                     ? json_incref(json_object_get(rec, "usage"))
+                     : json_object());
+#undef SET
+#undef COPY
+    return o;
+}
+
+/* The job's steps in --json: its STEP records, or the made-up batch. */
+static json_t *steps_json(json_t *job, time_t now)
+{
+    json_t *steps = json_array(), *recs = acctview_steps(job), *rec;
+    char buf[256];
+    size_t i;
+
+    json_array_foreach(recs, i, rec)
+        json_array_append_new(steps, rec_json(job, rec, now));
+    if (recs == NULL && acctview_has_batch(job)) {
+        struct acctview_row s = {job, "batch", now, NULL};
+        json_array_append_new(
+            steps, json_pack("{s:s, s:s, s:O}", "step_id", "batch", "state",
+                             acctview_state(&s, buf, sizeof(buf)), "exit_code",
+                             json_object_get(job, "exit_code")));
+    }
+    return steps;
+}
+
 json_t *acctview_json(json_t *job, time_t now)
 {
-    struct acctview_row r = {job, NULL, now};
-    json_t *o = json_object(), *steps = json_array();
+    struct acctview_row r = {job, NULL, now, NULL};
+    json_t *o = json_object();
     char buf[1024];
 
 #define SET(k, v) json_object_set_new(o, k, v)
@@ -428,14 +604,7 @@ json_t *acctview_json(json_t *job, time_t now)
         json_string(acctview_value(F_REQTRES, &r, buf, sizeof(buf))));
     SET("restarts", json_integer(jobview_int(job, "restart_count", 0)));
     COPY("cancelled_by");
-    if (acctview_has_batch(job)) {
-        struct acctview_row s = {job, "batch", now};
-        json_array_append_new(
-            steps, json_pack("{s:s, s:s, s:O}", "step_id", "batch", "state",
-                             acctview_state(&s, buf, sizeof(buf)), "exit_code",
-                             json_object_get(job, "exit_code")));
-    }
-    SET("steps", steps);
+    SET("steps", steps_json(job, now));
     if (json_is_array(json_object_get(job, "events")))
         COPY("events");
     else

@@ -1,7 +1,8 @@
 /*
  * sacct's view of a job: its fields by Slurm's names and widths (JobID,
- * State, ExitCode, AllocTRES, ...), the rows of a job and its .batch
- * step, in Slurm's columns or -p/-P (printed by fmt_tab, fmt.h).
+ * State, ExitCode, AllocTRES, MaxRSS, TotalCPU, ...), the rows of a job
+ * and of its steps (12.batch, 12.0, ...), in Slurm's columns or -p/-P
+ * (printed by fmt_tab, fmt.h).
  */
 #ifndef SLUICE_CLI_ACCTVIEW_H
 #define SLUICE_CLI_ACCTVIEW_H
@@ -23,11 +24,17 @@
     "Start,End,Elapsed,Timelimit,NNodes,AllocCPUS,ReqTRES,AllocTRES,State,"    \
     "ExitCode,Restarts,NodeList"
 
-/* One row: a job (step NULL) or its step ("batch"), at time now. */
+/*
+ * One row at time now: a job (step and rec NULL), one of its STEP records
+ * (rec, from the job's "steps"), or, for a record without "steps" (a
+ * controller before job steps), its batch step made from the job's own
+ * values (step "batch").
+ */
 struct acctview_row {
     json_t *job; /* a record of JOB_ACCT */
     const char *step;
     time_t now;
+    json_t *rec; /* a STEP of the job's "steps", or NULL */
 };
 
 struct acctview_col {
@@ -71,6 +78,9 @@ const char *acctview_state(const struct acctview_row *r, char *buf, size_t len);
 
 /* acctview_has_batch: whether the job ran a batch step (it started). */
 bool acctview_has_batch(json_t *job);
+/* acctview_steps: the job's STEP records (borrowed), or NULL when the
+ * record has none ("steps" absent). */
+json_t *acctview_steps(json_t *job);
 
 /* acctview_json: the --json object of one job (docs/cli.md); new. */
 json_t *acctview_json(json_t *job, time_t now);

@@ -55,10 +55,13 @@ int cmd_share(int argc, char **argv);
 int cmd_diag(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_srun(int argc, char **argv);
+int cmd_sstat(int argc, char **argv);
 
 /* The bodies of show, hold/release and update, given the words after the
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */
 int show_run(int argc, char **argv, bool json, bool oneliner);
+/* show step [JOBID[.STEP]] (show_step.c), called by show_run. */
+int show_step_run(int argc, char **argv, bool json, bool oneliner);
 int hold_run(bool release, int argc, char **argv);
 int suspend_run(bool resume, int argc, char **argv);
 int update_run(int argc, char **argv);

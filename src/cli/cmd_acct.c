@@ -3,7 +3,8 @@
  * sacct's columns, -p/-P, or --json; --events JOBID shows one job's
  * timeline.  Slurm's defaults: since midnight today unless -j (or -s), the
  * caller's own jobs unless -a or -u (root and the controller's user see
- * everyone's), and a .batch line under each job that ran unless -X.
+ * everyone's), and the lines of its steps (12.batch, 12.0, ...) under
+ * each job unless -X; -j 12.0 selects one step.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,12 @@
 #include "cli/client.h"
 #include "cli/fmt.h"
 #include "cli/jobfilter.h"
+#include "cli/jobview.h"
 #include "cli/opt.h"
+#include "cli/stepview.h"
 #include "cli/when.h"
 #include "common/proto.h"
+#include "common/xalloc.h"
 
 enum {
     A_JOBS = 1,
@@ -68,7 +72,10 @@ static const struct opt_def acct_opts[] = {
 };
 
 struct acct {
-    struct jobfilter f; /* ids, users, partitions, states */
+    struct jobfilter f;      /* ids, users, partitions, states */
+    struct jobfilter whole;  /* the ids of -j given without a step */
+    struct stepview_id *sel; /* the steps of -j 12.0 */
+    size_t n_sel;
     json_t *accounts;
     const char *format, *events;
     time_t start, end;
@@ -101,13 +108,53 @@ static void add_list(json_t **a, const char *arg)
     free(copy);
 }
 
+/* One item of -j: "12" or "12_4" selects the job, "12.0" one step. */
+static int acct_job_item(struct acct *q, const char *item, struct err *e)
+{
+    struct stepview_id id;
+
+    if (strchr(item, '.') == NULL)
+        return jobfilter_add(&q->f, JOBFILTER_IDS, item, e) < 0
+                   ? -1
+                   : jobfilter_add(&q->whole, JOBFILTER_IDS, item, e);
+    if (stepview_id_parse(item, &id, e) < 0 ||
+        jobfilter_add(&q->f, JOBFILTER_IDS, id.job, e) < 0)
+        return -1;
+    q->sel = xreallocarray(q->sel, q->n_sel + 1, sizeof(*q->sel));
+    q->sel[q->n_sel++] = id;
+    return 0;
+}
+
+/* -j LIST; the commas inside "123_[1,3]" belong to the id. */
+static int acct_jobs(struct acct *q, const char *arg, struct err *e)
+{
+    const char *p = arg;
+    int rc = 0;
+
+    while (*p != '\0' && rc == 0) {
+        size_t len = strcspn(p, ",");
+        const char *br = strchr(p, '[');
+        if (br != NULL && br < p + len && strchr(br, ']') != NULL)
+            len = (size_t)(strchr(br, ']') - p) + 1;
+        if (len > 0) {
+            char *item = xstrndup(p, len);
+            rc = acct_job_item(q, item, e);
+            free(item);
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return rc;
+}
+
 static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
 {
     time_t now = time(NULL);
 
     switch (id) {
     case A_JOBS:
-        return jobfilter_add(&q->f, JOBFILTER_IDS, arg, e);
+        return acct_jobs(q, arg, e);
     case A_USER:
         return jobfilter_add(&q->f, JOBFILTER_USERS, arg, e);
     case A_PARTITION:
@@ -253,6 +300,64 @@ static int print_events(json_t *jobs)
     return 0;
 }
 
+/* Whether -j selected the step rec of job (as 12.0 or 12_4.0). */
+static bool acct_sel_step(const struct acct *q, json_t *job, json_t *rec)
+{
+    long long step = jobview_int(rec, "step_id", -2);
+
+    for (size_t i = 0; i < q->n_sel; i++) {
+        const struct stepview_id *s = &q->sel[i];
+        bool jm =
+            s->array_task < 0
+                ? jobview_int(job, "job_id", 0) == (long long)s->job_id
+                : jobview_int(job, "array_job_id", 0) == (long long)s->job_id &&
+                      jobview_int(job, "array_task_id", -1) == s->array_task;
+        if (jm && s->step_id == step)
+            return true;
+    }
+    return false;
+}
+
+/* Whether a step's state is among -s's (a job's states name steps too). */
+static bool acct_state_ok(const struct acct *q, json_t *rec)
+{
+    const char *st = jobview_str(rec, "state", "");
+    size_t i;
+    json_t *v;
+
+    if (q->f.states == NULL || q->f.all_states)
+        return true;
+    json_array_foreach(q->f.states, i, v)
+    {
+        if (strcmp(json_string_value(v), st) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The step lines under a job: all of them for a job selected whole,
+ * else those -j named. */
+static void acct_print_steps(const struct acct *q,
+                             const struct acctview_spec *sp, json_t *job,
+                             bool whole, time_t now)
+{
+    json_t *recs = acctview_steps(job), *rec;
+    size_t i;
+
+    if (recs == NULL) { /* a record from before job steps */
+        struct acctview_row r = {job, "batch", now, NULL};
+        if (whole && acctview_has_batch(job))
+            acctview_print(stdout, sp, q->mode, &r);
+        return;
+    }
+    json_array_foreach(recs, i, rec)
+    {
+        struct acctview_row r = {job, NULL, now, rec};
+        if ((whole || acct_sel_step(q, job, rec)) && acct_state_ok(q, rec))
+            acctview_print(stdout, sp, q->mode, &r);
+    }
+}
+
 static int acct_print(const struct acct *q, json_t *jobs)
 {
     struct acctview_spec sp;
@@ -282,12 +387,15 @@ static int acct_print(const struct acct *q, json_t *jobs)
         acctview_header(stdout, &sp, q->mode);
     json_array_foreach(jobs, i, job)
     {
-        struct acctview_row r = {job, NULL, now};
-        acctview_print(stdout, &sp, q->mode, &r);
-        if (!q->alloc_only && acctview_has_batch(job)) {
-            r.step = "batch";
+        struct acctview_row r = {job, NULL, now, NULL};
+        /* -X shows the job's line even where -j named one of its steps */
+        bool whole =
+            q->n_sel == 0 || q->alloc_only ||
+            (q->whole.job_ids != NULL && jobfilter_match(&q->whole, job));
+        if (whole)
             acctview_print(stdout, &sp, q->mode, &r);
-        }
+        if (!q->alloc_only)
+            acct_print_steps(q, &sp, job, whole, now);
     }
     acctview_spec_free(&sp);
     return 0;
@@ -320,5 +428,7 @@ int cmd_acct(int argc, char **argv)
     json_decref(jobs);
     json_decref(q.accounts);
     jobfilter_clear(&q.f);
+    jobfilter_clear(&q.whole);
+    free(q.sel);
     return rc;
 }

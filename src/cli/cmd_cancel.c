@@ -1,7 +1,8 @@
 /*
  * sluice cancel / scancel: cancel jobs by id and/or by filter (-u -p -t
- * -n -w), or send them a signal (-s).  Each job the controller refuses
- * gets its own line, as scancel prints them.
+ * -n -w), or send them a signal (-s); JOBID.STEP ends (or signals) one
+ * step and leaves the job running.  Each job or step the controller
+ * refuses gets its own line, as scancel prints them.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -14,8 +15,10 @@
 #include "cli/client.h"
 #include "cli/jobfilter.h"
 #include "cli/opt.h"
+#include "cli/stepview.h"
 #include "common/proto.h"
 #include "common/value.h"
+#include "common/xalloc.h"
 
 enum {
     C_USER = 1,
@@ -64,6 +67,8 @@ static const struct {
 
 struct cancel {
     struct jobfilter f;
+    struct stepview_id *steps; /* the JOBID.STEP operands */
+    size_t n_steps;
     int signal; /* 0: cancel */
     bool quiet, verbose;
 };
@@ -127,6 +132,20 @@ static int cancel_option(struct cancel *c, int id, const char *arg,
     }
 }
 
+/* "12", "12_4", "12_[1-3]": jobs; "12.3", "12.batch", "12_4.1": a step. */
+static int cancel_operand(struct cancel *c, const char *s, struct err *e)
+{
+    struct stepview_id id;
+
+    if (strchr(s, '.') == NULL)
+        return jobfilter_add(&c->f, JOBFILTER_IDS, s, e);
+    if (stepview_id_parse(s, &id, e) < 0)
+        return -1;
+    c->steps = xreallocarray(c->steps, c->n_steps + 1, sizeof(*c->steps));
+    c->steps[c->n_steps++] = id;
+    return 0;
+}
+
 /* 1: parsed, 0: help printed, -1: error printed. */
 static int cancel_parse(struct cancel *c, int argc, char **argv)
 {
@@ -149,11 +168,17 @@ static int cancel_parse(struct cancel *c, int argc, char **argv)
             break;
     }
     for (int i = 0; rc == 0 && i < st.n_operands; i++)
-        rc = jobfilter_add(&c->f, JOBFILTER_IDS, st.operands[i], &e);
+        rc = cancel_operand(c, st.operands[i], &e);
     if (cli_opt_end(&st, rc, &e) < 0)
         return -1;
-    if (jobfilter_empty(&c->f)) {
+    if (jobfilter_empty(&c->f) && c->n_steps == 0) {
         cli_error("No job identification provided");
+        return -1;
+    }
+    /* a filter with step ids would otherwise reach every job it matches */
+    if (c->n_steps > 0 && c->f.job_ids == NULL && !jobfilter_empty(&c->f)) {
+        cli_error("job step ids (JOBID.STEP) cannot be combined with "
+                  "-u, -p, -t, -n or -w");
         return -1;
     }
     return 1;
@@ -182,31 +207,98 @@ static int cancel_report(const struct cancel *c, json_t *reply)
     return refused;
 }
 
-int cmd_cancel(int argc, char **argv)
+/* The job id of array task "12_4" (the task's own); -1 with e. */
+static long long cancel_task_job(const struct stepview_id *id, struct err *e)
 {
-    struct cancel c = {0};
+    struct jobfilter f = {0};
+    json_t *req, *jobs = NULL, *job;
+    long long found = -1;
+    size_t i;
+
+    if (jobfilter_add(&f, JOBFILTER_IDS, id->job, e) < 0)
+        return -1;
+    req = jobfilter_request(&f);
+    if (cli_job_query(req, &jobs, e) == 0) {
+        json_array_foreach(jobs, i, job)
+        {
+            if (found < 0 && jobfilter_match(&f, job))
+                found = json_integer_value(json_object_get(job, "job_id"));
+        }
+        if (found < 0)
+            err_set(e, "Invalid job id specified");
+    }
+    json_decref(req);
+    json_decref(jobs);
+    jobfilter_clear(&f);
+    return found;
+}
+
+/* STEP_CANCEL of one step; 0, or -1 after its line was printed. */
+static int cancel_step(const struct cancel *c, const struct stepview_id *id)
+{
+    long long job = (long long)id->job_id;
     json_t *req, *reply = NULL;
+    char step[32];
+    struct err e;
+    int rc = 0;
+
+    stepview_step_str(id->step_id, step, sizeof(step)); /* for messages */
+    if (id->array_task >= 0 && (job = cancel_task_job(id, &e)) < 0) {
+        rc = -1;
+    } else {
+        req = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)job, "step_id",
+                        (json_int_t)id->step_id, "signal", c->signal);
+        rc = cli_call(PROTO_MSG_STEP_CANCEL, req, &reply, &e);
+        json_decref(req);
+        json_decref(reply);
+    }
+    if (rc < 0 && !c->quiet)
+        cli_error("Kill job error on job step id %s.%s: %s", id->job, step,
+                  e.text);
+    else if (rc == 0 && c->verbose)
+        fprintf(stderr, "%s: %s job step %s.%s\n", cli_prog(),
+                c->signal ? "Signalled" : "Terminating", id->job, step);
+    return rc;
+}
+
+/* JOB_CANCEL of the selected jobs; the number refused, or -1. */
+static int cancel_jobs(const struct cancel *c)
+{
+    json_t *req = jobfilter_request(&c->f), *reply = NULL;
     struct err e;
     int rc;
 
-    cli_set_prog(argv[0]);
-    rc = cancel_parse(&c, argc, argv);
-    if (rc <= 0) {
-        jobfilter_clear(&c.f);
-        return rc < 0 ? 1 : 0;
-    }
-    req = jobfilter_request(&c.f);
-    if (c.signal != 0)
-        json_object_set_new(req, "signal", json_integer(c.signal));
+    if (c->signal != 0)
+        json_object_set_new(req, "signal", json_integer(c->signal));
     if (cli_call(PROTO_MSG_JOB_CANCEL, req, &reply, &e) < 0) {
         cli_error("%s", e.text);
-        rc = 1;
+        rc = -1;
     } else {
-        rc = cancel_report(&c, reply) > 0 ? 1 : 0;
+        rc = cancel_report(c, reply);
     }
     json_decref(req);
     json_decref(reply);
+    return rc;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+    struct cancel c = {0};
+    int rc, failed = 0;
+
+    cli_set_prog(argv[0]);
+    rc = cancel_parse(&c, argc, argv);
+    if (rc > 0) {
+        if (!jobfilter_empty(&c.f))
+            failed += cancel_jobs(&c) != 0;
+        for (size_t i = 0; i < c.n_steps; i++)
+            failed += cancel_step(&c, &c.steps[i]) < 0;
+        cli_close();
+        rc = failed > 0 ? 1 : 0;
+    } else {
+        rc = rc < 0 ? 1 : 0;
+    }
     jobfilter_clear(&c.f);
-    cli_close();
+    free(c.steps);
     return rc;
 }

@@ -1,9 +1,11 @@
 /*
  * sluice queue / squeue: the jobs the controller knows, in squeue's
  * columns (or -o FORMAT, --json).  Like squeue, pending, running and
- * completing jobs only unless -t or -j says otherwise.
+ * completing jobs only unless -t or -j says otherwise.  -s/--steps lists
+ * the running steps instead (STEP_QUERY), in squeue's step columns.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,7 +17,9 @@
 #include "cli/jobview.h"
 #include "common/arrayspec.h"
 #include "cli/opt.h"
+#include "cli/stepview.h"
 #include "common/proto.h"
+#include "common/xalloc.h"
 
 enum {
     Q_USER = 1,
@@ -32,6 +36,7 @@ enum {
     Q_ALL,
     Q_ARRAY,
     Q_START,
+    Q_STEPS,
     Q_HELP,
     Q_VERSION,
 };
@@ -52,6 +57,7 @@ static const struct opt_def queue_opts[] = {
     {"all", 'a', OPT_NOARG, Q_ALL},
     {"array", 'r', OPT_NOARG, Q_ARRAY},
     {"start", 0, OPT_NOARG, Q_START},
+    {"steps", 's', OPT_OPTARG, Q_STEPS},
     {"help", 0, OPT_NOARG, Q_HELP},
     {"usage", 0, OPT_NOARG, Q_HELP},
     {"version", 'V', OPT_NOARG, Q_VERSION},
@@ -66,7 +72,10 @@ struct queue {
     struct jobfilter f;
     const char *format;
     bool noheader, json, lng;
-    bool expand; /* -r: one line per array task */
+    bool expand;             /* -r: one line per array task */
+    bool steps;              /* -s: steps instead of jobs */
+    struct stepview_id *sel; /* -s LIST: these steps (or jobs' steps) */
+    size_t n_sel;
 };
 
 static void queue_help(void)
@@ -77,8 +86,29 @@ static void queue_help(void)
            "  -o, --format=FORMAT   -l, --long             -h, --noheader\n"
            "      --me              --json                 -a, --all\n"
            "  -r, --array           --start\n"
-           "Format letters: %s\n",
-           cli_slurm_face() ? "squeue" : "sluice queue", JOBVIEW_LETTERS);
+           "  -s, --steps[=LIST]    (running steps: JOBID.STEP,...)\n"
+           "Format letters: %s (steps: %s)\n",
+           cli_slurm_face() ? "squeue" : "sluice queue", JOBVIEW_LETTERS,
+           STEPVIEW_LETTERS);
+}
+
+/* -s LIST: "12.0,13" (a job alone: all its steps). */
+static int queue_steps_opt(struct queue *q, const char *arg, struct err *e)
+{
+    char *copy, *save = NULL;
+    int rc = 0;
+
+    q->steps = true;
+    if (arg == NULL)
+        return 0;
+    copy = xstrdup(arg);
+    for (char *t = strtok_r(copy, ",", &save); t != NULL && rc == 0;
+         t = strtok_r(NULL, ",", &save)) {
+        q->sel = xreallocarray(q->sel, q->n_sel + 1, sizeof(*q->sel));
+        rc = stepview_id_parse(t, &q->sel[q->n_sel++], e);
+    }
+    free(copy);
+    return rc;
 }
 
 /* 1: parsed, 0: help printed, -1: error printed. */
@@ -137,6 +167,9 @@ static int queue_parse(struct queue *q, int argc, char **argv)
         case Q_START: /* pending jobs with their estimated start */
             q->format = QUEUE_FORMAT_START;
             rc = jobfilter_add(&q->f, JOBFILTER_STATES, "PENDING", &e);
+            break;
+        case Q_STEPS:
+            rc = queue_steps_opt(q, arg, &e);
             break;
         case Q_HELP:
             queue_help();
@@ -259,6 +292,129 @@ static int queue_print(struct queue *q, json_t *jobs)
     return 0;
 }
 
+/* Whether -s LIST names step (a job alone names all its steps). */
+static bool queue_step_selected(const struct queue *q, json_t *step)
+{
+    if (q->n_sel == 0)
+        return true;
+    for (size_t i = 0; i < q->n_sel; i++)
+        if (jobview_int(step, "job_id", 0) == (long long)q->sel[i].job_id &&
+            (q->sel[i].step_id == STEPVIEW_NONE ||
+             jobview_int(step, "step_id", -1) == q->sel[i].step_id))
+            return true;
+    return false;
+}
+
+/* Drop repeated ids: the controller answers each id's steps once per
+ * mention. */
+static void queue_ids_unique(json_t *ids)
+{
+    for (size_t i = 0; i < json_array_size(ids); i++)
+        for (size_t k = i + 1; k < json_array_size(ids);)
+            if (json_integer_value(json_array_get(ids, k)) ==
+                json_integer_value(json_array_get(ids, i)))
+                json_array_remove(ids, k);
+            else
+                k++;
+}
+
+/* STEP_QUERY's job_ids: -j's plain ids and -s LIST's jobs; NULL when
+ * none (or when -j names array tasks, which are matched here). */
+static json_t *queue_step_ids(const struct queue *q)
+{
+    json_t *ids = json_array(), *v;
+    size_t i;
+
+    json_array_foreach(q->f.job_ids, i, v)
+    {
+        if (!json_is_integer(v)) {
+            json_decref(ids);
+            return NULL;
+        }
+        json_array_append(ids, v);
+    }
+    for (size_t k = 0; k < q->n_sel; k++)
+        json_array_append_new(ids, json_integer((json_int_t)q->sel[k].job_id));
+    queue_ids_unique(ids);
+    if (json_array_size(ids) == 0) {
+        json_decref(ids);
+        return NULL;
+    }
+    return ids;
+}
+
+/* The running steps to show, filtered (-j -u -p -n apply to steps as in
+ * squeue; -t does not) and sorted; new reference. */
+static json_t *queue_fetch_steps(const struct queue *q)
+{
+    json_t *req = json_pack("{s:b}", "running", 1), *reply = NULL, *out, *st;
+    json_t *ids = queue_step_ids(q);
+    struct jobfilter sf = {.job_ids = q->f.job_ids,
+                           .users = q->f.users,
+                           .partitions = q->f.partitions,
+                           .names = q->f.names};
+    struct err e;
+    size_t i;
+
+    if (ids != NULL)
+        json_object_set_new(req, "job_ids", ids);
+    if (cli_call(PROTO_MSG_STEP_QUERY, req, &reply, &e) < 0) {
+        cli_error("cannot load job steps: %s", e.text);
+        json_decref(req);
+        return NULL;
+    }
+    json_decref(req);
+    out = json_array();
+    json_array_foreach(json_object_get(reply, "steps"), i, st)
+    {
+        if (jobfilter_match(&sf, st) && queue_step_selected(q, st))
+            json_array_append(out, st);
+    }
+    json_decref(reply);
+    stepview_sort(out);
+    return out;
+}
+
+static const char *queue_step_header(char letter, const void *ctx, char *buf,
+                                     size_t len)
+{
+    (void)ctx;
+    (void)buf;
+    (void)len;
+    return stepview_header(letter);
+}
+
+static int queue_print_steps(const struct queue *q, json_t *steps)
+{
+    struct fmt_spec sp;
+    time_t now = time(NULL);
+    struct err e;
+    size_t i;
+    json_t *st;
+
+    if (q->json) {
+        json_t *o = json_pack("{s:O}", "steps", steps);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(o);
+        return 0;
+    }
+    if (fmt_spec_parse(q->format ? q->format : STEPVIEW_FORMAT,
+                       STEPVIEW_LETTERS, &sp, &e) < 0) {
+        cli_error("--format: %s", e.text);
+        return 1;
+    }
+    if (!q->noheader)
+        fmt_spec_print(stdout, &sp, queue_step_header, NULL);
+    json_array_foreach(steps, i, st)
+    {
+        struct stepview_row row = {st, now};
+        fmt_spec_print(stdout, &sp, stepview_value, &row);
+    }
+    fmt_spec_free(&sp);
+    return 0;
+}
+
 int cmd_queue(int argc, char **argv)
 {
     struct queue q = {0};
@@ -268,24 +424,37 @@ int cmd_queue(int argc, char **argv)
     cli_set_prog(argv[0]);
     rc = queue_parse(&q, argc, argv);
     if (rc <= 0) {
-        jobfilter_clear(&q.f);
-        return rc < 0 ? 1 : 0;
+        rc = rc < 0 ? 1 : 0;
+        goto out;
     }
+    /* squeue has one step format: -l does not change it */
+    if (q.steps && q.format != NULL &&
+        strcmp(q.format, JOBVIEW_FORMAT_LONG) == 0)
+        q.format = NULL;
     /* Check the format before asking the controller anything. */
     if (q.format != NULL && !q.json) {
         struct fmt_spec sp;
         struct err e;
-        if (fmt_spec_parse(q.format, JOBVIEW_LETTERS, &sp, &e) < 0) {
+        if (fmt_spec_parse(q.format,
+                           q.steps ? STEPVIEW_LETTERS : JOBVIEW_LETTERS, &sp,
+                           &e) < 0) {
             cli_error("--format: %s", e.text);
-            jobfilter_clear(&q.f);
-            return 1;
+            rc = 1;
+            goto out;
         }
         fmt_spec_free(&sp);
     }
-    jobs = queue_fetch(&q);
-    rc = jobs != NULL ? queue_print(&q, jobs) : 1;
+    if (q.steps) {
+        jobs = queue_fetch_steps(&q);
+        rc = jobs != NULL ? queue_print_steps(&q, jobs) : 1;
+    } else {
+        jobs = queue_fetch(&q);
+        rc = jobs != NULL ? queue_print(&q, jobs) : 1;
+    }
     json_decref(jobs);
-    jobfilter_clear(&q.f);
     cli_close();
+out:
+    jobfilter_clear(&q.f);
+    free(q.sel);
     return rc;
 }

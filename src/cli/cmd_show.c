@@ -98,8 +98,13 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
     struct err e;
     int k, rc = 1;
 
+    if (argc >= 1 && strlen(argv[0]) >= 3 &&
+        strncasecmp("steps", argv[0], strlen(argv[0])) == 0) {
+        json_decref(req);
+        return show_step_run(argc - 1, argv + 1, json, oneliner);
+    }
     if (argc < 1 || argc > 2 || (k = show_kind_find(argv[0])) < 0) {
-        cli_error("usage: show job|node|partition [ID]");
+        cli_error("usage: show job|node|partition|step [ID]");
         json_decref(req);
         return 2;
     }
@@ -167,7 +172,7 @@ int cmd_show(int argc, char **argv)
     opt_init(&st, argc, argv, 1, true);
     while ((rc = opt_next(&st, show_opts, &id, &arg, &e)) > 0) {
         if (id == S_HELP) {
-            printf("usage: sluice show [--json] [-o] job|node|partition "
+            printf("usage: sluice show [--json] [-o] job|node|partition|step "
                    "[ID]\n");
             opt_free(&st);
             return 0;

@@ -15,7 +15,7 @@ const struct cli_cmd cli_cmds[] = {
     {"queue", cmd_queue, "queue [SQUEUE OPTIONS]"},
     {"cancel", cmd_cancel, "cancel [SCANCEL OPTIONS] [JOBID...]"},
     {"info", cmd_info, "info [SINFO OPTIONS]"},
-    {"show", cmd_show, "show [--json] [-o] job|node|partition [ID]"},
+    {"show", cmd_show, "show [--json] [-o] job|node|partition|step [ID]"},
     {"hold", cmd_hold, "hold JOBID..."},
     {"release", cmd_release, "release JOBID..."},
     {"suspend", cmd_suspend, "suspend JOBID... (operators)"},
@@ -37,6 +37,7 @@ const struct cli_cmd cli_cmds[] = {
     {"diag", cmd_diag, "diag [--json]"},
     {"explain", cmd_explain, "explain [--json] JOBID"},
     {"run", cmd_srun, "run [SRUN OPTIONS] COMMAND [ARGS...] (inside a job)"},
+    {"stat", cmd_sstat, "stat -j JOBID[.STEP][,...] [SSTAT OPTIONS]"},
     {NULL, NULL, NULL},
 };
 
@@ -53,6 +54,7 @@ const struct cli_cmd cli_slurm_cmds[] = {
     {"sdiag", cmd_diag, "sdiag [--json]"},
     {"sacct", cmd_acct, "sacct [OPTIONS]"},
     {"srun", cmd_srun, "srun [OPTIONS] COMMAND [ARGS...]"},
+    {"sstat", cmd_sstat, "sstat -j JOBID[.STEP] [OPTIONS]"},
     {NULL, NULL, NULL},
 };
 
