@@ -31,7 +31,7 @@ static const struct opt_def scontrol_opts[] = {
 static void scontrol_help(void)
 {
     printf("Usage: scontrol [-o] [--json] COMMAND\n"
-           "  show job|node|partition [ID]\n"
+           "  show job|node|partition [ID]   show step [JOBID[.STEP]]\n"
            "  show hostnames [LIST]   show hostlist[sorted] LIST|FILE\n"
            "  hold JOBID...       uhold JOBID...      release JOBID...\n"
            "  suspend JOBID...    resume JOBID...     (operators)\n"
