@@ -192,4 +192,5 @@ like "$out" "n3 rc=1" "and exits 1"
 like "$out" "node09" "srun -w with a node outside the job names it"
 like "$out" "w rc=1" "and exits 1"
 
+cluster_gone
 finish

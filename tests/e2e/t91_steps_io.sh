@@ -167,4 +167,5 @@ rm -f flood.txt
 scancel "$id"
 unset SLURM_JOB_ID
 
+cluster_gone
 finish
