@@ -75,7 +75,11 @@ static enum step_state end_state(const struct step *s, const char *reason)
         return STEP_TIMEOUT;
     if (s->oom)
         return STEP_OUT_OF_MEMORY;
-    if (s->exit_code == 0 && s->signal == 0 &&
+    /* Slurm records a step whose task died of a signal CANCELLED (its
+     * ExitCode 0:SIG says which), whoever sent it */
+    if (s->signal != 0)
+        return STEP_CANCELLED;
+    if (s->exit_code == 0 &&
         strncmp(reason, "launch failed", 13) != 0)
         return STEP_COMPLETED;
     return STEP_FAILED;
