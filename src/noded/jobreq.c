@@ -88,6 +88,14 @@ void njobs_kill(struct njobs *j, struct njob *job, uint32_t wait_s,
     if (strcmp(reason, "preempted") == 0 &&
         spool_int_write(job->dir, JOBENV_PREEMPT_FILE, deadline, 0644, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+    /* The deadline first: the supervisor reads it when the script ends
+     * of this SIGTERM, to give what the script left the rest of it. */
+    if (job->kill_deadline == 0 || deadline < job->kill_deadline) {
+        job->kill_deadline = deadline; /* an earlier one stands */
+        if (spool_int_write(job->dir, "kill", deadline, 0600, &e) < 0)
+            log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+        njobs_kill_arm(j, job);
+    }
     /* Every process of the job through its cgroup, also those that left
      * its process group; the process group only when the cgroup reached
      * nobody.  One SIGTERM each: a second would run a job's trap twice. */
@@ -103,12 +111,6 @@ void njobs_kill(struct njobs *j, struct njob *job, uint32_t wait_s,
             log_warn("job=%" PRIu32 " kill(-%d, SIGTERM)", job->id,
                      (int)job->pgid);
     }
-    if (job->kill_deadline != 0 && job->kill_deadline <= deadline)
-        return; /* an earlier deadline stands */
-    job->kill_deadline = deadline;
-    if (spool_int_write(job->dir, "kill", deadline, 0600, &e) < 0)
-        log_warnx("job=%" PRIu32 " %s", job->id, e.text);
-    njobs_kill_arm(j, job);
 }
 
 /* --- JOB_SIGNAL and JOB_KILL ----------------------------------------- */

@@ -181,6 +181,31 @@ static void job_cancel(struct job_proc *jp)
         ;
 }
 
+/*
+ * After a JOB_KILL (its SIGKILL deadline in the spool's "kill"), what the
+ * script left in the job's cgroup got the same SIGTERM and has the rest
+ * of KillWait to finish, as Slurm promises (an srun passing on its
+ * step's end, a checkpoint being written), before it goes with the
+ * script.  Without a kill the script's end ends the job at once.
+ */
+static void kill_grace(const struct supervisor_args *a)
+{
+    int64_t deadline;
+    pid_t *pids;
+    size_t n;
+    struct err e;
+
+    if (spool_int_read(a->jobdir, "kill", &deadline, &e) < 0)
+        return;
+    while ((int64_t)time(NULL) < deadline &&
+           cgroup_job_pids(a->cg, a->cgs->job_id, &pids, &n) == 0) {
+        free(pids);
+        if (n == 0)
+            return;
+        usleep(20000);
+    }
+}
+
 /* Let the job's process go; its pid once it exec'd, or -1 after
  * reporting why not. */
 static pid_t job_go(struct job_proc *jp)
@@ -266,6 +291,8 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
         if (errno != EINTR)
             break;
+    if (has_cgroup(a))
+        kill_grace(a);
     kill(-pid, SIGKILL);
     if (has_cgroup(a)) {
         /* whatever left the process group: daemons, setsid, nohup */
