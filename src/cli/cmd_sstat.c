@@ -330,7 +330,7 @@ static int sstat_pick(const struct sstat *s, const struct stepview_id *sel,
 static const char *sstat_value(int f, json_t *st, char *buf, size_t len)
 {
     struct usageview_src src = {json_object_get(st, "usage"),
-                                jobview_int(st, "ntasks", 0)};
+                                jobview_int(st, "ntasks", 0), false};
     struct stepview_row row = {st, 0};
 
     switch (f) {
