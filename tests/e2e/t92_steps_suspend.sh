@@ -27,8 +27,7 @@ printf '%s\n' '#!/bin/bash' '#SBATCH -N 2' \
     'echo "srun rc=$?"' >susp.sh
 id=$(sbatch --parsable -o susp.out susp.sh)
 wait_for 20 above c.1 2 && wait_for 5 above c.0 2
-check_running=$(job_state "$id")
-is "$check_running" RUNNING "a 2-node job with an srun step runs"
+is "$(job_state "$id")" RUNNING "a 2-node job with an srun step runs"
 
 scontrol suspend "$id"
 is "$(job_state "$id")" SUSPENDED "scontrol suspend: SUSPENDED"
