@@ -169,6 +169,8 @@ wait_for 20 sh -c "squeue -s -h | grep -q '$id\\.0'"
 check "$(squeue -s -h | grep -q "^ *$id\\.0 *burn" && echo 1)" "squeue -s lists the running step $id.0"
 sstat_cpu() { sstat -j "$id.0" -n -P -o AveCPU,MaxRSS | grep -v '^00:00:00|' | grep -q .; }
 check "$(wait_for 20 sstat_cpu && echo 1)" "sstat shows non-zero usage of the running step"
+raw=$(sstat -j "$id.0" -n -P --noconvert -o MaxRSS,MaxDiskRead)
+like "$raw" "^[0-9]+K\\|[0-9]+$" "sstat --noconvert: MaxRSS in K, disk in bytes: $raw"
 show=$(scontrol show step "$id.0")
 like "$show" "StepId=$id\\.0" "scontrol show step names the step"
 like "$show" "State=RUNNING" "scontrol show step: RUNNING"
