@@ -318,7 +318,7 @@ static const char *rec_value(int f, const struct acctview_row *r, char *buf,
 {
     json_t *rec = r->rec;
     struct usageview_src src = {json_object_get(rec, "usage"),
-                                jobview_int(rec, "ntasks", 0)};
+                                jobview_int(rec, "ntasks", 0), r->noconvert};
     char sid[32];
 
     if (f >= F_COUNT)
@@ -517,7 +517,7 @@ void acctview_print(FILE *fp, const struct acctview_spec *sp,
 /* One STEP record in --json: its ids and values as sacct shows them. */
 static json_t *rec_json(json_t *job, json_t *rec, time_t now)
 {
-    struct acctview_row r = {job, NULL, now, rec};
+    struct acctview_row r = {job, NULL, now, rec, false};
     json_t *o = json_object(), *end = json_object_get(rec, "end_time");
     char buf[1024], sid[32];
 
@@ -561,7 +561,7 @@ static json_t *steps_json(json_t *job, time_t now)
     json_array_foreach(recs, i, rec)
         json_array_append_new(steps, rec_json(job, rec, now));
     if (recs == NULL && acctview_has_batch(job)) {
-        struct acctview_row s = {job, "batch", now, NULL};
+        struct acctview_row s = {job, "batch", now, NULL, false};
         json_array_append_new(
             steps, json_pack("{s:s, s:s, s:O}", "step_id", "batch", "state",
                              acctview_state(&s, buf, sizeof(buf)), "exit_code",
@@ -572,7 +572,7 @@ static json_t *steps_json(json_t *job, time_t now)
 
 json_t *acctview_json(json_t *job, time_t now)
 {
-    struct acctview_row r = {job, NULL, now, NULL};
+    struct acctview_row r = {job, NULL, now, NULL, false};
     json_t *o = json_object();
     char buf[1024];
 

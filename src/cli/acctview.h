@@ -34,7 +34,8 @@ struct acctview_row {
     json_t *job; /* a record of JOB_ACCT */
     const char *step;
     time_t now;
-    json_t *rec; /* a STEP of the job's "steps", or NULL */
+    json_t *rec;    /* a STEP of the job's "steps", or NULL */
+    bool noconvert; /* --noconvert: usage memory in KiB, disk in bytes */
 };
 
 struct acctview_col {

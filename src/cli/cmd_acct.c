@@ -4,7 +4,8 @@
  * timeline.  Slurm's defaults: since midnight today unless -j (or -s), the
  * caller's own jobs unless -a or -u (root and the controller's user see
  * everyone's), and the lines of its steps (12.batch, 12.0, ...) under
- * each job unless -X; -j 12.0 selects one step.
+ * each job unless -X; -j 12.0 selects one step.  --noconvert prints the
+ * usage fields' memory in KiB and disk in bytes, as measured.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ enum {
     A_PARSABLE2,
     A_PARSABLE,
     A_NOHEADER,
+    A_NOCONVERT,
     A_LONG,
     A_JSON,
     A_EVENTS,
@@ -61,6 +63,7 @@ static const struct opt_def acct_opts[] = {
     {"parsable2", 'P', OPT_NOARG, A_PARSABLE2},
     {"parsable", 'p', OPT_NOARG, A_PARSABLE},
     {"noheader", 'n', OPT_NOARG, A_NOHEADER},
+    {"noconvert", 0, OPT_NOARG, A_NOCONVERT},
     {"long", 'l', OPT_NOARG, A_LONG},
     {"json", 0, OPT_NOARG, A_JSON},
     {"events", 0, OPT_ARG, A_EVENTS},
@@ -79,7 +82,7 @@ struct acct {
     json_t *accounts;
     const char *format, *events;
     time_t start, end;
-    bool start_set, end_set, all_users, alloc_only, noheader, json;
+    bool start_set, end_set, all_users, alloc_only, noheader, json, noconvert;
     enum fmt_tab_mode mode;
 };
 
@@ -92,6 +95,7 @@ static void acct_help(void)
         "  -E, --endtime=TIME     -a, --allusers         -X, --allocations\n"
         "  -o, --format=FIELDS    -P, --parsable2        -p, --parsable\n"
         "  -n, --noheader         -l, --long             --json\n"
+        "  --noconvert (MaxRSS in K, disk in bytes, as measured)\n"
         "  --events=JOBID (the job's timeline)           -e, --helpformat\n",
         cli_slurm_face() ? "sacct" : "sluice acct");
 }
@@ -194,6 +198,9 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
         return 0;
     case A_NOHEADER:
         q->noheader = true;
+        return 0;
+    case A_NOCONVERT:
+        q->noconvert = true;
         return 0;
     case A_JSON:
         q->json = true;
@@ -345,14 +352,14 @@ static void acct_print_steps(const struct acct *q,
     size_t i;
 
     if (recs == NULL) { /* a record from before job steps */
-        struct acctview_row r = {job, "batch", now, NULL};
+        struct acctview_row r = {job, "batch", now, NULL, q->noconvert};
         if (whole && acctview_has_batch(job))
             acctview_print(stdout, sp, q->mode, &r);
         return;
     }
     json_array_foreach(recs, i, rec)
     {
-        struct acctview_row r = {job, NULL, now, rec};
+        struct acctview_row r = {job, NULL, now, rec, q->noconvert};
         if ((whole || acct_sel_step(q, job, rec)) && acct_state_ok(q, rec))
             acctview_print(stdout, sp, q->mode, &r);
     }
@@ -387,7 +394,7 @@ static int acct_print(const struct acct *q, json_t *jobs)
         acctview_header(stdout, &sp, q->mode);
     json_array_foreach(jobs, i, job)
     {
-        struct acctview_row r = {job, NULL, now, NULL};
+        struct acctview_row r = {job, NULL, now, NULL, q->noconvert};
         /* -X shows the job's line even where -j named one of its steps */
         bool whole =
             q->n_sel == 0 || q->alloc_only ||

@@ -53,6 +53,7 @@ enum {
     T_HELPFORMAT,
     T_JOBS,
     T_NOHEADER,
+    T_NOCONVERT,
     T_PARSABLE,
     T_PARSABLE2,
     T_JSON,
@@ -68,6 +69,7 @@ static const struct opt_def sstat_opts[] = {
     {"helpformat", 'e', OPT_NOARG, T_HELPFORMAT},
     {"jobs", 'j', OPT_ARG, T_JOBS},
     {"noheader", 'n', OPT_NOARG, T_NOHEADER},
+    {"noconvert", 0, OPT_NOARG, T_NOCONVERT},
     {"parsable", 'p', OPT_NOARG, T_PARSABLE},
     {"parsable2", 'P', OPT_NOARG, T_PARSABLE2},
     {"json", 0, OPT_NOARG, T_JSON},
@@ -82,7 +84,7 @@ struct sstat {
     struct stepview_id *sel; /* -j */
     size_t n_sel;
     const char *format;
-    bool all_steps, noheader, json;
+    bool all_steps, noheader, json, noconvert;
     enum fmt_tab_mode mode;
     int *fields; /* the columns */
     struct fmt_col *cols;
@@ -189,11 +191,12 @@ static int sstat_jobs(struct sstat *s, const char *arg, struct err *e)
 
 static void sstat_help(void)
 {
-    printf("Usage: %s -j JOBID[.STEP][,...] [OPTIONS]\n"
-           "  -a, --allsteps         -o, --format=FIELDS    -e, --helpformat\n"
-           "  -n, --noheader         -p, --parsable         -P, --parsable2\n"
-           "      --json\n",
-           cli_slurm_face() ? "sstat" : "sluice stat");
+    printf(
+        "Usage: %s -j JOBID[.STEP][,...] [OPTIONS]\n"
+        "  -a, --allsteps         -o, --format=FIELDS    -e, --helpformat\n"
+        "  -n, --noheader         -p, --parsable         -P, --parsable2\n"
+        "      --json             --noconvert (memory in K, disk in bytes)\n",
+        cli_slurm_face() ? "sstat" : "sluice stat");
 }
 
 static int sstat_opt(struct sstat *s, int id, const char *arg, struct err *e)
@@ -209,6 +212,9 @@ static int sstat_opt(struct sstat *s, int id, const char *arg, struct err *e)
         return sstat_jobs(s, arg, e);
     case T_NOHEADER:
         s->noheader = true;
+        return 0;
+    case T_NOCONVERT:
+        s->noconvert = true;
         return 0;
     case T_PARSABLE:
         s->mode = FMT_TAB_PARSABLE;
@@ -327,10 +333,11 @@ static int sstat_pick(const struct sstat *s, const struct stepview_id *sel,
 
 /* ---- output ----------------------------------------------------------- */
 
-static const char *sstat_value(int f, json_t *st, char *buf, size_t len)
+static const char *sstat_value(const struct sstat *s, int f, json_t *st,
+                               char *buf, size_t len)
 {
     struct usageview_src src = {json_object_get(st, "usage"),
-                                jobview_int(st, "ntasks", 0)};
+                                jobview_int(st, "ntasks", 0), s->noconvert};
     struct stepview_row row = {st, 0};
 
     switch (f) {
@@ -366,7 +373,7 @@ static void sstat_print(const struct sstat *s, json_t *steps)
             json_object_set(st, "usage", empty);
         for (size_t k = 0; k < s->n; k++)
             fmt_tab_cell(&t, k,
-                         sstat_value(s->fields[k], st, buf, sizeof(buf)));
+                         sstat_value(s, s->fields[k], st, buf, sizeof(buf)));
     }
     json_decref(empty);
 }

@@ -2,7 +2,8 @@
  * sacct's and sstat's usage fields (usageview.h).  Names and widths follow
  * Slurm's; the formats are Slurm's documented ones: memory converted to a
  * larger unit only while the value stays exact, CPU times with
- * milliseconds under an hour, disk in megabytes with two decimals.
+ * milliseconds under an hour, disk in megabytes with two decimals; with
+ * --noconvert, memory in KiB and disk in bytes, as measured.
  */
 #include "cli/usageview.h"
 
@@ -257,16 +258,24 @@ char *usageview_disk(uint64_t bytes, char *buf, size_t len)
     return buf;
 }
 
-/* One plain value of kind from the usage object. */
-static const char *plain(enum kind kind, json_t *usage, const char *key,
-                         uint64_t mul, char *buf, size_t len)
+/* n as measured (--noconvert): "1348K", bytes as "5125"; 0 is "0". */
+static char *unconverted(uint64_t n, const char *unit, char *buf, size_t len)
 {
-    json_t *v = json_object_get(usage, key);
-    uint64_t n = usageview_num(usage, key) * mul;
+    snprintf(buf, len, "%llu%s", (unsigned long long)n, n > 0 ? unit : "");
+    return buf;
+}
+
+/* One plain value of kind from the usage object. */
+static const char *plain(enum kind kind, const struct usageview_src *src,
+                         const char *key, uint64_t mul, char *buf, size_t len)
+{
+    json_t *v = json_object_get(src->usage, key);
+    uint64_t n = usageview_num(src->usage, key) * mul;
 
     switch (kind) {
     case K_KIB:
-        return usageview_kib(n, buf, len);
+        return src->noconvert ? unconverted(n, "K", buf, len)
+                              : usageview_kib(n, buf, len);
     case K_NODE:
         return json_is_string(v) ? json_string_value(v) : "";
     case K_TASK:
@@ -277,7 +286,8 @@ static const char *plain(enum kind kind, json_t *usage, const char *key,
     case K_CPU:
         return usageview_cpu(n, buf, len);
     case K_DISK:
-        return usageview_disk(n, buf, len);
+        return src->noconvert ? unconverted(n, "", buf, len)
+                              : usageview_disk(n, buf, len);
     case K_CONST:
         return "0";
     default: /* K_COUNT */
@@ -298,8 +308,7 @@ static const char *tres_list(const struct field *fd,
         const struct tres_item *it = &fd->tres[i];
         uint64_t mul = it->total && src->ntasks > 0 ? (uint64_t)src->ntasks : 1;
         char one[64];
-        const char *v =
-            plain(it->kind, src->usage, it->key, mul, one, sizeof(one));
+        const char *v = plain(it->kind, src, it->key, mul, one, sizeof(one));
         if (v[0] == '\0' || off >= len)
             continue;
         off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
@@ -319,5 +328,5 @@ const char *usageview_value(int f, const struct usageview_src *src, char *buf,
         return "";
     if (fd->kind == K_TRES)
         return tres_list(fd, src, buf, len);
-    return plain(fd->kind, src->usage, fd->key, 1, buf, len);
+    return plain(fd->kind, src, fd->key, 1, buf, len);
 }

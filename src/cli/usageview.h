@@ -18,6 +18,8 @@
 struct usageview_src {
     json_t *usage;    /* a STEP's "usage" object (borrowed; NULL: none) */
     long long ntasks; /* the step's tasks, for the TRESUsage*Tot totals */
+    bool noconvert;   /* --noconvert: memory "1348K" and disk bytes "5125"
+                       * as measured, never converted to a larger unit */
 };
 
 /* usageview_field: the index of a field name (any case), or of the first

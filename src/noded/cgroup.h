@@ -166,6 +166,11 @@ int cgroup_step_enter(const struct cgroup *cg, uint32_t job_id,
  * (SIGKILL: cgroup.kill where there is one); how many; 0 on v1. */
 int cgroup_step_signal(const struct cgroup *cg, uint32_t job_id,
                        uint32_t step_id, int sig);
+/* cgroup_step_freeze: freeze (on) or thaw the step's v2 cgroup; -1 with
+ * ENOTSUP on v1 or without cgroups (the job's freezer holds its tasks
+ * there), or errno when it cannot be written. */
+int cgroup_step_freeze(const struct cgroup *cg, uint32_t job_id,
+                       uint32_t step_id, bool on);
 /* cgroup_step_usage: memory.peak in KiB and cpu.stat usage_usec of the
  * step's cgroup; -1 each when not there. */
 void cgroup_step_usage(const struct cgroup *cg, uint32_t job_id,

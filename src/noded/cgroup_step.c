@@ -61,6 +61,19 @@ int cgroup_step_enter(const struct cgroup *cg, uint32_t job_id,
     return cgroup_file_write(dir, "cgroup.procs", pid, e);
 }
 
+int cgroup_step_freeze(const struct cgroup *cg, uint32_t job_id,
+                       uint32_t step_id, bool on)
+{
+    char dir[CGROUP_PATH_MAX];
+
+    cgroup_step_path(cg, job_id, step_id, dir, sizeof(dir));
+    if (dir[0] == '\0') {
+        errno = ENOTSUP;
+        return -1;
+    }
+    return cgroup_file_write(dir, "cgroup.freeze", on ? "1" : "0", NULL);
+}
+
 int cgroup_step_signal(const struct cgroup *cg, uint32_t job_id,
                        uint32_t step_id, int sig)
 {

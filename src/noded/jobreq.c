@@ -196,44 +196,70 @@ static int signal_all(struct njobs *j, struct njob *job, int sig)
     return 0;
 }
 
-/* JOB_FREEZE {"job_id", "freeze"}: suspend the job (the cgroup freezer,
+/* The batch job's part of JOB_FREEZE: suspend it (the cgroup freezer,
  * else SIGSTOP to all its processes) or resume it (thaw, and SIGCONT in
- * either case, so that a job's CONT trap sees the resume). */
-static void job_freeze(struct njobs *j, const struct proto_frame *f,
-                       uint64_t gen)
+ * either case, so that a job's CONT trap sees the resume).  -1 with errno
+ * and text when it could not be stopped. */
+static int batch_freeze(struct njobs *j, struct njob *job, bool on, char *text,
+                        size_t len)
 {
-    json_t *v = json_object_get(f->body, "freeze");
     const char *how = "freezer";
-    struct njob *job;
-    char text[160];
-    bool on;
 
-    if (!json_is_boolean(v)) {
-        reply_err(j, f, gen, EINVAL, "freeze: expected true or false");
-        return;
-    }
-    on = json_is_true(v);
-    if ((job = target(j, f, gen)) == NULL)
-        return;
-    if (job->state != NJOB_RUNNING || job->pgid <= 0) {
-        snprintf(text, sizeof(text), "job %" PRIu32 " is not running on %s",
-                 job->id, j->nd->name);
-        reply_err(j, f, gen, ESRCH, text);
-        return;
-    }
     if (cgroup_job_freeze(&j->nd->cg, job->id, on) < 0) {
         how = "signal";
         if (on && signal_all(j, job, SIGSTOP) < 0) {
-            snprintf(text, sizeof(text), "SIGSTOP to job %" PRIu32 ": %s",
-                     job->id, strerror(errno));
-            reply_err(j, f, gen, errno, text);
-            return;
+            snprintf(text, len, "SIGSTOP to job %" PRIu32 ": %s", job->id,
+                     strerror(errno));
+            return -1;
         }
     }
     if (!on)
         signal_all(j, job, SIGCONT);
     log_info("job=%" PRIu32 " %s by=%s pgid=%d", job->id,
              on ? "suspended" : "resumed", how, (int)job->pgid);
+    return 0;
+}
+
+/* JOB_FREEZE {"job_id", "freeze"}: suspend or resume the job's steps here
+ * and its batch script when this node runs it.  The controller sends it
+ * to every node of the allocation: a node with steps of the job but not
+ * its batch script answers {}; one with neither, ESRCH. */
+static void job_freeze(struct njobs *j, const struct proto_frame *f,
+                       uint64_t gen)
+{
+    json_t *v = json_object_get(f->body, "freeze");
+    struct njob *job;
+    size_t steps;
+    char text[160];
+    uint32_t id;
+    bool on;
+
+    if (!json_is_boolean(v)) {
+        reply_err(j, f, gen, EINVAL, "freeze: expected true or false");
+        return;
+    }
+    if (get_id(f->body, "job_id", &id) < 0) {
+        reply_err(j, f, gen, EINVAL,
+                  "job_id: expected an integer 1..4294967295");
+        return;
+    }
+    on = json_is_true(v);
+    steps = nsteps_freeze_job(j->nd->steps, id, on);
+    job = njobs_find(j, id);
+    if (job == NULL || job->state != NJOB_RUNNING || job->pgid <= 0) {
+        if (steps > 0) {
+            reply_ok(j, f, gen);
+            return;
+        }
+        snprintf(text, sizeof(text), "job %" PRIu32 " is not running on %s", id,
+                 j->nd->name);
+        reply_err(j, f, gen, ESRCH, text);
+        return;
+    }
+    if (batch_freeze(j, job, on, text, sizeof(text)) < 0) {
+        reply_err(j, f, gen, errno, text);
+        return;
+    }
     reply_ok(j, f, gen);
 }
 

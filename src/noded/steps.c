@@ -137,6 +137,9 @@ void nsteps_kill(struct nsteps *s, struct nstep *st, const char *reason,
         return;
     log_info(STEP_FMT " kill reason=\"%s\" kill_wait_s=%" PRIu32, st->job_id,
              st->step_id, reason, wait_s);
+    /* a suspended step is resumed first: a frozen task takes no signal */
+    cgroup_step_freeze(&s->nd->cg, st->job_id, st->step_id, false);
+    nsteps_kill_group(s, st, SIGCONT);
     /* the supervisor tells srun why, and keeps the SIGKILL deadline */
     snprintf(line, sizeof(line), "kill %s %" PRIu32 "\n",
              reason[0] && !strchr(reason, ' ') ? reason : "-", wait_s);
@@ -155,6 +158,42 @@ size_t nsteps_kill_job(struct nsteps *s, uint32_t job_id, const char *reason,
             nsteps_kill(s, s->v[i], reason, wait_s);
             k++;
         }
+    return k;
+}
+
+/* One step of JOB_FREEZE; -1 with errno when its tasks were not reached. */
+static int freeze_one(struct nsteps *s, const struct nstep *st, bool on)
+{
+    const char *how = "freezer";
+
+    if (cgroup_step_freeze(&s->nd->cg, st->job_id, st->step_id, on) < 0) {
+        how = "signal";
+        if (on && nsteps_kill_group(s, st, SIGSTOP) < 0)
+            return -1;
+    }
+    /* a stopped task goes on only with SIGCONT; a CONT trap sees it */
+    if (!on && nsteps_kill_group(s, st, SIGCONT) < 0 &&
+        strcmp(how, "signal") == 0)
+        return -1;
+    log_info(STEP_FMT " %s by=%s pgid=%d", st->job_id, st->step_id,
+             on ? "suspended" : "resumed", how, (int)st->leader.pid);
+    return 0;
+}
+
+size_t nsteps_freeze_job(struct nsteps *s, uint32_t job_id, bool on)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; s != NULL && i < s->n; i++) {
+        struct nstep *st = s->v[i];
+        if (st->job_id != job_id || st->state != NSTEP_RUNNING)
+            continue;
+        if (freeze_one(s, st, on) == 0)
+            k++;
+        else
+            log_warn(STEP_FMT " %s", st->job_id, st->step_id,
+                     on ? "suspend" : "resume");
+    }
     return k;
 }
 

@@ -33,6 +33,12 @@ void nsteps_request(struct nsteps *s, const struct proto_frame *f,
 size_t nsteps_kill_job(struct nsteps *s, uint32_t job_id, const char *reason,
                        uint32_t wait_s);
 
+/* nsteps_freeze_job: suspend (on) or resume every running step of job_id
+ * here, as JOB_FREEZE does the batch job: the step's cgroup freezer where
+ * it has one, else SIGSTOP to its tasks' process group; resume sends
+ * SIGCONT too.  How many steps were reached. */
+size_t nsteps_freeze_job(struct nsteps *s, uint32_t job_id, bool on);
+
 /* nsteps_note: a step supervisor's note on sluiced.sock, "step JOB STEP":
  * its status is there. */
 void nsteps_note(struct nsteps *s, const char *line);

@@ -144,6 +144,8 @@ rss=$(sacct -j "$id.0" -n -P -o MaxRSS | head -1 | awk '
     /G$/ { printf "%d", ($0 + 0) * 1048576 } /^[0-9]+$/ { printf "%d", $0 / 1024 }')
 check "$([ "${rss:-0}" -ge 190000 ] && [ "${rss:-0}" -le 400000 ] && echo 1)" \
     "sacct MaxRSS of a step that touched 200 MB: ${rss}K"
+raw=$(sacct -j "$id.0" -n -P --noconvert -o MaxRSS,MaxDiskRead | head -1)
+like "$raw" "^[0-9]+K\\|[0-9]+$" "sacct --noconvert: MaxRSS in K, disk in bytes: $raw"
 cpu=$(sacct -j "$id.1" -n -P -o TotalCPU | head -1)
 like "$cpu" "^(00:)?0[2-3][.:]" "sacct TotalCPU of a step that burned 2 CPU-seconds: $cpu"
 acct=$(sacct -j "$id" -n -P -o JobID,JobName,State,ExitCode,NTasks)
@@ -167,6 +169,8 @@ wait_for 20 sh -c "squeue -s -h | grep -q '$id\\.0'"
 check "$(squeue -s -h | grep -q "^ *$id\\.0 *burn" && echo 1)" "squeue -s lists the running step $id.0"
 sstat_cpu() { sstat -j "$id.0" -n -P -o AveCPU,MaxRSS | grep -v '^00:00:00|' | grep -q .; }
 check "$(wait_for 20 sstat_cpu && echo 1)" "sstat shows non-zero usage of the running step"
+raw=$(sstat -j "$id.0" -n -P --noconvert -o MaxRSS,MaxDiskRead)
+like "$raw" "^[0-9]+K\\|[0-9]+$" "sstat --noconvert: MaxRSS in K, disk in bytes: $raw"
 show=$(scontrol show step "$id.0")
 like "$show" "StepId=$id\\.0" "scontrol show step names the step"
 like "$show" "State=RUNNING" "scontrol show step: RUNNING"

@@ -77,8 +77,8 @@ static void test_values(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *j = record(cases[i].state, cases[i].code, cases[i].sig, NULL);
-        struct acctview_row r = {j, NULL, 2000, NULL},
-                            b = {j, "batch", 2000, NULL};
+        struct acctview_row r = {j, NULL, 2000, NULL, false},
+                            b = {j, "batch", 2000, NULL, false};
         assert_string_equal(acctview_state(&r, buf, sizeof(buf)), cases[i].job);
         assert_string_equal(acctview_state(&b, buf, sizeof(buf)),
                             cases[i].batch);
@@ -89,7 +89,8 @@ static void test_values(void **state)
     }
     json_t *j =
         record("CANCELLED", 0, 15, json_pack("{s:i}", "cancelled_by", 0));
-    struct acctview_row r = {j, NULL, 2000, NULL}, b = {j, "batch", 2000, NULL};
+    struct acctview_row r = {j, NULL, 2000, NULL, false},
+                        b = {j, "batch", 2000, NULL, false};
     assert_string_equal(acctview_state(&r, buf, sizeof(buf)), "CANCELLED by 0");
     assert_string_equal(acctview_state(&b, buf, sizeof(buf)), "CANCELLED");
     assert_string_equal(
@@ -132,7 +133,7 @@ static void test_values(void **state)
 static char *print(enum fmt_tab_mode mode, const char *fields, json_t *job)
 {
     struct acctview_spec sp;
-    struct acctview_row r = {job, NULL, 2000, NULL};
+    struct acctview_row r = {job, NULL, 2000, NULL, false};
     char *out = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&out, &len);

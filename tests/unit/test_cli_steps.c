@@ -149,7 +149,7 @@ static const char *uv(const char *name, const struct usageview_src *src,
 static void test_usage_values(void **state)
 {
     json_t *u = usage_fixture();
-    struct usageview_src src = {u, 8}, none = {NULL, 8};
+    struct usageview_src src = {u, 8, false}, none = {NULL, 8, false};
     static const struct {
         const char *field, *out;
     } cases[] = {
@@ -203,6 +203,40 @@ static void test_usage_values(void **state)
                      usageview_field("TRESUsageInMaxNode"));
     assert_int_equal(usageview_field("Max"), -1);
     assert_int_equal(usageview_width(usageview_field("MaxDiskWriteNode")), 16);
+    json_decref(u);
+}
+
+/* --noconvert: memory in KiB and disk in bytes, as measured. */
+static void test_usage_noconvert(void **state)
+{
+    json_t *u = usage_fixture(), *zero = json_pack("{s:i}", "max_rss_kib", 0);
+    struct usageview_src src = {u, 8, true}, z = {zero, 8, true};
+    static const struct {
+        const char *field, *out;
+    } cases[] = {
+        {"MaxRSS", "204800K"},
+        {"AveRSS", "1348K"},
+        {"MaxVMSize", "2097152K"},
+        {"AveVMSize", "1048576K"},
+        {"MaxDiskRead", "2621440"},
+        {"AveDiskRead", "1048576"},
+        {"MaxDiskWrite", "10485"},
+        {"AveDiskWrite", "5000"},
+        {"TotalCPU", "00:08.052"},
+        {"MaxRSSNode", "node02"},
+        {"TRESUsageInMax", "fs/disk=2621440,mem=204800K,pages=17,"
+                           "vmem=2097152K"},
+        {"TRESUsageInTot", "cpu=00:08.052,energy=0,fs/disk=8388608,"
+                           "mem=10784K,pages=32,vmem=8388608K"},
+    };
+    char buf[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_string_equal(uv(cases[i].field, &src, buf, sizeof(buf)),
+                            cases[i].out);
+    assert_string_equal(uv("MaxRSS", &z, buf, sizeof(buf)), "0");
+    json_decref(zero);
     json_decref(u);
 }
 
@@ -355,11 +389,11 @@ static char *sacct(const char *fields, json_t *job)
 
     assert_int_equal(acctview_spec_parse(fields, &sp, &e), 0);
     acctview_header(fp, &sp, FMT_TAB_PARSABLE2);
-    struct acctview_row r = {job, NULL, 2000, NULL};
+    struct acctview_row r = {job, NULL, 2000, NULL, false};
     acctview_print(fp, &sp, FMT_TAB_PARSABLE2, &r);
     json_array_foreach(acctview_steps(job), i, rec)
     {
-        struct acctview_row s = {job, NULL, 2000, rec};
+        struct acctview_row s = {job, NULL, 2000, rec, false};
         acctview_print(fp, &sp, FMT_TAB_PARSABLE2, &s);
     }
     acctview_spec_free(&sp);
@@ -391,6 +425,19 @@ static void test_sacct_steps(void **state)
            "42.0|8|2|00:01:10|200M|00:08.052|"
            "cpu=8,gres/gpu=4,mem=4000M,node=2|node[01-02]\n");
     free(s);
+    /* --noconvert: a step's MaxRSS in K as measured, the job's empty */
+    {
+        struct acctview_row r0 = {job, NULL, 2000,
+                                  json_array_get(acctview_steps(job), 1), true},
+                            j0 = {job, NULL, 2000, NULL, true};
+        char buf[64];
+        assert_string_equal(
+            acctview_value(acctview_field("MaxRSS"), &r0, buf, sizeof(buf)),
+            "204800K");
+        assert_string_equal(
+            acctview_value(acctview_field("MaxRSS"), &j0, buf, sizeof(buf)),
+            "");
+    }
     /* columns: usage fields are right-justified at Slurm's widths */
     struct acctview_spec sp;
     struct err e;
@@ -434,7 +481,7 @@ static void test_sacct_running_step(void **state)
     rec = json_array_get(acctview_steps(job), 1);
     json_object_set_new(rec, "end_time", json_integer(0));
     json_object_set_new(rec, "state", json_string("RUNNING"));
-    r = (struct acctview_row){job, NULL, 1100, rec};
+    r = (struct acctview_row){job, NULL, 1100, rec, false};
     assert_string_equal(
         acctview_value(acctview_field("End"), &r, buf, sizeof(buf)), "Unknown");
     assert_string_equal(
@@ -536,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_id_parse),
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_usage_values),
+        cmocka_unit_test(test_usage_noconvert),
         cmocka_unit_test(test_squeue_steps),
         cmocka_unit_test(test_show_step),
         cmocka_unit_test(test_sacct_steps),

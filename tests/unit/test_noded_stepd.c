@@ -415,6 +415,80 @@ static void test_kill_and_usage(void **state)
     srun_close(&s);
 }
 
+/* Read what the supervisor sends for ms milliseconds. */
+static void srun_drain(struct srun *s, struct seen *w, int ms)
+{
+    struct stepio_msg m;
+    struct err e;
+    size_t used;
+    ssize_t n;
+
+    for (int left = ms; left > 0; left -= 20) {
+        while (stepio_parse(&s->io, s->buf, s->len, &m, &used, &e) == 1) {
+            note(w, &m);
+            memmove(s->buf, s->buf + used, s->len - used);
+            s->len -= used;
+        }
+        if (!wait_fd(s->fd, 20))
+            continue;
+        n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
+        assert_true(n > 0);
+        s->len += (size_t)n;
+    }
+}
+
+/* JOB_FREEZE on a node with the job's step but not its batch script: {},
+ * and the step's task stops printing until the resume. */
+static void test_freeze(void **state)
+{
+    struct srun s;
+    struct seen w = {0};
+    char msg[300];
+    size_t frozen;
+
+    (void)state;
+    srun_listen(&s);
+    start_step(&s, step_body(31, 0, s.port,
+                             json_pack("[s, s, s]", "/bin/sh", "-c",
+                                       "i=0; while :; do echo $i;"
+                                       " i=$((i+1)); sleep 0.05; done"),
+                             1));
+    srun_drain(&s, &w, 300);
+    assert_true(w.out_bytes[0] > 0);
+    assert_int_equal(call(PROTO_MSG_JOB_FREEZE,
+                          json_pack("{s:i, s:b}", "job_id", 31, "freeze", 1),
+                          msg, sizeof(msg)),
+                     0);
+    srun_drain(&s, &w, 200); /* what was on its way */
+    frozen = w.out_bytes[0];
+    srun_drain(&s, &w, 600);
+    assert_int_equal(w.out_bytes[0], frozen);
+    assert_int_equal(call(PROTO_MSG_JOB_FREEZE,
+                          json_pack("{s:i, s:b}", "job_id", 31, "freeze", 0),
+                          msg, sizeof(msg)),
+                     0);
+    srun_drain(&s, &w, 400);
+    assert_true(w.out_bytes[0] > frozen);
+    /* a job with neither its batch script nor a step here: ESRCH */
+    assert_int_equal(call(PROTO_MSG_JOB_FREEZE,
+                          json_pack("{s:i, s:b}", "job_id", 32, "freeze", 1),
+                          msg, sizeof(msg)),
+                     ESRCH);
+    /* suspended again, it still dies with the job */
+    assert_int_equal(call(PROTO_MSG_JOB_FREEZE,
+                          json_pack("{s:i, s:b}", "job_id", 31, "freeze", 1),
+                          msg, sizeof(msg)),
+                     0);
+    assert_int_equal(call(PROTO_MSG_JOB_KILL,
+                          json_pack("{s:i, s:s, s:i}", "job_id", 31, "reason",
+                                    "cancelled", "kill_wait_s", 1),
+                          msg, sizeof(msg)),
+                     0);
+    srun_collect(&s, &w, false);
+    json_decref(expect_step_end(31, 0));
+    srun_close(&s);
+}
+
 /* A task that floods its stdout (more than the supervisor queues) gets
  * all of it through, and the other task's output and exit come too. */
 static void test_flood(void **state)
@@ -543,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_stdin_and_signal),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_kill_and_usage),
+        cmocka_unit_test(test_freeze),
         cmocka_unit_test(test_flood),
         cmocka_unit_test(test_restart_adopts),
         cmocka_unit_test(test_batch_usage),

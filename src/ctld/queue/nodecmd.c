@@ -140,8 +140,7 @@ static void launch_tasks(json_t *o, const struct job *j)
         json_object_set_new(o, "ntasks_per_node",
                             json_integer(j->ntasks_per_node));
     if (j->cpus_per_task_set)
-        json_object_set_new(o, "cpus_per_task",
-                            json_integer(j->cpus_per_task));
+        json_object_set_new(o, "cpus_per_task", json_integer(j->cpus_per_task));
     json_object_set_new(o, "num_nodes", json_integer((json_int_t)j->n_alloc));
     json_object_set_new(o, "tasks_per_node", json_string(tpn));
     free(tpn);
@@ -255,12 +254,25 @@ int nodecmd_freeze(struct nodecmd *nc, const struct job *j, bool on,
 {
     struct conn *conn = conn_of(nc, j, e);
     json_t *body;
+    struct err oe;
     int rc;
 
     if (conn == NULL)
         return -1;
     body = json_pack("{s:I, s:b}", "job_id", (json_int_t)j->id, "freeze", on);
     rc = listen_request(conn, PROTO_MSG_JOB_FREEZE, body, NULL, NULL, j->id, e);
+    /* the other nodes run only the job's steps; their replies (ESRCH
+     * where none runs) are not waited for */
+    for (size_t i = 1; rc == 0 && i < j->n_alloc; i++) {
+        struct node *n = nodes_get(nc->nodes, j->alloc[i]);
+        if (n->conn == NULL)
+            log_info("job=%" PRIu64 " %s not sent: node %s not connected",
+                     j->id, on ? "suspend" : "resume", n->cf->name);
+        else if (listen_request(n->conn, PROTO_MSG_JOB_FREEZE, body, NULL, NULL,
+                                j->id, &oe) < 0)
+            log_warnx("job=%" PRIu64 " %s not sent to %s: %s", j->id,
+                      on ? "suspend" : "resume", n->cf->name, oe.text);
+    }
     json_decref(body);
     return rc;
 }
@@ -284,8 +296,8 @@ static int kill_one(struct nodecmd *nc, const struct job *j, size_t idx,
     rc = listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, NULL, j->id,
                         &e);
     if (rc < 0)
-        log_warnx("job=%" PRIu64 " kill not sent to %s: %s", j->id,
-                  n->cf->name, e.text);
+        log_warnx("job=%" PRIu64 " kill not sent to %s: %s", j->id, n->cf->name,
+                  e.text);
     return rc;
 }
 
@@ -352,8 +364,8 @@ int nodecmd_step_launch(struct nodecmd *nc, size_t node, json_t *body,
 
     if (conn == NULL)
         return -1;
-    return listen_request(conn, PROTO_MSG_STEP_LAUNCH, body,
-                          step_launch_reply, nc, arg, e);
+    return listen_request(conn, PROTO_MSG_STEP_LAUNCH, body, step_launch_reply,
+                          nc, arg, e);
 }
 
 int nodecmd_step_signal(struct nodecmd *nc, size_t node, uint64_t job_id,
@@ -365,8 +377,8 @@ int nodecmd_step_signal(struct nodecmd *nc, size_t node, uint64_t job_id,
 
     if (conn == NULL)
         return -1;
-    body = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)job_id,
-                     "step_id", (json_int_t)step_id, "signal", signal);
+    body = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)job_id, "step_id",
+                     (json_int_t)step_id, "signal", signal);
     rc = listen_request(conn, PROTO_MSG_STEP_SIGNAL, body, NULL, NULL, job_id,
                         e);
     json_decref(body);
@@ -389,8 +401,8 @@ int nodecmd_step_kill(struct nodecmd *nc, size_t node, uint64_t job_id,
     body = json_pack("{s:I, s:I, s:s, s:i}", "job_id", (json_int_t)job_id,
                      "step_id", (json_int_t)step_id, "reason", reason,
                      "kill_wait_s", (int)wait_s);
-    rc = listen_request(conn, PROTO_MSG_STEP_KILL, body, NULL, NULL, job_id,
-                        &e);
+    rc =
+        listen_request(conn, PROTO_MSG_STEP_KILL, body, NULL, NULL, job_id, &e);
     if (rc < 0)
         log_warnx("step=%" PRIu64 ".%u kill not sent to %s: %s", job_id,
                   step_id, nc->conf->nodes[node].name, e.text);

@@ -58,8 +58,10 @@ int nodecmd_signal(struct nodecmd *nc, const struct job *j, int signal,
                    bool batch_only, struct err *e);
 
 /*
- * nodecmd_freeze: JOB_FREEZE j (on: suspend, else resume).  -1 as
- * nodecmd_signal.
+ * nodecmd_freeze: JOB_FREEZE j (on: suspend, else resume) to every node
+ * of its allocation: the batch host, then the nodes that run only its
+ * steps (told when connected; their replies are not waited for).  -1 as
+ * nodecmd_signal when the batch host is not reached.
  */
 int nodecmd_freeze(struct nodecmd *nc, const struct job *j, bool on,
                    struct err *e);
