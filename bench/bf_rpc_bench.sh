@@ -19,36 +19,9 @@ BIN=$ROOT/$BUILD/bin
 SB=$ROOT/$BUILD/bench/submit_bench
 QUEUE=${QUEUE:-50000}
 PROBE=${PROBE:-1000}
-DIR=
-
-die() {
-    echo "bf_rpc_bench: $*" >&2
-    exit 1
-}
-
-cluster_down() {
-    [ -n "$DIR" ] || return 0
-    cd /
-    "$BIN/sluice" down --cancel --dir "$DIR" >/dev/null 2>&1
-    rm -rf "$DIR"
-    DIR=
-}
-trap cluster_down EXIT
-trap 'exit 130' INT TERM
-
-# cluster_up LINES...: bench/cluster.conf plus LINES, started fresh.
-cluster_up() {
-    local out
-    DIR=$(mktemp -d /tmp/sluice-bfbench.XXXXXX)
-    cp "$ROOT/bench/cluster.conf" "$DIR/in.conf"
-    printf '%s\n' "$@" >>"$DIR/in.conf"
-    out=$("$BIN/sluice" up -f "$DIR/in.conf" --dir "$DIR" 2>"$DIR/up.err") ||
-        { cat "$DIR/up.err" >&2; die "sluice up failed"; }
-    eval "$out"
-    export SLUICE_CONF
-    mkdir -p "$DIR/work"
-    cd "$DIR/work" || die "cd $DIR/work"
-}
+BENCH_NAME=bf_rpc_bench
+BENCH_TMP=bfbench
+. "$ROOT/bench/lib.sh"
 
 # block: four jobs that hold every CPU and GPU for two hours.
 block() {

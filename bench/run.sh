@@ -24,41 +24,15 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLUICE_BUILD:-build}
 BIN=$ROOT/$BUILD/bin
 SB=$ROOT/$BUILD/bench/submit_bench
-CONF=$ROOT/bench/cluster.conf
 RUNS=3
 SUBMIT_JOBS=${SUBMIT_JOBS:-20000}
 CLI_JOBS=${CLI_JOBS:-1000}
 BENCH_JOBS=${BENCH_JOBS:-1000}
 LATENCY_JOBS=${LATENCY_JOBS:-200}
 CLI_BIN=${CLI_BIN:-$BIN/sbatch}
-DIR=
-
-die() {
-    echo "bench: $*" >&2
-    exit 1
-}
-
-cluster_down() {
-    [ -n "$DIR" ] || return 0
-    cd /
-    "$BIN/sluice" down --cancel --dir "$DIR" >/dev/null 2>&1
-    rm -rf "$DIR"
-    DIR=
-}
-trap cluster_down EXIT
-trap 'exit 130' INT TERM
-
-# cluster_up: a fresh four-node cluster; cd into its work directory.
-cluster_up() {
-    local out
-    DIR=$(mktemp -d /tmp/sluice-bench.XXXXXX)
-    out=$("$BIN/sluice" up -f "$CONF" --dir "$DIR" 2>"$DIR/up.err") ||
-        { cat "$DIR/up.err" >&2; die "sluice up failed"; }
-    eval "$out"
-    export SLUICE_CONF
-    mkdir -p "$DIR/work"
-    cd "$DIR/work" || die "cd $DIR/work"
-}
+BENCH_NAME=bench
+BENCH_TMP=bench
+. "$ROOT/bench/lib.sh"
 
 ctld_pid() {
     cat "$DIR/pids/sluicectld.pid"

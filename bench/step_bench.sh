@@ -17,31 +17,12 @@ BUILD=${SLUICE_BUILD:-build}
 BIN=$ROOT/$BUILD/bin
 ROUNDS=${ROUNDS:-50}
 MIB=${MIB:-1024}
-DIR=
+BENCH_NAME=step_bench
+BENCH_TMP=stepbench
+. "$ROOT/bench/lib.sh"
 
-die() {
-    echo "step_bench: $*" >&2
-    exit 1
-}
-
-cluster_down() {
-    [ -n "$DIR" ] || return 0
-    cd /
-    "$BIN/sluice" down --cancel --dir "$DIR" >/dev/null 2>&1
-    rm -rf "$DIR"
-    DIR=
-}
-trap cluster_down EXIT
-trap 'exit 130' INT TERM
-
-DIR=$(mktemp -d /tmp/sluice-stepbench.XXXXXX)
-out=$("$BIN/sluice" up -f "$ROOT/bench/cluster.conf" --dir "$DIR" 2>"$DIR/up.err") ||
-    { cat "$DIR/up.err" >&2; die "sluice up failed"; }
-eval "$out"
-export SLUICE_CONF
+cluster_up
 PATH=$BIN:$PATH
-mkdir -p "$DIR/work"
-cd "$DIR/work" || die "cd $DIR/work"
 
 job=$(sbatch --parsable -N 4 --ntasks-per-node=16 -o /dev/null --wrap 'sleep 3600') ||
     die "sbatch failed"

@@ -1,6 +1,6 @@
 /*
  * sbatch options and #SBATCH directives into a JOBSPEC.  Each value is
- * checked with the shared parsers (timefmt, value, gres, hostlist) and a
+ * checked with the shared parsers (optval, value, gres, arrayspec) and a
  * mistake is named with the option that carried it.
  */
 #include "cli/jobspec.h"
@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/optval.h"
 #include "cli/when.h"
 #include "common/arrayspec.h"
 #include "common/gres.h"
-#include "common/hostlist.h"
-#include "common/timefmt.h"
 #include "common/value.h"
 #include "common/xalloc.h"
 #include "sched/depend.h"
@@ -101,10 +100,9 @@ static int js_time(struct jobspec *js, const char *arg, struct err *e)
 {
     int64_t secs;
 
-    if (timefmt_parse(arg, &secs, e) < 0)
+    if (optval_time_limit(arg, &secs, e) < 0)
         return -1;
-    /* As in Slurm, a limit of 0 asks for none. */
-    if (secs == TIMEFMT_INFINITE || secs == 0)
+    if (secs < 0)
         json_object_set_new(js->job, "time_limit_s", json_string("INFINITE"));
     else
         json_object_set_new(js->job, "time_limit_s", json_integer(secs));
@@ -113,12 +111,17 @@ static int js_time(struct jobspec *js, const char *arg, struct err *e)
 
 static int js_nodes(struct jobspec *js, const char *arg, struct err *e)
 {
-    if (strchr(arg, '-') != NULL) {
+    uint32_t min, max;
+
+    if (optval_nodes(arg, &min, &max, e) < 0)
+        return -1;
+    if (max != min) {
         errno = EINVAL;
         return err_set(e, "node count ranges (MIN-MAX) are not supported; "
                           "give one count");
     }
-    return js_count(js, "nodes", arg, 65536, e);
+    json_object_set_new(js->job, "nodes", json_integer(min));
+    return 0;
 }
 
 static int js_mem(struct jobspec *js, const char *key, const char *arg,
@@ -182,21 +185,12 @@ static int js_yes_no(struct jobspec *js, const char *key, const char *arg,
 static int js_hosts(struct jobspec *js, const char *key, const char *arg,
                     struct err *e)
 {
-    struct hostlist *hl = hostlist_expand(arg, e);
-    char *s;
+    char *s = optval_hosts(arg, e);
 
-    if (hl == NULL)
+    if (s == NULL)
         return -1;
-    if (hostlist_count(hl) == 0) {
-        hostlist_destroy(hl);
-        errno = EINVAL;
-        return err_set(e, "empty node list");
-    }
-    hostlist_sort_uniq(hl);
-    s = hostlist_compress(hl);
     json_object_set_new(js->job, key, json_string(s));
     free(s);
-    hostlist_destroy(hl);
     return 0;
 }
 
@@ -206,33 +200,21 @@ static int js_gres(struct jobspec *js, const char *key, const char *arg,
                    bool gpus, struct err *e)
 {
     struct gres_list l;
-    char buf[1024];
-    const char *v = gpus && strncmp(arg, "gpu:", 4) == 0 ? arg + 4 : arg;
-    const char *count = strrchr(v, ':') ? strrchr(v, ':') + 1 : v;
-    char *text = gpus ? xasprintf("gpu:%s", v) : xstrdup(arg);
-    int rc = gres_parse(text, &l, e);
+    char type[GRES_NAME_MAX], buf[1024];
+    uint64_t n;
 
-    free(text);
-    if (rc < 0)
-        return -1;
-    /* --gpus needs its count: "h200" alone is not one GPU. */
-    if (gpus &&
-        (count[0] == '\0' || strspn(count, "0123456789") != strlen(count)))
-        l.n = 0;
-    if (gpus && (l.n != 1 || strcmp(l.items[0].name, "gpu") != 0 ||
-                 l.items[0].sockets[0] != '\0')) {
-        errno = EINVAL;
-        return err_set(e, "expected a GPU count, optionally with a type "
-                          "(2, h200:2)");
-    }
-    if (gpus && l.items[0].type[0] != '\0')
-        snprintf(buf, sizeof(buf), "%s:%llu", l.items[0].type,
-                 (unsigned long long)l.items[0].count);
-    else if (gpus)
-        snprintf(buf, sizeof(buf), "%llu",
-                 (unsigned long long)l.items[0].count);
-    else
+    if (gpus) {
+        if (optval_gpus(arg, type, sizeof(type), &n, e) < 0)
+            return -1;
+        if (type[0] != '\0')
+            snprintf(buf, sizeof(buf), "%s:%llu", type, (unsigned long long)n);
+        else
+            snprintf(buf, sizeof(buf), "%llu", (unsigned long long)n);
+    } else {
+        if (gres_parse(arg, &l, e) < 0)
+            return -1;
         gres_format(&l, buf, sizeof(buf));
+    }
     json_object_set_new(js->job, key, json_string(buf));
     return 0;
 }

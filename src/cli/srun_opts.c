@@ -11,15 +11,13 @@
 #include <string.h>
 
 #include "cli/opt.h"
+#include "cli/optval.h"
 #include "common/gres.h"
-#include "common/hostlist.h"
-#include "common/timefmt.h"
 #include "common/utf8.h"
 #include "common/value.h"
 #include "common/xalloc.h"
 
 #define SRUN_MAX_COUNT 1048576u /* tasks or CPUs one step may ask for */
-#define SRUN_MAX_NODES 65536u
 #define SRUN_MAX_GPUS 1024u
 
 enum srun_opt {
@@ -179,35 +177,18 @@ static int sr_count(const char *arg, uint32_t max, uint32_t *out, struct err *e)
     return 0;
 }
 
-/* -N MIN[-MAX] */
-static int sr_nodes(struct srun_opts *o, const char *arg, struct err *e)
-{
-    const char *dash = strchr(arg, '-');
-    char *min = dash ? xstrndup(arg, (size_t)(dash - arg)) : xstrdup(arg);
-    int rc = sr_count(min, SRUN_MAX_NODES, &o->nodes_min, e);
-
-    free(min);
-    if (rc < 0)
-        return -1;
-    o->nodes_max = o->nodes_min;
-    if (dash != NULL &&
-        sr_count(dash + 1, SRUN_MAX_NODES, &o->nodes_max, e) < 0)
-        return -1;
-    if (o->nodes_max < o->nodes_min)
-        return err_inval(e, "the maximum node count is below the minimum");
-    return 0;
-}
-
 /* --gpus-per-task / --gpus-per-node=[TYPE:]N: the count (the job's GPUs
  * were chosen when it started; a type only has to name them). */
 static int sr_gpus(const char *arg, uint32_t *out, struct err *e)
 {
-    const char *colon = strrchr(arg, ':');
-    const char *count = colon ? colon + 1 : arg;
+    char type[GRES_NAME_MAX];
+    uint64_t n;
 
-    if (sr_count(count, SRUN_MAX_GPUS, out, e) < 0)
-        return err_prefix(e, "expected a GPU count, optionally with a type "
-                             "(2, h200:2)");
+    if (optval_gpus(arg, type, sizeof(type), &n, e) < 0)
+        return -1;
+    if (n < 1 || n > SRUN_MAX_GPUS)
+        return err_inval(e, "expected a GPU count from 1 to %u", SRUN_MAX_GPUS);
+    *out = (uint32_t)n;
     return 0;
 }
 
@@ -236,18 +217,10 @@ static int sr_gres(struct srun_opts *o, const char *arg, struct err *e)
 
 static int sr_hosts(char **dst, const char *arg, struct err *e)
 {
-    struct hostlist *hl = hostlist_expand(arg, e);
-    char *s;
+    char *s = optval_hosts(arg, e);
 
-    if (hl == NULL)
+    if (s == NULL)
         return -1;
-    if (hostlist_count(hl) == 0) {
-        hostlist_destroy(hl);
-        return err_inval(e, "empty node list");
-    }
-    hostlist_sort_uniq(hl);
-    s = hostlist_compress(hl);
-    hostlist_destroy(hl);
     free(*dst);
     *dst = s;
     return 0;
@@ -268,17 +241,6 @@ static int sr_distribution(struct srun_opts *o, const char *arg, struct err *e)
     else
         return err_inval(e, "expected block or cyclic (plane and arbitrary "
                             "are not supported)");
-    return 0;
-}
-
-static int sr_time(struct srun_opts *o, const char *arg, struct err *e)
-{
-    int64_t secs;
-
-    if (timefmt_parse(arg, &secs, e) < 0)
-        return -1;
-    /* As in Slurm, a limit of 0 asks for none. */
-    o->time_limit_s = secs == TIMEFMT_INFINITE || secs == 0 ? -1 : secs;
     return 0;
 }
 
@@ -398,7 +360,7 @@ static int sr_set_value(struct srun_opts *o, int id, const char *arg,
     case SR_NTASKS:
         return sr_count(arg, SRUN_MAX_COUNT, &o->ntasks, e);
     case SR_NODES:
-        return sr_nodes(o, arg, e);
+        return optval_nodes(arg, &o->nodes_min, &o->nodes_max, e);
     case SR_NTASKS_PER_NODE:
         return sr_count(arg, SRUN_MAX_COUNT, &o->ntasks_per_node, e);
     case SR_CPUS_PER_TASK:
@@ -426,7 +388,7 @@ static int sr_set_value(struct srun_opts *o, int id, const char *arg,
     case SR_NAME:
         return sr_string(&o->name, arg, e);
     case SR_TIME:
-        return sr_time(o, arg, e);
+        return optval_time_limit(arg, &o->time_limit_s, e);
     case SR_JOBID:
         return sr_job_id(o, arg, e);
     case SR_CHDIR:

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/hex.h"
 #include "common/xalloc.h"
 
 struct auth *auth_create(enum auth_type type, const char *info, struct err *e)
@@ -235,40 +236,6 @@ int auth_frame_hash(struct auth *a, const char *to, uint16_t type, uint32_t seq,
     return 0;
 }
 
-void auth_hex(const uint8_t *p, size_t len, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-
-    for (size_t i = 0; i < len; i++) {
-        out[2 * i] = digits[p[i] >> 4];
-        out[2 * i + 1] = digits[p[i] & 15];
-    }
-    out[2 * len] = '\0';
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-int auth_unhex(const char *s, size_t len, uint8_t *out)
-{
-    for (size_t i = 0; i < len; i++) {
-        int hi = hexval(s[2 * i]);
-        int lo = hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return 0;
-}
-
 int auth_peer_cred(int fd, struct auth_id *who)
 {
     struct ucred uc;
@@ -325,7 +292,7 @@ int auth_keygen(const char *path, struct err *e)
         err_set(e, "auth/key: no random bytes from OpenSSL");
         goto error;
     }
-    auth_hex(key, sizeof(key), text);
+    hex_encode(key, sizeof(key), text);
     strcat(text, "\n");
     fd = mkstemp(tmp); /* mode 0600 */
     if (fd < 0) {

@@ -39,10 +39,6 @@ int auth_frame_hash(struct auth *a, const char *to, uint16_t type, uint32_t seq,
                     const void *body, size_t len, uint8_t out[AUTH_HASH_LEN]);
 /* auth_check_floor: EACCES and e when issued is before a->floor. */
 int auth_check_floor(const struct auth *a, int64_t issued, struct err *e);
-/* auth_hex: 2*len lowercase digits and a NUL into out. */
-void auth_hex(const uint8_t *p, size_t len, char *out);
-/* auth_unhex: exactly 2*len hex digits from s; -1 on a bad digit. */
-int auth_unhex(const char *s, size_t len, uint8_t *out);
 time_t auth_now(const struct auth *a);
 
 int auth_key_init(struct auth *a, const char *path, struct err *e);

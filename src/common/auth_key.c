@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/hex.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 
@@ -163,15 +164,15 @@ int auth_key_sign(struct auth *a, const char *to, uint16_t type, uint32_t seq,
     }
     if (auth_frame_hash(a, to, type, seq, body, len, hash) < 0)
         return err_set(e, "auth/key: cannot hash frame");
-    auth_hex(nonce, sizeof(nonce), nonce_hex);
-    auth_hex(hash, sizeof(hash), hash_hex);
+    hex_encode(nonce, sizeof(nonce), nonce_hex);
+    hex_encode(hash, sizeof(hash), hash_hex);
     n = snprintf(
         text, sizeof(text), "k2:%u:%u:%lld:%s:%s:", (unsigned)geteuid(),
         (unsigned)getegid(), (long long)auth_now(a), nonce_hex, hash_hex);
     ASSERT(n > 0 && (size_t)n + 2 * KEY_MAC_LEN < sizeof(text));
     if (key_mac(a, text, (size_t)n, mac) < 0)
         return err_set(e, "auth/key: cannot compute HMAC");
-    auth_hex(mac, sizeof(mac), text + n);
+    hex_encode(mac, sizeof(mac), text + n);
     *cred = xstrdup(text);
     return 0;
 }
@@ -211,7 +212,7 @@ static int get_hex(const char **p, const char *end, size_t len, int last,
 {
     if ((size_t)(end - *p) < 2 * len + (last ? 0 : 1))
         return -1;
-    if (auth_unhex(*p, len, out) < 0)
+    if (hex_decode(*p, len, out) < 0)
         return -1;
     *p += 2 * len;
     if (last)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/hex.h"
 #include "common/libcrypto.h"
 
 static const char hello_magic[8] = {'S', 'L', 'S', 'T', 'E', 'P', 'I', 'O'};
@@ -106,43 +107,22 @@ int stepio_key_new(uint8_t key[STEPIO_KEY_LEN], struct err *e)
 void stepio_key_hex(const uint8_t key[STEPIO_KEY_LEN],
                     char out[STEPIO_KEY_HEX_LEN + 1])
 {
-    static const char digits[] = "0123456789abcdef";
-
-    for (size_t i = 0; i < STEPIO_KEY_LEN; i++) {
-        out[2 * i] = digits[key[i] >> 4];
-        out[2 * i + 1] = digits[key[i] & 15];
-    }
-    out[STEPIO_KEY_HEX_LEN] = '\0';
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    hex_encode(key, STEPIO_KEY_LEN, out);
 }
 
 int stepio_key_parse(const char *hex, uint8_t key[STEPIO_KEY_LEN],
                      struct err *e)
 {
-    if (hex == NULL || strlen(hex) != STEPIO_KEY_HEX_LEN)
-        goto bad;
-    for (size_t i = 0; i < STEPIO_KEY_LEN; i++) {
-        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+    uint8_t tmp[STEPIO_KEY_LEN];
 
-        if (hi < 0 || lo < 0)
-            goto bad;
-        key[i] = (uint8_t)(hi << 4 | lo);
+    if (hex == NULL || strlen(hex) != STEPIO_KEY_HEX_LEN ||
+        hex_decode(hex, STEPIO_KEY_LEN, tmp) < 0) {
+        errno = EINVAL;
+        return err_set(e, "step key: expected %d hexadecimal digits",
+                       STEPIO_KEY_HEX_LEN);
     }
+    memcpy(key, tmp, STEPIO_KEY_LEN);
     return 0;
-bad:
-    errno = EINVAL;
-    return err_set(e, "step key: expected %d hexadecimal digits",
-                   STEPIO_KEY_HEX_LEN);
 }
 
 /* --- big-endian helpers ------------------------------------------------ */

@@ -187,28 +187,22 @@ void njobs_check(struct njobs *j, struct njob *job)
         lost(j, job, e.text, false);
 }
 
-/* dir has no supervisor.pid: wait for a supervisor still recording
- * itself (it holds the directory's lock until it has).  0 with *sup once
- * it has; -1 when it has not yet, or when the lock is free and no pid
- * came: what a sluiced that died while launching left, removed here so
- * that the job can be launched again. */
-static int unrecorded(uint32_t id, const char *dir, struct spool_pid *sup)
+int njobs_unrecorded(const char *what, const char *dir, struct spool_pid *sup)
 {
     struct err e;
     int fd = spool_lock(dir, JOBS_LOCK_WAIT_MS, &e);
 
     if (fd < 0) {
         if (errno != ENOENT)
-            log_warnx("job=%" PRIu32 " %s", id, e.text);
+            log_warnx("%s %s", what, e.text);
         return -1;
     }
     if (spool_pid_read(dir, sup, &e) == 0) {
         close(fd);
         return 0;
     }
-    log_warnx("job=%" PRIu32 " %s: removing a job directory whose launch "
-              "was cut short",
-              id, dir);
+    log_warnx("%s %s: removing a directory whose launch was cut short", what,
+              dir);
     spool_remove(dir);
     close(fd);
     return -1;
@@ -221,6 +215,7 @@ void njobs_adopt(struct njobs *j, uint32_t id)
     struct spool_pid sup;
     struct njob *job;
     int64_t v;
+    char what[32];
     struct err e;
 
     if (spool_status_read(dir, &st, &e) == 0) {
@@ -230,7 +225,9 @@ void njobs_adopt(struct njobs *j, uint32_t id)
         log_info("job=%" PRIu32 " adopted state=ended", id);
         goto out;
     }
-    if (spool_pid_read(dir, &sup, &e) < 0 && unrecorded(id, dir, &sup) < 0)
+    snprintf(what, sizeof(what), "job=%" PRIu32, id);
+    if (spool_pid_read(dir, &sup, &e) < 0 &&
+        njobs_unrecorded(what, dir, &sup) < 0)
         goto out;
     job = njobs_add(j, id);
     job->sup = sup;
@@ -308,27 +305,37 @@ static void on_end_reply(struct noded *nd, void *arg, int code,
     struct njobs *j = nd->jobs;
     uint32_t id = (uint32_t)(uintptr_t)arg;
     struct njob *job = njobs_find(j, id);
+    char what[48];
 
     (void)body;
     if (job == NULL)
         return;
     job->end_sent = false;
-    if (code == ECONNRESET)
-        return; /* resent after the next registration */
-    if (code != 0 && code != ENOENT && code != ESRCH && code != EINVAL) {
-        if (!job->end_failed_logged)
-            log_warnx("job=%" PRIu32 " JOB_END refused, will retry: %s", id,
-                      message);
-        job->end_failed_logged = true;
+    snprintf(what, sizeof(what), "job=%" PRIu32 " JOB_END", id);
+    /* after a lost connection: resent after the next registration */
+    if (!njobs_end_settled(what, code, message, &job->end_failed_logged))
         return;
-    }
-    if (code != 0)
-        log_warnx("job=%" PRIu32 " JOB_END refused for good: %s", id, message);
-    else
+    if (code == 0)
         log_debug("job=%" PRIu32 " end acknowledged", id);
     if (spool_remove(job->dir) < 0)
         log_warn("job=%" PRIu32 " cannot remove %s", id, job->dir);
     njobs_forget(j, job);
+}
+
+bool njobs_end_settled(const char *what, int code, const char *message,
+                       bool *warned)
+{
+    if (code == ECONNRESET)
+        return false;
+    if (code != 0 && code != ENOENT && code != ESRCH && code != EINVAL) {
+        if (!*warned)
+            log_warnx("%s refused, will retry: %s", what, message);
+        *warned = true;
+        return false;
+    }
+    if (code != 0)
+        log_warnx("%s refused for good: %s", what, message);
+    return true;
 }
 
 void njobs_send_end(struct njobs *j, struct njob *job)

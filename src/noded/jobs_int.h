@@ -111,6 +111,25 @@ void njobs_check(struct njobs *j, struct njob *job);
 /* njobs_send_end: JOB_END for an ended job, when registered. */
 void njobs_send_end(struct njobs *j, struct njob *job);
 
+/*
+ * What jobs and steps share about their spool directories and ends; what
+ * ("job=5", "step=5.0") names the job or step in the logs.
+ *
+ * njobs_unrecorded: dir has no supervisor.pid: wait for a supervisor
+ * still recording itself (it holds the directory's lock until it has).
+ * 0 with *sup once it has; -1 when it has not yet, or when the lock is
+ * free and no pid came: what a sluiced that died while launching left,
+ * removed here so that the job or step can be launched again.
+ */
+int njobs_unrecorded(const char *what, const char *dir, struct spool_pid *sup);
+/* njobs_end_settled: whether the controller's reply (code, message) to an
+ * end report (JOB_END, STEP_END) settles it: taken (0) or refused for
+ * good (ENOENT, ESRCH, EINVAL: logged).  A lost connection does not (the
+ * end is sent again), nor does another refusal: logged once, through
+ * *warned. */
+bool njobs_end_settled(const char *what, int code, const char *message,
+                       bool *warned);
+
 /* njobs_kill: SIGCONT and SIGTERM to the job's process group now, SIGKILL
  * after wait_s (recorded in the spool, so a restarted sluiced keeps the
  * deadline). */

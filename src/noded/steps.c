@@ -226,24 +226,17 @@ static void on_end_reply(struct noded *nd, void *arg, int code,
     struct nsteps *s = nd->steps;
     struct end_key k = *(struct end_key *)arg;
     struct nstep *st = s ? nsteps_find(s, k.job_id, k.step_id) : NULL;
+    char what[64];
 
     (void)body;
     free(arg);
     if (st == NULL)
         return;
     st->end_sent = false;
-    if (code == ECONNRESET)
-        return; /* the rescan sends it again */
-    if (code != 0 && code != ENOENT && code != ESRCH && code != EINVAL) {
-        if (!st->end_failed_logged)
-            log_warnx(STEP_FMT " STEP_END refused, will retry: %s", st->job_id,
-                      st->step_id, message);
-        st->end_failed_logged = true;
+    snprintf(what, sizeof(what), STEP_FMT " STEP_END", st->job_id, st->step_id);
+    /* after a lost connection: the rescan sends it again */
+    if (!njobs_end_settled(what, code, message, &st->end_failed_logged))
         return;
-    }
-    if (code != 0)
-        log_warnx(STEP_FMT " STEP_END refused for good: %s", st->job_id,
-                  st->step_id, message);
     if (spool_remove(st->dir) < 0)
         log_warn(STEP_FMT " cannot remove %s", st->job_id, st->step_id,
                  st->dir);
@@ -365,35 +358,18 @@ static uint32_t launch_node_id(const char *dir)
     return id;
 }
 
-/* No supervisor.pid: one still recording itself (it holds the lock), or
- * debris of a launch cut short (removed). */
-static int unrecorded(const char *dir, struct spool_pid *sup)
-{
-    struct err e;
-    int fd = spool_lock(dir, JOBS_LOCK_WAIT_MS, &e), rc = 0;
-
-    if (fd < 0)
-        return -1;
-    if (spool_pid_read(dir, sup, &e) < 0) {
-        log_warnx("%s: removing a step directory whose launch was cut short",
-                  dir);
-        spool_remove(dir);
-        rc = -1;
-    }
-    close(fd);
-    return rc;
-}
-
 void nsteps_adopt(struct nsteps *s, uint32_t job_id, uint32_t step_id)
 {
     char *dir = spool_step_dir(s->nd->spool, job_id, step_id);
     json_t *status = read_status(dir);
     struct spool_pid sup;
     struct nstep *st;
+    char what[48];
     struct err e;
 
+    snprintf(what, sizeof(what), STEP_FMT, job_id, step_id);
     if (status == NULL && spool_pid_read(dir, &sup, &e) < 0 &&
-        unrecorded(dir, &sup) < 0)
+        njobs_unrecorded(what, dir, &sup) < 0)
         goto out;
     st = nsteps_add(s, job_id, step_id);
     st->node_id = launch_node_id(dir);

@@ -8,19 +8,7 @@
 # are in t91_steps_io.sh.
 . "$(dirname "$0")/lib.sh"
 
-CONFDIR=$(mktemp -d /tmp/sluice-e2e-conf.XXXXXX)
-cat >"$CONFDIR/steps.conf" <<'EOF'
-ClusterName=steps
-SlurmctldHost=master
-SlurmdTimeout=30
-KillWait=2
-GresTypes=gpu
-JobAcctGatherFrequency=1
-NodeName=node[01-04] CPUs=16 RealMemory=64000 Gres=gpu:4
-PartitionName=gpu Nodes=node[01-04] Default=YES MaxTime=1:00:00
-EOF
-cluster_start "$CONFDIR/steps.conf"
-trap 'cluster_stop; rm -rf "$CONFDIR"' EXIT
+cluster_start "$E2E_ROOT/tests/e2e/conf/steps.conf"
 RENDEZVOUS=$E2E_ROOT/$E2E_BUILD/tests/steps_prog/rendezvous
 
 # check VALUE NAME: ok when VALUE is not empty.

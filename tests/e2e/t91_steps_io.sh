@@ -8,22 +8,11 @@
 # there and the node daemon answering meanwhile.
 . "$(dirname "$0")/lib.sh"
 
-CONFDIR=$(mktemp -d /tmp/sluice-e2e-conf.XXXXXX)
-cat >"$CONFDIR/steps.conf" <<'EOF'
-ClusterName=stepsio
-SlurmctldHost=master
-SlurmdTimeout=30
-KillWait=2
-GresTypes=gpu
-JobAcctGatherFrequency=1
-NodeName=node[01-04] CPUs=16 RealMemory=64000 Gres=gpu:4
-PartitionName=gpu Nodes=node[01-04] Default=YES MaxTime=1:00:00
-EOF
-cluster_start "$CONFDIR/steps.conf"
+cluster_start "$E2E_ROOT/tests/e2e/conf/steps.conf"
 SRUNS=()
 # every srun this test started in the background goes too
 trap 'for p in "${SRUNS[@]}"; do kill -9 "$p" 2>/dev/null; done
-      cluster_stop; rm -rf "$CONFDIR"' EXIT
+      cluster_stop' EXIT
 
 check() {
     if [ -n "$1" ]; then ok "$2"; else not_ok "$2"; fi

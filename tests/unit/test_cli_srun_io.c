@@ -230,6 +230,36 @@ static int count_line(const char *text, const char *line)
     return count;
 }
 
+/* srun's loop here, on a fresh port, against PLAY (the nodes' side) in a
+ * child, with stdin from input_fd (-1: none): the loop's result, once
+ * the child has exited 0. */
+static int play_against(void (*play)(uint16_t), int input_fd,
+                        struct srun_task_end *ends, char *out, size_t out_len,
+                        struct cancel_log *log)
+{
+    uint16_t port;
+    int lfd = listen_any(&port), rc;
+    pid_t pid;
+
+    if ((pid = fork()) == 0)
+        play(port);
+    rc = run_loop(lfd, input_fd, ends, out, out_len, log, state_running);
+    assert_int_equal(child_status(pid), 0);
+    close(lfd);
+    return rc;
+}
+
+/* A pipe holding TEXT, its write end closed: the read end. */
+static int input_pipe(const char *text)
+{
+    int in[2];
+
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(write(in[1], text, strlen(text)), (ssize_t)strlen(text));
+    close(in[1]);
+    return in[0];
+}
+
 /* node02 says its piece and ends; node01 echoes srun's stdin. */
 static void play_normal(uint16_t port)
 {
@@ -265,21 +295,12 @@ static void test_normal(void **state)
     struct srun_task_end ends[3] = {0};
     struct cancel_log log = {0};
     char out[4096];
-    uint16_t port;
-    int lfd = listen_any(&port), in[2];
-    pid_t pid;
+    int in = input_pipe("hello");
 
     (void)state;
-    assert_int_equal(pipe(in), 0);
-    assert_int_equal(write(in[1], "hello", 5), 5);
-    close(in[1]);
-    if ((pid = fork()) == 0)
-        play_normal(port);
     assert_int_equal(
-        run_loop(lfd, in[0], ends, out, sizeof(out), &log, state_running), 0);
-    assert_int_equal(child_status(pid), 0);
-    close(in[0]);
-    close(lfd);
+        play_against(play_normal, in, ends, out, sizeof(out), &log), 0);
+    close(in);
     assert_int_equal(count_line(out, "0: hello"), 1);
     assert_int_equal(count_line(out, "1: b1"), 1);
     assert_int_equal(count_line(out, "1: warn"), 1);
@@ -313,17 +334,10 @@ static void test_lost(void **state)
     struct srun_task_end ends[3] = {0};
     struct cancel_log log = {0};
     char out[256];
-    uint16_t port;
-    int lfd = listen_any(&port);
-    pid_t pid;
 
     (void)state;
-    if ((pid = fork()) == 0)
-        play_lost(port);
-    assert_int_equal(
-        run_loop(lfd, -1, ends, out, sizeof(out), &log, state_running), 0);
-    assert_int_equal(child_status(pid), 0);
-    close(lfd);
+    assert_int_equal(play_against(play_lost, -1, ends, out, sizeof(out), &log),
+                     0);
     assert_int_equal(ends[2].state, SRUN_TASK_LOST);
     assert_int_equal(ends[0].signal, 15);
     assert_int_equal(srun_exit_code(ends, 3), 143);
@@ -376,17 +390,10 @@ static void test_intruder(void **state)
     struct srun_task_end ends[3] = {0};
     struct cancel_log log = {0};
     char out[256];
-    uint16_t port;
-    int lfd = listen_any(&port);
-    pid_t pid;
 
     (void)state;
-    if ((pid = fork()) == 0)
-        play_intruder(port);
     assert_int_equal(
-        run_loop(lfd, -1, ends, out, sizeof(out), &log, state_running), 0);
-    assert_int_equal(child_status(pid), 0);
-    close(lfd);
+        play_against(play_intruder, -1, ends, out, sizeof(out), &log), 0);
     assert_int_equal(srun_exit_code(ends, 3), 0);
 }
 
@@ -417,23 +424,14 @@ static void test_one_input(void **state)
     struct srun_task_end ends[3] = {0};
     struct cancel_log log = {0};
     char out[256];
-    uint16_t port;
-    int lfd = listen_any(&port), in[2];
-    pid_t pid;
+    int in = input_pipe("for two");
 
     (void)state;
-    assert_int_equal(pipe(in), 0);
-    assert_int_equal(write(in[1], "for two", 7), 7);
-    close(in[1]);
-    if ((pid = fork()) == 0)
-        play_one_input(port);
     input_task = 2;
     assert_int_equal(
-        run_loop(lfd, in[0], ends, out, sizeof(out), &log, state_running), 0);
+        play_against(play_one_input, in, ends, out, sizeof(out), &log), 0);
     input_task = SRUN_INPUT_ALL;
-    assert_int_equal(child_status(pid), 0);
-    close(in[0]);
-    close(lfd);
+    close(in);
 }
 
 int main(void)

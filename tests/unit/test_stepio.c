@@ -83,6 +83,21 @@ static pid_t supervisor(int fd, const uint8_t *key, uint32_t job, uint32_t step)
     }
 }
 
+/* A stream with supervisor() on its other end: srun's end into *srun_fd
+ * (the child's end is closed here, so the child's exit closes it). */
+static pid_t supervisor_pair(int *srun_fd, const uint8_t *key, uint32_t job,
+                             uint32_t step)
+{
+    int sv[2];
+    pid_t pid;
+
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    pid = supervisor(sv[1], key, job, step);
+    close(sv[1]);
+    *srun_fd = sv[0];
+    return pid;
+}
+
 static int child_status(pid_t pid)
 {
     int st;
@@ -93,7 +108,7 @@ static int child_status(pid_t pid)
 
 static void test_handshake_and_frames(void **state)
 {
-    int sv[2];
+    int fd;
     struct stepio s;
     struct stepio_msg m;
     struct err e;
@@ -103,14 +118,12 @@ static void test_handshake_and_frames(void **state)
     pid_t pid;
 
     (void)state;
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    pid = supervisor(sv[1], key_a, 12, 0);
-    close(sv[1]); /* the child's now: its exit closes the stream */
+    pid = supervisor_pair(&fd, key_a, 12, 0);
     assert_int_equal(
-        stepio_accept_handshake(sv[0], key_a, 12, 0, &node, &s, 2000, &e), 0);
+        stepio_accept_handshake(fd, key_a, 12, 0, &node, &s, 2000, &e), 0);
     assert_int_equal(node, 3);
     while (stepio_parse(&s, buf, got, &m, &used, &e) == 0) {
-        ssize_t n = read(sv[0], buf + got, sizeof(buf) - got);
+        ssize_t n = read(fd, buf + got, sizeof(buf) - got);
 
         assert_true(n > 0);
         got += (size_t)n;
@@ -122,48 +135,45 @@ static void test_handshake_and_frames(void **state)
     assert_int_equal(used, 5 + STEPIO_OVERHEAD);
     size_t len =
         stepio_frame(&s, STEPIO_SIGNAL, STEPIO_ALL_TASKS, "15", 2, out);
-    assert_int_equal(write(sv[0], out, len), (ssize_t)len);
+    assert_int_equal(write(fd, out, len), (ssize_t)len);
     assert_int_equal(child_status(pid), 0);
-    close(sv[0]);
+    close(fd);
 }
 
-static void test_wrong_key(void **state)
+/* Handshakes srun (key_a, step 12.0) refuses, and so does the
+ * supervisor (it exits 1). */
+static void test_refused(void **state)
 {
-    int sv[2];
-    struct stepio s;
-    struct err e;
-    uint32_t node;
-    pid_t pid;
+    static const struct {
+        const char *name;
+        const uint8_t *sup_key;
+        uint32_t sup_step;
+        int want_errno;        /* 0: any */
+        const char *want_text; /* NULL: any */
+    } cases[] = {
+        /* srun proves key_a; the supervisor, holding key_b, refuses srun */
+        {"wrong key", key_b, 0, 0, NULL},
+        {"wrong step", key_a, 1, EACCES, "not for step 12.0"},
+    };
 
     (void)state;
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    pid = supervisor(sv[1], key_b, 12, 0);
-    close(sv[1]); /* the child's now: its exit closes the stream */
-    /* srun proves key_a; the supervisor, holding key_b, refuses srun */
-    assert_int_equal(
-        stepio_accept_handshake(sv[0], key_a, 12, 0, &node, &s, 2000, &e), -1);
-    assert_int_equal(child_status(pid), 1);
-    close(sv[0]);
-}
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct stepio s;
+        struct err e;
+        uint32_t node;
+        int fd;
+        pid_t pid =
+            supervisor_pair(&fd, cases[i].sup_key, 12, cases[i].sup_step);
 
-static void test_wrong_step(void **state)
-{
-    int sv[2];
-    struct stepio s;
-    struct err e;
-    uint32_t node;
-    pid_t pid;
-
-    (void)state;
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    pid = supervisor(sv[1], key_a, 12, 1);
-    close(sv[1]); /* the child's now: its exit closes the stream */
-    assert_int_equal(
-        stepio_accept_handshake(sv[0], key_a, 12, 0, &node, &s, 2000, &e), -1);
-    assert_int_equal(errno, EACCES);
-    assert_non_null(strstr(e.text, "not for step 12.0"));
-    close(sv[0]);
-    assert_int_equal(child_status(pid), 1);
+        assert_int_equal(
+            stepio_accept_handshake(fd, key_a, 12, 0, &node, &s, 2000, &e), -1);
+        if (cases[i].want_errno != 0)
+            assert_int_equal(errno, cases[i].want_errno);
+        if (cases[i].want_text != NULL)
+            assert_non_null(strstr(e.text, cases[i].want_text));
+        close(fd);
+        assert_int_equal(child_status(pid), 1);
+    }
 }
 
 static void test_silent_peer(void **state)
@@ -267,8 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_key_hex),
         cmocka_unit_test(test_handshake_and_frames),
-        cmocka_unit_test(test_wrong_key),
-        cmocka_unit_test(test_wrong_step),
+        cmocka_unit_test(test_refused),
         cmocka_unit_test(test_silent_peer),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_in_place_and_large),

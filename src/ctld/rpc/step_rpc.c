@@ -42,7 +42,8 @@ int rpc_step_cancel(struct rpc *r, json_t **reply, struct err *e)
 }
 
 /* A node daemon's report: from uid 0 or the controller's uid, on the
- * connection of the node it names (as JOB_END).  The node, or NULL. */
+ * connection of the node it names (as JOB_END).  The node, seen now when
+ * the report came on its own connection, or NULL. */
 static struct node *reporting_node(struct rpc *r, struct err *e)
 {
     const char *name = json_string_value(json_object_get(r->req->body, "node"));
@@ -74,6 +75,8 @@ static struct node *reporting_node(struct rpc *r, struct err *e)
                 proto_type_name(r->req->type), name);
         return NULL;
     }
+    if (n->conn == r->conn)
+        nodes_seen(r->env->nodes, n, time(NULL));
     return n;
 }
 
@@ -84,8 +87,6 @@ int rpc_step_end(struct rpc *r, json_t **reply, struct err *e)
     (void)reply;
     if (n == NULL)
         return -1;
-    if (n->conn == r->conn)
-        nodes_seen(r->env->nodes, n, time(NULL));
     return steps_end(r->env->steps, n->idx, r->req->body, e);
 }
 
@@ -96,7 +97,5 @@ int rpc_step_usage(struct rpc *r, json_t **reply, struct err *e)
     (void)reply;
     if (n == NULL)
         return -1;
-    if (n->conn == r->conn)
-        nodes_seen(r->env->nodes, n, time(NULL));
     return steps_usage(r->env->steps, n->idx, r->req->body, e);
 }

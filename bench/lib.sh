@@ -1,0 +1,39 @@
+# Shared by the bench scripts that start a fresh local cluster (run.sh,
+# bf_rpc_bench.sh, step_bench.sh): die, and a cluster brought up from
+# bench/cluster.conf and taken down on exit.  The script sets ROOT, BIN
+# (the built binaries), BENCH_NAME (die's prefix) and BENCH_TMP (in the
+# temporary directory's name) before sourcing it.
+DIR=
+
+die() {
+    echo "$BENCH_NAME: $*" >&2
+    exit 1
+}
+
+cluster_down() {
+    [ -n "$DIR" ] || return 0
+    cd /
+    "$BIN/sluice" down --cancel --dir "$DIR" >/dev/null 2>&1
+    rm -rf "$DIR"
+    DIR=
+}
+trap cluster_down EXIT
+trap 'exit 130' INT TERM
+
+# cluster_up [LINES...]: bench/cluster.conf plus LINES, started fresh in
+# a new DIR; SLUICE_CONF exported; cd into DIR/work.
+cluster_up() {
+    local conf=$ROOT/bench/cluster.conf out
+    DIR=$(mktemp -d "/tmp/sluice-$BENCH_TMP.XXXXXX")
+    if [ $# -gt 0 ]; then
+        cp "$conf" "$DIR/in.conf"
+        printf '%s\n' "$@" >>"$DIR/in.conf"
+        conf=$DIR/in.conf
+    fi
+    out=$("$BIN/sluice" up -f "$conf" --dir "$DIR" 2>"$DIR/up.err") ||
+        { cat "$DIR/up.err" >&2; die "sluice up failed"; }
+    eval "$out"
+    export SLUICE_CONF
+    mkdir -p "$DIR/work"
+    cd "$DIR/work" || die "cd $DIR/work"
+}
