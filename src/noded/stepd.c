@@ -251,12 +251,13 @@ static void task_child(struct stepd *d, size_t local, int c[3], int rp[2])
     task_exec(d, local, c, rp[1]);
 }
 
-/* Start local task i; a failure before its execve fails the launch. */
-static void task_start(struct stepd *d, size_t i)
+/* Fork local task i; returns the read end of its report pipe, which
+ * closes at its execve (task_settle reads it). */
+static int task_start(struct stepd *d, size_t i)
 {
     struct stepd_task *t = &d->t[i];
     int c[3] = {-1, -1, -1}, rp[2];
-    char msg[600], text[700];
+    char text[700];
 
     if (task_pipes(t, c) < 0 || pipe2(rp, O_CLOEXEC) < 0 ||
         (t->pid = fork()) < 0) {
@@ -271,8 +272,17 @@ static void task_start(struct stepd *d, size_t i)
     setpgid(t->pid, d->pgid); /* also here: no race with a signal */
     close3(c);
     close(rp[1]);
-    sup_read_all(rp[0], msg, sizeof(msg));
-    close(rp[0]);
+    return rp[0];
+}
+
+/* Task i's report: nothing once it executed; a failure before its execve
+ * fails the launch (an execve failure is the task's own end). */
+static void task_settle(struct stepd *d, int fd)
+{
+    char msg[600];
+
+    sup_read_all(fd, msg, sizeof(msg));
+    close(fd);
     if (msg[0] == '\0')
         return;
     if (strstr(msg, " execve(): ") != NULL) {
@@ -315,8 +325,14 @@ static void start_tasks(struct stepd *d)
     if (has_cgroup(d) &&
         cgroup_step_create(d->a->ctx->cg, s->job_id, s->step_id, &e) < 0)
         fail(d, errno ? errno : EIO, e.text);
+    /* every task forked before any is waited for: their cgroup joins,
+     * user changes and execs run side by side */
+    int *reports = xcalloc(d->n, sizeof(*reports));
     for (size_t i = 0; i < d->n; i++)
-        task_start(d, i);
+        reports[i] = task_start(d, i);
+    for (size_t i = 0; i < d->n; i++)
+        task_settle(d, reports[i]);
+    free(reports);
     record_tasks(d);
 }
 
