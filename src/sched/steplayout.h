@@ -37,7 +37,7 @@ struct sl_req {
     uint32_t cpus_per_task; /* 0: 1 */
     uint32_t gpus_per_task;
     uint32_t gpus_per_node;
-    uint64_t mem_mib; /* per node */
+    uint64_t mem_mib;     /* per node */
     const char *nodelist; /* -w: hostlist expression, nodes of the job */
     const char *exclude;  /* -x */
     enum sl_dist dist;
@@ -53,15 +53,15 @@ struct sl_req {
 
 /* The step on one node. */
 struct sl_node_out {
-    size_t node;     /* index into the nodes given */
+    size_t node; /* index into the nodes given */
     uint32_t ntasks;
     uint32_t *tasks; /* the global task ids here, ascending */
     uint32_t cpus;   /* CPUs the step holds here (0 with overlap) */
     uint32_t n_gpus;
-    uint32_t *gpus;  /* GPU indices the step's tasks see here; with
+    uint32_t *gpus; /* GPU indices the step's tasks see here; with
                         gpus_per_task, local task L gets
                         gpus[L * gpus_per_task ...] */
-    bool gpus_held;  /* those GPUs are held (asked for, not overlap) */
+    bool gpus_held; /* those GPUs are held (asked for, not overlap) */
 };
 
 struct sl_layout {

@@ -732,8 +732,8 @@ int persist_step_load_job(struct persist *p, uint64_t job_id,
     return step_rows(p, s, fn, arg, e);
 }
 
-int persist_step_load_running(struct persist *p, persist_step_fn fn,
-                              void *arg, struct err *e)
+int persist_step_load_running(struct persist *p, persist_step_fn fn, void *arg,
+                              struct err *e)
 {
     static const char sql[] =
         "SELECT s.job_id, s.step_id, s.record FROM steps s JOIN jobs j "

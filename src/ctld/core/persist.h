@@ -165,7 +165,7 @@ int persist_step_save(struct persist *p, uint64_t job_id, uint32_t step_id,
                       const char *record, struct err *e);
 int persist_step_load_job(struct persist *p, uint64_t job_id,
                           persist_step_fn fn, void *arg, struct err *e);
-int persist_step_load_running(struct persist *p, persist_step_fn fn,
-                              void *arg, struct err *e);
+int persist_step_load_running(struct persist *p, persist_step_fn fn, void *arg,
+                              struct err *e);
 
 #endif

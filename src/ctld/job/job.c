@@ -219,9 +219,8 @@ static void add_spec_fields(json_t *o, const struct job *j,
                                             : json_integer(j->time_limit_s));
     set(o, "cpus_per_task", json_integer(j->cpus_per_task));
     set(o, "ntasks", json_integer(j->ntasks));
-    set(o, "ntasks_per_node", j->ntasks_per_node
-                                  ? json_integer(j->ntasks_per_node)
-                                  : json_null());
+    set(o, "ntasks_per_node",
+        j->ntasks_per_node ? json_integer(j->ntasks_per_node) : json_null());
     set(o, "nodes", json_integer(j->nodes));
     set(o, "mem_mib",
         j->mem_mib ? json_integer((json_int_t)j->mem_mib) : json_null());

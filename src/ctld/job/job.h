@@ -67,14 +67,14 @@ struct job {
     int64_t time_limit_s; /* TIMEFMT_INFINITE when unlimited */
     uint32_t cpus_per_task;
     uint32_t ntasks;
-    uint32_t nodes;         /* nodes wanted */
-    uint32_t cpus_per_node; /* derived: ceil(cpus_per_task*ntasks/nodes),
+    uint32_t nodes;           /* nodes wanted */
+    uint32_t cpus_per_node;   /* derived: ceil(cpus_per_task*ntasks/nodes),
                                at least ntasks_per_node*cpus_per_task */
     uint32_t ntasks_per_node; /* --ntasks-per-node; 0: not given */
     /* -n (or --ntasks-per-node) and -c were given: the batch job's
      * environment then says so (SLURM_NTASKS, SLURM_CPUS_PER_TASK) */
     bool ntasks_set, cpus_per_task_set;
-    uint64_t mem_mib;       /* --mem per node; 0: not given */
+    uint64_t mem_mib; /* --mem per node; 0: not given */
     uint64_t mem_per_cpu_mib;
     char *std_out; /* NULL: the node's default (slurm-%j.out) */
     char *std_err;

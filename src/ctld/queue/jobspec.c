@@ -328,8 +328,7 @@ static bool given(json_t *spec, const char *key)
 /* --ntasks-per-node with -N and -n (Slurm's sbatch): without -n the job
  * has nodes * N tasks; with -n and without -N, as many nodes as N per
  * node needs; either way each node holds N tasks' CPUs. */
-static void tasks_per_node(json_t *spec, int64_t ntpn, int64_t *nt,
-                           int64_t *nn)
+static void tasks_per_node(json_t *spec, int64_t ntpn, int64_t *nt, int64_t *nn)
 {
     if (ntpn == 0)
         return;
@@ -357,8 +356,9 @@ static int parse_resources(json_t *spec, struct job *j, struct err *e)
                             "exclusive");
     tasks_per_node(spec, ntpn, &nt, &nn);
     if (nt > 65535 || nn > CONF_MAX_NODES)
-        return err_inval(e, "job ntasks_per_node: %" PRId64 " tasks on %" PRId64
-                            " nodes is more than a job may ask for",
+        return err_inval(e,
+                         "job ntasks_per_node: %" PRId64 " tasks on %" PRId64
+                         " nodes is more than a job may ask for",
                          nt, nn);
     j->cpus_per_task = (uint32_t)cpt;
     j->ntasks = (uint32_t)nt;

@@ -79,8 +79,7 @@ static enum step_state end_state(const struct step *s, const char *reason)
      * ExitCode 0:SIG says which), whoever sent it */
     if (s->signal != 0)
         return STEP_CANCELLED;
-    if (s->exit_code == 0 &&
-        strncmp(reason, "launch failed", 13) != 0)
+    if (s->exit_code == 0 && strncmp(reason, "launch failed", 13) != 0)
         return STEP_COMPLETED;
     return STEP_FAILED;
 }

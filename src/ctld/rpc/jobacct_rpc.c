@@ -314,11 +314,10 @@ static int get_time(json_t *body, const char *key, time_t dflt, time_t *out,
 int rpc_job_acct(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *body = r->req->body, *ids = NULL;
-    struct acct_q q = {
-        .persist = r->env->persist,
-        .steps = r->env->steps,
-        .limit = ACCT_PAGE_MAX,
-        .e = e};
+    struct acct_q q = {.persist = r->env->persist,
+                       .steps = r->env->steps,
+                       .limit = ACCT_PAGE_MAX,
+                       .e = e};
     struct acct_scan sc = {.q = &q};
     json_t *vl = json_object_get(body, "limit");
     json_t *va = json_object_get(body, "after_job_id");
