@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,24 @@ static size_t count_pids(const struct cgroup *cg, uint32_t id)
     return n;
 }
 
+/* Whether pid runs "sleep 303" (sleepers' shell after its exec). */
+static bool execed_sleep(pid_t pid)
+{
+    char path[64], cmd[64] = "";
+    FILE *fp;
+    size_t n = 0;
+
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    if ((fp = fopen(path, "r")) != NULL) {
+        n = fread(cmd, 1, sizeof(cmd) - 1, fp);
+        fclose(fp);
+    }
+    return n == 10 && memcmp(cmd,
+                             "sleep\0"
+                             "303",
+                             9) == 0;
+}
+
 static void kill_everything(struct cgroup *cg)
 {
     struct cgroup_job_spec s = {.job_id = 11};
@@ -267,7 +286,10 @@ static void kill_everything(struct cgroup *cg)
     if (cgroup_job_create(cg, &s, &e) < 0)
         fail_msg("%s", e.text);
     pid = in_job(cg, 11, sleepers, NULL);
-    for (int i = 0; i < 300 && count_pids(cg, 11) != 4; i++)
+    /* settled: the shell has exec'd its last sleep (its subshell, which
+     * made a fourth process for a moment, is gone by then) */
+    for (int i = 0; i < 300 && !(execed_sleep(pid) && count_pids(cg, 11) == 4);
+         i++)
         usleep(10000);
     assert_int_equal(count_pids(cg, 11), 4); /* the shell and 3 sleeps */
     assert_int_equal(cgroup_job_signal(cg, 11, 0), 4);
