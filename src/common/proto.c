@@ -57,6 +57,7 @@ static const struct {
     {PROTO_MSG_STEP_USAGE, "STEP_USAGE"},
     {PROTO_MSG_STEP_QUERY, "STEP_QUERY"},
     {PROTO_MSG_STEP_CANCEL, "STEP_CANCEL"},
+    {PROTO_MSG_JOB_COMPLETE, "JOB_COMPLETE"},
 };
 
 const char *proto_type_name(uint16_t type)

@@ -76,11 +76,17 @@ enum proto_type {
     PROTO_MSG_STEP_USAGE = 65,
     PROTO_MSG_STEP_QUERY = 66,
     PROTO_MSG_STEP_CANCEL = 67,
+    /* interactive allocations (salloc, srun without a job): the end of an
+     * allocation job, from its owner (docs/protocol.md, "Allocations") */
+    PROTO_MSG_JOB_COMPLETE = 68,
 };
 
 /* The step id of a job's batch script (Slurm's SLURM_BATCH_SCRIPT), shown
  * as "12.batch"; srun's steps are 0, 1, ... */
 #define STEP_BATCH_ID 4294967291u
+/* The step salloc starts under LaunchParameters=use_interactive_step
+ * (Slurm's SLURM_INTERACTIVE_STEP), shown as "12.interactive". */
+#define STEP_INTERACTIVE_ID 4294967290u
 
 /* proto_type_name: "SUBMIT" etc. (static), or NULL for an unknown type. */
 const char *proto_type_name(uint16_t type);

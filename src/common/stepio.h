@@ -72,6 +72,8 @@ enum stepio_type {
                               task of the node */
     STEPIO_KILL = 19,      /* end the step: SIGCONT and SIGTERM to every
                               task, SIGKILL after the step's kill_wait_s */
+    STEPIO_WINSIZE = 20,   /* --pty: the terminal's size, data "ROWS COLS"
+                              (ASCII), for the pseudo-terminal of task 0 */
 };
 
 /* One direction pair of an established connection. */
