@@ -240,13 +240,15 @@ static int srun_open_input(struct srun *r, struct err *e)
 
 /* ---- the controller, while the step's nodes are connecting ---- */
 
-static int srun_step_state(void *arg, struct err *e)
+static int srun_step_state(void *arg, char **lost, struct err *e)
 {
     struct srun *r = arg;
     json_t *req, *reply = NULL, *st;
-    const char *state, *reason;
+    const char *state, *reason, *gone;
     int rc;
 
+    if (lost != NULL)
+        *lost = NULL;
     req = json_pack("{s:[I],s:I}", "job_ids", (json_int_t)r->step.job_id,
                     "step_id", (json_int_t)r->step.step_id);
     rc = cli_client_call(r->client, PROTO_MSG_STEP_QUERY, req, &reply, NULL, e);
@@ -257,6 +259,9 @@ static int srun_step_state(void *arg, struct err *e)
     st = json_array_get(json_object_get(reply, "steps"), 0);
     state = json_string_value(json_object_get(st, "state"));
     reason = json_string_value(json_object_get(st, "reason"));
+    gone = json_string_value(json_object_get(st, "lost_nodes"));
+    if (lost != NULL && gone != NULL && gone[0] != '\0')
+        *lost = xstrdup(gone);
     rc = state != NULL && strcmp(state, "RUNNING") == 0;
     if (!rc)
         err_set(e, "%s",

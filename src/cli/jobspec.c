@@ -47,6 +47,7 @@ const struct opt_def jobspec_opts[] = {
     {"hold", 'H', OPT_NOARG, JS_HOLD},
     {"requeue", 0, OPT_NOARG, JS_REQUEUE},
     {"no-requeue", 0, OPT_NOARG, JS_NO_REQUEUE},
+    {"no-kill", 'k', OPT_OPTARG, JS_NO_KILL},
     {"begin", 'b', OPT_ARG, JS_BEGIN},
     {"array", 'a', OPT_ARG, JS_ARRAY},
     {"dependency", 'd', OPT_ARG, JS_DEPENDENCY},
@@ -290,6 +291,11 @@ static int js_set_local(struct jobspec *js, int id, const char *arg,
     case JS_REQUEUE:
     case JS_NO_REQUEUE:
         json_object_set_new(js->job, "requeue", json_boolean(id == JS_REQUEUE));
+        return 0;
+    case JS_NO_KILL: /* -k, --no-kill[=off] */
+        if (arg != NULL && strcasecmp(arg, "off") != 0)
+            return err_inval(e, "expected off or nothing");
+        json_object_set_new(js->job, "no_kill", json_boolean(arg == NULL));
         return 0;
     case JS_TEST_ONLY:
         json_object_set_new(js->job, "test_only", json_true());

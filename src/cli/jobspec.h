@@ -60,6 +60,7 @@ enum jobspec_opt {
     JS_DEPENDENCY,
     JS_KILL_INVALID_DEP,
     JS_NICE,
+    JS_NO_KILL,
 };
 
 /* The sbatch option table. */

@@ -202,12 +202,15 @@ struct srun_io_conf {
     struct srun_out *out;
     struct srun_task_end *ends; /* [step->ntasks], filled in */
     /*
-     * The controller, for the time before every node has connected:
-     * step_state: 1 the step still runs, 0 it ended (why in e), -1 the
-     * controller did not answer.  step_cancel: signal the step (sig > 0)
-     * or end it (0) on every node, the ones not connected too.
+     * The controller, for the time before every node has connected, and
+     * after some node finished while others have not: step_state: 1 the
+     * step still runs, 0 it ended (why in e), -1 the controller did not
+     * answer; *lost (when not NULL) gets the hostlist of the step's nodes
+     * that failed (a new string; NULL when none).  step_cancel: signal
+     * the step (sig > 0) or end it (0) on every node, the ones not
+     * connected too.
      */
-    int (*step_state)(void *arg, struct err *e);
+    int (*step_state)(void *arg, char **lost, struct err *e);
     void (*step_cancel)(void *arg, int sig);
     void *arg;
 };

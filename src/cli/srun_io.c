@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 
 #include "common/clock.h"
+#include "common/hostlist.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
 
@@ -55,6 +56,8 @@ struct sr_io {
     size_t n_connected, n_finished;
     bool input_open;
     bool kill_sent;
+    bool step_over; /* the controller ended the step: give up at
+                       kill_deadline_ms on the nodes still out */
     int64_t kill_deadline_ms, last_query_ms, last_sigint_ms;
     bool launch_failed;
 };
@@ -503,17 +506,68 @@ static void io_signals(struct sr_io *io)
     }
 }
 
-/* While nodes are still connecting: has the launch failed? */
+/* Some node finished and another has not: the others may wait on a node
+ * that failed. */
+static bool io_partial(const struct sr_io *io)
+{
+    return io->n_finished > 0 && io->n_finished < io->s->n_nodes &&
+           !io->step_over;
+}
+
+/* The nodes of the step that failed (the controller's "lost_nodes"):
+ * their tasks are lost; the step goes on (--no-kill) or ends. */
+static void io_lost(struct sr_io *io, const char *lost)
+{
+    struct err e;
+    struct hostlist *hl = hostlist_expand(lost, &e);
+
+    for (uint32_t n = 0; hl != NULL && n < io->s->n_nodes; n++) {
+        if (io->conns[n].finished || hostlist_find(hl, io->s->nodes[n]) < 0)
+            continue;
+        sr_say(io, true, "Node failure on %s", io->s->nodes[n]);
+        io_finish(io, n, SRUN_TASK_LOST);
+    }
+    hostlist_destroy(hl);
+}
+
+/* Once every node connected and some finished: a node that failed (the
+ * controller says so) is given up, and when the controller ended the
+ * step the nodes that do not answer are given up after the kill wait. */
+static void io_check_nodes(struct sr_io *io, int64_t now)
+{
+    char *lost = NULL;
+    struct err e;
+    int rc;
+
+    io->last_query_ms = now;
+    rc = io->c->step_state(io->c->arg, &lost, &e);
+    if (lost != NULL)
+        io_lost(io, lost);
+    free(lost);
+    if (rc == 0 && io->n_finished < io->s->n_nodes) {
+        io->step_over = true;
+        if (!io->kill_sent)
+            io->kill_deadline_ms =
+                now + (int64_t)io->s->kill_wait_s * 1000 + SR_KILL_GRACE_MS;
+    }
+}
+
+/* While nodes are still connecting: has the launch failed?  Later: has
+ * a node failed (io_check_nodes)? */
 static void io_check_launch(struct sr_io *io)
 {
     int64_t now = clock_mono_ms();
     struct err e;
 
-    if (io_all_connected(io) || io->c->step_state == NULL ||
-        now - io->last_query_ms < SR_QUERY_MS)
+    if (io->c->step_state == NULL || now - io->last_query_ms < SR_QUERY_MS)
         return;
+    if (io_all_connected(io)) {
+        if (io_partial(io))
+            io_check_nodes(io, now);
+        return;
+    }
     io->last_query_ms = now;
-    if (io->c->step_state(io->c->arg, &e) != 0)
+    if (io->c->step_state(io->c->arg, NULL, &e) != 0)
         return;
     sr_say(io, true, "Task launch for StepId=%u.%u failed: %s", io->s->job_id,
            io->s->step_id, e.text);
@@ -541,9 +595,10 @@ static int io_timeout(const struct sr_io *io)
 {
     int64_t now = clock_mono_ms(), ms = -1;
 
-    if (!io_all_connected(io))
+    if (!io_all_connected(io) || io_partial(io))
         ms = io->last_query_ms + SR_QUERY_MS - now;
-    if (io->kill_sent && (ms < 0 || io->kill_deadline_ms - now < ms))
+    if ((io->kill_sent || io->step_over) &&
+        (ms < 0 || io->kill_deadline_ms - now < ms))
         ms = io->kill_deadline_ms - now;
     if (ms == -1)
         return -1;
@@ -603,7 +658,8 @@ static void io_step(struct sr_io *io, struct pollfd *p, nfds_t np)
         (p[2].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
         io_stdin(io);
     io_check_launch(io);
-    if (io->kill_sent && clock_mono_ms() >= io->kill_deadline_ms)
+    if ((io->kill_sent || io->step_over) &&
+        clock_mono_ms() >= io->kill_deadline_ms)
         io_give_up(io);
 }
 

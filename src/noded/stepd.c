@@ -50,7 +50,9 @@ void stepd_kill_message(uint32_t job_id, uint32_t step_id, const char *node,
     char stamp[32];
     const char *why = strcmp(reason, "timeout") == 0     ? " DUE TO TIME LIMIT"
                       : strcmp(reason, "preempted") == 0 ? " DUE TO PREEMPTION"
-                                                         : "";
+                      : strcmp(reason, "node_fail") == 0
+                          ? " DUE TO NODE FAILURE"
+                          : "";
 
     localtime_r(&tt, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);

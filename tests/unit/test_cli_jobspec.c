@@ -52,6 +52,10 @@ static void test_set_values(void **state)
     assert_int_equal(
         jobspec_set(&js, JS_DEPENDENCY, "afterok:5,afterok:6_2", NOW, &e), 0);
     assert_int_equal(jobspec_set(&js, JS_KILL_INVALID_DEP, "yes", NOW, &e), 0);
+    assert_int_equal(jobspec_set(&js, JS_NO_KILL, NULL, NOW, &e), 0);
+    assert_true(json_is_true(json_object_get(js.job, "no_kill")));
+    assert_int_equal(jobspec_set(&js, JS_NO_KILL, "off", NOW, &e), 0);
+    assert_true(json_is_false(json_object_get(js.job, "no_kill")));
     assert_string_equal(str(js.job, "array"), "0-99%10");
     assert_string_equal(str(js.job, "dependency"), "afterok:5:6_2");
     assert_true(json_is_true(json_object_get(js.job, "kill_on_invalid_dep")));
@@ -102,6 +106,7 @@ static void test_set_errors(void **state)
          "--kill-on-invalid-dep=maybe: expected yes or no"},
         {JS_NICE, "2147483646", "--nice=2147483646: expected an integer"},
         {JS_NICE, "1x", "--nice=1x: expected an integer from -2147483645"},
+        {JS_NO_KILL, "yes", "--no-kill=yes: expected off or nothing"},
     };
     struct jobspec js;
     struct err e;

@@ -119,16 +119,18 @@ struct cancel_log {
     int calls, last_sig;
 };
 
-static int state_ended(void *arg, struct err *e)
+static int state_ended(void *arg, char **lost, struct err *e)
 {
     (void)arg;
+    (void)lost;
     err_set(e, "cannot reach srun at 127.0.0.1:1: Connection refused");
     return 0;
 }
 
-static int state_running(void *arg, struct err *e)
+static int state_running(void *arg, char **lost, struct err *e)
 {
     (void)arg;
+    (void)lost;
     (void)e;
     return 1;
 }
@@ -176,7 +178,7 @@ static int input_task = SRUN_INPUT_ALL;
 
 static int run_loop(int listen_fd, int input_fd, struct srun_task_end *ends,
                     char *out, size_t out_len, struct cancel_log *log,
-                    int (*state)(void *, struct err *))
+                    int (*state)(void *, char **, struct err *))
 {
     int fd = memfd_create("srun-io", 0), sig_fd, rc;
     struct srun_step s;

@@ -441,6 +441,63 @@ static void test_limit_bad_exit_job_end(void **state)
     peer_close(n2);
 }
 
+/* --no-kill: node02 goes DOWN under a 2-node --no-kill job.  Its plain
+ * step ends NODE_FAIL (killed on node01), its srun -k step goes on on
+ * node01 with node02 lost and ends NODE_FAIL when node01 reports; the
+ * job keeps node01 and runs on. */
+static void test_no_kill(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    struct peer *n2 = node_up(f, "node02", 4, NULL, NULL);
+    uint64_t id = submit(f, ", \"nodes\": 2, \"ntasks\": 8, \"no_kill\": true");
+    json_t *l = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL), *r, *k;
+    struct err e;
+    int code;
+
+    assert_non_null(l);
+    json_decref(l);
+    r = create(f, id, "\"ntasks\": 2, \"no_kill\": true", &code, &e);
+    assert_non_null(r);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    r = create(f, id, "\"ntasks\": 2, \"overlap\": true", &code, &e);
+    if (r == NULL)
+        fail_msg("STEP_CREATE: %s", e.text);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+
+    r = req(f, PROTO_MSG_NODE_UPDATE,
+            json_pack("{s:[s], s:s, s:s}", "nodes", "node02", "state", "DOWN",
+                      "reason", "test"),
+            &code, &e);
+    if (r == NULL)
+        fail_msg("NODE_UPDATE: %s", e.text);
+    json_decref(r);
+    k = peer_expect(n1, PROTO_MSG_STEP_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_int_equal(json_integer_value(json_object_get(k, "step_id")), 1);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "node_fail");
+    json_decref(k);
+    assert_step(f, id, 1, "state", "NODE_FAIL");
+    assert_step(f, id, 1, "reason", "node node02 failed");
+    assert_step(f, id, 0, "state", "RUNNING");
+    assert_step(f, id, 0, "lost_nodes", "node02");
+    assert_job(f, id, "job_state", "RUNNING");
+    assert_job(f, id, "node_list", "node01");
+
+    assert_int_equal(step_end(n1, "node01", id, 0, 0, 0, NULL), 0);
+    assert_step(f, id, 0, "state", "NODE_FAIL");
+    assert_step(f, id, 0, "reason", "node node02 failed");
+    job_end(n1, "node01", id, 0, 0);
+    assert_job(f, id, "job_state", "COMPLETED");
+    peer_close(n1);
+    peer_close(n2);
+}
+
 /* A running step survives a restart of the controller: it still holds
  * its CPUs, its nodes' ends still count, and ids go on. */
 static void test_restart_running_step(void **state)
@@ -531,6 +588,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_running_step, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ntasks_per_node, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_kill, setup, teardown),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -293,6 +293,7 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
                   j->exit_signal));
     set(o, "restart_count", json_integer(j->restart_count));
     set(o, "requeue", json_boolean(j->requeue));
+    set(o, "no_kill", json_boolean(j->no_kill));
     set(o, "last_checkpoint", time_or_null(j->last_checkpoint));
     set(o, "suspend_time",
         time_or_null(j->state == JOB_SUSPENDED ? j->suspend_time : 0));
@@ -420,6 +421,7 @@ static void restore_fields(struct job *j, json_t *o)
     j->accrual.since = get_int(o, "accrue_since", 0);
     j->restart_count = (uint32_t)get_int(o, "restart_count", 0);
     j->requeue = !json_is_false(json_object_get(o, "requeue"));
+    j->no_kill = json_is_true(json_object_get(o, "no_kill"));
     j->last_checkpoint = get_int(o, "last_checkpoint", 0);
     j->cancel_uid = get_int(o, "cancelled_by", -1);
     j->suspend_time = get_int(o, "suspend_time", 0);

@@ -103,6 +103,9 @@ struct job {
     bool requeue;           /* may be requeued (--requeue/--no-requeue,
                                JobRequeue); a preempted job that may not
                                is cancelled (PREEMPTED) instead */
+    bool no_kill;           /* -k/--no-kill: a failed node other than the
+                               batch host leaves the allocation and the
+                               job goes on without it */
     time_t last_checkpoint; /* last `sluice checkpoint` of this run; 0: none */
     int64_t cancel_uid;     /* who cancelled it; -1: nobody */
     /* suspension: while SUSPENDED, since suspend_time, by susp_by (for

@@ -990,13 +990,58 @@ struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
     return out;
 }
 
+bool jobs_node_keeps(const struct jobs *js, const struct job *j, size_t idx)
+{
+    (void)js;
+    return j->no_kill && j->n_alloc > 1 && j->alloc[0] != idx &&
+           (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED) &&
+           j->kill == JOB_KILL_NONE;
+}
+
+/* Node idx leaves j's allocation: what j held there is freed, and the
+ * rest keeps its order (the batch host stays first). */
+static void drop_node(struct jobs *js, struct job *j, size_t idx, time_t now)
+{
+    uint32_t g = j->gpus_per_node;
+    size_t k = 0;
+    char detail[128];
+    struct err e;
+
+    for (size_t i = 0; i < j->n_alloc; i++) {
+        if (j->alloc[i] == idx) {
+            nodes_release(js->env.nodes, idx, held_cpus(j),
+                          job_mem_per_node(j));
+            nodes_user_remove(js->env.nodes, idx, j->user_id,
+                              exclusive_user(js, j));
+            if (j->gpu_alloc != NULL)
+                nodes_gpus_give(js->env.nodes, idx, j->gpu_alloc + i * g, g);
+            continue;
+        }
+        if (j->gpu_alloc != NULL && k != i)
+            memmove(j->gpu_alloc + k * g, j->gpu_alloc + i * g,
+                    g * sizeof(*j->gpu_alloc));
+        j->alloc[k++] = j->alloc[i];
+    }
+    j->n_alloc = k;
+    snprintf(detail, sizeof(detail), "node %s failed; --no-kill: going on",
+             js->env.conf->nodes[idx].name);
+    log_info("job=%" PRIu64 " lost node %s (--no-kill) nodes_left=%zu", j->id,
+             js->env.conf->nodes[idx].name, k);
+    loop_want_pass(js->env.loop); /* what it held there is free */
+    save_at(js, j, "node_lost", detail, now, false, &e);
+}
+
 void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now)
 {
     size_t n;
     struct job **list = jobs_on_node(js, idx, false, &n);
     struct err e;
 
-    for (size_t i = 0; i < n; i++)
-        jobs_fail(js, list[i], JOB_NODE_FAIL, why, now, &e);
+    for (size_t i = 0; i < n; i++) {
+        if (jobs_node_keeps(js, list[i], idx))
+            drop_node(js, list[i], idx, now);
+        else
+            jobs_fail(js, list[i], JOB_NODE_FAIL, why, now, &e);
+    }
     free(list);
 }

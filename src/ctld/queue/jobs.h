@@ -254,7 +254,15 @@ void jobs_tick(struct jobs *js, time_t now);
  */
 struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
                           size_t *n);
-/* jobs_node_down: the node is gone; its jobs end NODE_FAIL. */
+/*
+ * jobs_node_keeps: whether j goes on when node idx fails: a --no-kill job
+ * (j->no_kill) running or suspended on other nodes too, idx not its batch
+ * host (the batch script dies with its node).
+ */
+bool jobs_node_keeps(const struct jobs *js, const struct job *j, size_t idx);
+/* jobs_node_down: the node is gone; its jobs end NODE_FAIL, but those
+ * that jobs_node_keeps lose the node from their allocation (its CPUs,
+ * memory and GPUs freed; NodeList without it) and go on. */
 void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now);
 
 /*

@@ -696,6 +696,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||
         opt_bool(spec, "requeue", &requeue, e) < 0 ||
+        opt_bool(spec, "no_kill", &j->no_kill, e) < 0 ||
         parse_spec_time(ps, spec, j, e) < 0 || parse_warn(spec, j, e) < 0 ||
         parse_nice(js, spec, who->uid, "--nice", &j->nice, e) < 0 ||
         jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <

@@ -65,8 +65,18 @@ static struct step_node *node_of(struct step *s, size_t node)
 /* ---- STEP_END --------------------------------------------------------- */
 
 /* The state of a step whose nodes all reported. */
+static bool any_lost(const struct step *s)
+{
+    for (size_t i = 0; i < s->n_nodes; i++)
+        if (s->nodes[i].lost)
+            return true;
+    return false;
+}
+
 static enum step_state end_state(const struct step *s, const char *reason)
 {
+    if (any_lost(s)) /* --no-kill: some of its tasks died with a node */
+        return STEP_NODE_FAIL;
     if (s->kill == STEP_KILL_BAD_EXIT)
         return STEP_FAILED;
     if (s->kill == STEP_KILL_CANCEL || strcmp(reason, "cancelled") == 0)
@@ -317,6 +327,7 @@ static void strip(json_t *o)
     json_object_del(o, "kill");
     json_object_del(o, "oom");
     json_object_del(o, "kill_on_bad_exit");
+    json_object_del(o, "no_kill");
     json_object_del(o, "node_killed");
 }
 

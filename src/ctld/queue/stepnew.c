@@ -328,6 +328,7 @@ static struct step *step_make(struct steps *ss, const struct job *j,
     s->cpus_per_task = l->cpus_per_task;
     s->mem_mib = r->lay.mem_mib;
     s->kill_on_bad_exit = r->kill_on_bad_exit;
+    s->no_kill = r->no_kill;
     s->reason = xstrdup("");
     s->n_nodes = l->n_nodes;
     s->nodes = xcalloc(l->n_nodes, sizeof(*s->nodes));

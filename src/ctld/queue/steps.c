@@ -238,14 +238,23 @@ static void steps_remove(struct steps *ss, struct step_job *sj, struct step *s)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static char *node_list(const struct step *s, const struct conf *conf)
+/* The step's nodes (lost_only: those lost under --no-kill) as a
+ * hostlist; NULL when lost_only and none is. */
+static char *node_list(const struct step *s, const struct conf *conf,
+                       bool lost_only)
 {
     struct hostlist *hl = hostlist_create();
-    char *out;
+    char *out = NULL;
+    bool any = false;
 
-    for (size_t i = 0; i < s->n_nodes; i++)
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        if (lost_only && !s->nodes[i].lost)
+            continue;
         hostlist_push_host(hl, conf->nodes[s->nodes[i].node].name);
-    out = hostlist_compress(hl);
+        any = true;
+    }
+    if (any || !lost_only)
+        out = hostlist_compress(hl);
     hostlist_destroy(hl);
     return out;
 }
@@ -281,10 +290,11 @@ static json_t *alloc_json(const struct step *s, const struct conf *conf)
         for (uint32_t k = 0; k < n->n_gpus; k++)
             json_array_append_new(g, json_integer(n->gpus[k]));
         json_array_append_new(
-            a, json_pack("{s:s, s:i, s:i, s:o, s:b, s:b}", "node",
-                         conf->nodes[n->node].name, "ntasks", (int)n->ntasks,
-                         "cpus", (int)n->cpus, "gpus", g, "gpus_held",
-                         n->gpus_held, "reported", n->reported));
+            a,
+            json_pack("{s:s, s:i, s:i, s:o, s:b, s:b, s:b}", "node",
+                      conf->nodes[n->node].name, "ntasks", (int)n->ntasks,
+                      "cpus", (int)n->cpus, "gpus", g, "gpus_held",
+                      n->gpus_held, "reported", n->reported, "lost", n->lost));
     }
     return a;
 }
@@ -300,7 +310,7 @@ static bool has_samples(const struct step *s)
 json_t *step_to_json(const struct step *s, const struct conf *conf, bool record)
 {
     char id[48], tres[160];
-    char *nl = node_list(s, conf);
+    char *nl = node_list(s, conf, false), *lost = node_list(s, conf, true);
     json_t *o = json_object();
 
     tres_str(s, tres, sizeof(tres));
@@ -326,6 +336,8 @@ json_t *step_to_json(const struct step *s, const struct conf *conf, bool record)
     S("exit_code", json_integer(s->exit_code));
     S("signal", json_integer(s->signal));
     S("reason", json_string(s->reason ? s->reason : ""));
+    if (lost != NULL)
+        S("lost_nodes", json_string(lost));
     if (has_samples(s) || s->usage_saved == NULL)
         S("usage", stepusage_aggregate(s, conf));
     else
@@ -337,10 +349,12 @@ json_t *step_to_json(const struct step *s, const struct conf *conf, bool record)
         S("mem_mib", json_integer((json_int_t)s->mem_mib));
         S("oom", json_boolean(s->oom));
         S("kill_on_bad_exit", json_boolean(s->kill_on_bad_exit));
+        S("no_kill", json_boolean(s->no_kill));
         S("node_killed", json_boolean(s->node_killed));
     }
 #undef S
     free(nl);
+    free(lost);
     return o;
 }
 
@@ -382,6 +396,7 @@ static int alloc_from_json(struct step *s, json_t *a, const struct conf *conf,
         n->cpus = (uint32_t)get_int(v, "cpus");
         n->gpus_held = json_is_true(json_object_get(v, "gpus_held"));
         n->reported = json_is_true(json_object_get(v, "reported"));
+        n->lost = json_is_true(json_object_get(v, "lost"));
         n->n_gpus = (uint32_t)json_array_size(g);
         n->gpus = xcalloc(n->n_gpus ? n->n_gpus : 1, sizeof(*n->gpus));
         for (uint32_t k = 0; k < n->n_gpus; k++)
@@ -420,6 +435,7 @@ static struct step *step_from_record(json_t *o, const struct conf *conf,
     s->signal = (int32_t)get_int(o, "signal");
     s->oom = json_is_true(json_object_get(o, "oom"));
     s->kill_on_bad_exit = json_is_true(json_object_get(o, "kill_on_bad_exit"));
+    s->no_kill = json_is_true(json_object_get(o, "no_kill"));
     s->reason = get_str(o, "reason");
     s->usage_saved = json_incref(json_object_get(o, "usage"));
     if (s->state == STEP_STATE_COUNT) {
@@ -679,6 +695,34 @@ static bool on_node(const struct step *s, size_t node)
     return false;
 }
 
+/* A --no-kill step goes on without node: its tasks there are given up
+ * (the node counts as reported, and lost); when it was the last node to
+ * report, the step ends now. */
+static void lose_node(struct steps *ss, struct step *s, size_t node,
+                      const char *reason, time_t now)
+{
+    bool all = true;
+    char id[48];
+    struct err e;
+
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        struct step_node *n = &s->nodes[i];
+        if (n->node == node && !n->reported)
+            n->reported = n->lost = true;
+        all = all && n->reported;
+    }
+    if (s->reason[0] == '\0') {
+        free(s->reason);
+        s->reason = xstrdup(reason);
+    }
+    log_info("step=%s lost node %s (--no-kill)", step_id_str(s, id, sizeof(id)),
+             ss->env.conf->nodes[node].name);
+    if (all)
+        steps_finish(ss, s, STEP_NODE_FAIL, NULL, now);
+    else
+        steps_save(ss, s, &e);
+}
+
 void steps_node_down(struct steps *ss, size_t node, time_t now)
 {
     char reason[96];
@@ -688,8 +732,18 @@ void steps_node_down(struct steps *ss, size_t node, time_t now)
     for (size_t b = 0; b < ss->nbuckets; b++)
         for (struct step_job *sj = ss->buckets[b]; sj; sj = sj->hnext)
             for (struct step *s = sj->head; s != NULL; s = s->next) {
+                const struct job *j;
                 if (s->state != STEP_RUNNING || !on_node(s, node))
                     continue;
+                j = jobs_find(ss->env.jobs, s->job_id);
+                if (s->no_kill && s->step_id != STEP_BATCH_ID && j != NULL &&
+                    jobs_node_keeps(ss->env.jobs, j, node)) {
+                    lose_node(ss, s, node, reason, now);
+                    continue;
+                }
+                for (size_t i = 0; i < s->n_nodes; i++)
+                    if (s->nodes[i].node == node)
+                        s->nodes[i].lost = true; /* srun gives it up */
                 if (s->step_id != STEP_BATCH_ID)
                     steps_kill(ss, s, "node_fail", node);
                 steps_finish(ss, s, STEP_NODE_FAIL, reason, now);

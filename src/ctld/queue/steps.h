@@ -82,6 +82,8 @@ struct step_node {
     uint32_t *gpus; /* GPU indices its tasks see there (owned) */
     bool gpus_held; /* ... and hold */
     bool reported;  /* STEP_END came */
+    bool lost;      /* the node failed under a --no-kill step: its tasks
+                       are given up, the step goes on without them */
     json_t *usage;  /* the latest USAGE (owned; NULL: none yet) */
 };
 
@@ -104,6 +106,8 @@ struct step {
     int32_t exit_code, signal;
     bool oom;
     bool kill_on_bad_exit; /* srun -K: a task's failure ends the step */
+    bool no_kill;          /* srun -k: a failed node's tasks are given up,
+                              the step goes on on its other nodes */
     bool node_killed;      /* a node reported that it killed the tasks */
     char *reason;          /* "" when none (owned) */
     json_t *usage_saved;   /* the aggregate read back from the record */
@@ -197,7 +201,9 @@ json_t *step_to_json(const struct step *s, const struct conf *conf,
                      bool record);
 
 /* steps_node_down: node is gone: its running steps end NODE_FAIL ("node
- * node02 failed"), killed on their other nodes. */
+ * node02 failed"), killed on their other nodes; a --no-kill step (srun
+ * -k) whose job keeps its other nodes (jobs_node_keeps) goes on there
+ * instead, the node marked lost, and ends NODE_FAIL when they report. */
 void steps_node_down(struct steps *ss, size_t node, time_t now);
 /* steps_tick: every second: steps' own time limits; finished steps
  * leave memory. */
