@@ -80,9 +80,12 @@ void joballoc_step0_ended(struct jobs *js, struct job *j, enum job_state st,
     const char *why = "completed";
     struct err e;
 
-    if (j->alloc_kind != JOB_ALLOC_SRUN || !job_on_node(j->state) ||
-        j->kill != JOB_KILL_NONE)
+    if (j->alloc_kind != JOB_ALLOC_SRUN || !job_on_node(j->state))
         return;
+    if (j->kill != JOB_KILL_NONE) { /* its own end wins */
+        joballoc_settle(js, j, time(NULL), &e);
+        return;
+    }
     switch (st) {
     case JOB_NODE_FAIL:
     case JOB_OUT_OF_MEMORY:

@@ -611,8 +611,8 @@ static void batch_start(struct steps *ss, struct job *j, time_t when)
     struct step *s;
     struct err e;
 
-    if (j->n_alloc == 0)
-        return;
+    if (j->n_alloc == 0 || j->alloc_kind != JOB_ALLOC_NONE)
+        return;      /* an allocation has no batch script */
     if (old != NULL) /* the run before a requeue */
         steps_remove(ss, sj, old);
     s = batch_new(j, ss->env.conf, when);
