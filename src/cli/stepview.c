@@ -23,6 +23,8 @@ const char *stepview_step_str(int64_t step_id, char *buf, size_t len)
 {
     if (step_id == (int64_t)STEP_BATCH_ID)
         snprintf(buf, len, "batch");
+    else if (step_id == (int64_t)STEP_INTERACTIVE_ID)
+        snprintf(buf, len, "interactive");
     else
         snprintf(buf, len, "%lld", (long long)step_id);
     return buf;
@@ -42,6 +44,10 @@ static int parse_step(const char *s, const char *whole, int64_t *out,
 
     if (strcmp(s, "batch") == 0) {
         *out = (int64_t)STEP_BATCH_ID;
+        return 0;
+    }
+    if (strcmp(s, "interactive") == 0) {
+        *out = (int64_t)STEP_INTERACTIVE_ID;
         return 0;
     }
     if (strcmp(s, "extern") == 0) {

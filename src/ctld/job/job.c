@@ -115,6 +115,31 @@ void job_set_reason_text(struct job *j, const char *fmt, ...)
     j->reason_detail = NULL;
 }
 
+const char *job_alloc_name(enum job_alloc a)
+{
+    switch (a) {
+    case JOB_ALLOC_SALLOC:
+        return "salloc";
+    case JOB_ALLOC_SRUN:
+        return "srun";
+    default:
+        return NULL;
+    }
+}
+
+int job_alloc_parse(const char *s, enum job_alloc *out)
+{
+    if (strcmp(s, "salloc") == 0)
+        *out = JOB_ALLOC_SALLOC;
+    else if (strcmp(s, "srun") == 0)
+        *out = JOB_ALLOC_SRUN;
+    else {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
 uint64_t job_mem_per_node(const struct job *j)
 {
     if (j->mem_mib != 0)
@@ -146,6 +171,7 @@ void job_free(struct job *j)
     free(j->node_allowed);
     free(j->reason_text);
     free(j->reason_detail);
+    free(j->preempted_part);
     free(j->alloc);
     free(j->gpu_alloc);
     arrayset_clear(j->array_pending);
@@ -265,6 +291,19 @@ static void add_array_fields(json_t *o, const struct job *j)
     free(dep);
 }
 
+/* "alloc" for an allocation, "preempted_by" when known: absent else. */
+static void add_alloc_fields(json_t *o, const struct job *j)
+{
+    const char *kind = job_alloc_name(j->alloc_kind);
+
+    if (kind != NULL)
+        set(o, "alloc", json_string(kind));
+    if (j->preempted_by != 0)
+        set(o, "preempted_by",
+            json_pack("{s:I, s:s}", "job_id", (json_int_t)j->preempted_by,
+                      "partition", j->preempted_part ? j->preempted_part : ""));
+}
+
 json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
 {
     json_t *o = json_object();
@@ -310,12 +349,14 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "cpus", json_integer((json_int_t)j->cpus_per_node * j->nodes));
     jobgpu_to_json(o, j, conf);
     add_array_fields(o, j);
+    add_alloc_fields(o, j);
     if (record) {
         set(o, "held_admin", json_boolean(j->held_admin));
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
         set(o, "part_node_limit", json_boolean(j->part_node_limit));
         set(o, "kill", json_integer(j->kill));
         set(o, "kill_sent", json_boolean(j->kill_sent));
+        set(o, "kill_deadline", json_integer((json_int_t)j->kill_deadline));
         set(o, "launched", json_boolean(j->launched));
         set(o, "ntasks_set", json_boolean(j->ntasks_set));
         set(o, "cpus_per_task_set", json_boolean(j->cpus_per_task_set));
@@ -438,12 +479,26 @@ static void restore_fields(struct job *j, json_t *o)
     j->exit_signal = (int32_t)get_int(ec, "signal", 0);
     j->kill = (enum job_kill)get_int(o, "kill", JOB_KILL_NONE);
     j->kill_sent = json_is_true(json_object_get(o, "kill_sent"));
+    j->kill_deadline = get_int(o, "kill_deadline", 0);
     /* records older than the field: count the job as launched */
     j->launched = !json_is_false(json_object_get(o, "launched"));
     j->held_admin = json_is_true(json_object_get(o, "held_admin"));
     j->part_time_limit = json_is_true(json_object_get(o, "part_time_limit"));
     j->part_node_limit = json_is_true(json_object_get(o, "part_node_limit"));
     j->held_user = !j->held_admin && json_is_true(json_object_get(o, "hold"));
+}
+
+/* An allocation's kind and who preempted the job. */
+static void restore_alloc_fields(struct job *j, json_t *o)
+{
+    const char *kind = json_string_value(json_object_get(o, "alloc"));
+    json_t *by = json_object_get(o, "preempted_by");
+
+    if (kind == NULL || job_alloc_parse(kind, &j->alloc_kind) < 0)
+        j->alloc_kind = JOB_ALLOC_NONE;
+    j->preempted_by = (uint64_t)get_int(by, "job_id", 0);
+    if (j->preempted_by != 0)
+        j->preempted_part = get_str(by, "partition");
 }
 
 /* Array and dependency fields; the dependency state is worked out again
@@ -497,6 +552,7 @@ struct job *job_from_json(json_t *o, const struct conf *conf, struct err *e)
     }
     j->part = (size_t)(cp - conf->parts);
     restore_fields(j, o);
+    restore_alloc_fields(j, o);
     if (j->name == NULL)
         j->name = xstrdup("");
     if (j->user_name == NULL)

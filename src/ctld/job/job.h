@@ -45,8 +45,19 @@ enum job_kill {
     JOB_KILL_NONE,
     JOB_KILL_CANCEL,
     JOB_KILL_TIMEOUT,
-    JOB_KILL_PREEMPT, /* ends PREEMPTED (PreemptMode=CANCEL) */
-    JOB_KILL_REQUEUE, /* back to PENDING once its node reports the end */
+    JOB_KILL_PREEMPT,  /* ends PREEMPTED (PreemptMode=CANCEL) */
+    JOB_KILL_REQUEUE,  /* back to PENDING once its node reports the end */
+    JOB_KILL_COMPLETE, /* an allocation's end (JOB_COMPLETE, or its srun's
+                          step 0): COMPLETED or FAILED by its exit_code */
+};
+
+/* An allocation job (salloc, srun without a job): no batch script, no
+ * JOB_LAUNCH, never requeued; ended by JOB_COMPLETE (docs/protocol.md,
+ * "Allocations"). */
+enum job_alloc {
+    JOB_ALLOC_NONE, /* a batch job */
+    JOB_ALLOC_SALLOC,
+    JOB_ALLOC_SRUN, /* ends when its step 0 ends */
 };
 
 /* Who suspended a job, which decides who resumes it (docs/preemption.md). */
@@ -127,6 +138,8 @@ struct job {
     bool part_time_limit; /* over MaxTime with EnforcePartLimits=NO */
     bool part_node_limit; /* outside MinNodes-MaxNodes, the same way */
     bool kill_sent;       /* JOB_KILL went to the node */
+    time_t kill_deadline; /* an allocation being killed ends by then at the
+                             latest (0: not being killed) */
     bool launched;        /* its node confirmed the launch or listed it */
     const char *reason;   /* static: "Resources"; see job_reason() */
     char *reason_text;    /* owned; overrides reason when set */
@@ -138,6 +151,14 @@ struct job {
     /* GPU indices (as the nodes registered them), gpus_per_node for each
      * node of alloc in its order; NULL without GPUs */
     uint32_t *gpu_alloc;
+    /* an allocation (enum job_alloc); its steps still RUNNING (kept by
+     * the step table, not saved: an allocation being killed ends when
+     * none is left) */
+    enum job_alloc alloc_kind;
+    uint32_t steps_live;
+    /* the job that preempted it (0: none known), and its partition */
+    uint64_t preempted_by;
+    char *preempted_part;
     /* what it counts for resource limits (jlimits.h); NULL when none */
     struct limits_charge *lim_charge;
 
@@ -187,6 +208,11 @@ void job_set_reason_detail(struct job *j, const char *detail);
 /* job_set_reason_text: a reason built at run time (copied). */
 void job_set_reason_text(struct job *j, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* job_alloc_name: "salloc", "srun", or NULL for a batch job.
+ * job_alloc_parse: the reverse; -1 with EINVAL for another name. */
+const char *job_alloc_name(enum job_alloc a);
+int job_alloc_parse(const char *s, enum job_alloc *out);
 
 /* job_mem_per_node: MiB the job takes on each node. */
 uint64_t job_mem_per_node(const struct job *j);

@@ -18,6 +18,7 @@
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/core/loop.h"
+#include "ctld/queue/joballoc.h"
 #include "ctld/queue/jobdep.h"
 #include "ctld/queue/nodecmd.h"
 #include "ctld/policy/jlimits.h"
@@ -512,8 +513,11 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
     j->last_checkpoint = 0;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
-    j->launched = false;
+    j->kill_deadline = 0;
+    /* an allocation has nothing to launch: its steps are srun's */
+    j->launched = j->alloc_kind != JOB_ALLOC_NONE;
     j->warn_sent = false;
+    j->steps_live = 0;
     job_set_reason(j, NULL);
     nl = job_alloc_list(j, js->env.conf);
     if (j->gpu_alloc != NULL) {
@@ -609,6 +613,7 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
     j->susp_by = JOB_SUSP_NONE;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = j->launched = j->warn_sent = false;
+    j->kill_deadline = 0;
     j->restart_count++;
     j->eligible_time = time(NULL);
     job_set_reason(j, NULL);
@@ -627,13 +632,27 @@ int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job,
         errno = EBUSY;
         return err_set(e, "job %" PRIu64 " is not running", j->id);
     }
+    if (j->alloc_kind != JOB_ALLOC_NONE)
+        requeue_it = false; /* an allocation's owner waits on it */
+    jobs_preempted_by(js, j, by_job);
     j->kill = requeue_it ? JOB_KILL_REQUEUE : JOB_KILL_PREEMPT;
     jobs_kill_wait(js, j, "preempted",
                    grace_s > 0 ? grace_s : js->env.conf->kill_wait_s);
     snprintf(detail, sizeof(detail), "by job %" PRIu64 " mode=%s grace=%u",
              by_job, requeue_it ? "REQUEUE" : "CANCEL", grace_s);
     log_info("job=%" PRIu64 " preempted %s", j->id, detail);
-    return save(js, j, "preempt", detail, e);
+    if (save(js, j, "preempt", detail, e) < 0)
+        return -1;
+    return joballoc_settle(js, j, time(NULL), e);
+}
+
+void jobs_preempted_by(struct jobs *js, struct job *j, uint64_t by_job)
+{
+    const struct job *by = jobs_find(js, by_job);
+
+    j->preempted_by = by_job;
+    free(j->preempted_part);
+    j->preempted_part = by ? xstrdup(js->env.conf->parts[by->part].name) : NULL;
 }
 
 int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
@@ -727,6 +746,7 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     j->start_time = 0;
     j->kill = JOB_KILL_NONE;
     j->kill_sent = false;
+    j->kill_deadline = 0;
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING reason=\"%s\"", j->id, why);
     loop_want_pass(js->env.loop);
@@ -748,6 +768,9 @@ void jobs_kill_wait(struct jobs *js, struct job *j, const char *reason,
 {
     if (j->n_alloc == 0)
         return;
+    /* an allocation's steps have until then to report their end */
+    if (j->kill_deadline == 0)
+        j->kill_deadline = time(NULL) + (time_t)wait_s + JOBALLOC_END_SLACK_S;
     if (nodecmd_kill(js->nodecmd, j, reason, wait_s) == 0)
         j->kill_sent = true;
 }
@@ -788,7 +811,9 @@ int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
     j->cancel_uid = uid;
     jobs_kill(js, j, "cancelled");
     log_info("job=%" PRIu64 " cancel requested uid=%u", j->id, (unsigned)uid);
-    return save(js, j, "cancel", detail, e);
+    if (save(js, j, "cancel", detail, e) < 0)
+        return -1;
+    return joballoc_settle(js, j, time(NULL), e);
 }
 
 static int not_pending(struct err *e)
@@ -910,7 +935,8 @@ static void time_limit(struct jobs *js, struct job *j, time_t now)
     jobs_kill(js, j, "timeout");
     snprintf(detail, sizeof(detail), "time limit %s reached",
              timefmt_format(j->time_limit_s, lim, sizeof(lim)));
-    save(js, j, "timeout", detail, &e);
+    if (save(js, j, "timeout", detail, &e) == 0)
+        joballoc_settle(js, j, now, &e);
 }
 
 void jobs_tick(struct jobs *js, time_t now)
@@ -931,6 +957,8 @@ void jobs_tick(struct jobs *js, time_t now)
             eligible(js, j, now, &e);
         }
         time_limit(js, j, now);
+        if (j->alloc_kind != JOB_ALLOC_NONE && j->kill != JOB_KILL_NONE)
+            joballoc_settle(js, j, now, &e);
     }
     if (due)
         loop_want_pass(js->env.loop);

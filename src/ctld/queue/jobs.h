@@ -151,6 +151,19 @@ void jobs_suspended_add(struct jobs *js, int delta);
 int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
                 json_t **reply, struct err *e);
 /*
+ * jobs_submit in two halves, for SUBMIT "immediate", which decides
+ * between them whether the job is kept.  jobs_submit_parse: the pending
+ * job spec makes (not in the table; the caller frees it with job_free
+ * unless it inserts it) and in *payload its stored payload (caller
+ * frees), or NULL as jobs_submit fails.  jobs_submit_insert: j (owned by
+ * the table from now on, freed on failure) inserted as jobs_submit does.
+ */
+struct job *jobs_submit_parse(struct jobs *js, json_t *spec,
+                              const struct auth_id *who, char **payload,
+                              struct err *e);
+int jobs_submit_insert(struct jobs *js, struct job *j, const char *payload,
+                       json_t **reply, struct err *e);
+/*
  * jobs_submit_test (jobspec.c): for --test-only: validate spec as
  * jobs_submit does, but not against the QOS and association limits, and
  * create nothing: the pending job it would be (not in the table, no id;
@@ -275,6 +288,10 @@ void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now);
  */
 int jobs_preempt(struct jobs *js, struct job *j, uint64_t by_job, bool requeue,
                  uint32_t grace_s, struct err *e);
+
+/* jobs_preempted_by: j was preempted (or suspended) for job by_job:
+ * recorded on j with by_job's partition (saved with j's next change). */
+void jobs_preempted_by(struct jobs *js, struct job *j, uint64_t by_job);
 
 /* jobs_kill: send JOB_KILL for j to its batch host (reason "cancelled",
  * "timeout", ...); a job whose node cannot be reached is left to the node

@@ -473,22 +473,41 @@ static int check_env(json_t *env, struct err *e)
     return 0;
 }
 
-/* The payload kept in the database only: script, argv, environment. */
-static int parse_payload(const struct conf *conf, json_t *spec,
+/* "alloc": "salloc" or "srun" makes an allocation job (no script). */
+static int parse_alloc(json_t *spec, struct job *j, struct err *e)
+{
+    json_t *v = json_object_get(spec, "alloc");
+
+    j->alloc_kind = JOB_ALLOC_NONE;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_string(v) ||
+        job_alloc_parse(json_string_value(v), &j->alloc_kind) < 0)
+        return err_inval(e, "job alloc: expected \"salloc\" or \"srun\"");
+    return 0;
+}
+
+/* The payload kept in the database only: script, argv, environment (an
+ * allocation has no script: argv, when given, names its command). */
+static int parse_payload(const struct conf *conf, json_t *spec, bool alloc,
                          json_t **payload, struct err *e)
 {
     json_t *script = json_object_get(spec, "script");
     json_t *argv = json_object_get(spec, "argv");
     json_t *env = json_object_get(spec, "environment");
 
-    if (!json_is_string(script))
+    if (alloc && script != NULL && !json_is_null(script))
+        return err_inval(e, "job script: an allocation (alloc) has none");
+    if (alloc)
+        script = json_null();
+    else if (!json_is_string(script))
         return err_inval(e, "job script: missing (a job needs a script)");
-    if (json_string_length(script) > conf->max_script_size)
+    else if (json_string_length(script) > conf->max_script_size)
         return err_inval(e,
                          "job script is %zu bytes, the limit is %u "
                          "(SchedulerParameters=max_script_size)",
                          json_string_length(script), conf->max_script_size);
-    if (strncmp(json_string_value(script), "#!", 2) != 0)
+    else if (strncmp(json_string_value(script), "#!", 2) != 0)
         return err_inval(e, "script has no interpreter line (#!...)");
     if (argv != NULL && !json_is_null(argv) && check_argv(argv, e) < 0)
         return -1;
@@ -529,7 +548,9 @@ static void default_name(struct job *j, json_t *payload)
     if (j->name != NULL)
         return;
     if (a0 == NULL || *a0 == '\0') {
-        j->name = xstrdup("sbatch");
+        j->name = xstrdup(j->alloc_kind == JOB_ALLOC_NONE     ? "sbatch"
+                          : j->alloc_kind == JOB_ALLOC_SALLOC ? "interactive"
+                                                              : "srun");
         return;
     }
     slash = strrchr(a0, '/');
@@ -689,7 +710,9 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     time_t now = time(NULL);
 
     *payload = NULL;
-    if (parse_payload(conf, spec, payload, e) < 0 ||
+    if (parse_alloc(spec, j, e) < 0 ||
+        parse_payload(conf, spec, j->alloc_kind != JOB_ALLOC_NONE, payload, e) <
+            0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
         parse_resources(spec, j, e) < 0 || parse_strings(spec, j, e) < 0 ||
         jobgpu_parse(spec, j, e) < 0 ||
@@ -703,6 +726,10 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
             0 ||
         parse_array_dep(js, conf, spec, j, e) < 0)
         goto error;
+    if (j->alloc_kind != JOB_ALLOC_NONE && j->array_pending != NULL) {
+        err_inval(e, "an allocation (salloc, srun) cannot be a job array");
+        goto error;
+    }
     set_identity(j, who);
     apply_mem_default(conf, j);
     if (admit(js, j, ADMIT_ENTER | (test_only ? 0 : ADMIT_LIMITS), e) < 0)
@@ -722,6 +749,8 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     j->requeue = json_is_boolean(json_object_get(spec, "requeue"))
                      ? requeue
                      : conf->job_requeue;
+    if (j->alloc_kind != JOB_ALLOC_NONE)
+        j->requeue = false; /* its owner waits on it: never requeued */
     if (hold)
         job_set_reason(j, "JobHeldUser");
     else if (j->part_time_limit)
@@ -777,48 +806,73 @@ struct job *jobs_submit_test(struct jobs *js, json_t *spec,
     return j;
 }
 
-int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
-                json_t **reply, struct err *e)
+struct job *jobs_submit_parse(struct jobs *js, json_t *spec,
+                              const struct auth_id *who, char **payload,
+                              struct err *e)
 {
-    const struct jobs_env *env = jobs_env(js);
-    json_t *payload = NULL;
+    json_t *pl = NULL;
     struct job *j;
     bool test_only;
-    char *text;
-    int rc;
 
-    if (!json_is_object(spec))
-        return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
-    if (opt_bool(spec, "test_only", &test_only, e) < 0)
-        return -1;
-    if (test_only)
-        return err_inval(e, "SUBMIT: a test_only job is for jobs_submit_test");
-    j = parse_spec(js, env->conf, spec, who, false, &payload, e);
-    if (j == NULL)
-        return -1;
-    if (check_job_count(js, j, e) < 0) {
-        json_decref(payload);
-        job_free(j);
-        return -1;
+    *payload = NULL;
+    if (!json_is_object(spec)) {
+        err_inval(e, "SUBMIT: expected {\"job\": {...}}");
+        return NULL;
     }
-    text = json_dumps(payload, JSON_COMPACT);
-    json_decref(payload);
-    if (text == NULL)
+    if (opt_bool(spec, "test_only", &test_only, e) < 0)
+        return NULL;
+    if (test_only) {
+        err_inval(e, "SUBMIT: a test_only job is for jobs_submit_test");
+        return NULL;
+    }
+    j = parse_spec(js, jobs_env(js)->conf, spec, who, false, &pl, e);
+    if (j == NULL)
+        return NULL;
+    if (check_job_count(js, j, e) < 0) {
+        json_decref(pl);
+        job_free(j);
+        return NULL;
+    }
+    *payload = json_dumps(pl, JSON_COMPACT);
+    json_decref(pl);
+    if (*payload == NULL)
         fatalx("out of memory encoding a job payload");
-    rc = jobs_insert_new(js, j, text, e); /* frees j on failure */
-    free(text);
-    if (rc < 0)
+    return j;
+}
+
+int jobs_submit_insert(struct jobs *js, struct job *j, const char *payload,
+                       json_t **reply, struct err *e)
+{
+    const struct jobs_env *env = jobs_env(js);
+
+    if (jobs_insert_new(js, j, payload, e) < 0) /* frees j on failure */
         return -1;
     log_info("job=%" PRIu64 " state=PENDING user=%s partition=%s cpus=%u "
-             "gpus_per_node=%u",
+             "gpus_per_node=%u%s%s",
              j->id, j->user_name, env->conf->parts[j->part].name,
-             j->cpus_per_node * j->nodes, j->gpus_per_node);
+             j->cpus_per_node * j->nodes, j->gpus_per_node,
+             j->alloc_kind ? " alloc=" : "",
+             j->alloc_kind ? job_alloc_name(j->alloc_kind) : "");
     if (j->dep.n > 0)
         jobdep_track(js, j, j->submit_time);
     if (!j->held_user && !j->part_time_limit && !j->part_node_limit)
         loop_want_pass(env->loop);
     *reply = json_pack("{s:I}", "job_id", (json_int_t)j->id);
     return 0;
+}
+
+int jobs_submit(struct jobs *js, json_t *spec, const struct auth_id *who,
+                json_t **reply, struct err *e)
+{
+    char *payload;
+    struct job *j = jobs_submit_parse(js, spec, who, &payload, e);
+    int rc;
+
+    if (j == NULL)
+        return -1;
+    rc = jobs_submit_insert(js, j, payload, reply, e);
+    free(payload);
+    return rc;
 }
 
 /* ---- JOB_UPDATE ------------------------------------------------------- */

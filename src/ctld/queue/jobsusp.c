@@ -148,6 +148,7 @@ int jobs_preempt_suspend(struct jobs *js, struct job *j, uint64_t by_job,
     snprintf(detail, sizeof(detail), "by job %" PRIu64 " mode=SUSPEND", by_job);
     if (suspend(js, j, JOB_SUSP_AUTO, by_job, detail, e) < 0)
         return -1;
+    jobs_preempted_by(js, j, by_job);
     return jobs_save_event(js, j, "preempt", detail, e);
 }
 

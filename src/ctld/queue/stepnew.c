@@ -35,6 +35,8 @@ struct step_req {
     int64_t input_task;   /* -1: all, -2: none */
     int64_t srun_port;
     bool kill_on_bad_exit, no_kill;
+    bool pty;         /* task 0 on a pseudo-terminal (srun --pty) */
+    bool interactive; /* "step_id": "interactive": STEP_INTERACTIVE_ID */
     struct sl_req lay;
 };
 
@@ -158,6 +160,21 @@ static int req_layout(json_t *body, struct sl_req *l, struct err *e)
     return 0;
 }
 
+/* "step_id": absent (the next number) or "interactive". */
+static int req_step_id(json_t *body, bool *interactive, struct err *e)
+{
+    json_t *v = json_object_get(body, "step_id");
+
+    *interactive = false;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_string(v) || strcmp(json_string_value(v), "interactive") != 0)
+        return err_inval(e, "STEP_CREATE: step_id must be \"interactive\" "
+                            "or absent");
+    *interactive = true;
+    return 0;
+}
+
 static int req_parse(json_t *body, struct step_req *r, struct err *e)
 {
     int64_t job;
@@ -177,6 +194,8 @@ static int req_parse(json_t *body, struct step_req *r, struct err *e)
         req_int(body, "srun_port", 1, 65535, 0, &r->srun_port, e) < 0 ||
         req_bool(body, "kill_on_bad_exit", &r->kill_on_bad_exit, e) < 0 ||
         req_bool(body, "no_kill", &r->no_kill, e) < 0 ||
+        req_bool(body, "pty", &r->pty, e) < 0 ||
+        req_step_id(body, &r->interactive, e) < 0 ||
         req_layout(body, &r->lay, e) < 0)
         return -1;
     if (r->srun_host == NULL || r->srun_port == 0)
@@ -198,7 +217,8 @@ static int job_ready(struct steps *ss, const struct job *j, uid_t uid,
 {
     if (!jobs_may_act(steps_env(ss)->jobs, j, uid)) {
         errno = EPERM;
-        return err_set(e, "Access/permission denied");
+        return err_set(e, "Access denied: job %" PRIu64 " belongs to %s", j->id,
+                       j->user_name);
     }
     errno = EBUSY;
     if (j->state == JOB_SUSPENDED)
@@ -315,8 +335,9 @@ static struct step *step_make(struct steps *ss, const struct job *j,
     time_t now = time(NULL);
 
     s->job_id = j->id;
-    s->step_id = steps_next_id(ss, j->id);
-    s->name = xstrdup(r->name);
+    s->step_id =
+        r->interactive ? STEP_INTERACTIVE_ID : steps_next_id(ss, j->id);
+    s->name = xstrdup(r->interactive ? "interactive" : r->name);
     s->state = STEP_RUNNING;
     s->user_id = j->user_id;
     s->user_name = xstrdup(j->user_name);
@@ -439,6 +460,8 @@ static json_t *launch_common(struct steps *ss, const struct job *j,
     S("key", json_string(key));
     S("input_task", json_integer(r->input_task));
     S("kill_on_bad_exit", json_boolean(r->kill_on_bad_exit));
+    if (r->pty)
+        S("pty", json_true());
     S("distribution",
       json_string(r->lay.dist == SL_DIST_CYCLIC ? "cyclic" : "block"));
     S("job_node_list", json_string(jnl));
@@ -552,6 +575,11 @@ int steps_new(struct steps *ss, json_t *body, const struct auth_id *who,
     }
     if (job_ready(ss, j, who->uid, e) < 0 || key_new(key, e) < 0)
         return -1;
+    if (r.interactive && steps_find(ss, j->id, STEP_INTERACTIVE_ID) != NULL) {
+        errno = EEXIST;
+        return err_set(e, "job %" PRIu64 " has an interactive step already",
+                       j->id);
+    }
     job_nodes_make(ss, j, &jn);
     if (steplayout_plan(jn.n, j->n_alloc, &r.lay, &l, e) < 0)
         goto out;

@@ -21,6 +21,7 @@
 #include "ctld/cluster/tres.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
+#include "ctld/queue/joballoc.h"
 #include "ctld/queue/nodecmd.h"
 
 /* One job's steps and the id its next srun step gets. */
@@ -54,6 +55,8 @@ char *step_id_str(const struct step *s, char *buf, size_t len)
 {
     if (s->step_id == STEP_BATCH_ID)
         snprintf(buf, len, "%" PRIu64 ".batch", s->job_id);
+    else if (s->step_id == STEP_INTERACTIVE_ID)
+        snprintf(buf, len, "%" PRIu64 ".interactive", s->job_id);
     else
         snprintf(buf, len, "%" PRIu64 ".%u", s->job_id, s->step_id);
     return buf;
@@ -200,6 +203,16 @@ struct step *steps_first(struct steps *ss, uint64_t job_id)
     return sj ? sj->head : NULL;
 }
 
+/* Count s, running, for its job (an allocation being killed ends when
+ * none is left: joballoc.h). */
+static void live_add(struct steps *ss, const struct step *s, int delta)
+{
+    struct job *j = jobs_find(ss->env.jobs, s->job_id);
+
+    if (j != NULL && (delta > 0 || j->steps_live > 0))
+        j->steps_live = (uint32_t)((int64_t)j->steps_live + delta);
+}
+
 uint32_t steps_next_id(struct steps *ss, uint64_t job_id)
 {
     return job_get(ss, job_id)->next_id++;
@@ -215,8 +228,10 @@ void steps_add(struct steps *ss, struct step *s)
     else
         sj->head = s;
     sj->tail = s;
-    if (s->step_id != STEP_BATCH_ID && s->step_id >= sj->next_id)
+    if (s->step_id < STEP_INTERACTIVE_ID && s->step_id >= sj->next_id)
         sj->next_id = s->step_id + 1;
+    if (s->state == STEP_RUNNING)
+        live_add(ss, s, 1);
 }
 
 /* Take s out of its job's list (and free it). */
@@ -224,7 +239,8 @@ static void steps_remove(struct steps *ss, struct step_job *sj, struct step *s)
 {
     struct step **pp = &sj->head;
 
-    (void)ss;
+    if (s->state == STEP_RUNNING)
+        live_add(ss, s, -1);
     while (*pp != s)
         pp = &(*pp)->next;
     *pp = s->next;
@@ -507,6 +523,41 @@ int steps_load(struct steps *ss, struct err *e)
 
 /* ---- transitions ------------------------------------------------------ */
 
+/* The job state an srun allocation ends in when its step 0 ends so. */
+static enum job_state job_state_of(enum step_state st)
+{
+    switch (st) {
+    case STEP_COMPLETED:
+        return JOB_COMPLETED;
+    case STEP_CANCELLED:
+        return JOB_CANCELLED;
+    case STEP_TIMEOUT:
+        return JOB_TIMEOUT;
+    case STEP_OUT_OF_MEMORY:
+        return JOB_OUT_OF_MEMORY;
+    case STEP_NODE_FAIL:
+        return JOB_NODE_FAIL;
+    default:
+        return JOB_FAILED;
+    }
+}
+
+/* s just ended: an srun allocation ends with its step 0, and one being
+ * killed once its last step is gone (joballoc.h). */
+static void alloc_step_ended(struct steps *ss, const struct step *s)
+{
+    struct job *j = jobs_find(ss->env.jobs, s->job_id);
+    struct err e;
+
+    if (j == NULL || j->alloc_kind == JOB_ALLOC_NONE)
+        return;
+    if (s->step_id == 0 && j->alloc_kind == JOB_ALLOC_SRUN)
+        joballoc_step0_ended(ss->env.jobs, j, job_state_of(s->state),
+                             s->exit_code, s->signal, s->reason);
+    else
+        joballoc_settle(ss->env.jobs, j, time(NULL), &e);
+}
+
 void steps_finish(struct steps *ss, struct step *s, enum step_state state,
                   const char *reason, time_t when)
 {
@@ -525,6 +576,8 @@ void steps_finish(struct steps *ss, struct step *s, enum step_state state,
              step_id_str(s, id, sizeof(id)), step_state_name(state),
              s->exit_code, s->signal, s->reason ? s->reason : "");
     steps_save(ss, s, &e);
+    live_add(ss, s, -1);
+    alloc_step_ended(ss, s);
 }
 
 void steps_kill(struct steps *ss, struct step *s, const char *reason,
@@ -574,8 +627,8 @@ static void batch_start(struct steps *ss, struct job *j, time_t when)
     struct step *s;
     struct err e;
 
-    if (j->n_alloc == 0)
-        return;
+    if (j->n_alloc == 0 || j->alloc_kind != JOB_ALLOC_NONE)
+        return;      /* an allocation has no batch script */
     if (old != NULL) /* the run before a requeue */
         steps_remove(ss, sj, old);
     s = batch_new(j, ss->env.conf, when);

@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/queue/joballoc.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
@@ -277,13 +278,47 @@ static bool filter_match(const struct conf *conf, const struct filter *f,
 
 /* ---- SUBMIT ----------------------------------------------------------- */
 
+/* SUBMIT with "immediate": the job is kept only when it starts now, in
+ * this request (sched_drv_place); else EAGAIN and nothing is left. */
+static int submit_now(struct rpc *r, json_t *spec, json_t **reply,
+                      struct err *e)
+{
+    struct sched_drv_place pl;
+    time_t now = time(NULL);
+    char *payload;
+    struct job *j;
+    int rc;
+
+    j = jobs_submit_parse(r->env->jobs, spec, &r->who, &payload, e);
+    if (j == NULL)
+        return -1;
+    if (sched_drv_place(r->env->sched, j, now, &pl, e) < 0) {
+        log_info("uid=%u immediate job not started: %s", r->who.uid, e->text);
+        job_free(j);
+        free(payload);
+        errno = EAGAIN;
+        return -1;
+    }
+    rc = jobs_submit_insert(r->env->jobs, j, payload, reply, e);
+    free(payload);
+    if (rc == 0)
+        sched_drv_start(r->env->sched, j, &pl, now);
+    sched_drv_place_clear(&pl);
+    return rc;
+}
+
 int rpc_submit(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *spec = json_object_get(r->req->body, "job");
+    json_t *imm = json_object_get(spec, "immediate");
     struct job *j;
 
     if (!json_is_object(spec))
         return err_inval(e, "SUBMIT: expected {\"job\": {...}}");
+    if (imm != NULL && !json_is_null(imm) && !json_is_boolean(imm))
+        return err_inval(e, "job immediate: expected true or false");
+    if (json_is_true(imm) && !json_is_true(json_object_get(spec, "test_only")))
+        return submit_now(r, spec, reply, e);
     if (!json_is_true(json_object_get(spec, "test_only")))
         return jobs_submit(r->env->jobs, spec, &r->who, reply, e);
     /* --test-only: could it start now?  Nothing is created. */
@@ -724,4 +759,29 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
         j = k;
     }
     return jobs_update(r->env->jobs, j, r->who.uid, set, e);
+}
+
+/* ---- JOB_COMPLETE ----------------------------------------------------- */
+
+int rpc_job_complete(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *id = json_object_get(r->req->body, "job_id");
+    json_t *code = json_object_get(r->req->body, "exit_code");
+    struct job *j;
+
+    (void)reply;
+    if (!json_is_integer(id) || json_integer_value(id) < 1)
+        return err_inval(e, "JOB_COMPLETE: job_id must be an integer >= 1");
+    if (code != NULL && !json_is_integer(code))
+        return err_inval(e, "JOB_COMPLETE: exit_code must be an integer");
+    j = jobs_find(r->env->jobs, (uint64_t)json_integer_value(id));
+    if (j == NULL) {
+        errno = ENOENT;
+        return err_set(e, "Invalid job id specified");
+    }
+    if (code != NULL && (json_integer_value(code) < INT32_MIN ||
+                         json_integer_value(code) > INT32_MAX))
+        return err_inval(e, "JOB_COMPLETE: exit_code out of range");
+    return joballoc_complete(r->env->jobs, j, r->who.uid,
+                             code ? (int)json_integer_value(code) : 0, e);
 }

@@ -240,12 +240,14 @@ static bool listed(json_t *jobs, uint64_t id)
 }
 
 /* Whether node idx is one of running j's nodes other than its batch
- * host: it may list j for the job's steps it runs there. */
+ * host (any node of an allocation): it may list j for the job's steps it
+ * runs there. */
 static bool step_node_of(const struct job *j, size_t idx)
 {
     if (j == NULL || !job_on_node(j->state))
         return false;
-    for (size_t i = 1; i < j->n_alloc; i++)
+    for (size_t i = j->alloc_kind != JOB_ALLOC_NONE ? 0 : 1; i < j->n_alloc;
+         i++)
         if (j->alloc[i] == idx)
             return true;
     return false;
@@ -266,8 +268,10 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
             (uint64_t)json_integer_value(json_object_get(v, "job_id"));
         const char *st = json_string_value(json_object_get(v, "state"));
         struct job *j = jobs_find(js, id);
+        /* an allocation has no batch script on any node: a node that
+         * lists it runs its steps */
         bool here = j && job_on_node(j->state) && j->n_alloc > 0 &&
-                    j->alloc[0] == n->idx;
+                    j->alloc[0] == n->idx && j->alloc_kind == JOB_ALLOC_NONE;
         bool ended = st != NULL && strcmp(st, "ended") == 0;
 
         if (here && !ended)
@@ -289,7 +293,9 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
         }
     }
     for (size_t k = 0; k < nj; k++) {
-        if (listed(jobs, ours[k]->id))
+        /* an allocation: nothing of it need be there but its steps,
+         * which the step table settles */
+        if (listed(jobs, ours[k]->id) || ours[k]->alloc_kind != JOB_ALLOC_NONE)
             continue;
         /* Never confirmed: the launch was lost with the connection (or
          * with the controller, between its commit and the send). */
@@ -466,7 +472,7 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
     /* An end we no longer wait for is acknowledged all the same, so
      * that the node can forget it. */
     if (j == NULL || !job_on_node(j->state) || j->n_alloc == 0 ||
-        j->alloc[0] != n->idx) {
+        j->alloc[0] != n->idx || j->alloc_kind != JOB_ALLOC_NONE) {
         log_info("node=%s job=%" JSON_INTEGER_FORMAT " end ignored: not "
                  "running there",
                  n->cf->name, json_integer_value(id));

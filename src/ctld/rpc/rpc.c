@@ -42,6 +42,7 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_STEP_USAGE] = rpc_step_usage,
     [PROTO_MSG_STEP_QUERY] = rpc_step_query,
     [PROTO_MSG_STEP_CANCEL] = rpc_step_cancel,
+    [PROTO_MSG_JOB_COMPLETE] = rpc_job_complete,
 };
 
 int rpc_dispatch(const struct rpc_env *env, struct conn *conn,

@@ -122,6 +122,20 @@ static uint32_t *decision_gpus(struct nodes *nodes, const struct job *j,
     return out;
 }
 
+/* Start j on nodes (gpus: registered indices, NULL: none) and launch it:
+ * JOB_LAUNCH to its batch host, or nothing for an allocation, whose
+ * steps come from srun. */
+static void start_job(struct sched_drv *s, struct job *j, const size_t *nodes,
+                      size_t nnodes, const uint32_t *gpus, time_t now)
+{
+    struct err e;
+
+    if (jobs_start_gpus(s->src.jobs, j, nodes, nnodes, gpus, now, &e) < 0)
+        log_warnx("job=%" PRIu64 " start not saved: %s", j->id, e.text);
+    if (j->alloc_kind == JOB_ALLOC_NONE)
+        nodecmd_launch(s->src.nodecmd, j);
+}
+
 /* ---- the pass --------------------------------------------------------- */
 
 /* Returns whether an array started tasks and has more pending: those
@@ -156,11 +170,8 @@ static bool apply(struct sched_drv *s, const struct pass_model *m,
             continue;
         }
         gpus = decision_gpus(s->src.nodes, j, d);
-        if (jobs_start_gpus(s->src.jobs, j, d->nodes, d->nnodes, gpus, now,
-                            &e) < 0)
-            log_warnx("job=%" PRIu64 " start not saved: %s", j->id, e.text);
+        start_job(s, j, d->nodes, d->nnodes, gpus, now);
         free(gpus);
-        nodecmd_launch(s->src.nodecmd, j);
     }
     return more;
 }
@@ -358,6 +369,93 @@ json_t *sched_drv_test(struct sched_drv *s, const struct job *j)
     }
     pass_model_free(&m);
     return o;
+}
+
+/* Why an immediate job cannot start now, before any placement: held,
+ * a BeginTime to come, a dependency, over its partition's limits. */
+static const char *immediate_blocker(const struct job *j, time_t now)
+{
+    if (j->held_admin)
+        return "JobHeldAdmin";
+    if (j->held_user)
+        return "JobHeldUser";
+    if (j->begin_time > now)
+        return "BeginTime";
+    if (j->dep.n > 0)
+        return "Dependency";
+    if (j->part_time_limit)
+        return "PartitionTimeLimit";
+    if (j->part_node_limit)
+        return "PartitionNodeLimit";
+    return NULL;
+}
+
+/* The text of a decision that j waits: nodes busy, or the reason. */
+static int not_now(const struct sched_decision *d, struct err *e)
+{
+    errno = EAGAIN;
+    if (d == NULL || d->reason == SCHED_REASON_RESOURCES ||
+        d->reason == SCHED_REASON_PRIORITY)
+        return err_set(e, "Unable to allocate resources: Requested nodes are "
+                          "busy");
+    return err_set(e, "Unable to allocate resources: %s",
+                   d->limit ? d->limit : sched_reason_name(d->reason));
+}
+
+int sched_drv_place(struct sched_drv *s, struct job *j, time_t now,
+                    struct sched_drv_place *pl, struct err *e)
+{
+    const char *block = immediate_blocker(j, now);
+    const struct sched_decision *d = NULL;
+    struct pass_model m;
+    struct sched_result r = {0};
+    struct sched_job tmp;
+    int rc = -1;
+
+    memset(pl, 0, sizeof(*pl));
+    if (block != NULL) {
+        errno = EAGAIN;
+        return err_set(e, "Unable to allocate resources: %s", block);
+    }
+    /* the model of a pass (limits, holds for preemptors, suspended jobs
+     * about to resume), with j alone in it, first in line */
+    pass_model_build(s->model, &m, PASS_MODEL_WHAT_IF, j, now);
+    if (m.extra == SIZE_MAX) {
+        pass_model_free(&m);
+        return not_now(NULL, e);
+    }
+    tmp = m.jobs[m.extra];
+    m.jobs[m.extra] = m.jobs[0];
+    m.jobs[0] = tmp;
+    m.jobs[0].tier = UINT32_MAX;
+    m.cl.njobs = 1;
+    if (sched_pass(&m.cl, now, &r) == 0 && r.n == 1)
+        d = &r.decisions[0];
+    if (d != NULL && d->nnodes > 0) {
+        pl->nnodes = d->nnodes;
+        pl->nodes = xcalloc(d->nnodes, sizeof(*pl->nodes));
+        memcpy(pl->nodes, d->nodes, d->nnodes * sizeof(*pl->nodes));
+        pl->gpus = decision_gpus(s->src.nodes, j, d);
+        rc = 0;
+    } else {
+        not_now(d, e);
+    }
+    sched_result_clear(&r);
+    pass_model_free(&m);
+    return rc;
+}
+
+void sched_drv_place_clear(struct sched_drv_place *pl)
+{
+    free(pl->nodes);
+    free(pl->gpus);
+    memset(pl, 0, sizeof(*pl));
+}
+
+void sched_drv_start(struct sched_drv *s, struct job *j,
+                     const struct sched_drv_place *pl, time_t now)
+{
+    start_job(s, j, pl->nodes, pl->nnodes, pl->gpus, now);
 }
 
 json_t *sched_drv_diag(struct sched_drv *s, time_t now)

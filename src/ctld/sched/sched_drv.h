@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "common/err.h"
 #include "sched/sched.h"
 
 struct conf;
@@ -72,6 +73,32 @@ void sched_drv_unpaced(struct sched_drv *s);
  * "partition": ..}, a new reference.
  */
 json_t *sched_drv_test(struct sched_drv *s, const struct job *j);
+
+/* Where a job submitted with "immediate" starts (sched_drv_place). */
+struct sched_drv_place {
+    size_t *nodes; /* conf node indices, the batch host first */
+    size_t nnodes;
+    uint32_t *gpus; /* registered GPU indices per node; NULL: none */
+};
+
+/*
+ * sched_drv_place: SUBMIT "immediate": could j (pending, parsed, not yet
+ * in the table) start now?  One pass over the model a real pass would
+ * see (limits, what preemptors hold, suspended jobs about to resume) with
+ * j alone in it and first in line; it preempts nobody.  0 with *pl
+ * filled (free with sched_drv_place_clear), or -1 with EAGAIN and e
+ * "Unable to allocate resources: Requested nodes are busy" (or the
+ * reason: JobHeldUser, BeginTime, Dependency, PartitionTimeLimit, a
+ * limit, PartitionDown...).
+ */
+int sched_drv_place(struct sched_drv *s, struct job *j, time_t now,
+                    struct sched_drv_place *pl, struct err *e);
+void sched_drv_place_clear(struct sched_drv_place *pl);
+/* sched_drv_start: start j (now in the table, pending) where pl says, in
+ * this iteration, and launch it as a pass does (JOB_LAUNCH, or nothing
+ * for an allocation). */
+void sched_drv_start(struct sched_drv *s, struct job *j,
+                     const struct sched_drv_place *pl, time_t now);
 
 /* sched_drv_diag: the SCHED_DIAG reply (docs/protocol.md), a new
  * reference. */
