@@ -234,18 +234,25 @@ static int sa_reap(struct salloc *s, int ms)
     return -1;
 }
 
-/* The job ended under the command: say so, SIGHUP the command, SIGKILL it
- * after SALLOC_KILL_WAIT_MS. */
-static int sa_revoked(struct salloc *s, json_t *job)
+/* How the job ended under the command, in Slurm's words. */
+static void sa_say_end(const struct salloc *s, json_t *job)
 {
     char line1[256], line2[512];
-    int64_t deadline;
 
     salloc_end_lines(job, s->a.job_id, line1, sizeof(line1), line2,
                      sizeof(line2));
     fprintf(stderr, "%s: %s\n", cli_prog(), line1);
     if (line2[0] != '\0')
         fprintf(stderr, "%s: %s\n", cli_prog(), line2);
+}
+
+/* The job ended under the command: say so, SIGHUP the command, SIGKILL it
+ * after SALLOC_KILL_WAIT_MS. */
+static int sa_revoked(struct salloc *s, json_t *job)
+{
+    int64_t deadline;
+
+    sa_say_end(s, job);
     kill(-s->pid, SIGHUP);
     kill(-s->pid, SIGCONT);
     deadline = clock_mono_ms() + SALLOC_KILL_WAIT_MS;
@@ -323,6 +330,13 @@ static int sa_run_command(struct salloc *s, const struct conf *conf)
         }
     }
     sa_take_terminal();
+    /* A command that failed may have been ended with the job (the
+     * interactive step at the time limit): say why, as when it runs. */
+    if (status != 0 && sa_job_live(s, &job) == 0) {
+        sa_say_end(s, job);
+        json_decref(job);
+        return 1;
+    }
     sa_relinquish(s, status);
     return salloc_exit_code(status);
 }
