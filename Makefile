@@ -50,7 +50,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # The Slurm commands implemented so far (sacct, sacctmgr, sprio, sshare come
 # with accounting and priority).
-SLURM_NAMES := sbatch squeue scancel sinfo scontrol sacctmgr sacct sprio sshare sdiag srun sstat
+SLURM_NAMES := sbatch squeue scancel sinfo scontrol sacctmgr sacct sprio sshare sdiag srun salloc sstat
 
 COMMON_SRC := $(sort $(wildcard src/common/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))

@@ -55,6 +55,7 @@ int cmd_share(int argc, char **argv);
 int cmd_diag(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_srun(int argc, char **argv);
+int cmd_salloc(int argc, char **argv);
 int cmd_sstat(int argc, char **argv);
 
 /* The bodies of show, hold/release and update, given the words after the

@@ -1,5 +1,6 @@
 /*
- * sluice run / srun: a job step inside an allocation.  srun listens for
+ * sluice run / srun: a job step inside an allocation (outside one, srun
+ * first makes its own: srun_alloc.c).  srun listens for
  * the step's supervisors, asks the controller for the step (STEP_CREATE,
  * waiting while the job's resources are busy), then relays the tasks' I/O
  * and srun's signals (srun_io.c) and exits as the worst task did.
@@ -43,6 +44,7 @@ struct srun {
     struct srun_step step;
     uint8_t key[STEPIO_KEY_LEN];
     json_t *reply;
+    struct srun_alloc *alloc; /* the job srun made (outside a job) */
 };
 
 /* An informational line ("srun: Step created for StepId=12.3"); -Q
@@ -347,6 +349,9 @@ static int srun_start(struct srun *r, struct err *e)
     r->client = cli_client_open(cli_conf_path(), -1, e);
     if (r->client == NULL)
         return -1;
+    if (r->o.job_id == 0 && (rc = srun_alloc_start(&r->alloc, &r->o, r->client,
+                                                   r->sig_fd, cwd, e)) != 0)
+        return rc;
     r->host = srun_pick_host(cli_client_conf(r->client));
     if (srun_listen(r, e) < 0)
         return -1;
@@ -379,22 +384,20 @@ static int srun_run(struct srun *r, int argc, char **argv)
                   cli_slurm_face() ? "srun" : "sluice run");
         return 2;
     }
-    if (r->o.job_id == 0) {
-        cli_error("no job allocation: run srun inside a batch job (sbatch) "
-                  "or an allocation (salloc)");
-        return 1;
-    }
     if ((rc = srun_start(r, &e)) < 0)
         cli_error("%s", e.text);
-    if (rc != 0)
+    if (rc != 0) {
+        srun_alloc_fail(r->alloc);
         return 1;
+    }
     if (srun_take_reply(r, &e) < 0 || srun_open_input(r, &e) < 0 ||
         (rc = srun_relay(r, &e)) < 0) {
         cli_error("%s", e.text);
         srun_step_cancel(r, 0);
+        srun_alloc_fail(r->alloc);
         return 1;
     }
-    return rc;
+    return srun_alloc_finish(r->alloc, rc);
 }
 
 int cmd_srun(int argc, char **argv)
@@ -411,6 +414,7 @@ int cmd_srun(int argc, char **argv)
     cli_client_close(r.client);
     json_decref(r.reply);
     srun_step_clear(&r.step);
+    srun_alloc_destroy(r.alloc);
     srun_opts_clear(&r.o);
     free(r.host);
     return rc;

@@ -36,7 +36,8 @@ const struct cli_cmd cli_cmds[] = {
     {"share", cmd_share, "share [-a] [-l] [-A ACCOUNTS] [-u USERS] [--json]"},
     {"diag", cmd_diag, "diag [--json]"},
     {"explain", cmd_explain, "explain [--json] JOBID"},
-    {"run", cmd_srun, "run [SRUN OPTIONS] COMMAND [ARGS...] (inside a job)"},
+    {"run", cmd_srun, "run [SRUN OPTIONS] COMMAND [ARGS...]"},
+    {"alloc", cmd_salloc, "alloc [SALLOC OPTIONS] [COMMAND [ARGS...]]"},
     {"stat", cmd_sstat, "stat -j JOBID[.STEP][,...] [SSTAT OPTIONS]"},
     {NULL, NULL, NULL},
 };
@@ -54,6 +55,7 @@ const struct cli_cmd cli_slurm_cmds[] = {
     {"sdiag", cmd_diag, "sdiag [--json]"},
     {"sacct", cmd_acct, "sacct [OPTIONS]"},
     {"srun", cmd_srun, "srun [OPTIONS] COMMAND [ARGS...]"},
+    {"salloc", cmd_salloc, "salloc [OPTIONS] [COMMAND [ARGS...]]"},
     {"sstat", cmd_sstat, "sstat -j JOBID[.STEP] [OPTIONS]"},
     {NULL, NULL, NULL},
 };

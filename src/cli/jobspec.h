@@ -129,4 +129,14 @@ json_t *jobspec_finish(struct jobspec *js, const char *script,
                        const char *script_name, char **args, int nargs,
                        const char *cwd, char *const *envp, struct err *e);
 
+/*
+ * jobspec_finish_alloc: the JOBSPEC of an allocation job (no script, no
+ * argv, no environment: its steps bring their own): "alloc": kind
+ * ("salloc" or "srun"), name (-J, else name), work_dir (-D made absolute
+ * against cwd, else cwd), after the checks jobspec_finish makes.  Takes
+ * over js->job.  NULL with e.
+ */
+json_t *jobspec_finish_alloc(struct jobspec *js, const char *kind,
+                             const char *name, const char *cwd, struct err *e);
+
 #endif

@@ -220,6 +220,26 @@ json_t *jobspec_finish(struct jobspec *js, const char *script,
     return job;
 }
 
+json_t *jobspec_finish_alloc(struct jobspec *js, const char *kind,
+                             const char *name, const char *cwd, struct err *e)
+{
+    json_t *job = js->job;
+    char *wd;
+
+    if (finish_checks(js, NULL, 0, e) < 0)
+        return NULL;
+    js->job = json_object();
+    json_object_set_new(job, "alloc", json_string(kind));
+    if (json_object_get(job, "name") == NULL) {
+        json_t *n = json_string(name); /* NULL when not UTF-8 */
+        json_object_set_new(job, "name", n ? n : json_string(kind));
+    }
+    wd = abs_path(js->chdir ? js->chdir : ".", cwd);
+    json_object_set_new(job, "work_dir", json_string(wd));
+    free(wd);
+    return job;
+}
+
 static int signal_number(const char *name, size_t len)
 {
     static const struct {

@@ -21,6 +21,13 @@
 #define SRUN_INPUT_ALL (-1)
 #define SRUN_INPUT_NONE (-2)
 
+/* An option that also shapes the job srun makes when it runs outside one:
+ * its id in sbatch's table (cli/jobspec.h) and its value as given. */
+struct srun_alloc_arg {
+    int js_id;
+    const char *arg; /* borrowed from argv */
+};
+
 /* What the command line and the SLURM_* variables asked for; 0, NULL or
  * false: not given.  Strings are owned by the struct. */
 struct srun_opts {
@@ -38,7 +45,15 @@ struct srun_opts {
     char *input_file;         /* -i FILE: read instead of stdin */
     char *out_pattern, *err_pattern;
     bool exact, overlap, label, unbuffered, kill_on_bad_exit, no_kill;
+    /* --interactive: salloc's interactive step (one task on the first
+     * node, holding nothing); --preserve-env: the tasks keep srun's
+     * SLURM_NNODES and SLURM_NTASKS */
+    bool interactive, preserve_env;
     bool quiet, help, usage, version;
+    /* the command line's job options (-p, -A, -q, -N, -n, --gres, ...) in
+     * order, for the allocation of srun without a job */
+    struct srun_alloc_arg *alloc_args;
+    size_t n_alloc_args;
     int verbose;
     /* the command: argv[cmd_first..argc) of the parsed argv, borrowed */
     char **cmd;
@@ -70,6 +85,38 @@ void srun_opts_help(const char *name);
  */
 json_t *srun_opts_request(const struct srun_opts *o, char *const *envp,
                           const char *cwd, const char *host, uint16_t port);
+
+/* ---- srun without a job: srun_alloc.c ---- */
+
+struct cli_client;
+struct srun_alloc;
+
+/*
+ * srun_alloc_spec: the JOBSPEC of the job srun makes when it runs outside
+ * one: "alloc": "srun", o's job options read by sbatch's parsers (so
+ * mistakes read as sbatch's), the name (-J, else the command's base
+ * name), work_dir cwd (or -D), "immediate": true with -I.  New object,
+ * or NULL with e.
+ */
+json_t *srun_alloc_spec(const struct srun_opts *o, const char *cwd,
+                        struct err *e);
+/*
+ * srun_alloc_start: submit that job and wait until it runs (Slurm's
+ * "queued and waiting" and reason lines; a signal on sig_fd cancels it),
+ * then o->job_id is the job.  0; -1 with e; 1 when the reason was
+ * printed.  *out (free with srun_alloc_destroy) is set whenever a job
+ * may exist.
+ */
+int srun_alloc_start(struct srun_alloc **out, struct srun_opts *o,
+                     struct cli_client *client, int sig_fd, const char *cwd,
+                     struct err *e);
+/* srun_alloc_fail: the step could not be made: cancel the job (a NULL a
+ * is no job). */
+void srun_alloc_fail(struct srun_alloc *a);
+/* srun_alloc_finish: after a step that failed (rc != 0), "srun: job N
+ * was preempted by job M (partition P)" when the job was.  Returns rc. */
+int srun_alloc_finish(struct srun_alloc *a, int rc);
+void srun_alloc_destroy(struct srun_alloc *a);
 
 /* ---- the step as the controller created it (STEP_CREATE's reply) ---- */
 

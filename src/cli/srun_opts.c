@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/jobspec.h"
 #include "cli/opt.h"
 #include "cli/optval.h"
 #include "common/gres.h"
@@ -46,6 +47,11 @@ enum srun_opt {
     SR_NO_KILL,
     SR_JOBID,
     SR_CHDIR,
+    SR_PARTITION,
+    SR_ACCOUNT,
+    SR_QOS,
+    SR_INTERACTIVE,
+    SR_PRESERVE_ENV,
     SR_QUIET,
     SR_VERBOSE,
     SR_HELP,
@@ -80,6 +86,11 @@ static const struct opt_def srun_opt_defs[] = {
     {"no-kill", 'k', OPT_OPTARG, SR_NO_KILL},
     {"jobid", 0, OPT_ARG, SR_JOBID},
     {"chdir", 'D', OPT_ARG, SR_CHDIR},
+    {"partition", 'p', OPT_ARG, SR_PARTITION},
+    {"account", 'A', OPT_ARG, SR_ACCOUNT},
+    {"qos", 'q', OPT_ARG, SR_QOS},
+    {"interactive", 0, OPT_NOARG, SR_INTERACTIVE},
+    {"preserve-env", 'E', OPT_NOARG, SR_PRESERVE_ENV},
     {"quiet", 'Q', OPT_NOARG, SR_QUIET},
     {"verbose", 'v', OPT_NOARG, SR_VERBOSE},
     {"help", 'h', OPT_NOARG, SR_HELP},
@@ -142,6 +153,8 @@ void srun_opts_help(const char *name)
         "  -J, --job-name=NAME      -t, --time=TIME      -D, --chdir=DIR\n"
         "  -I, --immediate[=SECS]   -K, --kill-on-bad-exit[=0|1]\n"
         "  -k, --no-kill[=off]      --jobid=JOBID\n"
+        "Outside a job srun first gets one (as salloc does):\n"
+        "  -p, --partition=PART     -A, --account=ACCOUNT  -q, --qos=QOS\n"
         "  -Q, --quiet              -v, --verbose\n"
         "  -h, --help               --usage              -V, --version\n"
         "Patterns: %%j job, %%s step, %%t task, %%n node id, %%N node name,\n"
@@ -150,6 +163,7 @@ void srun_opts_help(const char *name)
 
 void srun_opts_clear(struct srun_opts *o)
 {
+    free(o->alloc_args);
     free(o->name);
     free(o->nodelist);
     free(o->exclude);
@@ -333,6 +347,12 @@ static int sr_set_local(struct srun_opts *o, int id, const char *arg,
         return sr_bool_arg(arg, "0", &o->kill_on_bad_exit, e);
     case SR_NO_KILL:
         return sr_bool_arg(arg, "off", &o->no_kill, e);
+    case SR_INTERACTIVE:
+        o->interactive = true;
+        return 0;
+    case SR_PRESERVE_ENV:
+        o->preserve_env = true;
+        return 0;
     case SR_QUIET:
         o->quiet = true;
         return 0;
@@ -393,6 +413,11 @@ static int sr_set_value(struct srun_opts *o, int id, const char *arg,
         return sr_job_id(o, arg, e);
     case SR_CHDIR:
         return sr_string(&o->chdir, arg, e);
+    case SR_PARTITION:
+    case SR_ACCOUNT:
+    case SR_QOS:
+        /* only for the allocation: read by sbatch's parser there */
+        return arg[0] == '\0' ? err_inval(e, "empty value") : 0;
     default:
         return sr_set_local(o, id, arg, e);
     }
@@ -482,6 +507,53 @@ struct sr_arg {
     const char *arg;
 };
 
+/* srun's options that are also sbatch's, for srun's own allocation. */
+static const struct {
+    int id, js_id;
+} srun_alloc_opts[] = {
+    {SR_NTASKS, JS_NTASKS},
+    {SR_NODES, JS_NODES},
+    {SR_NTASKS_PER_NODE, JS_NTASKS_PER_NODE},
+    {SR_CPUS_PER_TASK, JS_CPUS_PER_TASK},
+    {SR_GPUS_PER_TASK, JS_GPUS_PER_TASK},
+    {SR_GPUS_PER_NODE, JS_GPUS_PER_NODE},
+    {SR_GRES, JS_GRES},
+    {SR_MEM, JS_MEM},
+    {SR_NODELIST, JS_NODELIST},
+    {SR_EXCLUDE, JS_EXCLUDE},
+    {SR_NAME, JS_NAME},
+    {SR_TIME, JS_TIME},
+    {SR_CHDIR, JS_CHDIR},
+    {SR_PARTITION, JS_PARTITION},
+    {SR_ACCOUNT, JS_ACCOUNT},
+    {SR_QOS, JS_QOS},
+};
+
+static void sr_keep_alloc_arg(struct srun_opts *o, int id, const char *arg)
+{
+    for (size_t i = 0; i < sizeof(srun_alloc_opts) / sizeof(*srun_alloc_opts);
+         i++) {
+        if (srun_alloc_opts[i].id != id)
+            continue;
+        o->alloc_args = xreallocarray(o->alloc_args, o->n_alloc_args + 1,
+                                      sizeof(*o->alloc_args));
+        o->alloc_args[o->n_alloc_args++] =
+            (struct srun_alloc_arg){srun_alloc_opts[i].js_id, arg};
+        return;
+    }
+}
+
+/* --interactive: salloc's step: one task on the job's first node, holding
+ * nothing, whatever the job's shape variables say. */
+static void sr_interactive(struct srun_opts *o)
+{
+    o->ntasks = 1;
+    o->nodes_min = o->nodes_max = 1;
+    o->ntasks_per_node = 0;
+    o->overlap = true;
+    o->exact = false;
+}
+
 int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
                     char *const *envp, struct err *e)
 {
@@ -505,9 +577,13 @@ int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
     opt_free(&st);
     if (rc == 0)
         rc = sr_apply_env(o, envp, given, e);
-    for (size_t i = 0; rc == 0 && i < n; i++)
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = sr_set(o, args[i].id, args[i].arg, e);
+        sr_keep_alloc_arg(o, args[i].id, args[i].arg);
+    }
     free(args);
+    if (o->interactive)
+        sr_interactive(o);
     if (rc < 0) {
         errno = EINVAL;
         return -1;
@@ -552,13 +628,16 @@ static void req_words(json_t *req, const struct srun_opts *o, char *const *envp)
 }
 
 /* The step's name: -J, else the command's base name (Slurm names steps
- * after their command; SLURM_JOB_NAME is the job's). */
+ * after their command; SLURM_JOB_NAME is the job's), "interactive" for
+ * salloc's step. */
 static const char *req_name(const struct srun_opts *o)
 {
     const char *base;
 
     if (o->name != NULL)
         return o->name;
+    if (o->interactive)
+        return "interactive";
     base = strrchr(o->cmd[0], '/');
     return base != NULL && base[1] != '\0' ? base + 1 : o->cmd[0];
 }
@@ -570,6 +649,8 @@ json_t *srun_opts_request(const struct srun_opts *o, char *const *envp,
     char *dir = NULL;
 
     json_object_set_new(req, "job_id", json_integer(o->job_id));
+    if (o->interactive)
+        json_object_set_new(req, "step_id", json_string("interactive"));
     json_object_set_new(req, "name", json_string(req_name(o)));
     req_words(req, o, envp);
     if (o->chdir != NULL && o->chdir[0] != '/')
@@ -597,6 +678,8 @@ json_t *srun_opts_request(const struct srun_opts *o, char *const *envp,
                         json_boolean(o->kill_on_bad_exit));
     json_object_set_new(req, "no_kill", json_boolean(o->no_kill));
     json_object_set_new(req, "input_task", json_integer(o->input_task));
+    if (o->preserve_env)
+        json_object_set_new(req, "preserve_env", json_true());
     json_object_set_new(req, "srun_host", json_string(host));
     json_object_set_new(req, "srun_port", json_integer(port));
     return req;

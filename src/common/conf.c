@@ -138,6 +138,46 @@ static json_t *json_slurmd_params(const void *obj)
     return json_string(((const struct conf *)obj)->slurmd_parameters);
 }
 
+/* LaunchParameters: a comma list kept as written; use_interactive_step
+ * is the value Sluice acts on (salloc's default command), Slurm's others
+ * are accepted and ignored. */
+static int parse_launch_params(void *ctx, void *obj, const char *val,
+                               struct err *e)
+{
+    struct conf *c = obj;
+
+    (void)ctx;
+    (void)e;
+    free(c->launch_parameters);
+    c->launch_parameters = xstrdup(val);
+    c->use_interactive_step = conf_list_has(val, "use_interactive_step");
+    return 0;
+}
+
+static void print_launch_params(const void *obj, FILE *fp, const char *pre,
+                                const char *suf)
+{
+    const struct conf *c = obj;
+
+    if (c->launch_parameters[0] == '\0')
+        return;
+    fprintf(fp, "%sLaunchParameters=", pre);
+    conf_print_value(fp, c->launch_parameters);
+    fputs(suf, fp);
+}
+
+static json_t *json_launch_params(const void *obj)
+{
+    return json_string(((const struct conf *)obj)->launch_parameters);
+}
+
+const char *conf_interactive_step_options(const struct conf *c)
+{
+    return c->interactive_step_options[0] != '\0'
+               ? c->interactive_step_options
+               : CONF_INTERACTIVE_STEP_DEFAULT;
+}
+
 /* JobAcctGatherFrequency: "30" or Slurm's list "task=30,energy=0,...",
  * of which the task period is what sluiced uses (its STEP_USAGE period;
  * 0: no sampling).  The value is kept as written for the print. */
@@ -322,6 +362,10 @@ const struct conf_key conf_cluster_keys[] = {
     K_MEM("MaxMemPerNode", "max_mem_per_node_mib", mem.max_per_node_mib),
     K_CUSTOM("SlurmdParameters", "slurmd_parameters", parse_slurmd_params,
              print_slurmd_params, json_slurmd_params, 0),
+    K_CUSTOM("LaunchParameters", "launch_parameters", parse_launch_params,
+             print_launch_params, json_launch_params, 0),
+    K_STR("InteractiveStepOptions", "interactive_step_options",
+          interactive_step_options, CKF_OMIT_EMPTY),
     K_ENUM("SchedulerType", "scheduler_type", scheduler_type, sched_names),
     K_CUSTOM("SchedulerParameters", "scheduler_parameters", parse_sched_params,
              print_sched_params, json_sched_params, 0),
@@ -522,6 +566,8 @@ static struct conf *conf_new(const char *path)
     c->max_array_size = 1001;
     c->job_requeue = true;
     c->slurmd_parameters = xstrdup("");
+    c->launch_parameters = xstrdup("");
+    c->interactive_step_options = xstrdup("");
     c->scheduler_type = CONF_SCHED_BACKFILL;
     c->scheduler_parameters = xstrdup("");
     c->max_script_size = CONF_MAX_SCRIPT_SIZE;
@@ -551,6 +597,7 @@ static void conf_free_strings(struct conf *c)
         if (k->kind == CK_STR)
             free(*(char **)((char *)c + k->off));
     free(c->slurmd_parameters);
+    free(c->launch_parameters);
     free(c->job_acct_gather_freq);
     free(c->scheduler_parameters); /* a custom key (max_script_size) */
     for (size_t i = 0; i < c->n_ctld_hosts; i++) {

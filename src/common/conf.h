@@ -214,6 +214,10 @@ struct conf_part {
 
 struct conf_priv;
 
+/* InteractiveStepOptions when not given, as in Slurm 22.05. */
+#define CONF_INTERACTIVE_STEP_DEFAULT                                          \
+    "--interactive --preserve-env --pty $SHELL"
+
 /* SchedulerParameters=max_script_size default (bytes), as in Slurm. */
 #define CONF_MAX_SCRIPT_SIZE (4u << 20)
 
@@ -248,6 +252,12 @@ struct conf {
     bool job_requeue;
     char *slurmd_parameters;
     bool slurmd_config_overrides; /* SlurmdParameters has config_overrides */
+    /* LaunchParameters as written (Slurm's other values are kept, not
+     * acted on) and the one the CLI acts on: salloc starts its command as
+     * an interactive step (srun + InteractiveStepOptions) */
+    char *launch_parameters;
+    bool use_interactive_step;
+    char *interactive_step_options; /* "": CONF_INTERACTIVE_STEP_DEFAULT */
 
     /* scheduling and priority */
     enum conf_sched_type scheduler_type;
@@ -328,6 +338,10 @@ void conf_print(const struct conf *c, FILE *fp);
 /* conf_to_json: the same as a new JSON object the caller json_decref()s.
  * Times are seconds (null for INFINITE), memory MiB. */
 json_t *conf_to_json(const struct conf *c);
+
+/* conf_interactive_step_options: InteractiveStepOptions, or Slurm's
+ * default when not given (static or owned by c). */
+const char *conf_interactive_step_options(const struct conf *c);
 
 /* Names of enum values as written in the configuration ("REQUEUE"). */
 const char *conf_preempt_type_name(enum conf_preempt_type t);

@@ -234,6 +234,121 @@ static void test_request(void **state)
     opt_split_free(w);
 }
 
+/* srun outside a job: its options make the allocation's JOBSPEC, read by
+ * sbatch's parsers. */
+static void test_alloc_spec(void **state)
+{
+    char *env[] = {"PATH=/bin", NULL};
+    struct srun_opts o;
+    struct err e;
+    json_t *job;
+    char **w;
+
+    (void)state;
+    assert_int_equal(parse(&o,
+                           "srun -p dev -A ml -q high -N 2 -n 4 -c 2 "
+                           "--gres=gpu:a100:1 --mem=2G -t 30 -w node[01-02] "
+                           "-I /usr/bin/python3 train.py",
+                           env, &w, &e),
+                     0);
+    assert_int_equal(o.job_id, 0);
+    job = srun_alloc_spec(&o, "/home/u", &e);
+    assert_non_null(job);
+    assert_string_equal(json_string_value(json_object_get(job, "alloc")),
+                        "srun");
+    assert_null(json_object_get(job, "script"));
+    assert_string_equal(json_string_value(json_object_get(job, "partition")),
+                        "dev");
+    assert_string_equal(json_string_value(json_object_get(job, "account")),
+                        "ml");
+    assert_string_equal(json_string_value(json_object_get(job, "qos")), "high");
+    assert_int_equal(json_integer_value(json_object_get(job, "nodes")), 2);
+    assert_int_equal(json_integer_value(json_object_get(job, "ntasks")), 4);
+    assert_int_equal(json_integer_value(json_object_get(job, "cpus_per_task")),
+                     2);
+    assert_string_equal(json_string_value(json_object_get(job, "gres")),
+                        "gpu:a100:1");
+    assert_int_equal(json_integer_value(json_object_get(job, "mem_mib")), 2048);
+    assert_int_equal(json_integer_value(json_object_get(job, "time_limit_s")),
+                     1800);
+    assert_string_equal(json_string_value(json_object_get(job, "nodelist")),
+                        "node[01-02]");
+    assert_string_equal(json_string_value(json_object_get(job, "name")),
+                        "python3");
+    assert_string_equal(json_string_value(json_object_get(job, "work_dir")),
+                        "/home/u");
+    assert_true(json_is_true(json_object_get(job, "immediate")));
+    json_decref(job);
+    srun_opts_clear(&o);
+    opt_split_free(w);
+
+    /* -J names the job; --gres=none asks for nothing; no -I */
+    assert_int_equal(
+        parse(&o, "srun -J dbg --gres=none -D /tmp hostname", env, &w, &e), 0);
+    job = srun_alloc_spec(&o, "/home/u", &e);
+    assert_non_null(job);
+    assert_string_equal(json_string_value(json_object_get(job, "name")), "dbg");
+    assert_null(json_object_get(job, "gres"));
+    assert_null(json_object_get(job, "immediate"));
+    assert_string_equal(json_string_value(json_object_get(job, "work_dir")),
+                        "/tmp");
+    json_decref(job);
+    srun_opts_clear(&o);
+    opt_split_free(w);
+
+    /* sbatch's words for what sbatch refuses */
+    assert_int_equal(parse(&o, "srun -N 1-2 hostname", env, &w, &e), 0);
+    assert_null(srun_alloc_spec(&o, "/", &e));
+    assert_string_equal(e.text, "--nodes=1-2: node count ranges (MIN-MAX) are "
+                                "not supported; give one count");
+    srun_opts_clear(&o);
+    opt_split_free(w);
+    assert_int_equal(parse(&o, "srun -p '' hostname", env, &w, &e), -1);
+    assert_string_equal(e.text, "--partition=: empty value");
+    srun_opts_clear(&o);
+    opt_split_free(w);
+}
+
+/* --interactive: salloc's step, one task on one node holding nothing,
+ * whatever the allocation's variables say. */
+static void test_interactive(void **state)
+{
+    char *env[] = {"SLURM_JOB_ID=12", "SLURM_NNODES=2", "SLURM_NTASKS=8", NULL};
+    struct srun_opts o;
+    struct err e;
+    json_t *req;
+    char **w;
+
+    (void)state;
+    assert_int_equal(
+        parse(&o, "srun --interactive --preserve-env /bin/bash", env, &w, &e),
+        0);
+    assert_true(o.interactive);
+    assert_true(o.preserve_env);
+    req = srun_opts_request(&o, env, "/", "h", 1);
+    assert_string_equal(json_string_value(json_object_get(req, "step_id")),
+                        "interactive");
+    assert_string_equal(json_string_value(json_object_get(req, "name")),
+                        "interactive");
+    assert_int_equal(json_integer_value(json_object_get(req, "ntasks")), 1);
+    assert_int_equal(json_integer_value(json_object_get(req, "nodes_min")), 1);
+    assert_int_equal(json_integer_value(json_object_get(req, "nodes_max")), 1);
+    assert_true(json_is_true(json_object_get(req, "overlap")));
+    assert_true(json_is_true(json_object_get(req, "preserve_env")));
+    json_decref(req);
+    srun_opts_clear(&o);
+    opt_split_free(w);
+
+    /* a plain step has neither */
+    assert_int_equal(parse(&o, "srun hostname", env, &w, &e), 0);
+    req = srun_opts_request(&o, env, "/", "h", 1);
+    assert_null(json_object_get(req, "step_id"));
+    assert_null(json_object_get(req, "preserve_env"));
+    json_decref(req);
+    srun_opts_clear(&o);
+    opt_split_free(w);
+}
+
 /* ---- the step and its output ---- */
 
 static json_t *reply_8x2(void)
@@ -511,7 +626,8 @@ int main(void)
         cmocka_unit_test(test_reply),       cmocka_unit_test(test_expand),
         cmocka_unit_test(test_label_width), cmocka_unit_test(test_lines),
         cmocka_unit_test(test_long_line),   cmocka_unit_test(test_files),
-        cmocka_unit_test(test_report),
+        cmocka_unit_test(test_report),      cmocka_unit_test(test_alloc_spec),
+        cmocka_unit_test(test_interactive),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -454,6 +454,64 @@ static void test_round_trip(void **state)
     conf_diag_free(&d);
 }
 
+/* LaunchParameters and InteractiveStepOptions: salloc's default command;
+ * Slurm's other launch values are kept, not refused; the print parses
+ * back to the same. */
+static void test_launch_params(void **state)
+{
+    struct conf_diag d;
+    struct conf *c = parse(HEAD "NodeName=n1\nPartitionName=p Nodes=n1\n", &d);
+    struct conf *again;
+    char *text;
+
+    (void)state;
+    assert_non_null(c);
+    assert_false(c->use_interactive_step);
+    assert_string_equal(conf_interactive_step_options(c),
+                        "--interactive --preserve-env --pty $SHELL");
+    text = print_to_string(c);
+    assert_null(strstr(text, "LaunchParameters"));
+    assert_null(strstr(text, "InteractiveStepOptions"));
+    free(text);
+    conf_destroy(c);
+    conf_diag_free(&d);
+
+    c = parse(HEAD "LaunchParameters=enable_nss_slurm,use_interactive_step,"
+                   "lustre_no_flush\n"
+                   "InteractiveStepOptions=\"--interactive --pty "
+                   "/bin/bash -l\"\n"
+                   "NodeName=n1\nPartitionName=p Nodes=n1\n",
+              &d);
+    assert_non_null(c);
+    assert_int_equal(d.n_errors, 0);
+    assert_null(diag_find(&d, "LaunchParameters"));
+    assert_true(c->use_interactive_step);
+    assert_string_equal(c->launch_parameters,
+                        "enable_nss_slurm,use_interactive_step,"
+                        "lustre_no_flush");
+    assert_string_equal(conf_interactive_step_options(c),
+                        "--interactive --pty /bin/bash -l");
+    text = print_to_string(c);
+    conf_diag_free(&d);
+    again = parse(text, &d);
+    assert_non_null(again);
+    assert_true(again->use_interactive_step);
+    assert_string_equal(again->interactive_step_options,
+                        "--interactive --pty /bin/bash -l");
+    free(text);
+    conf_destroy(again);
+    conf_destroy(c);
+    conf_diag_free(&d);
+
+    c = parse(HEAD "LaunchParameters=test_exec\n"
+                   "NodeName=n1\nPartitionName=p Nodes=n1\n",
+              &d);
+    assert_non_null(c);
+    assert_false(c->use_interactive_step);
+    conf_destroy(c);
+    conf_diag_free(&d);
+}
+
 static void test_json(void **state)
 {
     struct conf_diag d;
@@ -598,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_include),
         cmocka_unit_test(test_gresconf),
+        cmocka_unit_test(test_launch_params),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
