@@ -51,6 +51,8 @@ json_t *srun_alloc_spec(const struct srun_opts *o, const char *cwd,
     job = jobspec_finish_alloc(&js, "srun", name, cwd, e);
     if (job != NULL && o->immediate_s == 0)
         json_object_set_new(job, "immediate", json_true());
+    if (job != NULL && o->no_kill) /* -k: for the job as for the step */
+        json_object_set_new(job, "no_kill", json_true());
 out:
     jobspec_clear(&js);
     return job;

@@ -1021,7 +1021,9 @@ struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
 bool jobs_node_keeps(const struct jobs *js, const struct job *j, size_t idx)
 {
     (void)js;
-    return j->no_kill && j->n_alloc > 1 && j->alloc[0] != idx &&
+    /* an allocation (salloc, srun) has no batch host to lose */
+    return j->no_kill && j->n_alloc > 1 &&
+           (j->alloc_kind != JOB_ALLOC_NONE || j->alloc[0] != idx) &&
            (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED) &&
            j->kill == JOB_KILL_NONE;
 }

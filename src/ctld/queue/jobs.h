@@ -270,7 +270,7 @@ struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
 /*
  * jobs_node_keeps: whether j goes on when node idx fails: a --no-kill job
  * (j->no_kill) running or suspended on other nodes too, idx not its batch
- * host (the batch script dies with its node).
+ * host (the batch script dies with its node; an allocation has none).
  */
 bool jobs_node_keeps(const struct jobs *js, const struct job *j, size_t idx);
 /* jobs_node_down: the node is gone; its jobs end NODE_FAIL, but those
