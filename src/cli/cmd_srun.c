@@ -306,6 +306,8 @@ static int srun_relay(struct srun *r, struct err *e)
                              .kill_on_bad_exit = r->o.kill_on_bad_exit,
                              .no_kill = r->o.no_kill,
                              .verbose = r->o.verbose,
+                             .pty = r->o.pty,
+                             .tty_fd = STDIN_FILENO,
                              .step_state = srun_step_state,
                              .step_cancel = srun_step_cancel,
                              .arg = r};
@@ -325,7 +327,8 @@ static int srun_relay(struct srun *r, struct err *e)
     srun_out_destroy(out);
     if (rc == 0) {
         srun_report(stderr, cli_prog(), &r->step, ends);
-        rc = srun_exit_code(ends, r->step.ntasks);
+        /* --pty: the terminal's task decides, as in Slurm */
+        rc = srun_exit_code(ends, r->o.pty ? 1 : r->step.ntasks);
     } else {
         rc = 1;
     }
@@ -384,6 +387,7 @@ static int srun_run(struct srun *r, int argc, char **argv)
                   cli_slurm_face() ? "srun" : "sluice run");
         return 2;
     }
+    srun_pty_decide(&r->o, STDIN_FILENO, cli_prog());
     if ((rc = srun_start(r, &e)) < 0)
         cli_error("%s", e.text);
     if (rc != 0) {
@@ -407,6 +411,7 @@ int cmd_srun(int argc, char **argv)
 
     cli_set_prog(argv[0]);
     rc = srun_run(&r, argc, argv);
+    srun_tty_restore(); /* --pty: whatever way srun_run ended */
     if (r.listen_fd >= 0)
         close(r.listen_fd);
     if (r.input_fd > STDIN_FILENO)

@@ -1,8 +1,9 @@
 /*
  * srun's parts, shared by its files: the options and the defaults a step
  * inherits from its job (srun_opts.c), where the tasks' output goes
- * (srun_out.c), how the tasks ended (srun_report.c) and the I/O loop with
- * the step's supervisors (srun_io.c).  cmd_srun.c ties them together.
+ * (srun_out.c), how the tasks ended (srun_report.c), the I/O loop with
+ * the step's supervisors (srun_io.c) and the terminal of --pty
+ * (srun_pty.c).  cmd_srun.c ties them together.
  */
 #ifndef SLUICE_CLI_SRUN_H
 #define SLUICE_CLI_SRUN_H
@@ -49,6 +50,7 @@ struct srun_opts {
      * node, holding nothing); --preserve-env: the tasks keep srun's
      * SLURM_NNODES and SLURM_NTASKS */
     bool interactive, preserve_env;
+    bool pty; /* --pty: task 0 on a terminal (implies -u, stdin to task 0) */
     bool quiet, help, usage, version;
     /* the command line's job options (-p, -A, -q, -N, -n, --gres, ...) in
      * order, for the allocation of srun without a job */
@@ -235,6 +237,8 @@ char *srun_task_ranges(const uint32_t *ids, size_t n, char *buf, size_t len);
 int srun_signals_init(struct err *e);
 /* srun_signal_next: the next caught signal from fd, or 0 when none. */
 int srun_signal_next(int fd);
+/* srun_signal_catch: sig into the same pipe too (--pty: SIGWINCH). */
+void srun_signal_catch(int sig);
 
 struct srun_io_conf {
     const char *prog; /* "srun" or "sluice" for messages */
@@ -246,6 +250,12 @@ struct srun_io_conf {
     int input_task; /* SRUN_INPUT_ALL, SRUN_INPUT_NONE or a task */
     bool kill_on_bad_exit, no_kill;
     int verbose;
+    /* --pty: tty_fd (srun's terminal) is put in raw mode once task 0's
+     * node is connected and back when the loop ends; its size goes to
+     * that node first and again on every SIGWINCH; SIGINT is forwarded
+     * like any signal (a ^C typed is a byte of stdin in raw mode). */
+    bool pty;
+    int tty_fd;
     struct srun_out *out;
     struct srun_task_end *ends; /* [step->ntasks], filled in */
     /*
@@ -269,5 +279,34 @@ struct srun_io_conf {
  * launched (the reason was printed).
  */
 int srun_io_run(const struct srun_io_conf *c);
+
+/* ---- --pty: srun_pty.c ---- */
+
+/*
+ * srun_tty_raw: save fd's terminal settings and put it in raw mode
+ * (cfmakeraw); the first call also hooks srun_tty_restore to exit() and
+ * the saved settings to the fatal signals (SIGSEGV, SIGABRT, SIGALRM...:
+ * put back, then the signal's default).  Nothing when already raw.  -1
+ * with e (not a terminal), nothing changed.
+ */
+int srun_tty_raw(int fd, struct err *e);
+/* srun_tty_restore: the saved settings back (TCSADRAIN), once; any time,
+ * raw or not. */
+void srun_tty_restore(void);
+/* srun_tty_is_raw: between srun_tty_raw and srun_tty_restore (srun's own
+ * lines then end in "\r\n"). */
+bool srun_tty_is_raw(void);
+/* srun_tty_winsize: fd's size as WINSIZE data ("ROWS COLS") into out,
+ * its length in *len.  -1 with e ("ioctl(TIOCGWINSZ): Inappropriate
+ * ioctl for device"). */
+int srun_tty_winsize(int fd, char out[STEPIO_WINSIZE_MAX], size_t *len,
+                     struct err *e);
+/*
+ * srun_pty_decide: --pty needs a terminal on fd (srun's stdin): without
+ * one, Slurm's two error lines on stderr ("prog: error: ioctl(TIOCGWINSZ):
+ * ...", "prog: error: Not using a pseudo-terminal, disregarding --pty
+ * option") and o runs without it (stdin to every task again, -u kept).
+ */
+void srun_pty_decide(struct srun_opts *o, int fd, const char *prog);
 
 #endif

@@ -98,6 +98,15 @@ int srun_signals_init(struct err *e)
     return sr_sig_pipe[0];
 }
 
+void srun_signal_catch(int sig)
+{
+    struct sigaction sa = {.sa_handler = sr_sig_handler};
+
+    sigemptyset(&sa.sa_mask);
+    if (sr_sig_pipe[0] >= 0)
+        sigaction(sig, &sa, NULL);
+}
+
 int srun_signal_next(int fd)
 {
     unsigned char b;
@@ -119,7 +128,9 @@ static void sr_say(const struct sr_io *io, bool error, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     srun_out_flush(io->c->out);
-    fprintf(stderr, "%s: %s%s\n", io->c->prog, error ? "error: " : "", text);
+    /* raw mode (--pty): no newline translation, the line ends itself */
+    fprintf(stderr, "%s: %s%s%s", io->c->prog, error ? "error: " : "", text,
+            srun_tty_is_raw() ? "\r\n" : "\n");
 }
 
 /* A supervisor's MESSAGE: "*** STEP 12.0 ON node01 CANCELLED AT ... ***"
@@ -381,11 +392,37 @@ static void io_read(struct sr_io *io, uint32_t node)
 
 /* ---- new connections ---- */
 
-/* What a node gets as soon as it is connected: the end of stdin for
- * tasks that read none. */
+/* --pty: the terminal's size to task 0. */
+static void io_winsize(struct sr_io *io)
+{
+    char size[STEPIO_WINSIZE_MAX];
+    size_t len;
+    struct err e;
+
+    if (srun_tty_winsize(io->c->tty_fd, size, &len, &e) == 0)
+        conn_send(io, io->s->task_node[0], STEPIO_WINSIZE, 0, size, len);
+}
+
+/* --pty, task 0's node connected: the terminal is the remote one's from
+ * now on (Slurm's srun also waits for this), and its size goes first. */
+static void io_pty_start(struct sr_io *io)
+{
+    struct err e;
+
+    if (srun_tty_raw(io->c->tty_fd, &e) < 0)
+        sr_say(io, true, "cannot put the terminal in raw mode: %s", e.text);
+    srun_signal_catch(SIGWINCH);
+    io_winsize(io);
+}
+
+/* What a node gets as soon as it is connected: under --pty the terminal's
+ * size; the end of stdin for tasks that read none. */
 static void io_greet(struct sr_io *io, uint32_t node)
 {
     int it = io->c->input_task;
+
+    if (io->c->pty && node == io->s->task_node[0])
+        io_pty_start(io);
 
     if (it == SRUN_INPUT_NONE || io->c->input_fd < 0 ||
         (it >= 0 && io->s->task_node[it] != node))
@@ -499,7 +536,9 @@ static void io_signals(struct sr_io *io)
     int sig;
 
     while ((sig = srun_signal_next(io->c->sig_fd)) != 0) {
-        if (sig == SIGINT)
+        if (sig == SIGWINCH)
+            io_winsize(io);
+        else if (sig == SIGINT && !io->c->pty)
             io_interrupt(io);
         else
             io_forward(io, sig);
@@ -679,6 +718,10 @@ int srun_io_run(const struct srun_io_conf *c)
     while (io.n_finished < c->step->n_nodes)
         io_step(&io, p, io_pollfds(&io, p));
     srun_out_flush(c->out);
+    if (c->pty) {
+        srun_tty_restore();
+        signal(SIGWINCH, SIG_DFL);
+    }
     for (size_t n = 0; n < c->step->n_nodes; n++)
         conn_close(&io.conns[n]);
     free(io.conns);

@@ -38,6 +38,7 @@ enum srun_opt {
     SR_ERROR,
     SR_INPUT,
     SR_UNBUFFERED,
+    SR_PTY,
     SR_NAME,
     SR_TIME,
     SR_EXACT,
@@ -77,6 +78,7 @@ static const struct opt_def srun_opt_defs[] = {
     {"error", 'e', OPT_ARG, SR_ERROR},
     {"input", 'i', OPT_ARG, SR_INPUT},
     {"unbuffered", 'u', OPT_NOARG, SR_UNBUFFERED},
+    {"pty", 0, OPT_NOARG, SR_PTY},
     {"job-name", 'J', OPT_ARG, SR_NAME},
     {"time", 't', OPT_ARG, SR_TIME},
     {"exact", 0, OPT_NOARG, SR_EXACT},
@@ -147,7 +149,7 @@ void srun_opts_help(const char *name)
         "  -w, --nodelist=HOSTS     -x, --exclude=HOSTS\n"
         "  -m, --distribution=block|cyclic\n"
         "      --exact              --overlap\n"
-        "  -l, --label              -u, --unbuffered\n"
+        "  -l, --label              -u, --unbuffered     --pty\n"
         "  -o, --output=PATTERN     -e, --error=PATTERN\n"
         "  -i, --input=all|none|TASK|FILE\n"
         "  -J, --job-name=NAME      -t, --time=TIME      -D, --chdir=DIR\n"
@@ -335,6 +337,9 @@ static int sr_set_local(struct srun_opts *o, int id, const char *arg,
     case SR_UNBUFFERED:
         o->unbuffered = true;
         return 0;
+    case SR_PTY:
+        o->pty = true;
+        return 0;
     case SR_EXACT:
         o->exact = true;
         return 0;
@@ -502,6 +507,18 @@ static int sr_utf8(const char *s)
 }
 
 /* An option from argv, applied after the variables. */
+/* --pty: -u, and stdin to task 0 alone; no -o/-e/-i (Slurm's rule). */
+static int sr_pty(struct srun_opts *o, struct err *e)
+{
+    if (o->out_pattern != NULL || o->err_pattern != NULL ||
+        o->input_file != NULL || o->input_task != SRUN_INPUT_ALL)
+        return err_inval(e, "--error/--input/--output are incompatible with "
+                            "--pty");
+    o->unbuffered = true;
+    o->input_task = 0;
+    return 0;
+}
+
 struct sr_arg {
     int id;
     const char *arg;
@@ -588,6 +605,8 @@ int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
         errno = EINVAL;
         return -1;
     }
+    if (o->pty && sr_pty(o, e) < 0)
+        return -1;
     o->cmd = argv + st.ind;
     o->n_cmd = argc - st.ind;
     for (int i = 0; i < o->n_cmd; i++)
@@ -680,6 +699,8 @@ json_t *srun_opts_request(const struct srun_opts *o, char *const *envp,
     json_object_set_new(req, "input_task", json_integer(o->input_task));
     if (o->preserve_env)
         json_object_set_new(req, "preserve_env", json_true());
+    if (o->pty)
+        json_object_set_new(req, "pty", json_true());
     json_object_set_new(req, "srun_host", json_string(host));
     json_object_set_new(req, "srun_port", json_integer(port));
     return req;

@@ -371,3 +371,46 @@ int stepio_parse(struct stepio *s, const uint8_t *buf, size_t avail,
     *used = STEPIO_OVERHEAD + len;
     return 1;
 }
+
+/* --- WINSIZE ----------------------------------------------------------- */
+
+size_t stepio_winsize_format(uint16_t rows, uint16_t cols,
+                             char out[STEPIO_WINSIZE_MAX])
+{
+    return (size_t)snprintf(out, STEPIO_WINSIZE_MAX, "%u %u", (unsigned)rows,
+                            (unsigned)cols);
+}
+
+/* One canonical decimal number 0..65535 at p[*i..len); advances *i. */
+static int winsize_num(const char *p, size_t len, size_t *i, uint16_t *out)
+{
+    size_t start = *i;
+    uint32_t v = 0;
+
+    while (*i < len && p[*i] >= '0' && p[*i] <= '9' && *i - start < 5)
+        v = v * 10 + (uint32_t)(p[(*i)++] - '0');
+    if (*i == start || v > 65535 || (p[start] == '0' && *i - start > 1) ||
+        (*i < len && p[*i] >= '0' && p[*i] <= '9'))
+        return -1;
+    *out = (uint16_t)v;
+    return 0;
+}
+
+int stepio_winsize_parse(const void *data, size_t len, uint16_t *rows,
+                         uint16_t *cols, struct err *e)
+{
+    const char *p = data;
+    uint16_t r, c;
+    size_t i = 0;
+
+    if (len >= STEPIO_WINSIZE_MAX || winsize_num(p, len, &i, &r) < 0 ||
+        i >= len || p[i++] != ' ' || winsize_num(p, len, &i, &c) < 0 ||
+        i != len) {
+        errno = EBADMSG;
+        return err_set(e, "a WINSIZE frame that is not \"ROWS COLS\" "
+                          "(0..65535 each)");
+    }
+    *rows = r;
+    *cols = c;
+    return 0;
+}

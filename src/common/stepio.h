@@ -141,4 +141,23 @@ size_t stepio_frame(struct stepio *s, uint8_t type, uint32_t task,
 int stepio_parse(struct stepio *s, const uint8_t *buf, size_t avail,
                  struct stepio_msg *m, size_t *used, struct err *e);
 
+/* Room for a WINSIZE frame's data: "65535 65535" and a NUL. */
+#define STEPIO_WINSIZE_MAX 12
+
+/*
+ * stepio_winsize_format: the data of a WINSIZE frame, "ROWS COLS" in
+ * decimal, into out (NUL-terminated); returns its length (no NUL; the
+ * frame carries no NUL).
+ */
+size_t stepio_winsize_format(uint16_t rows, uint16_t cols,
+                             char out[STEPIO_WINSIZE_MAX]);
+/*
+ * stepio_winsize_parse: a WINSIZE frame's data[0..len): exactly two
+ * decimal numbers 0..65535 without sign or leading zeros, one space
+ * between them, nothing else.  -1 with EBADMSG and e otherwise (*rows and
+ * *cols untouched).
+ */
+int stepio_winsize_parse(const void *data, size_t len, uint16_t *rows,
+                         uint16_t *cols, struct err *e);
+
 #endif

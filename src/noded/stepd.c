@@ -31,6 +31,9 @@
 
 /* How long the supervisor tries to reach srun. */
 #define STEPD_CONNECT_MS 10000
+/* How long task 0 of a --pty step waits for srun's terminal size (sent as
+ * soon as srun has the connection). */
+#define STEPD_PTY_SIZE_MS 500
 
 extern char **environ;
 
@@ -170,13 +173,14 @@ static void reach_srun(struct stepd *d)
 }
 
 /* In a task's process: become the task, or tell fd why not. */
-static void task_exec(struct stepd *d, size_t local, const int p[3], int fd)
+static void task_exec(struct stepd *d, size_t local, const int *p, int fd)
 {
     const struct step_launch *s = d->s;
     const struct step_launch_ctx *c = d->a->ctx;
     struct stepenv_gpus g = {c->ordinals, c->n_ordinals, c->renumber};
     const char *user = s->user_name[0] ? s->user_name : c->user->name;
     const char *cwd = s->cwd[0] ? s->cwd : c->user->home;
+    int tty[3];
     struct err e;
 
     if (has_cgroup(d) &&
@@ -184,6 +188,12 @@ static void task_exec(struct stepd *d, size_t local, const int p[3], int fd)
         sup_tell(fd, errno ? errno : EIO, "cannot enter the step's cgroup: %s",
                  e.text);
         _exit(127);
+    }
+    if (d->t[local].on_pty) {
+        if ((tty[0] = stepd_pty_child(d, fd)) < 0)
+            _exit(127);
+        tty[1] = tty[2] = tty[0];
+        p = tty;
     }
     if (sup_become_user(s->uid, s->gid, c->user, fd) < 0)
         _exit(127);
@@ -211,11 +221,30 @@ static void close3(int p[3])
             close(p[i]);
 }
 
-/* The three pipes of a task: child ends in c, the supervisor's in t. */
-static int task_pipes(struct stepd_task *t, int c[3])
+/* A --pty step's task other than task 0: /dev/null for 0-2 (Slurm's
+ * --pty sends their output nowhere). */
+static int task_null(int c[3])
+{
+    for (int i = 0; i < 3; i++)
+        if ((c[i] = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+            int saved = errno;
+            close3(c);
+            errno = saved;
+            return -1;
+        }
+    return 0;
+}
+
+/* The three pipes of a task: child ends in c, the supervisor's in t (or
+ * the terminal, or /dev/null, under --pty). */
+static int task_pipes(struct stepd *d, struct stepd_task *t, int c[3])
 {
     int in[2], out[2], err[2];
 
+    if (t->on_pty)
+        return stepd_pty_task_fds(d, t);
+    if (d->s->pty)
+        return task_null(c);
     if (pipe2(in, O_CLOEXEC) < 0)
         return -1;
     if (pipe2(out, O_CLOEXEC) < 0) {
@@ -247,7 +276,12 @@ static void task_child(struct stepd *d, size_t local, int c[3], int rp[2])
 {
     close(SUP_REPORT_FD);
     close(rp[0]);
-    setpgid(0, d->pgid);
+    /* task 0 on a terminal leads a session of its own (stepd_pty_child),
+     * which the others cannot join: each leads its own group */
+    if (d->t[local].own_group)
+        setpgid(0, 0);
+    else if (!d->t[local].on_pty)
+        setpgid(0, d->pgid);
     sup_reset_signals();
     umask(jobenv_umask_env(d->s->env, d->s->n_env));
     task_exec(d, local, c, rp[1]);
@@ -261,7 +295,7 @@ static int task_start(struct stepd *d, size_t i)
     int c[3] = {-1, -1, -1}, rp[2];
     char text[700];
 
-    if (task_pipes(t, c) < 0 || pipe2(rp, O_CLOEXEC) < 0 ||
+    if (task_pipes(d, t, c) < 0 || pipe2(rp, O_CLOEXEC) < 0 ||
         (t->pid = fork()) < 0) {
         snprintf(text, sizeof(text), "cannot start task %u: %s",
                  (unsigned)t->id, strerror(errno));
@@ -271,7 +305,12 @@ static int task_start(struct stepd *d, size_t i)
         task_child(d, i, c, rp);
     if (d->pgid == 0)
         d->pgid = t->pid;
-    setpgid(t->pid, d->pgid); /* also here: no race with a signal */
+    /* also here: no race with a signal (but none with task 0's setsid,
+     * which fails in a group leader) */
+    if (t->own_group)
+        setpgid(t->pid, t->pid);
+    else if (!t->on_pty)
+        setpgid(t->pid, d->pgid);
     close3(c);
     close(rp[1]);
     return rp[0];
@@ -327,6 +366,13 @@ static void start_tasks(struct stepd *d)
     if (has_cgroup(d) &&
         cgroup_step_create(d->a->ctx->cg, s->job_id, s->step_id, &e) < 0)
         fail(d, errno ? errno : EIO, e.text);
+    if (d->t[0].on_pty) {
+        if (stepd_pty_open(d, &e) < 0)
+            fail(d, errno, e.text);
+        stepd_pty_first_size(d, STEPD_PTY_SIZE_MS);
+        if (d->sock < 0)
+            fail(d, ECONNRESET, "srun closed the step's connection");
+    }
     /* every task forked before any is waited for: their cgroup joins,
      * user changes and execs run side by side */
     int *reports = xcalloc(d->n, sizeof(*reports));
@@ -380,7 +426,7 @@ static void finish(struct stepd *d)
     struct err e;
     json_t *st;
 
-    kill(-d->pgid, SIGKILL);
+    stepd_signal_groups(d, SIGKILL);
     if (has_cgroup(d)) {
         cgroup_step_signal(cg, d->s->job_id, d->s->step_id, SIGKILL);
         oom = cgroup_job_oom(cg, d->s->job_id);
@@ -404,7 +450,12 @@ static void finish(struct stepd *d)
 
 void stepd_main(const struct stepd_args *a, int report_fd)
 {
-    struct stepd d = {.a = a, .s = a->step, .sock = -1, .ctl = -1, .sigfd = -1};
+    struct stepd d = {.a = a,
+                      .s = a->step,
+                      .sock = -1,
+                      .ctl = -1,
+                      .sigfd = -1,
+                      .pty_master = -1};
 
     sup_setup_fds(report_fd, a->lock_fd);
     sup_reset_signals();
@@ -416,6 +467,9 @@ void stepd_main(const struct stepd_args *a, int report_fd)
         d.t[i] = (struct stepd_task){
             .id = d.s->tasks[i], .in = -1, .out = -1, .err = -1};
         d.t[i].use.task = d.s->tasks[i];
+        /* --pty: task 0 on the terminal; the node's other tasks apart */
+        d.t[i].on_pty = d.s->pty && d.s->tasks[i] == 0;
+        d.t[i].own_group = d.s->pty && i > 0 && d.s->tasks[0] == 0;
     }
     record(&d);
     close(SUP_LOCK_FD); /* recorded: a restarted sluiced adopts the step */

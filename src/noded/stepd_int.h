@@ -39,6 +39,9 @@ struct stepd_task {
     struct stepd_buf stdin_q;
     bool stdin_eof; /* close in once stdin_q is written */
     bool exited, reaped, eof_sent, exit_sent;
+    bool on_pty;    /* task 0 of a --pty step: in/out are the master's */
+    bool own_group; /* a --pty step's other task on task 0's node: a
+                       group of its own (task 0's is in another session) */
     int exit_code, sig;
     struct stepusage_task use;
 };
@@ -57,6 +60,8 @@ struct stepd {
     int64_t limit_ms, kill_ms, usage_ms, drain_ms; /* monotonic; 0: none */
     bool killing;
     char reason[32];
+    int pty_master;      /* --pty: the master, on task 0's node; -1: none */
+    char pty_slave[128]; /* its slave's path */
 };
 
 /* stepd_loop: relay until every task ended and its output went out. */
@@ -74,6 +79,9 @@ void stepd_message(struct stepd *d, const char *fmt, ...)
 void stepd_kill(struct stepd *d, const char *reason, uint32_t wait_s);
 /* stepd_signal: sig to every process of the step. */
 void stepd_signal(struct stepd *d, int sig);
+/* stepd_signal_groups: sig to the step's process groups (without its
+ * cgroup: processes that left them are missed). */
+void stepd_signal_groups(struct stepd *d, int sig);
 
 /* stepd_reap: note the tasks that ended (all reaped but task 0, whose pid
  * is the group's: reaped at the very end). */
@@ -82,5 +90,39 @@ void stepd_reap(struct stepd *d);
 void stepd_sample(struct stepd *d);
 
 int64_t stepd_now_ms(void);
+
+/* stepd_srun_recv: read what srun sent into d->in (once); -1 when srun is
+ * gone (the step is then ended, as for any loss of srun). */
+int stepd_srun_recv(struct stepd *d);
+
+/* ---- --pty: stepd_pty.c ---- */
+
+/* stepd_pty_open: the pseudo-terminal of task 0 (d->pty_master, non-
+ * blocking, and d->pty_slave).  -1 with e. */
+int stepd_pty_open(struct stepd *d, struct err *e);
+/* stepd_pty_task_fds: t's supervisor ends in, out: duplicates of the
+ * master.  -1 with errno. */
+int stepd_pty_task_fds(struct stepd *d, struct stepd_task *t);
+/*
+ * stepd_pty_child: in task 0's process, still privileged: a session of
+ * its own, the slave opened as its controlling terminal and given to the
+ * step's user.  Returns the slave (close-on-exec: the caller dup2s it on
+ * 0-2); -1 after telling fd why.
+ */
+int stepd_pty_child(struct stepd *d, int fd);
+/*
+ * stepd_pty_first_size: before task 0 starts, take srun's first WINSIZE
+ * (srun sends it at once) so that the task starts with its size; waits
+ * at most ms, and leaves any other frame in d->in for the loop.
+ */
+void stepd_pty_first_size(struct stepd *d, int ms);
+/* stepd_pty_winsize: a WINSIZE frame: TIOCSWINSZ on the master (the
+ * kernel sends SIGWINCH to the terminal's foreground group).  A frame
+ * that does not parse is reported to srun and ignored. */
+void stepd_pty_winsize(struct stepd *d, const struct stepio_msg *m);
+/* stepd_pty_veof: what STDIN_EOF writes to the terminal: its EOF
+ * character (VEOF, ^D) while it is in canonical mode (a reader then sees
+ * the end of its input); -1 in raw mode, where no byte means EOF. */
+int stepd_pty_veof(const struct stepd *d);
 
 #endif

@@ -85,8 +85,16 @@ void stepd_signal(struct stepd *d, int sig)
     if (cg != NULL && cg->version == CGROUP_V2 &&
         cgroup_step_signal(cg, d->s->job_id, d->s->step_id, sig) > 0)
         return;
+    stepd_signal_groups(d, sig);
+}
+
+void stepd_signal_groups(struct stepd *d, int sig)
+{
     if (d->pgid > 1)
         kill(-d->pgid, sig);
+    for (size_t i = 0; i < d->n; i++)
+        if (d->t[i].own_group && !d->t[i].reaped && d->t[i].pid > 1)
+            kill(-d->t[i].pid, sig);
 }
 
 void stepd_kill(struct stepd *d, const char *reason, uint32_t wait_s)
@@ -230,15 +238,25 @@ static void srun_lost(struct stepd *d)
 static void stdin_add(struct stepd *d, struct stepd_task *t,
                       const struct stepio_msg *m)
 {
-    if (t->in < 0)
+    int veof;
+
+    if (t->in < 0 || t->stdin_eof)
         return;
-    if (m->type == STEPIO_STDIN)
+    if (m->type == STEPIO_STDIN) {
         buf_add(&t->stdin_q, m->data, m->len);
-    else
-        t->stdin_eof = true;
-    if (t->stdin_eof && t->stdin_q.len == 0)
+        return;
+    }
+    t->stdin_eof = true;
+    /* A terminal cannot be closed for input alone (closing the master
+     * hangs up the task): its EOF character ends a canonical read, as ^D
+     * does on a local terminal.  Only the task's duplicate of the master
+     * closes once that is written. */
+    if (t->on_pty && (veof = stepd_pty_veof(d)) >= 0) {
+        uint8_t c = (uint8_t)veof;
+        buf_add(&t->stdin_q, &c, 1);
+    }
+    if (t->stdin_q.len == 0)
         close_fd(&t->in);
-    (void)d;
 }
 
 static void on_frame(struct stepd *d, const struct stepio_msg *m)
@@ -266,18 +284,18 @@ static void on_frame(struct stepd *d, const struct stepio_msg *m)
     case STEPIO_KILL:
         stepd_kill(d, "cancelled", d->s->kill_wait_s);
         break;
+    case STEPIO_WINSIZE:
+        stepd_pty_winsize(d, m);
+        break;
     default:
         break; /* a later srun's frame: nothing to do with it here */
     }
 }
 
-static void srun_read(struct stepd *d)
+int stepd_srun_recv(struct stepd *d)
 {
-    size_t room = STEPIO_MAX_DATA + STEPIO_OVERHEAD, used;
-    struct stepio_msg m;
-    struct err e;
+    size_t room = STEPIO_MAX_DATA + STEPIO_OVERHEAD;
     ssize_t n;
-    int rc;
 
     if (d->in.cap < room) {
         d->in.p = xrealloc(d->in.p, room);
@@ -285,19 +303,36 @@ static void srun_read(struct stepd *d)
     }
     n = read(d->sock, d->in.p + d->in.len, d->in.cap - d->in.len);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        return;
+        return 0;
     if (n <= 0) {
         srun_lost(d);
-        return;
+        return -1;
     }
     d->in.len += (size_t)n;
-    while ((rc = stepio_parse(&d->io, d->in.p, d->in.len, &m, &used, &e)) ==
-           1) {
+    return 0;
+}
+
+/* Act on every whole frame in d->in. */
+static void srun_frames(struct stepd *d)
+{
+    struct stepio_msg m;
+    size_t used;
+    struct err e;
+    int rc = 0;
+
+    while (d->sock >= 0 && (rc = stepio_parse(&d->io, d->in.p, d->in.len, &m,
+                                              &used, &e)) == 1) {
         on_frame(d, &m);
         buf_drop(&d->in, used);
     }
-    if (rc < 0)
+    if (d->sock >= 0 && rc < 0)
         srun_lost(d);
+}
+
+static void srun_read(struct stepd *d)
+{
+    if (stepd_srun_recv(d) == 0)
+        srun_frames(d);
 }
 
 static void srun_write(struct stepd *d)
@@ -521,7 +556,8 @@ void stepd_loop(struct stepd *d)
     if (d->a->ctx->usage_period_s > 0)
         d->usage_ms = now + (int64_t)d->a->ctx->usage_period_s * 1000;
     input_routing(d);
-    stepd_reap(d); /* a task may have ended before the signalfd */
+    srun_frames(d); /* what came before the tasks ran (--pty) */
+    stepd_reap(d);  /* a task may have ended before the signalfd */
     while (!all_done(d)) {
         size_t k = fill(d, p, sl);
         if (poll(p, k, poll_timeout(d)) < 0 && errno != EINTR)

@@ -107,6 +107,7 @@ static int get_layout(json_t *o, struct step_launch *s, struct err *e)
 
 static int get_limits(json_t *o, struct step_launch *s, struct err *e)
 {
+    json_t *pty;
     int64_t v;
 
     if (jget_int(o, WHERE, "mem_mib", 0, INT64_MAX, 0, &v, e) < 0)
@@ -126,6 +127,10 @@ static int get_limits(json_t *o, struct step_launch *s, struct err *e)
         return -1;
     s->srun_port = (uint16_t)v;
     s->kill_on_bad_exit = json_is_true(json_object_get(o, "kill_on_bad_exit"));
+    pty = json_object_get(o, "pty");
+    if (pty != NULL && !json_is_boolean(pty) && !json_is_null(pty))
+        return jget_bad(e, WHERE, "pty", "true or false");
+    s->pty = json_is_true(pty);
     return 0;
 }
 

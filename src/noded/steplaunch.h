@@ -57,6 +57,7 @@ struct step_launch {
     uint8_t key[STEPIO_KEY_LEN];
     int64_t input_task; /* -1: all, -2: none */
     bool kill_on_bad_exit;
+    bool pty; /* task 0 runs on a pseudo-terminal (srun --pty) */
     char *distribution;
     char *job_node_list;
     uint32_t job_num_nodes;

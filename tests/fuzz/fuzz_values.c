@@ -1,7 +1,8 @@
 /*
- * libFuzzer target for the small parsers: time limits, GRES strings and
- * scalar values.  The first byte picks the parser; whatever parses must
- * print canonically and parse back to the same value.
+ * libFuzzer target for the small parsers: time limits, GRES strings,
+ * scalar values and srun --pty's window sizes.  The first byte picks the
+ * parser; whatever parses must print canonically and parse back to the
+ * same value.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "common/gres.h"
+#include "common/stepio.h"
 #include "common/timefmt.h"
 #include "common/value.h"
 
@@ -42,6 +44,21 @@ static void fuzz_gres(const char *s)
         abort();
 }
 
+/* srun --pty's WINSIZE data: what parses prints back to the same bytes
+ * (the form is canonical). */
+static void fuzz_winsize(const char *s, size_t len)
+{
+    char buf[STEPIO_WINSIZE_MAX];
+    uint16_t rows, cols;
+    struct err e;
+
+    if (stepio_winsize_parse(s, len, &rows, &cols, &e) < 0)
+        return;
+    if (stepio_winsize_format(rows, cols, buf) != len ||
+        memcmp(buf, s, len) != 0)
+        abort();
+}
+
 static void fuzz_scalars(const char *s)
 {
     char q[VALUE_QUOTE_MAX];
@@ -65,12 +82,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = malloc(size);
     memcpy(s, data + 1, size - 1);
     s[size - 1] = '\0';
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0:
         fuzz_time(s);
         break;
     case 1:
         fuzz_gres(s);
+        break;
+    case 3:
+        fuzz_winsize(s, size - 1);
         break;
     default:
         fuzz_scalars(s);

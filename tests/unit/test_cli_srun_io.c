@@ -3,9 +3,10 @@
  * child process connects as each node of a step over loopback, proves the
  * step's key (common/stepio.c) and plays the supervisor's side of the
  * frames: output, stdin, task exits, a lost connection, a launch that
- * never connects.
+ * never connects, and --pty's terminal.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,9 +17,11 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <termios.h>
 
 #include <cmocka.h>
 
@@ -175,6 +178,9 @@ static int listen_any(uint16_t *port)
 
 /* The loop over listen_fd with stdin from input_fd; output into *out. */
 static int input_task = SRUN_INPUT_ALL;
+/* --pty: srun's terminal (the slave of a pair made by the test), and its
+ * master (for the child playing the nodes); -1: not --pty. */
+static int tty_fd = -1, tty_master = -1;
 
 static int run_loop(int listen_fd, int input_fd, struct srun_task_end *ends,
                     char *out, size_t out_len, struct cancel_log *log,
@@ -187,6 +193,8 @@ static int run_loop(int listen_fd, int input_fd, struct srun_task_end *ends,
                              .listen_fd = listen_fd,
                              .input_fd = input_fd,
                              .input_task = input_task,
+                             .pty = tty_fd >= 0,
+                             .tty_fd = tty_fd,
                              .ends = ends,
                              .step_state = state,
                              .step_cancel = cancel,
@@ -436,12 +444,130 @@ static void test_one_input(void **state)
     close(in);
 }
 
+/* The next frame from srun: its type, task and data (NUL-terminated). */
+static uint8_t sup_next(struct sup *u, uint32_t *task, char *data, size_t cap)
+{
+    for (;;) {
+        struct stepio_msg m;
+        struct err e;
+        size_t used;
+        int rc = stepio_parse(&u->s, u->in, u->in_len, &m, &used, &e);
+        ssize_t k;
+        if (rc < 0)
+            _exit(21);
+        if (rc == 1) {
+            uint8_t type = m.type;
+            size_t n = m.len < cap - 1 ? m.len : cap - 1;
+            memcpy(data, m.data, n);
+            data[n] = '\0';
+            *task = m.task;
+            memmove(u->in, u->in + used, u->in_len - used);
+            u->in_len -= used;
+            return type;
+        }
+        k = read(u->fd, u->in + u->in_len, sizeof(u->in) - u->in_len);
+        if (k <= 0)
+            _exit(22);
+        u->in_len += (size_t)k;
+    }
+}
+
+/* --pty: node01 (task 0's) gets the terminal's size before anything else
+ * and again after a SIGWINCH; the terminal is raw meanwhile (what is
+ * typed, ^C included, comes as task 0's stdin); SIGINT is forwarded as a
+ * signal, the second one too (no "forcing job termination"). */
+static void play_pty(uint16_t port)
+{
+    struct sup *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    struct winsize ws = {.ws_row = 40, .ws_col = 100};
+    struct termios t;
+    char data[256], typed[16] = "";
+    uint32_t task;
+
+    sup_connect(a, port, 0);
+    sup_connect(b, port, 1);
+    if (sup_next(a, &task, data, sizeof(data)) != STEPIO_WINSIZE || task != 0 ||
+        strcmp(data, "30 90") != 0)
+        _exit(50);
+    if (tcgetattr(tty_fd, &t) < 0 || (t.c_lflag & (ICANON | ECHO | ISIG)))
+        _exit(51);
+    if (ioctl(tty_master, TIOCSWINSZ, &ws) < 0 ||
+        kill(getppid(), SIGWINCH) < 0 ||
+        sup_next(a, &task, data, sizeof(data)) != STEPIO_WINSIZE ||
+        strcmp(data, "40 100") != 0)
+        _exit(52);
+    if (write(tty_master, "ab\003", 3) != 3)
+        _exit(53);
+    while (strlen(typed) < 3) {
+        if (sup_next(a, &task, data, sizeof(data)) != STEPIO_STDIN || task != 0)
+            _exit(53);
+        if (strlen(typed) + strlen(data) >= sizeof(typed))
+            _exit(53);
+        strcat(typed, data);
+    }
+    if (strcmp(typed, "ab\003") != 0)
+        _exit(54);
+    for (int i = 0; i < 2; i++)
+        if (kill(getppid(), SIGINT) < 0 ||
+            sup_next(a, &task, data, sizeof(data)) != STEPIO_SIGNAL ||
+            strcmp(data, "2") != 0)
+            _exit(55 + i);
+    sup_send(a, STEPIO_STDOUT, 0, "hi\r\n");
+    sup_send(a, STEPIO_TASK_EXIT, 0, "7 0");
+    sup_send(a, STEPIO_TASK_EXIT, 1, "0 0");
+    sup_send(a, STEPIO_OUT_EOF, 0, NULL);
+    sup_send(a, STEPIO_OUT_EOF, 1, NULL);
+    sup_send(a, STEPIO_DONE, 0, NULL);
+    sup_finish(a);
+    sup_send(b, STEPIO_TASK_EXIT, 2, "0 0");
+    sup_send(b, STEPIO_DONE, 0, NULL);
+    sup_finish(b);
+    _exit(0);
+}
+
+static void test_pty(void **state)
+{
+    struct srun_task_end ends[3] = {0};
+    struct cancel_log log = {0};
+    struct winsize ws = {.ws_row = 30, .ws_col = 90};
+    struct termios before, after;
+    char out[256], name[128];
+
+    (void)state;
+    tty_master = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(tty_master >= 0);
+    assert_int_equal(grantpt(tty_master), 0);
+    assert_int_equal(unlockpt(tty_master), 0);
+    assert_int_equal(ptsname_r(tty_master, name, sizeof(name)), 0);
+    tty_fd = open(name, O_RDWR | O_NOCTTY);
+    assert_true(tty_fd >= 0);
+    assert_int_equal(ioctl(tty_master, TIOCSWINSZ, &ws), 0);
+    assert_int_equal(tcgetattr(tty_fd, &before), 0);
+    input_task = 0;
+    assert_int_equal(
+        play_against(play_pty, tty_fd, ends, out, sizeof(out), &log), 0);
+    input_task = SRUN_INPUT_ALL;
+    assert_non_null(strstr(out, "hi"));
+    assert_int_equal(ends[0].exit_code, 7);
+    assert_int_equal(srun_exit_code(ends, 1), 7);
+    /* the loop's end put the terminal back */
+    assert_false(srun_tty_is_raw());
+    assert_int_equal(tcgetattr(tty_fd, &after), 0);
+    assert_int_equal(after.c_lflag, before.c_lflag);
+    assert_int_equal(after.c_iflag, before.c_iflag);
+    assert_int_equal(after.c_oflag, before.c_oflag);
+    assert_memory_equal(after.c_cc, before.c_cc, sizeof(after.c_cc));
+    close(tty_fd);
+    close(tty_master);
+    tty_fd = tty_master = -1;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normal),        cmocka_unit_test(test_lost),
         cmocka_unit_test(test_launch_failed), cmocka_unit_test(test_intruder),
-        cmocka_unit_test(test_one_input),
+        cmocka_unit_test(test_one_input),     cmocka_unit_test(test_pty),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -608,6 +608,142 @@ static void test_srun_unreachable(void **state)
     assert_non_null(strstr(msg, "STEP_LAUNCH: step_id: expected"));
 }
 
+/* ---- srun --pty: task 0 on a pseudo-terminal ---- */
+
+/* Read what comes until task 0's output holds text. */
+static void srun_until(struct srun *s, struct seen *w, const char *text)
+{
+    for (int i = 0; i < WAIT_MS / 50 && strstr(w->out[0], text) == NULL; i++)
+        srun_drain(s, w, 50);
+    assert_non_null(strstr(w->out[0], text));
+}
+
+/* Launch body's step with "pty": true; srun sends the terminal's size
+ * first, as the real one does as soon as the supervisor is there. */
+static void start_pty_step(struct srun *s, json_t *body, const char *size)
+{
+    json_t *o = json_object_get(body, "step");
+    uint32_t job = (uint32_t)json_integer_value(json_object_get(o, "job_id"));
+    uint32_t seq;
+    char msg[300];
+
+    json_object_set_new(o, "pty", json_true());
+    seq = launch_step(body);
+    srun_accept(s, job, 0);
+    srun_send(s, STEPIO_WINSIZE, 0, size);
+    if (launch_reply(seq, msg, sizeof(msg)) != 0)
+        fail_msg("STEP_LAUNCH %u.0: %s", (unsigned)job, msg);
+}
+
+/* Task 0 has a terminal of the size srun sent, and follows a later size;
+ * a bad WINSIZE is reported, not fatal; task 1's output goes nowhere;
+ * task 0's exit code comes back. */
+static void test_pty_terminal(void **state)
+{
+    struct srun s;
+    struct seen w = {0};
+
+    (void)state;
+    srun_listen(&s);
+    start_pty_step(
+        &s,
+        step_body(40, 0, s.port,
+                  json_pack("[s, s, s]", "/bin/sh", "-c",
+                            "if [ $SLURM_PROCID != 0 ]; then echo task1; "
+                            "exit 0; fi; tty; [ -t 0 ] && echo in-is-tty; "
+                            "stty size; read x; stty size; exit 7"),
+                  2),
+        "30 100");
+    srun_until(&s, &w, "30 100\r\n");
+    srun_send(&s, STEPIO_WINSIZE, 0, "40 x");
+    srun_send(&s, STEPIO_WINSIZE, 0, "41 120");
+    srun_send(&s, STEPIO_STDIN, 0, "go\n");
+    srun_collect(&s, &w, false);
+    assert_true(strncmp(w.out[0], "/dev/pts/", 9) == 0);
+    assert_non_null(strstr(w.out[0], "\r\nin-is-tty\r\n30 100\r\n"));
+    assert_non_null(strstr(w.out[0], "go\r\n41 120\r\n"));
+    assert_string_equal(w.out[1], "");
+    assert_string_equal(w.exit[0], "7 0");
+    assert_string_equal(w.exit[1], "0 0");
+    assert_non_null(strstr(w.msg, "error: node01: a WINSIZE frame that is "
+                                  "not \"ROWS COLS\""));
+    json_decref(expect_step_end(40, 0));
+    wait_gone(step_dir(40, 0));
+    srun_close(&s);
+}
+
+/* Everything task 0 wrote before it exited reaches srun (the master is
+ * read to its EIO), before the task's exit. */
+static void test_pty_drain(void **state)
+{
+    struct srun s;
+    struct seen w = {0};
+
+    (void)state;
+    srun_listen(&s);
+    start_pty_step(&s,
+                   step_body(41, 0, s.port,
+                             json_pack("[s, s, s]", "/bin/sh", "-c",
+                                       "i=0; while [ $i -lt 2000 ]; do "
+                                       "echo line$i; i=$((i+1)); done; exit 3"),
+                             1),
+                   "24 80");
+    srun_collect(&s, &w, false);
+    /* "lineN\r\n" for N = 0..1999 */
+    assert_int_equal(w.out_bytes[0], 10 * 7 + 90 * 8 + 900 * 9 + 1000 * 10);
+    assert_string_equal(w.exit[0], "3 0");
+    json_decref(expect_step_end(41, 0));
+    srun_close(&s);
+}
+
+/* ^C typed is a byte that the terminal turns into SIGINT for the task's
+ * foreground group; STDIN_EOF is the terminal's ^D; STEPIO_SIGNAL still
+ * reaches the task. */
+static void test_pty_keys(void **state)
+{
+    struct srun s;
+    struct seen w = {0}, v = {0};
+
+    (void)state;
+    srun_listen(&s);
+    start_pty_step(&s,
+                   step_body(42, 0, s.port,
+                             json_pack("[s, s, s]", "/bin/sh", "-c",
+                                       "trap 'echo got-int; exit 6' INT; "
+                                       "echo ready; "
+                                       "while :; do sleep 0.05; done"),
+                             1),
+                   "24 80");
+    srun_until(&s, &w, "ready");
+    srun_send(&s, STEPIO_STDIN, 0, "\003");
+    srun_collect(&s, &w, false);
+    assert_non_null(strstr(w.out[0], "got-int"));
+    assert_string_equal(w.exit[0], "6 0");
+    json_decref(expect_step_end(42, 0));
+    srun_close(&s);
+
+    srun_listen(&s);
+    start_pty_step(
+        &s,
+        step_body(43, 0, s.port,
+                  json_pack("[s, s, s]", "/bin/sh", "-c",
+                            "cat; echo after-eof; "
+                            "trap 'echo got-usr1; exit 5' USR1; "
+                            "echo ready; while :; do sleep 0.05; done"),
+                  1),
+        "24 80");
+    srun_send(&s, STEPIO_STDIN, 0, "abc\n");
+    srun_send(&s, STEPIO_STDIN_EOF, 0, "");
+    srun_until(&s, &v, "ready");
+    assert_non_null(strstr(v.out[0], "abc\r\nabc\r\nafter-eof"));
+    srun_send(&s, STEPIO_SIGNAL, STEPIO_ALL_TASKS, "10");
+    srun_collect(&s, &v, false);
+    assert_non_null(strstr(v.out[0], "got-usr1"));
+    assert_string_equal(v.exit[0], "5 0");
+    json_decref(expect_step_end(43, 0));
+    srun_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -622,6 +758,9 @@ int main(void)
         cmocka_unit_test(test_restart_adopts),
         cmocka_unit_test(test_batch_usage),
         cmocka_unit_test(test_srun_unreachable),
+        cmocka_unit_test(test_pty_terminal),
+        cmocka_unit_test(test_pty_drain),
+        cmocka_unit_test(test_pty_keys),
     };
 
     return cmocka_run_group_tests(tests, group_start, group_teardown);

@@ -2,7 +2,8 @@
  * Unit tests for the step I/O channel: keys in hex, the handshake over a
  * socket pair against a forked peer (right key, wrong key, wrong step,
  * a peer that says nothing), frames both ways, and every way a frame can
- * be refused (tampered, replayed, reflected, oversize, cut short).
+ * be refused (tampered, replayed, reflected, oversize, cut short), and
+ * the WINSIZE data of srun --pty.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -272,6 +273,56 @@ static void test_in_place_and_large(void **state)
     free(f);
 }
 
+/* WINSIZE data: "ROWS COLS" round-trips; anything else is EBADMSG and
+ * leaves the outputs alone. */
+static void test_winsize(void **state)
+{
+    static const struct {
+        uint16_t rows, cols;
+        const char *text;
+    } good[] = {
+        {24, 80, "24 80"},
+        {0, 0, "0 0"},
+        {65535, 65535, "65535 65535"},
+        {1, 500, "1 500"},
+    };
+    static const char *const bad[] = {
+        "",         " ",        "24",      "24 ",      " 24 80",   "24 80 ",
+        "24  80",   "24\t80",   "024 80",  "24 080",   "+24 80",   "-1 80",
+        "65536 80", "24 65536", "99999 1", "1 100000", "24 80\n",  "24 80 1",
+        "2x 80",    "24 8O",    "00 1",    "1 00",     "123456 1",
+    };
+    char buf[STEPIO_WINSIZE_MAX];
+    uint16_t r = 7, c = 9;
+    struct err e;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        size_t n = stepio_winsize_format(good[i].rows, good[i].cols, buf);
+        assert_int_equal(n, strlen(good[i].text));
+        assert_string_equal(buf, good[i].text);
+        assert_int_equal(stepio_winsize_parse(buf, n, &r, &c, &e), 0);
+        assert_int_equal(r, good[i].rows);
+        assert_int_equal(c, good[i].cols);
+    }
+    r = c = 7;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        errno = 0;
+        if (stepio_winsize_parse(bad[i], strlen(bad[i]), &r, &c, &e) != -1)
+            fail_msg("accepted \"%s\"", bad[i]);
+        assert_int_equal(errno, EBADMSG);
+        assert_int_equal(r, 7);
+        assert_int_equal(c, 7);
+    }
+    assert_non_null(strstr(e.text, "ROWS COLS"));
+    /* the length counts, not a NUL: "24 80" within "24 800" */
+    assert_int_equal(stepio_winsize_parse("24 800", 5, &r, &c, &e), 0);
+    assert_int_equal(c, 80);
+    assert_int_equal(stepio_winsize_parse(NULL, 0, &r, &c, &e), -1);
+    /* a NUL inside is just a bad byte */
+    assert_int_equal(stepio_winsize_parse("24\0 80", 6, &r, &c, &e), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_silent_peer),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_in_place_and_large),
+        cmocka_unit_test(test_winsize),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
