@@ -99,6 +99,31 @@ static char **task_gpus(char **env, const struct step_launch *s, size_t local,
     return env;
 }
 
+/* key (SLURM_X, and its SLUICE_X twin) as srun had it: its value in
+ * srun's environment, or not set when srun had none (srun -E). */
+static char **preserved(char **env, const struct step_launch *s,
+                        const char *key)
+{
+    const char *v = jobenv_get(s->env, key);
+    size_t k = 0, len = strlen(key);
+    char twin[64];
+
+    if (v != NULL)
+        return jobenv_set_slurm(env, key, v);
+    snprintf(twin, sizeof(twin), "SLUICE_%s", key + strlen("SLURM_"));
+    for (size_t i = 0; env[i] != NULL; i++) {
+        if ((strncmp(env[i], key, len) == 0 && env[i][len] == '=') ||
+            (strncmp(env[i], twin, strlen(twin)) == 0 &&
+             env[i][strlen(twin)] == '=')) {
+            free(env[i]);
+            continue;
+        }
+        env[k++] = env[i];
+    }
+    env[k] = NULL;
+    return env;
+}
+
 /* The step's layout and srun's address. */
 static char **step_vars(char **env, const struct step_launch *s)
 {
@@ -110,6 +135,11 @@ static char **step_vars(char **env, const struct step_launch *s)
     env = set_u64(env, "SLURM_NTASKS", s->ntasks);
     env = set_u64(env, "SLURM_NPROCS", s->ntasks);
     env = set_u64(env, "SLURM_NNODES", s->num_nodes);
+    if (s->preserve_env) {
+        env = preserved(env, s, "SLURM_NTASKS");
+        env = preserved(env, s, "SLURM_NPROCS");
+        env = preserved(env, s, "SLURM_NNODES");
+    }
     env = jobenv_set_slurm(env, "SLURM_NODELIST", nodes);
     env = jobenv_set_slurm(env, "SLURM_STEP_NODELIST", nodes);
     env = set_u64(env, "SLURM_STEP_NUM_NODES", s->num_nodes);

@@ -34,7 +34,9 @@ struct stepenv_gpus {
  * SLURM_DISTRIBUTION, and when the job or the step has GPUs
  * SLURM_STEP_GPUS, SLURM_GPUS_ON_NODE, CUDA_VISIBLE_DEVICES and
  * GPU_DEVICE_ORDINAL: the task's GPUs (with gpus_per_task G, local task
- * L sees gpus[L*G .. L*G+G), else all of gpus).  user: the user name;
+ * L sees gpus[L*G .. L*G+G), else all of gpus).  With s->preserve_env
+ * (srun -E) SLURM_NTASKS, SLURM_NPROCS and SLURM_NNODES are srun's own
+ * (not set when srun had none).  user: the user name;
  * node: this NodeName.  Free with jobenv_free.
  */
 char **stepenv_build(const struct step_launch *s, size_t local,

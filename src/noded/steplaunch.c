@@ -131,6 +131,10 @@ static int get_limits(json_t *o, struct step_launch *s, struct err *e)
     if (pty != NULL && !json_is_boolean(pty) && !json_is_null(pty))
         return jget_bad(e, WHERE, "pty", "true or false");
     s->pty = json_is_true(pty);
+    pty = json_object_get(o, "preserve_env");
+    if (pty != NULL && !json_is_boolean(pty) && !json_is_null(pty))
+        return jget_bad(e, WHERE, "preserve_env", "true or false");
+    s->preserve_env = json_is_true(pty);
     return 0;
 }
 

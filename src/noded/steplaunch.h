@@ -58,6 +58,9 @@ struct step_launch {
     int64_t input_task; /* -1: all, -2: none */
     bool kill_on_bad_exit;
     bool pty; /* task 0 runs on a pseudo-terminal (srun --pty) */
+    /* srun -E/--preserve-env: SLURM_NNODES and SLURM_NTASKS (and
+     * SLURM_NPROCS) keep the values srun had, not the step's */
+    bool preserve_env;
     char *distribution;
     char *job_node_list;
     uint32_t job_num_nodes;

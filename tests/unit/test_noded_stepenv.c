@@ -204,6 +204,37 @@ static void test_task_environment(void **state)
     jobenv_free(env);
 }
 
+/* srun -E (--preserve-env), as salloc's interactive step uses it: the
+ * shell keeps the allocation's SLURM_NNODES and has no SLURM_NTASKS when
+ * srun had none, so that an srun inside lays out over the allocation. */
+static void test_preserve_env(void **state)
+{
+    char *text = strdup(base_step);
+    char *at = strstr(text, "\"SLURM_UMASK=0027\"");
+    char **env;
+    size_t len = strlen(text) + 128;
+    char *with = malloc(len);
+
+    (void)state;
+    assert_non_null(at);
+    /* srun's environment says 4 nodes; the step itself is 2 nodes, 8
+     * tasks */
+    snprintf(with, len, "%.*s\"SLURM_NNODES=4\", %s", (int)(at - text), text,
+             at);
+    at = strrchr(with, '}');
+    snprintf(at, len - (size_t)(at - with), ", \"preserve_env\": true}");
+    env = env_of(with, 0, NULL);
+    expect(env, "SLURM_NNODES", "4");
+    expect(env, "SLUICE_NNODES", "4");
+    assert_null(jobenv_get(env, "SLURM_NTASKS"));
+    assert_null(jobenv_get(env, "SLUICE_NTASKS"));
+    assert_null(jobenv_get(env, "SLURM_NPROCS"));
+    expect(env, "SLURM_STEP_NUM_TASKS", "8");
+    jobenv_free(env);
+    free(with);
+    free(text);
+}
+
 static void test_gpus(void **state)
 {
     static const int ordinals[] = {10, 11, 12, 13, 14, 15};
@@ -248,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_task_environment),
         cmocka_unit_test(test_gpus),
+        cmocka_unit_test(test_preserve_env),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

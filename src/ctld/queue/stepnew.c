@@ -36,6 +36,7 @@ struct step_req {
     int64_t srun_port;
     bool kill_on_bad_exit, no_kill;
     bool pty;         /* task 0 on a pseudo-terminal (srun --pty) */
+    bool preserve_env; /* srun -E: SLURM_NNODES, SLURM_NTASKS as srun's */
     bool interactive; /* "step_id": "interactive": STEP_INTERACTIVE_ID */
     struct sl_req lay;
 };
@@ -195,6 +196,7 @@ static int req_parse(json_t *body, struct step_req *r, struct err *e)
         req_bool(body, "kill_on_bad_exit", &r->kill_on_bad_exit, e) < 0 ||
         req_bool(body, "no_kill", &r->no_kill, e) < 0 ||
         req_bool(body, "pty", &r->pty, e) < 0 ||
+        req_bool(body, "preserve_env", &r->preserve_env, e) < 0 ||
         req_step_id(body, &r->interactive, e) < 0 ||
         req_layout(body, &r->lay, e) < 0)
         return -1;
@@ -462,6 +464,8 @@ static json_t *launch_common(struct steps *ss, const struct job *j,
     S("kill_on_bad_exit", json_boolean(r->kill_on_bad_exit));
     if (r->pty)
         S("pty", json_true());
+    if (r->preserve_env)
+        S("preserve_env", json_true());
     S("distribution",
       json_string(r->lay.dist == SL_DIST_CYCLIC ? "cyclic" : "block"));
     S("job_node_list", json_string(jnl));
