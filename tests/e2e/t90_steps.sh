@@ -170,9 +170,12 @@ check "$(wait_for 10 grep -qE "STEP $id\\.0 ON node0[0-9] CANCELLED" burn.out &&
     "scancel of the job: srun says its step was cancelled"
 
 # --- refusals ------------------------------------------------------------
-out=$(env -u SLURM_JOB_ID srun true 2>&1)
+# outside a job srun asks for one (t93_interactive); one that can never
+# run is refused before any wait, with sbatch's reason
+out=$(env -u SLURM_JOB_ID srun --gres=gpu:9 true 2>&1)
 rc=$?
-like "$out" "srun: error: .*(sbatch|salloc)" "srun outside a job says what to do"
+like "$out" "srun: error: Unable to allocate resources: requested 9 GPUs per node but the largest node in partition gpu has 4" \
+    "srun outside a job with more GPUs than a node has: sbatch's reason"
 is "$rc" 1 "and exits 1"
 id=$(run_job bad '#!/bin/bash
 #SBATCH -N 2
