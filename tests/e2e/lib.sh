@@ -245,8 +245,8 @@ cluster_gone() {
 # --- a real terminal: tmux ---------------------------------------------------
 # The interactive tests drive a shell in a detached tmux session, as a user
 # at a terminal would: a private server (socket $WORK/tmux.sock, no user
-# configuration), one 120x40 window running bash without rc files, the
-# prompt "local$ ", in $WORK, with the test's environment (PATH to the
+# configuration), one 120x40 window running bash without the user's rc
+# files, the prompt "local$ ", in $WORK, with the test's environment (PATH to the
 # build, SLUICE_CONF).  cluster_stop kills the server first, so that the
 # EXIT trap takes it down even when the test fails half-way.
 #
@@ -256,6 +256,7 @@ cluster_gone() {
 #   tmux_keys C-c                  # keys by tmux's names (C-c, C-z, Enter)
 #   tmux_wait 10 REGEX [AFTER]     # until a line matches REGEX (only lines
 #                                  # below the last line matching AFTER)
+#   tmux_session 20 'srun --pty bash'  # typed; 0 once its prompt shows
 #   tmux_resize 100 30             # columns, rows
 #   tmux_screen                    # the pane with its history, as text
 #   tmux_stop
@@ -274,17 +275,20 @@ tmx() {
     tmux -S "$TMUX_SOCK" "$@"
 }
 
-# tmux_start [SHELL_ARGS...]: the session; without arguments the shell is
-# "bash --norc --noprofile -i" with the prompt "local$ ".
+# tmux_start [COMMAND ARGS...]: the session; without arguments the shell
+# is bash without the user's rc files, its prompt "local$ " (not exported).
 tmux_start() {
     TMUX_SOCK=$WORK/tmux.sock
     # history for the failure dumps; a dead pane stays for capture-pane
     printf '%s\n' 'set -g history-limit 5000' 'set -g remain-on-exit on' \
         >"$WORK/tmux.conf"
+    # PS1 set, not exported: a remote shell started from this one (srun
+    # --pty bash) must not inherit the local prompt
+    printf '%s\n' "PS1='local\$ '" >"$WORK/local.bashrc"
     if [ $# -eq 0 ]; then
-        set -- bash --norc --noprofile -i
+        set -- bash --rcfile "$WORK/local.bashrc" -i
     fi
-    if ! env -u TMUX PS1='local$ ' SHELL=/bin/bash \
+    if ! env -u TMUX -u PS1 SHELL=/bin/bash \
         tmux -f "$WORK/tmux.conf" -S "$TMUX_SOCK" new-session -d \
         -s "$TMUX_T" -x 120 -y 40 -c "$WORK" -- "$@"; then
         not_ok "tmux new-session"
@@ -330,7 +334,8 @@ tmux_after() {
         tmux_screen
         return
     fi
-    tmux_screen | awk -v re="$1" '{ l[NR] = $0; if ($0 ~ re) last = NR }
+    # the regex through the environment: awk -v would eat its backslashes
+    tmux_screen | TMUX_RE=$1 awk '{ l[NR] = $0; if ($0 ~ ENVIRON["TMUX_RE"]) last = NR }
         END { if (last) for (i = last + 1; i <= NR; i++) print l[i] }'
 }
 
@@ -359,6 +364,34 @@ tmux_dump() {
 # tmux_line REGEX [AFTER]: the first line matching REGEX (below AFTER).
 tmux_line() {
     tmux_after "${2:-}" | grep -E -m1 -- "$1"
+}
+
+# A prompt that is not the local shell's (a shell started by srun --pty
+# or salloc): ends in $ or # whatever the rc files make of it.
+TMUX_PROMPT='^[$#] *$|^([^l]|l[^o]|lo[^c]|loc[^a]|loca[^l]|local[^$]).*[$#] *$'
+TMUX_LOCAL='^local[$]'
+
+# tmux_session SECONDS COMMAND: type COMMAND (which starts another shell:
+# srun --pty bash, salloc) and wait for that shell's prompt below it.
+# When COMMAND ends first: 1.  On a timeout, Ctrl-C (twice) and back to
+# the local prompt, and 1.
+tmux_session() {
+    local after
+    after="^local[$] $(printf '%s' "$2" | sed 's/[][\\.*^$+?(){}|/]/\\&/g')"
+    tmux_type "$2"
+    # the other shell's prompt, or the local one when COMMAND ended first
+    if tmux_wait "$1" "$TMUX_PROMPT|$TMUX_LOCAL" "$after"; then
+        tmux_after "$after" | grep -Eq -- "$TMUX_PROMPT" && return 0
+        echo "# tmux: $2 ended without a prompt of its own:"
+        tmux_after "$after" | tail -20 | sed 's/^/#   | /'
+        return 1
+    fi
+    tmux_keys C-c
+    sleep 0.5
+    tmux_keys C-c
+    tmux_wait 10 "$TMUX_LOCAL" "$after" >/dev/null ||
+        { tmux_type exit && tmux_wait 10 "$TMUX_LOCAL" "$after" >/dev/null; }
+    return 1
 }
 
 # tmux_resize COLS ROWS: the window's size (as a terminal emulator's

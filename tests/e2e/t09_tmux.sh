@@ -39,7 +39,15 @@ sleep 0.5
 tmux_keys C-z
 tmux_wait 5 'Stopped +sleep 101' && ok "Ctrl-Z stops the foreground job" ||
     not_ok "Ctrl-Z stops the foreground job"
-tmux_type 'kill %1'
+tmux_type 'kill -KILL %1'
+tmux_type 'sleep 102'
+sleep 0.5
+tmux_keys 'C-\'
+tmux_wait 5 '^Quit' 'sleep 102$' && ok "Ctrl-\\ quits the foreground job" ||
+    not_ok "Ctrl-\\ quits the foreground job"
+tmux_type 'echo "exported PS1: ${PS1@a}"'
+tmux_wait 5 '^exported PS1: $' && ok "the local prompt is not exported (a remote shell would inherit it)" ||
+    not_ok "the local prompt is not exported (a remote shell would inherit it)"
 
 # a nested shell that changes the terminal's modes and exits 7
 tmux_type 'bash --norc --noprofile -i'
