@@ -248,7 +248,7 @@ like "$out" "^notty\$" "without a pseudo-terminal (--pty disregarded)"
 is "$rc" 0 "srun exits 0"
 
 # --- a full partition: waiting, Ctrl-C ------------------------------------------
-full=$(submit -p dev --exclusive -J filler -o /dev/null --wrap 'sleep 600')
+full=$(submit -p dev -c 16 --gres=gpu:4 -J filler -o /dev/null --wrap 'sleep 600')
 wait_for 20 is_state "$full" RUNNING
 tmux_type 'srun -p dev -J waiter true'
 waited 15 "^srun: job [0-9]+ queued and waiting for resources" \

@@ -125,7 +125,7 @@ scancel "${id:-X}"
 wait_for 10 job_ended "${id:-X}"
 
 # --- dev full: pending and reason lines, Ctrl-C; -I ------------------------------
-full=$(submit -p dev --exclusive -J filler -o /dev/null --wrap 'sleep 600')
+full=$(submit -p dev -c 16 --gres=gpu:4 -J filler -o /dev/null --wrap 'sleep 600')
 wait_for 20 is_state "$full" RUNNING
 tmux_type 'salloc -p dev -J waiting'
 waited 15 '^salloc: Pending job allocation [0-9]+$' 'salloc -p dev -J waiting' \
