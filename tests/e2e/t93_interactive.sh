@@ -12,12 +12,12 @@
 # backtest, --pty with stdin not a terminal), waiting for a full
 # partition and withdrawn by Ctrl-C, and its refusals (unknown
 # partition, too many GPUs, over MaxTime, -I on a busy partition).
-# salloc is t94_salloc.sh.  Time limits run 20 times faster
-# (SLUICE_TEST_TIME_DIVISOR): -t 1 is 3 s, dev's MaxTime 3 minutes.
+# salloc is t94_salloc.sh.  Time limits run 10 times faster
+# (SLUICE_TEST_TIME_DIVISOR): -t 1 is 6 s, dev's MaxTime 6 minutes.
 . "$(dirname "$0")/lib.sh"
 
 tmux_need
-export SLUICE_TEST_TIME_DIVISOR=20
+export SLUICE_TEST_TIME_DIVISOR=10
 cluster_start "$E2E_ROOT/tests/e2e/conf/interactive.conf"
 tmux_start
 OTHER=
@@ -135,7 +135,7 @@ time_limit() {
         "srun -p dev -t 1 --pty bash: a prompt" || return
     tl=$(id_named tlimit)
     waited 30 "CANCELLED AT .* DUE TO TIME LIMIT" 'srun -p dev -t 1' \
-        "the session ends at its limit (3 s here) with '*** ... CANCELLED AT ... DUE TO TIME LIMIT ***'"
+        "the session ends at its limit (6 s here) with '*** ... CANCELLED AT ... DUE TO TIME LIMIT ***'"
     like "$(tmux_line 'DUE TO TIME LIMIT' 'srun -p dev -t 1')" "(STEP $tl\\.0|JOB $tl) ON node01 CANCELLED AT " \
         "the message names the job ($tl) and the node"
     back_local tlimit 'DUE TO TIME LIMIT'

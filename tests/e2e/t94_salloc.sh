@@ -12,11 +12,11 @@
 # with LaunchParameters=use_interactive_step and EnforcePartLimits=NO:
 # the shell runs on the node as step JOBID.interactive (sacct), and a
 # time over MaxTime pends with PartitionTimeLimit, said on the terminal.
-# Time limits run 20 times faster (SLUICE_TEST_TIME_DIVISOR).
+# Time limits run 10 times faster (SLUICE_TEST_TIME_DIVISOR): -t 1 is 6 s.
 . "$(dirname "$0")/lib.sh"
 
 tmux_need
-export SLUICE_TEST_TIME_DIVISOR=20
+export SLUICE_TEST_TIME_DIVISOR=10
 CONF=$E2E_ROOT/tests/e2e/conf/interactive.conf
 VARIANT=$(mktemp /tmp/sluice-e2e-interactive.XXXXXX)
 cluster_start "$CONF"
@@ -157,6 +157,7 @@ check "$([ "$ms" -lt 3000 ] && echo 1)" "at once ($ms ms)"
 is "$(squeue -h -t all -o %i | wc -l)" "$n0" "and leaves no job behind"
 scancel "$full"
 wait_for 20 job_ended "$full"
+wait_for 10 eval '[ -z "$(squeue -h -p dev)" ]' # nothing completing there
 out=$(salloc -p dev -I true 2>&1 </dev/null)
 is "$?" 0 "salloc -I on an idle partition runs ($(printf '%s' "$out" | tail -1))"
 
@@ -245,9 +246,10 @@ interactive_step() {
     back_local istep 'Relinquishing job allocation'
     is "$(rc_of istep)" 0 "salloc exits 0"
     wait_for 10 job_ended "$id"
-    like "$(sacct -n -P -j "$id" -o JobID,JobName,State 2>&1 | tr '\n' ' ')" \
-        "^$id\\|interactive\\|COMPLETED $id\\.interactive\\|interactive\\|COMPLETED" \
-        "sacct: the job and its step $id.interactive, COMPLETED"
+    acct=$(sacct -n -P -j "$id" -o JobID,JobName,State 2>&1)
+    like "$acct" "^$id\\|interactive\\|COMPLETED\$" "sacct: the job 'interactive' COMPLETED"
+    like "$acct" "^$id\\.interactive\\|interactive\\|COMPLETED\$" \
+        "sacct: its step $id.interactive COMPLETED"
 }
 interactive_step
 
