@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential pkg-config libevent-dev libjansson-dev libsqlite3-dev
 libssl-dev libmunge-dev munge libcmocka-dev clang libclang-rt-14-dev
-clang-format sqlite3 util-linux procps curl python3 passwd"
+clang-format sqlite3 util-linux procps curl python3 passwd tmux"
 
 missing=""
 for p in $PKGS; do

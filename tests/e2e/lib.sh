@@ -66,6 +66,11 @@ need_daemons() {
 # cluster_stop: cancel jobs, stop the daemons, show logs after failures,
 # remove the directory.  Runs from the EXIT trap, so also after a crash.
 cluster_stop() {
+    if [ -n "$TMUX_SOCK" ] && [ "$TAP_FAILED" -ne 0 ]; then
+        echo "# --- the terminal (tmux pane, last 30 lines)"
+        tmux_dump 30
+    fi
+    tmux_stop
     [ -n "$DIR" ] && [ -d "$DIR" ] || return 0
     sluice down --cancel --dir "$DIR" >/dev/null 2>&1
     cluster_kill_left
@@ -235,4 +240,162 @@ cluster_gone() {
     is "$left" "" "sluice down --cancel leaves no process of the cluster"
     left=$(cd "$DIR/san" && ls)
     is "$left" "" "no sanitizer report from any process of the cluster"
+}
+
+# --- a real terminal: tmux ---------------------------------------------------
+# The interactive tests drive a shell in a detached tmux session, as a user
+# at a terminal would: a private server (socket $WORK/tmux.sock, no user
+# configuration), one 120x40 window running bash without the user's rc
+# files, the prompt "local$ ", in $WORK, with the test's environment (PATH to the
+# build, SLUICE_CONF).  cluster_stop kills the server first, so that the
+# EXIT trap takes it down even when the test fails half-way.
+#
+#   tmux_need                      # skips the script without tmux
+#   tmux_start                     # after cluster_start (or with WORK set)
+#   tmux_type 'srun -p dev --pty bash'   # the text, then Enter
+#   tmux_keys C-c                  # keys by tmux's names (C-c, C-z, Enter)
+#   tmux_wait 10 REGEX [AFTER]     # until a line matches REGEX (only lines
+#                                  # below the last line matching AFTER)
+#   tmux_session 20 'srun --pty bash'  # typed; 0 once its prompt shows
+#   tmux_resize 100 30             # columns, rows
+#   tmux_screen                    # the pane with its history, as text
+#   tmux_stop
+#
+# Regexes are grep -E's (and awk's, for AFTER); write a literal $ as [$].
+TMUX_SOCK=
+TMUX_PID=
+TMUX_T=e2e
+
+tmux_need() {
+    command -v tmux >/dev/null ||
+        skip_all "tmux is not installed (scripts/deps.sh installs it)"
+}
+
+tmx() {
+    tmux -S "$TMUX_SOCK" "$@"
+}
+
+# tmux_start [COMMAND ARGS...]: the session; without arguments the shell
+# is bash without the user's rc files, its prompt "local$ " (not exported).
+tmux_start() {
+    TMUX_SOCK=$WORK/tmux.sock
+    # history for the failure dumps; a dead pane stays for capture-pane
+    printf '%s\n' 'set -g history-limit 5000' 'set -g remain-on-exit on' \
+        >"$WORK/tmux.conf"
+    # PS1 set, not exported: a remote shell started from this one (srun
+    # --pty bash) must not inherit the local prompt
+    printf '%s\n' "PS1='local\$ '" >"$WORK/local.bashrc"
+    if [ $# -eq 0 ]; then
+        set -- bash --rcfile "$WORK/local.bashrc" -i
+    fi
+    if ! env -u TMUX -u PS1 SHELL=/bin/bash \
+        tmux -f "$WORK/tmux.conf" -S "$TMUX_SOCK" new-session -d \
+        -s "$TMUX_T" -x 120 -y 40 -c "$WORK" -- "$@"; then
+        not_ok "tmux new-session"
+        exit 1
+    fi
+    TMUX_PID=$(tmx display-message -p '#{pid}' 2>/dev/null)
+    # the shell's first prompt (or the command's first output)
+    tmux_wait 10 '.' >/dev/null
+}
+
+tmux_stop() {
+    [ -n "$TMUX_SOCK" ] || return 0
+    tmx kill-server 2>/dev/null
+    # a server that does not go (its socket removed, say): by its pid
+    if [ -n "$TMUX_PID" ] && ! wait_for 2 eval "! kill -0 $TMUX_PID"; then
+        kill -9 "$TMUX_PID" 2>/dev/null
+    fi
+    TMUX_SOCK=
+    TMUX_PID=
+}
+
+# tmux_type TEXT: TEXT typed literally, then Enter.
+tmux_type() {
+    tmx send-keys -t "$TMUX_T" -l -- "$1" && tmx send-keys -t "$TMUX_T" Enter
+}
+
+tmux_keys() {
+    tmx send-keys -t "$TMUX_T" "$@"
+}
+
+# tmux_screen: history and screen, wrapped lines joined, trailing blank
+# lines dropped.
+tmux_screen() {
+    tmx capture-pane -p -J -S - -t "$TMUX_T" 2>/dev/null |
+        awk '{ l[NR] = $0; if ($0 ~ /[^ ]/) n = NR }
+             END { for (i = 1; i <= n; i++) print l[i] }'
+}
+
+# tmux_after AFTER: the lines below the last one matching AFTER (none
+# while no line matches); the whole pane when AFTER is empty.
+tmux_after() {
+    if [ -z "$1" ]; then
+        tmux_screen
+        return
+    fi
+    # the regex through the environment: awk -v would eat its backslashes
+    tmux_screen | TMUX_RE=$1 awk '{ l[NR] = $0; if ($0 ~ ENVIRON["TMUX_RE"]) last = NR }
+        END { if (last) for (i = last + 1; i <= NR; i++) print l[i] }'
+}
+
+# tmux_wait SECONDS REGEX [AFTER]: 0 once the pane shows a line matching
+# REGEX (below the last line matching AFTER); else 1, and the pane is
+# shown as TAP comments.
+tmux_wait() {
+    local limit=$(($1 * 10)) i=0
+    while ! tmux_after "${3:-}" | grep -Eq -- "$2"; do
+        i=$((i + 1))
+        if [ "$i" -ge "$limit" ]; then
+            echo "# tmux: no line /$2/${3:+ below /$3/} within $1 s; the pane:"
+            tmux_dump 40
+            return 1
+        fi
+        sleep 0.1
+    done
+    return 0
+}
+
+# tmux_dump [N]: the pane's last N lines (default 40) as TAP comments.
+tmux_dump() {
+    tmux_screen | tail -"${1:-40}" | sed 's/^/#   | /'
+}
+
+# tmux_line REGEX [AFTER]: the first line matching REGEX (below AFTER).
+tmux_line() {
+    tmux_after "${2:-}" | grep -E -m1 -- "$1"
+}
+
+# A prompt that is not the local shell's (a shell started by srun --pty
+# or salloc): ends in $ or # whatever the rc files make of it.
+TMUX_PROMPT='^[$#] *$|^([^l]|l[^o]|lo[^c]|loc[^a]|loca[^l]|local[^$]).*[$#] *$'
+TMUX_LOCAL='^local[$]'
+
+# tmux_session SECONDS COMMAND: type COMMAND (which starts another shell:
+# srun --pty bash, salloc) and wait for that shell's prompt below it.
+# When COMMAND ends first: 1.  On a timeout, Ctrl-C (twice) and back to
+# the local prompt, and 1.
+tmux_session() {
+    local after
+    after="^local[$] $(printf '%s' "$2" | sed 's/[][\\.*^$+?(){}|/]/\\&/g')"
+    tmux_type "$2"
+    # the other shell's prompt, or the local one when COMMAND ended first
+    if tmux_wait "$1" "$TMUX_PROMPT|$TMUX_LOCAL" "$after"; then
+        tmux_after "$after" | grep -Eq -- "$TMUX_PROMPT" && return 0
+        echo "# tmux: $2 ended without a prompt of its own:"
+        tmux_after "$after" | tail -20 | sed 's/^/#   | /'
+        return 1
+    fi
+    tmux_keys C-c
+    sleep 0.5
+    tmux_keys C-c
+    tmux_wait 10 "$TMUX_LOCAL" "$after" >/dev/null ||
+        { tmux_type exit && tmux_wait 10 "$TMUX_LOCAL" "$after" >/dev/null; }
+    return 1
+}
+
+# tmux_resize COLS ROWS: the window's size (as a terminal emulator's
+# window resized by its user; the pane's programs get SIGWINCH).
+tmux_resize() {
+    tmx resize-window -t "$TMUX_T" -x "$1" -y "$2"
 }
