@@ -17,55 +17,10 @@
 
 #include "cli/alloc.h"
 #include "cli/opt.h"
+#include "common/envlist.h"
 #include "common/hostlist.h"
 #include "common/xalloc.h"
 #include "sched/steplayout.h"
-
-struct senv {
-    char **v;
-    size_t n, cap;
-};
-
-static size_t key_len(const char *kv)
-{
-    const char *eq = strchr(kv, '=');
-
-    return eq ? (size_t)(eq - kv) : strlen(kv);
-}
-
-/* Set kv ("KEY=VALUE", taken over), replacing an earlier KEY. */
-static void senv_put(struct senv *b, char *kv)
-{
-    size_t kl = key_len(kv);
-
-    for (size_t i = 0; i < b->n; i++)
-        if (key_len(b->v[i]) == kl && strncmp(b->v[i], kv, kl) == 0) {
-            free(b->v[i]);
-            b->v[i] = kv;
-            return;
-        }
-    if (b->n + 2 > b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 64;
-        b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
-    }
-    b->v[b->n++] = kv;
-    b->v[b->n] = NULL;
-}
-
-/* SLURM_X=value and SLUICE_X=value. */
-static void senv_twin(struct senv *b, const char *key, const char *value)
-{
-    senv_put(b, xasprintf("%s=%s", key, value));
-    senv_put(b, xasprintf("SLUICE_%s=%s", key + 6, value));
-}
-
-static void senv_twin_u64(struct senv *b, const char *key, uint64_t v)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof(buf), "%" PRIu64, v);
-    senv_twin(b, key, buf);
-}
 
 static uint64_t jint(json_t *o, const char *key)
 {
@@ -91,7 +46,7 @@ static size_t count_nodes(const char *list)
 }
 
 /* The job's CPUs per node, "4" or "4(x2)" (the same on every node). */
-static void senv_cpus(struct senv *b, json_t *job, size_t n_nodes)
+static void senv_cpus(struct envlist *b, json_t *job, size_t n_nodes)
 {
     uint64_t cpn = jint(job, "cpus") / n_nodes;
     char buf[48];
@@ -100,12 +55,12 @@ static void senv_cpus(struct senv *b, json_t *job, size_t n_nodes)
         snprintf(buf, sizeof(buf), "%" PRIu64 "(x%zu)", cpn, n_nodes);
     else
         snprintf(buf, sizeof(buf), "%" PRIu64, cpn);
-    senv_twin(b, "SLURM_JOB_CPUS_PER_NODE", buf);
+    envlist_twin(b, "SLURM_JOB_CPUS_PER_NODE", buf);
 }
 
 /* The job's tasks in blocks over its nodes, as the batch job sees them;
  * the counts only where they were asked for (as Slurm sets them). */
-static void senv_tasks(struct senv *b, json_t *job, json_t *spec,
+static void senv_tasks(struct envlist *b, json_t *job, json_t *spec,
                        size_t n_nodes)
 {
     uint64_t ntasks = jint(job, "ntasks");
@@ -117,47 +72,47 @@ static void senv_tasks(struct senv *b, json_t *job, json_t *spec,
     for (size_t i = 0; i < n_nodes; i++)
         counts[i] = (uint32_t)(ntasks / n_nodes + (i < ntasks % n_nodes));
     tpn = steplayout_counts(counts, n_nodes);
-    senv_twin(b, "SLURM_TASKS_PER_NODE", tpn);
+    envlist_twin(b, "SLURM_TASKS_PER_NODE", tpn);
     free(tpn);
     free(counts);
     if (json_object_get(spec, "ntasks") != NULL ||
         json_object_get(spec, "ntasks_per_node") != NULL) {
-        senv_twin_u64(b, "SLURM_NTASKS", ntasks);
-        senv_twin_u64(b, "SLURM_NPROCS", ntasks);
+        envlist_twin_u64(b, "SLURM_NTASKS", ntasks);
+        envlist_twin_u64(b, "SLURM_NPROCS", ntasks);
     }
     if (json_object_get(spec, "ntasks_per_node") != NULL)
-        senv_twin_u64(b, "SLURM_NTASKS_PER_NODE",
-                      jint(spec, "ntasks_per_node"));
+        envlist_twin_u64(b, "SLURM_NTASKS_PER_NODE",
+                         jint(spec, "ntasks_per_node"));
     if (json_object_get(spec, "cpus_per_task") != NULL)
-        senv_twin_u64(b, "SLURM_CPUS_PER_TASK", jint(job, "cpus_per_task"));
+        envlist_twin_u64(b, "SLURM_CPUS_PER_TASK", jint(job, "cpus_per_task"));
     if (jint(spec, "mem_mib") > 0)
-        senv_twin_u64(b, "SLURM_MEM_PER_NODE",
-                      jint(job, "mem_mib") ? jint(job, "mem_mib")
-                                           : jint(spec, "mem_mib"));
+        envlist_twin_u64(b, "SLURM_MEM_PER_NODE",
+                         jint(job, "mem_mib") ? jint(job, "mem_mib")
+                                              : jint(spec, "mem_mib"));
 }
 
 char **salloc_env(json_t *job, json_t *spec, char *const *envp, const char *cwd,
                   const char *host)
 {
-    struct senv b = {0};
+    struct envlist b = {0};
     const char *nodes = jstr(job, "node_list");
     size_t n_nodes = count_nodes(nodes);
 
     for (char *const *p = envp; p != NULL && *p != NULL; p++)
         if (strchr(*p, '=') != NULL)
-            senv_put(&b, xstrdup(*p));
-    senv_twin_u64(&b, "SLURM_JOB_ID", jint(job, "job_id"));
-    senv_twin_u64(&b, "SLURM_JOBID", jint(job, "job_id"));
-    senv_twin(&b, "SLURM_JOB_NAME", jstr(job, "name"));
-    senv_twin(&b, "SLURM_JOB_PARTITION", jstr(job, "partition"));
-    senv_twin(&b, "SLURM_JOB_NODELIST", nodes);
-    senv_twin(&b, "SLURM_NODELIST", nodes);
-    senv_twin_u64(&b, "SLURM_JOB_NUM_NODES", n_nodes);
-    senv_twin_u64(&b, "SLURM_NNODES", n_nodes);
+            envlist_put(&b, xstrdup(*p));
+    envlist_twin_u64(&b, "SLURM_JOB_ID", jint(job, "job_id"));
+    envlist_twin_u64(&b, "SLURM_JOBID", jint(job, "job_id"));
+    envlist_twin(&b, "SLURM_JOB_NAME", jstr(job, "name"));
+    envlist_twin(&b, "SLURM_JOB_PARTITION", jstr(job, "partition"));
+    envlist_twin(&b, "SLURM_JOB_NODELIST", nodes);
+    envlist_twin(&b, "SLURM_NODELIST", nodes);
+    envlist_twin_u64(&b, "SLURM_JOB_NUM_NODES", n_nodes);
+    envlist_twin_u64(&b, "SLURM_NNODES", n_nodes);
     senv_cpus(&b, job, n_nodes);
     senv_tasks(&b, job, spec, n_nodes);
-    senv_twin(&b, "SLURM_SUBMIT_DIR", cwd);
-    senv_twin(&b, "SLURM_SUBMIT_HOST", host);
+    envlist_twin(&b, "SLURM_SUBMIT_DIR", cwd);
+    envlist_twin(&b, "SLURM_SUBMIT_HOST", host);
     return b.v;
 }
 

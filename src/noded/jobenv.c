@@ -12,56 +12,8 @@
 #include <string.h>
 
 #include "common/hostlist.h"
+#include "common/envlist.h"
 #include "common/xalloc.h"
-
-struct envb {
-    char **v;
-    size_t n, cap;
-};
-
-static size_t key_len(const char *kv)
-{
-    const char *eq = strchr(kv, '=');
-
-    return eq ? (size_t)(eq - kv) : strlen(kv);
-}
-
-/* Set kv ("KEY=VALUE", taken over) replacing an earlier KEY. */
-static void env_put(struct envb *b, char *kv)
-{
-    size_t kl = key_len(kv);
-
-    for (size_t i = 0; i < b->n; i++)
-        if (key_len(b->v[i]) == kl && strncmp(b->v[i], kv, kl) == 0) {
-            free(b->v[i]);
-            b->v[i] = kv;
-            return;
-        }
-    if (b->n + 2 > b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 64;
-        b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
-    }
-    b->v[b->n++] = kv;
-    b->v[b->n] = NULL;
-}
-
-/* SLURM_X=value and SLUICE_X=value (SLURMD_NODENAME: SLUICED_NODENAME). */
-static void env_twin(struct envb *b, const char *key, const char *value)
-{
-    const char *rest = strncmp(key, "SLURMD_", 7) == 0 ? key + 7 : key + 6;
-    const char *pre = strncmp(key, "SLURMD_", 7) == 0 ? "SLUICED_" : "SLUICE_";
-
-    env_put(b, xasprintf("%s=%s", key, value));
-    env_put(b, xasprintf("%s%s=%s", pre, rest, value));
-}
-
-static void env_twin_u64(struct envb *b, const char *key, uint64_t v)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof(buf), "%" PRIu64, v);
-    env_twin(b, key, buf);
-}
 
 static size_t count_nodes(const char *list)
 {
@@ -87,81 +39,81 @@ static char *gpu_list(const struct launch *l, const struct jobenv_gpus *g,
     return s;
 }
 
-static void env_gpus(struct envb *b, const struct launch *l,
+static void env_gpus(struct envlist *b, const struct launch *l,
                      const struct jobenv_gpus *g)
 {
     char *global = gpu_list(l, g, false);
     char *local = gpu_list(l, g, g != NULL && g->renumber);
 
-    env_twin(b, "SLURM_JOB_GPUS", global);
-    env_twin_u64(b, "SLURM_GPUS_ON_NODE", l->n_gpus);
-    env_put(b, xasprintf("CUDA_VISIBLE_DEVICES=%s", local));
-    env_put(b, xasprintf("GPU_DEVICE_ORDINAL=%s", local));
+    envlist_twin(b, "SLURM_JOB_GPUS", global);
+    envlist_twin_u64(b, "SLURM_GPUS_ON_NODE", l->n_gpus);
+    envlist_put(b, xasprintf("CUDA_VISIBLE_DEVICES=%s", local));
+    envlist_put(b, xasprintf("GPU_DEVICE_ORDINAL=%s", local));
     free(global);
     free(local);
 }
 
 /* The job's tasks, as the controller laid them out (absent: one task per
  * node, "1(xN)", as Slurm says of a job without -n). */
-static void env_tasks(struct envb *b, const struct launch *l, size_t n_nodes)
+static void env_tasks(struct envlist *b, const struct launch *l, size_t n_nodes)
 {
     char *tpn;
 
     if (l->ntasks > 0) {
-        env_twin_u64(b, "SLURM_NTASKS", l->ntasks);
-        env_twin_u64(b, "SLURM_NPROCS", l->ntasks);
+        envlist_twin_u64(b, "SLURM_NTASKS", l->ntasks);
+        envlist_twin_u64(b, "SLURM_NPROCS", l->ntasks);
     }
     if (l->ntasks_per_node > 0)
-        env_twin_u64(b, "SLURM_NTASKS_PER_NODE", l->ntasks_per_node);
+        envlist_twin_u64(b, "SLURM_NTASKS_PER_NODE", l->ntasks_per_node);
     if (l->cpus_per_task > 0)
-        env_twin_u64(b, "SLURM_CPUS_PER_TASK", l->cpus_per_task);
+        envlist_twin_u64(b, "SLURM_CPUS_PER_TASK", l->cpus_per_task);
     if (l->tasks_per_node != NULL && l->tasks_per_node[0] != '\0')
         tpn = xstrdup(l->tasks_per_node);
     else if (n_nodes > 1)
         tpn = xasprintf("1(x%zu)", n_nodes);
     else
         tpn = xstrdup("1");
-    env_twin(b, "SLURM_TASKS_PER_NODE", tpn);
+    envlist_twin(b, "SLURM_TASKS_PER_NODE", tpn);
     free(tpn);
 }
 
 char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
                     const char *user, const char *node)
 {
-    struct envb b = {0};
+    struct envlist b = {0};
     const char *nodes = l->node_list[0] ? l->node_list : node;
     size_t n_nodes = l->num_nodes > 0 ? l->num_nodes : count_nodes(nodes);
 
     for (size_t i = 0; i < l->n_env; i++)
-        env_put(&b, xstrdup(l->env[i]));
-    env_twin_u64(&b, "SLURM_JOB_ID", l->job_id);
-    env_twin_u64(&b, "SLURM_JOBID", l->job_id);
-    env_twin(&b, "SLURM_JOB_NAME", l->name);
-    env_twin(&b, "SLURM_JOB_PARTITION", l->partition);
-    env_twin(&b, "SLURM_JOB_NODELIST", nodes);
-    env_twin(&b, "SLURM_NODELIST", nodes);
-    env_twin_u64(&b, "SLURM_JOB_NUM_NODES", n_nodes);
-    env_twin_u64(&b, "SLURM_NNODES", n_nodes);
-    env_twin(&b, "SLURM_SUBMIT_DIR", l->work_dir);
-    env_twin_u64(&b, "SLURM_CPUS_ON_NODE", l->cpus);
-    env_twin_u64(&b, "SLURM_JOB_CPUS_PER_NODE", l->cpus);
-    env_twin(&b, "SLURM_JOB_USER", user);
-    env_twin_u64(&b, "SLURM_JOB_UID", l->uid);
-    env_twin_u64(&b, "SLURM_JOB_GID", l->gid);
-    env_twin(&b, "SLURM_NODEID", "0");
-    env_twin(&b, "SLURMD_NODENAME", node);
+        envlist_put(&b, xstrdup(l->env[i]));
+    envlist_twin_u64(&b, "SLURM_JOB_ID", l->job_id);
+    envlist_twin_u64(&b, "SLURM_JOBID", l->job_id);
+    envlist_twin(&b, "SLURM_JOB_NAME", l->name);
+    envlist_twin(&b, "SLURM_JOB_PARTITION", l->partition);
+    envlist_twin(&b, "SLURM_JOB_NODELIST", nodes);
+    envlist_twin(&b, "SLURM_NODELIST", nodes);
+    envlist_twin_u64(&b, "SLURM_JOB_NUM_NODES", n_nodes);
+    envlist_twin_u64(&b, "SLURM_NNODES", n_nodes);
+    envlist_twin(&b, "SLURM_SUBMIT_DIR", l->work_dir);
+    envlist_twin_u64(&b, "SLURM_CPUS_ON_NODE", l->cpus);
+    envlist_twin_u64(&b, "SLURM_JOB_CPUS_PER_NODE", l->cpus);
+    envlist_twin(&b, "SLURM_JOB_USER", user);
+    envlist_twin_u64(&b, "SLURM_JOB_UID", l->uid);
+    envlist_twin_u64(&b, "SLURM_JOB_GID", l->gid);
+    envlist_twin(&b, "SLURM_NODEID", "0");
+    envlist_twin(&b, "SLURMD_NODENAME", node);
     if (l->mem_mib > 0)
-        env_twin_u64(&b, "SLURM_MEM_PER_NODE", l->mem_mib);
+        envlist_twin_u64(&b, "SLURM_MEM_PER_NODE", l->mem_mib);
     if (l->restart_count > 0)
-        env_twin_u64(&b, "SLURM_RESTART_COUNT", l->restart_count);
+        envlist_twin_u64(&b, "SLURM_RESTART_COUNT", l->restart_count);
     if (l->is_array) {
-        env_twin_u64(&b, "SLURM_ARRAY_JOB_ID", l->array_job_id);
-        env_twin_u64(&b, "SLURM_ARRAY_TASK_ID", l->array_task_id);
+        envlist_twin_u64(&b, "SLURM_ARRAY_JOB_ID", l->array_job_id);
+        envlist_twin_u64(&b, "SLURM_ARRAY_TASK_ID", l->array_task_id);
         if (l->array_task_count > 0) {
-            env_twin_u64(&b, "SLURM_ARRAY_TASK_COUNT", l->array_task_count);
-            env_twin_u64(&b, "SLURM_ARRAY_TASK_MIN", l->array_task_min);
-            env_twin_u64(&b, "SLURM_ARRAY_TASK_MAX", l->array_task_max);
-            env_twin_u64(&b, "SLURM_ARRAY_TASK_STEP", l->array_task_step);
+            envlist_twin_u64(&b, "SLURM_ARRAY_TASK_COUNT", l->array_task_count);
+            envlist_twin_u64(&b, "SLURM_ARRAY_TASK_MIN", l->array_task_min);
+            envlist_twin_u64(&b, "SLURM_ARRAY_TASK_MAX", l->array_task_max);
+            envlist_twin_u64(&b, "SLURM_ARRAY_TASK_STEP", l->array_task_step);
         }
     }
     env_tasks(&b, l, n_nodes);
@@ -172,23 +124,17 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
 
 char **jobenv_set(char **env, const char *key, const char *value)
 {
-    struct envb b = {.v = env};
+    struct envlist b = envlist_adopt(env);
 
-    while (env != NULL && env[b.n] != NULL)
-        b.n++;
-    b.cap = b.n + 1;
-    env_put(&b, xasprintf("%s=%s", key, value));
+    envlist_put(&b, xasprintf("%s=%s", key, value));
     return b.v;
 }
 
 char **jobenv_set_slurm(char **env, const char *key, const char *value)
 {
-    struct envb b = {.v = env};
+    struct envlist b = envlist_adopt(env);
 
-    while (env != NULL && env[b.n] != NULL)
-        b.n++;
-    b.cap = b.n + 1;
-    env_twin(&b, key, value);
+    envlist_twin(&b, key, value);
     return b.v;
 }
 

@@ -115,13 +115,14 @@ pty_session() {
     tmux_keys 'C-\'
     tmux_type 'echo "after quit $SLURM_JOB_ID"'
     waited 5 "^after quit $id\$" "Ctrl-\\ ends the remote foreground job, the shell goes on"
-    waited 1 '^Quit' 'sleep 102$' "the remote shell reports it: Quit"
+    waited 1 'Quit' 'sleep 102$' "the remote shell reports it: Quit"
 
     tmux_type 'exit 7'
     back_local exit7 'exit 7$'
     is "$(srun_rc exit7)" 7 "the local srun exits 7"
     wait_for 10 job_ended "$id"
-    is "$(squeue -h -j "$id" 2>&1)" "" "the job left the queue with its step"
+    is "$(squeue -h 2>&1)" "" "the job left the queue with its step"
+    is "$(squeue -h -s 2>&1)" "" "... and no step runs"
     acct=$(sacct -j "$id" -n -P -o JobID,JobName,State,ExitCode 2>&1)
     like "$acct" "^$id\\|bash\\|FAILED\\|7:0\$" "sacct: the job bash FAILED 7:0"
     like "$acct" "^$id\\.0\\|bash\\|FAILED\\|7:0\$" "sacct: its step $id.0 FAILED 7:0"
@@ -256,7 +257,7 @@ waited 15 "^srun: job [0-9]+ queued and waiting for resources" \
 wt=$(id_named waiter)
 is "$(squeue -h -j "$wt" -o '%T %j' 2>&1)" "PENDING waiter" "squeue: the job pends meanwhile"
 tmux_keys C-c
-waited 10 "^srun: Job allocation $wt has been revoked" \
+waited 10 "srun: Job allocation $wt has been revoked" \
     "Ctrl-C while pending: srun: Job allocation $wt has been revoked."
 waited 10 "$LOCAL" 'has been revoked' "the local prompt is back"
 tmux_type 'echo "wait rc=$?"'

@@ -138,7 +138,7 @@ waited 15 "^salloc: job $wt pending: Reason=(Resources|Priority)" \
 is "$(squeue -h -j "$wt" -o '%j %T' 2>&1)" "waiting PENDING" "squeue: the job pends meanwhile"
 like "$(sluice explain "$wt" 2>&1)" "node01" "sluice explain $wt names node01 (busy)"
 tmux_keys C-c
-waited 10 "^salloc: Job allocation $wt has been revoked\\.?\$" 'salloc -p dev -J waiting' \
+waited 10 "salloc: Job allocation $wt has been revoked\\.?\$" 'salloc -p dev -J waiting' \
     "Ctrl-C: salloc: Job allocation $wt has been revoked."
 back_local pend "has been revoked"
 is "$(rc_of pend)" 1 "salloc exits 1"
@@ -186,7 +186,7 @@ time_limit() {
     local id
     session 20 'salloc -p dev -t 1' "salloc -p dev -t 1: a shell" || return
     id=$(granted 'salloc -p dev -t 1')
-    waited 30 "^salloc: Job $id has exceeded its time limit and its allocation has been revoked\\.?\$" \
+    waited 30 "salloc: Job $id has exceeded its time limit and its allocation has been revoked\\.?\$" \
         'salloc -p dev -t 1' "at its limit: salloc: Job $id has exceeded its time limit and its allocation has been revoked."
     back_local tlimit 'exceeded its time limit'
     is "$(rc_of tlimit)" 1 "salloc exits 1"
@@ -201,7 +201,7 @@ preempted() {
     session 20 'salloc -p dev --gres=gpu:4' "salloc -p dev --gres=gpu:4: a shell" || return
     id=$(granted 'salloc -p dev --gres=gpu:4')
     p=$(submit -p prod --gres=gpu:1 -o /dev/null --wrap 'sleep 3')
-    waited 30 "^salloc: Job allocation $id has been revoked\\.?\$" 'salloc -p dev --gres' \
+    waited 30 "salloc: Job allocation $id has been revoked\\.?\$" 'salloc -p dev --gres' \
         "salloc: Job allocation $id has been revoked."
     waited 5 "^salloc: job $id was preempted by job $p \\(partition prod\\)\$" 'salloc -p dev --gres' \
         "salloc: job $id was preempted by job $p (partition prod)"
@@ -262,7 +262,7 @@ waited 10 "^salloc: job $wt pending: Reason=PartitionTimeLimit" \
     "salloc: job $wt pending: Reason=PartitionTimeLimit"
 is "$(squeue -h -j "$wt" -o '%T %r' 2>&1)" "PENDING PartitionTimeLimit" "squeue agrees"
 tmux_keys C-c
-waited 10 "^salloc: Job allocation $wt has been revoked" 'salloc -p dev -t 2:00:00' \
+waited 10 "salloc: Job allocation $wt has been revoked" 'salloc -p dev -t 2:00:00' \
     "Ctrl-C withdraws it"
 back_local overmax 'has been revoked'
 tmux_type 'srun -p dev -t 2:00:00 true'

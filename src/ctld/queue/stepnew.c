@@ -35,9 +35,9 @@ struct step_req {
     int64_t input_task;   /* -1: all, -2: none */
     int64_t srun_port;
     bool kill_on_bad_exit, no_kill;
-    bool pty;         /* task 0 on a pseudo-terminal (srun --pty) */
+    bool pty;          /* task 0 on a pseudo-terminal (srun --pty) */
     bool preserve_env; /* srun -E: SLURM_NNODES, SLURM_NTASKS as srun's */
-    bool interactive; /* "step_id": "interactive": STEP_INTERACTIVE_ID */
+    bool interactive;  /* "step_id": "interactive": STEP_INTERACTIVE_ID */
     struct sl_req lay;
 };
 
