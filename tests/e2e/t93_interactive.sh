@@ -23,30 +23,7 @@ tmux_start
 OTHER=
 trap 'cluster_stop; [ -z "$OTHER" ] || userdel "$OTHER" 2>/dev/null' EXIT
 
-check() {
-    if [ -n "$1" ]; then ok "$2"; else not_ok "$2"; fi
-}
-# waited SECONDS REGEX [AFTER] NAME: ok when the pane shows REGEX in time.
-waited() {
-    local name=${*: -1}
-    if [ $# -ge 4 ]; then
-        tmux_wait "$1" "$2" "$3" && ok "$name" || not_ok "$name"
-    else
-        tmux_wait "$1" "$2" && ok "$name" || not_ok "$name"
-    fi
-}
-# session SECONDS COMMAND NAME: ok when COMMAND's remote shell shows its
-# prompt; else not_ok, back at the local prompt, and 1 (the section ends).
-session() {
-    if tmux_session "$1" "$2"; then
-        ok "$3"
-    else
-        not_ok "$3"
-        return 1
-    fi
-}
-state_of() { squeue -h -t all -j "$1" -o %T 2>/dev/null; }
-is_state() { [ "$(state_of "$1")" = "$2" ]; }
+. "$E2E_ROOT/tests/e2e/interactive.sh"
 # id_named NAME: the id of the (last) job called NAME, in any state; X
 # when there is none, so that patterns built from it match nothing.
 id_named() {
@@ -54,19 +31,6 @@ id_named() {
     id=$(squeue -h -t all -n "$1" -o %i 2>/dev/null | sort -n | tail -1)
     echo "${id:-X}"
 }
-LOCAL=$TMUX_LOCAL
-# back_local WHAT AFTER: the local prompt below AFTER; then srun's exit
-# status (printed as "WHAT rc=N") and the terminal's modes (stty.after,
-# compared with stty.before).
-back_local() {
-    waited 20 "$LOCAL" "$2" "$1: the local prompt is back"
-    tmux_type "rc=\$?; stty -a >stty.after; echo \"$1 rc=\$rc\""
-    tmux_wait 5 "^$1 rc=[0-9]+\$" >/dev/null
-    is "$(cat stty.after 2>&1)" "$(cat stty.before)" \
-        "$1: the local terminal is back in its modes (stty -a before and after identical)"
-    rm -f stty.after
-}
-srun_rc() { tmux_line "^$1 rc=[0-9]+\$" | sed 's/.* rc=//'; }
 
 # --- srun -p dev --gres=gpu:1 --pty bash -------------------------------------
 pty_session() {
@@ -119,7 +83,7 @@ pty_session() {
 
     tmux_type 'exit 7'
     back_local exit7 'exit 7$'
-    is "$(srun_rc exit7)" 7 "the local srun exits 7"
+    is "$(rc_of exit7)" 7 "the local srun exits 7"
     wait_for 10 job_ended "$id"
     is "$(squeue -h 2>&1)" "" "the job left the queue with its step"
     is "$(squeue -h -s 2>&1)" "" "... and no step runs"
@@ -140,7 +104,7 @@ time_limit() {
     like "$(tmux_line 'DUE TO TIME LIMIT' 'srun -p dev -t 1')" "(STEP $tl\\.0|JOB $tl) ON node01 CANCELLED AT " \
         "the message names the job ($tl) and the node"
     back_local tlimit 'DUE TO TIME LIMIT'
-    like "$(srun_rc tlimit)" '^[1-9][0-9]*$' "srun exits non-zero"
+    like "$(rc_of tlimit)" '^[1-9][0-9]*$' "srun exits non-zero"
     wait_for 10 job_ended "$tl"
     is "$(sacct -n -X -P -j "$tl" -o JobName,State 2>&1)" "tlimit|TIMEOUT" "sacct: TIMEOUT"
 }
@@ -155,7 +119,7 @@ preempted() {
     waited 30 "preempted by job $p \\(partition prod\\)" \
         "the terminal says: preempted by job $p (partition prod)"
     back_local preempt 'preempted by job'
-    like "$(srun_rc preempt)" '^[1-9][0-9]*$' "srun exits non-zero"
+    like "$(rc_of preempt)" '^[1-9][0-9]*$' "srun exits non-zero"
     wait_for 20 is_state "$p" COMPLETED
     is "$(state_of "$p")" COMPLETED "the prod job ran"
     is "$(state_of "$dv")" PREEMPTED "the session ended PREEMPTED"

@@ -23,27 +23,7 @@ cluster_start "$CONF"
 trap 'cluster_stop; rm -f "$VARIANT"' EXIT
 tmux_start
 
-check() {
-    if [ -n "$1" ]; then ok "$2"; else not_ok "$2"; fi
-}
-waited() {
-    local name=${*: -1}
-    if [ $# -ge 4 ]; then
-        tmux_wait "$1" "$2" "$3" && ok "$name" || not_ok "$name"
-    else
-        tmux_wait "$1" "$2" && ok "$name" || not_ok "$name"
-    fi
-}
-session() {
-    if tmux_session "$1" "$2"; then
-        ok "$3"
-    else
-        not_ok "$3"
-        return 1
-    fi
-}
-state_of() { squeue -h -t all -j "$1" -o %T 2>/dev/null; }
-is_state() { [ "$(state_of "$1")" = "$2" ]; }
+. "$E2E_ROOT/tests/e2e/interactive.sh"
 # granted AFTER: the id in "salloc: Granted job allocation N" below
 # AFTER; X when there is none.
 granted() {
@@ -56,20 +36,8 @@ pending_id() {
     id=$(tmux_line '^salloc: Pending job allocation [0-9]+$' "$1" | grep -Eo '[0-9]+$')
     echo "${id:-X}"
 }
-LOCAL=$TMUX_LOCAL
 tmux_type 'stty -a >stty.before'
 wait_for 5 test -s stty.before
-# back_local WHAT AFTER: the local prompt below AFTER, salloc's status
-# printed as "WHAT rc=N", the terminal's modes compared with stty.before.
-back_local() {
-    waited 20 "$LOCAL" "$2" "$1: the local prompt is back"
-    tmux_type "rc=\$?; stty -a >stty.after; echo \"$1 rc=\$rc\""
-    tmux_wait 5 "^$1 rc=[0-9]+\$" >/dev/null
-    is "$(cat stty.after 2>&1)" "$(cat stty.before)" \
-        "$1: the terminal's modes are unchanged (stty -a)"
-    rm -f stty.after
-}
-rc_of() { tmux_line "^$1 rc=[0-9]+\$" | sed 's/.* rc=//'; }
 
 # --- salloc -N 2 -p backtest, srun inside, exit ------------------------------
 two_nodes() {

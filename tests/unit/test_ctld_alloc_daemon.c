@@ -8,25 +8,6 @@
  */
 #include "ctld_harness.h"
 
-/* A request as the test's user: the reply, or NULL with *code and e. */
-static json_t *req(struct fx *f, uint16_t type, json_t *body, int *code,
-                   struct err *e)
-{
-    struct proto_conn *c = proto_connect(f->tcp, 2000, e);
-    json_t *reply = NULL;
-
-    if (c == NULL)
-        fail_msg("connect: %s", e->text);
-    *code = 0;
-    if (proto_call(c, f->auth, type, body, &reply, 5000, e) < 0) {
-        *code = errno;
-        reply = NULL;
-    }
-    proto_close(c);
-    json_decref(body);
-    return reply;
-}
-
 /* SUBMIT an allocation (fields: JSON without braces); its id, or 0 with
  * *code and e. */
 static uint64_t alloc(struct fx *f, const char *fields, int *code,
@@ -44,34 +25,6 @@ static uint64_t alloc(struct fx *f, const char *fields, int *code,
     id = (uint64_t)json_integer_value(json_object_get(r, "job_id"));
     json_decref(r);
     return id;
-}
-
-static json_t *create(struct fx *f, uint64_t id, const char *extra, int *code,
-                      struct err *e)
-{
-    char text[1024];
-
-    snprintf(text, sizeof(text),
-             "{\"job_id\": %llu, \"argv\": [\"bash\"], \"cwd\": \"/tmp\", "
-             "\"srun_host\": \"127.0.0.1\", \"srun_port\": 4321%s%s}",
-             (unsigned long long)id, extra ? ", " : "", extra ? extra : "");
-    return req(f, PROTO_MSG_STEP_CREATE, json_loads(text, 0, NULL), code, e);
-}
-
-static void step_end(struct peer *p, const char *node, uint64_t job,
-                     uint32_t step, int code, int sig)
-{
-    uint8_t flags;
-    json_t *r = peer_call(
-        p, PROTO_MSG_STEP_END,
-        json_pack("{s:I, s:I, s:s, s:i, s:i, s:I, s:s, s:o}", "job_id",
-                  (json_int_t)job, "step_id", (json_int_t)step, "node", node,
-                  "exit_code", code, "signal", sig, "end_time",
-                  (json_int_t)time(NULL), "reason", "", "usage", json_object()),
-        &flags);
-
-    assert_false(flags & PROTO_F_ERROR);
-    json_decref(r);
 }
 
 static void test_immediate_interactive_complete(void **state)
@@ -140,7 +93,7 @@ static void test_immediate_interactive_complete(void **state)
     assert_int_equal(json_integer_value(json_object_get(r, "step_id")), 0);
     json_decref(r);
     json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
-    step_end(n1, "node01", id, 0, 0, 0);
+    assert_int_equal(step_end(n1, "node01", id, 0, 0, 0, NULL), 0);
 
     /* JOB_COMPLETE: the steps are killed on every node; the job ends
      * once its last step is reported */
@@ -157,7 +110,8 @@ static void test_immediate_interactive_complete(void **state)
     assert_non_null(l);
     json_decref(l);
     assert_job(f, id, "job_state", "RUNNING");
-    step_end(n1, "node01", id, STEP_INTERACTIVE_ID, 0, 15);
+    assert_int_equal(
+        step_end(n1, "node01", id, STEP_INTERACTIVE_ID, 0, 15, NULL), 0);
     assert_job(f, id, "job_state", "FAILED");
     assert_job(f, id, "exit_code", "{\"return_code\": 4, \"signal\": 0}");
     peer_close(n1);
@@ -184,7 +138,7 @@ static void test_srun_allocation(void **state)
         fail_msg("STEP_CREATE: %s", e.text);
     json_decref(r);
     json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
-    step_end(n1, "node01", id, 0, 0, 0);
+    assert_int_equal(step_end(n1, "node01", id, 0, 0, 0, NULL), 0);
     assert_job(f, id, "job_state", "COMPLETED");
     /* nothing was left to kill */
     assert_null(peer_expect(n1, PROTO_MSG_JOB_KILL, 200, NULL));

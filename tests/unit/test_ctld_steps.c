@@ -8,73 +8,12 @@
  */
 #include "ctld_harness.h"
 
-/* One request as the test's user; the reply, or NULL with *code and e. */
-static json_t *req(struct fx *f, uint16_t type, json_t *body, int *code,
-                   struct err *e)
-{
-    struct proto_conn *c = proto_connect(f->tcp, 2000, e);
-    json_t *reply = NULL;
-
-    if (c == NULL)
-        fail_msg("connect: %s", e->text);
-    *code = 0;
-    if (proto_call(c, f->auth, type, body, &reply, 5000, e) < 0) {
-        *code = errno;
-        reply = NULL;
-    }
-    proto_close(c);
-    json_decref(body);
-    return reply;
-}
-
-/* STEP_CREATE for job id with extra fields (JSON text without braces). */
-static json_t *create(struct fx *f, uint64_t id, const char *extra, int *code,
-                      struct err *e)
-{
-    char text[1024];
-    json_t *body;
-
-    snprintf(text, sizeof(text),
-             "{\"job_id\": %llu, \"argv\": [\"hostname\"], \"env\": [\"A=1\"],"
-             " \"cwd\": \"/tmp\", \"srun_host\": \"127.0.0.1\", "
-             "\"srun_port\": 4321%s%s}",
-             (unsigned long long)id, extra ? ", " : "", extra ? extra : "");
-    body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    return req(f, PROTO_MSG_STEP_CREATE, body, code, e);
-}
-
-/* A node's report; its error code (0: {}). */
-static int report(struct peer *p, uint16_t type, json_t *body)
-{
-    uint8_t flags;
-    json_t *r = peer_call(p, type, body, &flags);
-    int code = 0;
-    const char *msg;
-
-    if (flags & PROTO_F_ERROR)
-        proto_error_parse(r, &code, &msg);
-    json_decref(r);
-    return code;
-}
-
 static json_t *usage(int rss, int cpu_us)
 {
     return json_pack("{s:[{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}]}", "tasks",
                      "task", 0, "rss_kib", rss, "vmsize_kib", 2 * rss,
                      "user_cpu_us", cpu_us, "sys_cpu_us", 10, "pages", 1,
                      "read_bytes", 100, "write_bytes", 200);
-}
-
-static int step_end(struct peer *p, const char *node, uint64_t job,
-                    uint32_t step, int code, int sig, json_t *use)
-{
-    return report(p, PROTO_MSG_STEP_END,
-                  json_pack("{s:I, s:I, s:s, s:i, s:i, s:I, s:s, s:o}",
-                            "job_id", (json_int_t)job, "step_id",
-                            (json_int_t)step, "node", node, "exit_code", code,
-                            "signal", sig, "end_time", (json_int_t)time(NULL),
-                            "reason", "", "usage", use ? use : json_object()));
 }
 
 /* The step's STEP object from STEP_QUERY (new reference), or NULL. */
