@@ -479,6 +479,15 @@ static void conf_cluster_key(struct conf *c, const char *file,
     bool multi;
 
     if (k == NULL) {
+        if (strcasecmp(p->key, "SallocDefaultCommand") == 0) {
+            conf_diag_at(c, CONF_WARNING, &loc,
+                         "SallocDefaultCommand was removed in Slurm 21.08 "
+                         "and is not read; use "
+                         "LaunchParameters=use_interactive_step (and "
+                         "InteractiveStepOptions) for a shell on the "
+                         "allocated node");
+            return;
+        }
         for (size_t i = 0; slurm_only_keys[i] != NULL; i++)
             if (strcasecmp(slurm_only_keys[i], p->key) == 0) {
                 conf_diag_at(c, CONF_WARNING, &loc,

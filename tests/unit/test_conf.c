@@ -510,6 +510,16 @@ static void test_launch_params(void **state)
     assert_false(c->use_interactive_step);
     conf_destroy(c);
     conf_diag_free(&d);
+
+    /* an old slurm.conf's SallocDefaultCommand: said what replaces it */
+    c = parse(HEAD "SallocDefaultCommand=\"srun -n1 -N1 --pty $SHELL\"\n"
+                   "NodeName=n1\nPartitionName=p Nodes=n1\n",
+              &d);
+    assert_non_null(c);
+    assert_non_null(diag_find(&d, "use LaunchParameters=use_interactive_step"));
+    assert_false(c->use_interactive_step);
+    conf_destroy(c);
+    conf_diag_free(&d);
 }
 
 static void test_json(void **state)
