@@ -78,6 +78,26 @@ static inline struct job *fx_job(struct fx *f, uint64_t id)
     return j;
 }
 
+/* fx_setup_conf: a cmocka setup: a new fixture in a fresh directory, opened
+ * on conf_fmt with its one "%s" (StateSaveLocation) replaced by that
+ * directory. */
+static __attribute__((unused)) int fx_setup_conf(void **state,
+                                                 const char *conf_fmt)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    const char *at = strstr(conf_fmt, "%s");
+    char text[4096];
+
+    if (f == NULL || at == NULL || fx_make_dir(f) < 0)
+        return -1;
+    snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - conf_fmt), conf_fmt,
+             f->dir, at + 2);
+    if (fx_open(f, text) < 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
 /* fx_close: stop everything fx_open made, remove f->dir, free f. */
 static int fx_close(struct fx *f)
 {

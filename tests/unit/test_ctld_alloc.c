@@ -39,16 +39,7 @@ static const struct auth_id bob = {1002, 1002};
 
 static int setup(void **state)
 {
-    struct fx *f = calloc(1, sizeof(*f));
-    char text[1024];
-
-    if (fx_make_dir(f) < 0)
-        return -1;
-    snprintf(text, sizeof(text), conf_fmt, f->dir);
-    if (fx_open(f, text) < 0)
-        return -1;
-    *state = f;
-    return 0;
+    return fx_setup_conf(state, conf_fmt);
 }
 
 static int teardown(void **state)
