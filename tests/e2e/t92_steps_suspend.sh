@@ -40,7 +40,7 @@ is "$(count c.0)" "$n0" "and the one on the batch host too"
 scontrol resume "$id"
 wait_for 10 eval '[ "$(job_state "$id")" = RUNNING ]'
 is "$(job_state "$id")" RUNNING "scontrol resume: RUNNING"
-wait_for 10 above c.1 "$n1"
+wait_for 10 above c.1 "$n1" && wait_for 5 above c.0 "$n0"
 above c.1 "$n1" && ok "the step's task on the second node goes on" ||
     not_ok "the step's task on the second node goes on"
 above c.0 "$n0" && ok "and the one on the batch host too" ||
