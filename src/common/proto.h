@@ -63,10 +63,14 @@ enum proto_type {
     PROTO_MSG_ACCT_MODIFY = 41,
     PROTO_MSG_ACCT_DELETE = 42,
     PROTO_MSG_ACCT_LIST = 43,
+    PROTO_MSG_ACCT_EVENTS = 44, /* sacctmgr show events */
     PROTO_MSG_PRIO_QUERY = 50,
     PROTO_MSG_SHARE_QUERY = 51,
     PROTO_MSG_SCHED_DIAG = 52,
     PROTO_MSG_JOB_CHECKPOINT = 55,
+    PROTO_MSG_JOB_REQUEUE = 56, /* scontrol requeue, requeuehold */
+    PROTO_MSG_RECONFIGURE = 57, /* scontrol reconfigure */
+    PROTO_MSG_CONFIG_QUERY = 58, /* scontrol show config */
     /* job steps (docs/protocol.md, "Steps") */
     PROTO_MSG_STEP_CREATE = 60,
     PROTO_MSG_STEP_LAUNCH = 61,
@@ -79,6 +83,12 @@ enum proto_type {
     /* interactive allocations (salloc, srun without a job): the end of an
      * allocation job, from its owner (docs/protocol.md, "Allocations") */
     PROTO_MSG_JOB_COMPLETE = 68,
+    /* advance reservations (scontrol create|update|delete|show
+     * reservation, docs/reservations.md) */
+    PROTO_MSG_RESV_CREATE = 70,
+    PROTO_MSG_RESV_UPDATE = 71,
+    PROTO_MSG_RESV_DELETE = 72,
+    PROTO_MSG_RESV_QUERY = 73,
 };
 
 /* The step id of a job's batch script (Slurm's SLURM_BATCH_SCRIPT), shown
