@@ -164,6 +164,7 @@ struct conf_node {
     uint32_t cores_per_socket;
     uint32_t threads_per_core;
     uint64_t mem_mib;             /* RealMemory */
+    uint64_t tmp_disk_mib;        /* TmpDisk (MB, as Slurm); 0: none */
     const struct gres_list *gres; /* never NULL; owned by the conf */
     char *features;               /* "a100,ib" or "" */
     uint32_t weight;

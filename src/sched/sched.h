@@ -76,7 +76,10 @@ struct sched_node {
      * jobs).  users is 0 (nobody), 1 (only user) or 2 (several). */
     uint32_t users;
     uint32_t user;
-    bool user_exclusive; /* a job of an ExclusiveUser partition runs here */
+    bool user_exclusive;  /* a job of an ExclusiveUser partition runs here */
+    bool whole;           /* a job with the whole node (--exclusive) runs
+                             here: nothing else may start */
+    const char *features; /* Features= ("a100,ib"), NULL or "": none */
 };
 
 struct sched_part {
@@ -134,6 +137,14 @@ struct sched_job {
     uint64_t min_prio_reserve; /* its QOS's MinPrioThreshold: below it the
                                   job gets no backfill reservation (it may
                                   still start where it fits); 0: none */
+    /* --exclusive: only empty nodes, and the whole of each (all CPUs,
+     * memory and GPUs are charged to it) */
+    bool exclusive_node;
+    /* -C with counts or a [..] group: the set of nodes must satisfy it
+     * (features.h); NULL: none */
+    const struct features_req *constraint;
+    int64_t time_min_s; /* --time-min: backfill may start it with a limit
+                           as short as this; 0: none */
 };
 
 /* How a job's nodes are chosen among those that fit. */

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "sched/features.h"
 
 /* Seeds tried when growing a linked GPU set (bounds the work on nodes
  * with very many GPUs). */
@@ -82,9 +83,20 @@ static bool users_allow(const struct sched_node *n, const struct sched_job *j)
     return !n->user_exclusive && !j->exclusive_user;
 }
 
+/* --exclusive: a whole-node job needs an empty node, and nothing joins
+ * one. */
+static bool whole_ok(const struct sched_node *n, const struct sched_job *j)
+{
+    if (n->whole)
+        return false;
+    return !j->exclusive_node ||
+           (n->users == 0 && n->cpus_alloc == 0 && n->mem_alloc_mib == 0 &&
+            select_gpus_free(n, NULL) == n->ngpus);
+}
+
 bool select_fits_now(const struct sched_node *n, const struct sched_job *j)
 {
-    return n->up && !n->drain && users_allow(n, j) &&
+    return n->up && !n->drain && users_allow(n, j) && whole_ok(n, j) &&
            n->cpus >= n->cpus_alloc &&
            n->cpus - n->cpus_alloc >= j->cpus_per_node &&
            n->mem_mib >= n->mem_alloc_mib &&
@@ -216,21 +228,64 @@ static bool tighter(const struct sched_node *a, const struct sched_node *b)
     return a->cpus - a->cpus_alloc < b->cpus - b->cpus_alloc;
 }
 
+static bool node_fits(const struct sched_cluster *c, const struct sched_job *j,
+                      size_t idx)
+{
+    return (j->node_allowed == NULL || j->node_allowed[idx]) &&
+           select_fits_now(&c->nodes[idx], j);
+}
+
+/* With a constraint of counts or [..]: the fitting nodes, tightest first
+ * (by c->fit), and features_pick chooses the set. */
+static bool choose_constrained(const struct sched_cluster *c,
+                               const struct sched_job *j, size_t *out)
+{
+    const struct sched_part *p = &c->parts[j->part];
+    size_t *cand = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*cand));
+    const char **feats = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*feats));
+    size_t *pick = xcalloc(j->nodes, sizeof(*pick)), m = 0;
+    bool ok;
+
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (node_fits(c, j, p->nodes[i]))
+            cand[m++] = p->nodes[i];
+    /* insertion sort, stable: partition order among equals */
+    for (size_t i = 1; i < m && c->fit != SCHED_FIT_FIRST; i++)
+        for (size_t k = i;
+             k > 0 && tighter(&c->nodes[cand[k]], &c->nodes[cand[k - 1]]);
+             k--) {
+            size_t t = cand[k];
+            cand[k] = cand[k - 1];
+            cand[k - 1] = t;
+        }
+    for (size_t i = 0; i < m; i++)
+        feats[i] = c->nodes[cand[i]].features;
+    ok = features_pick(j->constraint, feats, m, j->nodes, pick);
+    for (size_t i = 0; ok && i < j->nodes; i++)
+        out[i] = cand[pick[i]];
+    free(pick);
+    free(feats);
+    free(cand);
+    return ok;
+}
+
 /* Choose j->nodes of the partition's fitting nodes into out (node
  * indices); false when there are not enough. */
 static bool choose_nodes(const struct sched_cluster *c,
                          const struct sched_job *j, size_t *out)
 {
     const struct sched_part *p = &c->parts[j->part];
-    bool *fit = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*fit));
+    bool *fit;
     size_t nfit = 0, got = 0;
 
+    if (j->constraint != NULL)
+        return choose_constrained(c, j, out);
+    fit = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*fit));
     for (size_t i = 0; i < p->nnodes; i++) {
         size_t idx = p->nodes[i];
         if (c->fit == SCHED_FIT_FIRST && got == j->nodes)
             break;
-        fit[i] = (j->node_allowed == NULL || j->node_allowed[idx]) &&
-                 select_fits_now(&c->nodes[idx], j);
+        fit[i] = node_fits(c, j, idx);
         nfit += fit[i];
         if (fit[i] && c->fit == SCHED_FIT_FIRST && got < j->nodes)
             out[got++] = idx;
@@ -260,6 +315,8 @@ int select_place(struct sched_cluster *c, const struct sched_job *j,
         return -1;
     }
     if (gpn > 0) {
+        /* a whole-node job: gpn is what each of its nodes has (the
+         * driver asks for the smallest of the partition's) */
         gpus = xcalloc((size_t)j->nodes * gpn, sizeof(*gpus));
         for (size_t i = 0; i < j->nodes; i++) {
             /* select_fits_now said they are free */
@@ -270,8 +327,10 @@ int select_place(struct sched_cluster *c, const struct sched_job *j,
     }
     for (size_t i = 0; i < j->nodes; i++) {
         struct sched_node *n = &c->nodes[nodes[i]];
-        n->cpus_alloc += j->cpus_per_node;
-        n->mem_alloc_mib += j->mem_per_node_mib;
+        n->cpus_alloc += j->exclusive_node ? n->cpus : j->cpus_per_node;
+        n->mem_alloc_mib +=
+            j->exclusive_node ? n->mem_mib : j->mem_per_node_mib;
+        n->whole |= j->exclusive_node;
         if (n->users == 0)
             n->user = j->user;
         if (n->users == 0 || n->user != j->user)

@@ -335,6 +335,25 @@ static json_t *gpus_alloc_json(const struct node *n)
     return a;
 }
 
+/* What slurm.conf says of the node's features, weight, disk and shape
+ * (Slurm's AvailableFeatures, ActiveFeatures, Weight, TmpDisk, Boards,
+ * Sockets, CoresPerSocket, ThreadsPerCore).  Features are not changed at
+ * run time here, so the active ones are the available ones. */
+static void node_shape_json(json_t *o, const struct conf_node *cf)
+{
+    json_object_set_new(o, "features", json_string(cf->features));
+    json_object_set_new(o, "active_features", json_string(cf->features));
+    json_object_set_new(o, "weight", json_integer(cf->weight));
+    json_object_set_new(o, "tmp_disk_mib",
+                        json_integer((json_int_t)cf->tmp_disk_mib));
+    json_object_set_new(o, "boards", json_integer(cf->boards));
+    json_object_set_new(o, "sockets", json_integer(cf->sockets));
+    json_object_set_new(o, "cores_per_socket",
+                        json_integer(cf->cores_per_socket));
+    json_object_set_new(o, "threads_per_core",
+                        json_integer(cf->threads_per_core));
+}
+
 json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)
 {
     json_t *o = node_base_json(ns, n, jobs);
@@ -359,6 +378,7 @@ json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)
                         json_string(tres_format(&cfg, buf, sizeof(buf))));
     json_object_set_new(o, "tres_used",
                         json_string(tres_format(&used, buf, sizeof(buf))));
+    node_shape_json(o, n->cf);
     return o;
 }
 

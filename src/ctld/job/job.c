@@ -16,6 +16,7 @@
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "ctld/job/jobgpu.h"
+#include "ctld/job/jobopts.h"
 #include "sched/limits.h"
 
 static const struct {
@@ -34,6 +35,7 @@ static const struct {
     [JOB_BOOT_FAIL] = {"BOOT_FAIL", "BF"},
     [JOB_OUT_OF_MEMORY] = {"OUT_OF_MEMORY", "OOM"},
     [JOB_SUSPENDED] = {"SUSPENDED", "S"},
+    [JOB_DEADLINE] = {"DEADLINE", "DL"},
 };
 
 const char *job_state_name(enum job_state s)
@@ -180,6 +182,7 @@ void job_free(struct job *j)
     free(j->dep_ready);
     depend_clear(&j->dep);
     free(j->factors);
+    jobopts_clear(&j->opt);
     free(j);
 }
 
@@ -350,6 +353,7 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     jobgpu_to_json(o, j, conf);
     add_array_fields(o, j);
     add_alloc_fields(o, j);
+    jobopts_to_json(o, &j->opt);
     if (record) {
         set(o, "held_admin", json_boolean(j->held_admin));
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
@@ -553,6 +557,9 @@ struct job *job_from_json(json_t *o, const struct conf *conf, struct err *e)
     j->part = (size_t)(cp - conf->parts);
     restore_fields(j, o);
     restore_alloc_fields(j, o);
+    jobopts_from_json(&j->opt, o);
+    if (jobopts_resolve(&j->opt, conf, e) < 0)
+        goto error;
     if (j->name == NULL)
         j->name = xstrdup("");
     if (j->user_name == NULL)

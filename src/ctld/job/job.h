@@ -22,6 +22,7 @@
 #include "sched/depend.h"
 #include "sched/prio.h"
 
+struct features_req;
 struct limits_charge;
 
 enum job_state {
@@ -37,6 +38,8 @@ enum job_state {
     JOB_BOOT_FAIL,
     JOB_OUT_OF_MEMORY,
     JOB_SUSPENDED, /* stopped on its node: holds memory and GPUs, not CPUs */
+    JOB_DEADLINE,  /* pending past the point where it could end by its
+                      --deadline: cancelled (Slurm 22.05's DEADLINE, DL) */
     JOB_STATE_COUNT
 };
 
@@ -66,6 +69,40 @@ enum job_susp {
     JOB_SUSP_ADMIN, /* scontrol suspend: only scontrol resume resumes it */
     JOB_SUSP_AUTO,  /* preempted (PreemptMode=SUSPEND), or an admin asked
                        to resume it: resumed as soon as its CPUs are free */
+};
+
+/* --exclusive: none, whole nodes, or nodes shared only with the same
+ * user ("mcs" is taken as "user": Sluice has no MCS labels). */
+enum job_excl {
+    JOB_EXCL_NONE,
+    JOB_EXCL_NODE,
+    JOB_EXCL_USER,
+    JOB_EXCL_MCS,
+};
+
+/*
+ * The job options of Slurm's sbatch that are kept as given (the JOBSPEC
+ * keys of the same names, docs/protocol.md): 0, false or NULL when not
+ * given.  Strings are owned.  jobopts.c reads and writes them.
+ */
+struct job_opts {
+    char *comment, *wckey;
+    char *constraint; /* -C: a feature expression (sched/features.h) */
+    char *gres_flags, *gpu_bind, *cpu_bind, *hint, *distribution;
+    time_t deadline;    /* --deadline: cancelled DEADLINE if it cannot end
+                            by then; 0: none */
+    int64_t time_min_s; /* --time-min: backfill may cut the limit to it */
+    uint64_t tmp_mib;   /* --tmp: TmpDisk each node must have */
+    uint32_t mincpus;   /* --mincpus: CPUs each node must have */
+    enum job_excl exclusive;
+    bool oversubscribe; /* accepted; CPUs are never shared here */
+    uint32_t sockets_per_node, cores_per_socket, threads_per_core;
+    uint32_t ntasks_per_gpu;
+    bool spread_job, use_min_nodes;
+    /* derived by jobopts_resolve (owned; not in the record) */
+    struct features_req *feat; /* constraint parsed; NULL: none */
+    bool *node_ok;  /* NULL, or per conf node: the needs above hold */
+    bool *node_use; /* NULL, or node_ok and node_allowed (model.c) */
 };
 
 struct job {
@@ -161,6 +198,7 @@ struct job {
     char *preempted_part;
     /* what it counts for resource limits (jlimits.h); NULL when none */
     struct limits_charge *lim_charge;
+    struct job_opts opt; /* options kept as given (jobopts.c) */
 
     /* Job arrays (docs/arrays.md).  array_job_id is 0 for a plain job.
      * The array's first record (id == array_job_id) holds the tasks not

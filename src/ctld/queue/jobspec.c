@@ -24,6 +24,7 @@
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobdep.h"
+#include "ctld/queue/jobspec_opts.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/job/jobacct.h"
 #include "ctld/job/jobgpu.h"
@@ -178,7 +179,8 @@ int jobs_check_fit(const struct conf *conf, const struct part *rp,
     for (size_t i = 0; i < p->n_nodes; i++) {
         const struct conf_node *n = &conf->nodes[p->node_idx[i]];
         uint64_t g = jobgpu_node_gpus(j, n);
-        if (j->node_allowed != NULL && !j->node_allowed[p->node_idx[i]])
+        if ((j->node_allowed != NULL && !j->node_allowed[p->node_idx[i]]) ||
+            (j->opt.node_ok != NULL && !j->opt.node_ok[p->node_idx[i]]))
             continue;
         usable++;
         max_cpus = n->cpus > max_cpus ? n->cpus : max_cpus;
@@ -690,7 +692,8 @@ static int admit(struct jobs *js, struct job *j, unsigned how, struct err *e)
                check_mem_max(env->conf, j, e) < 0) {
         return -1;
     }
-    if (jobs_check_fit(env->conf, p, j, e) < 0 ||
+    if (jobspec_opts_check(env->conf, p, j, time(NULL), e) < 0 ||
+        jobs_check_fit(env->conf, p, j, e) < 0 ||
         jobacct_resolve(env->acct, env->conf, j, e) < 0)
         return -1;
     if ((how & ADMIT_LIMITS) && !(how & ADMIT_OVERRIDE))
@@ -708,6 +711,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     int64_t begin = 0;
     bool hold, requeue;
     time_t now = time(NULL);
+    struct auth_id as = *who; /* --uid/--gid may change it */
 
     *payload = NULL;
     if (parse_alloc(spec, j, e) < 0 ||
@@ -715,7 +719,8 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
             0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
         parse_resources(spec, j, e) < 0 || parse_strings(spec, j, e) < 0 ||
-        jobgpu_parse(spec, j, e) < 0 ||
+        jobgpu_parse(spec, j, e) < 0 || jobspec_opts_parse(spec, j, e) < 0 ||
+        jobspec_opts_identity(js, spec, j, &as, e) < 0 ||
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||
         opt_bool(spec, "requeue", &requeue, e) < 0 ||
@@ -730,13 +735,15 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         err_inval(e, "an allocation (salloc, srun) cannot be a job array");
         goto error;
     }
-    set_identity(j, who);
+    set_identity(j, &as);
     apply_mem_default(conf, j);
+    j->begin_time = (time_t)begin; /* the deadline is judged against it */
     if (admit(js, j, ADMIT_ENTER | (test_only ? 0 : ADMIT_LIMITS), e) < 0)
         goto error;
     default_name(j, *payload);
     j->state = JOB_PENDING;
-    j->priority = 1;
+    if (!j->prio_fixed)
+        j->priority = 1;
     j->cancel_uid = -1;
     j->submit_time = now;
     j->begin_time = (time_t)begin;
