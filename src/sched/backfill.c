@@ -170,7 +170,8 @@ static uint64_t shape_hash(const struct bf_shape *s)
 
 static bool plain(const struct sched_job *j)
 {
-    return j->node_allowed == NULL && j->ncharges == 0 &&
+    return j->node_allowed == NULL && j->ncharges == 0 && !j->exclusive_node &&
+           j->constraint == NULL && j->time_min_s == 0 &&
            (j->gpu_type == NULL || j->gpu_type[0] == '\0');
 }
 
@@ -651,6 +652,64 @@ static void resv_push(struct sched_bf_cycle *cy, uint64_t id, size_t idx)
     cy->resv[cy->nresv++] = (struct bf_cand){id, idx, SCHED_REASON_NONE};
 }
 
+/*
+ * --time-min: the longest limit from j's time_min_s up to its limit, in
+ * whole minutes, with which it fits now (the nodes' profiles are
+ * monotone in the limit: a shorter run fits wherever a longer one does);
+ * 0 when even time_min_s does not.
+ */
+static int64_t shortened_limit(struct sched_bf_cycle *cy,
+                               const struct sched_cluster *c,
+                               const struct sched_bf *bf, time_t now,
+                               const struct sched_job *j)
+{
+    struct sched_job tmp = *j;
+    int64_t lo = j->time_min_s, hi = j->time_limit_s - 60, best = 0;
+
+    if (j->time_min_s <= 0 || j->time_limit_s <= j->time_min_s)
+        return 0;
+    tmp.time_limit_s = lo;
+    if (earliest_all(cy, c, bf, now, &tmp).now_ok < j->nodes)
+        return 0;
+    best = lo;
+    while (lo + 60 <= hi) {
+        int64_t mid = lo + ((hi - lo) / 120) * 60;
+        if (mid <= lo)
+            mid = lo + 60;
+        tmp.time_limit_s = mid;
+        if (earliest_all(cy, c, bf, now, &tmp).now_ok >= j->nodes) {
+            best = lo = mid;
+        } else {
+            hi = mid - 60;
+        }
+    }
+    if (hi > best && hi >= j->time_min_s) {
+        tmp.time_limit_s = hi;
+        if (earliest_all(cy, c, bf, now, &tmp).now_ok >= j->nodes)
+            best = hi;
+    }
+    return best;
+}
+
+/* Start j now with its limit cut to what fits (--time-min). */
+static bool start_shortened(struct sched_bf_cycle *cy, struct sched_cluster *c,
+                            const struct sched_bf *bf, time_t now,
+                            const struct sched_job *j, struct sched_decision *d)
+{
+    struct sched_job tmp = *j;
+    struct bf_starts at;
+
+    tmp.time_limit_s = shortened_limit(cy, c, bf, now, j);
+    if (tmp.time_limit_s <= 0)
+        return false;
+    at = earliest_all(cy, c, bf, now, &tmp);
+    if (!start_now(cy, c, &at, &tmp, now, d))
+        return false;
+    d->time_limit_s = tmp.time_limit_s;
+    cy->fp_run += fp_started(&tmp, d, now);
+    return true;
+}
+
 /* One waiting job: start it now, reserve for it, or neither. */
 static void consider(struct sched_bf_cycle *cy, struct sched_cluster *c,
                      const struct sched_bf *bf, time_t now,
@@ -664,16 +723,20 @@ static void consider(struct sched_bf_cycle *cy, struct sched_cluster *c,
     if (!may_reserve && shape_failed(cy, j))
         return;
     at = earliest_all(cy, c, bf, now, j);
-    if (sched_counters_room(c, j) && start_now(cy, c, &at, j, now, d)) {
+    if (sched_counters_room(c, j) && (start_now(cy, c, &at, j, now, d) ||
+                                      start_shortened(cy, c, bf, now, j, d))) {
         sched_counters_charge(c, j);
         d->reason = SCHED_REASON_NONE;
         d->start_est = now;
         d->backfilled = true;
-        cy->fp_run += fp_started(j, d, now);
+        if (d->time_limit_s == 0)
+            cy->fp_run += fp_started(j, d, now);
         out->started++;
         st->started++;
         return;
     }
+    if (j->time_min_s > 0) /* the shortened tries may reuse its entry */
+        at = earliest_all(cy, c, bf, now, j);
     if (!may_reserve) {
         if (plain(j)) {
             struct bf_shape s = shape_of(j);

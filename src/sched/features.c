@@ -57,7 +57,8 @@ static int fail(struct parser *ps, const char *why)
 static bool name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || strchr("_-.:+=/@", c) != NULL;
+           (c >= '0' && c <= '9') ||
+           (c != '\0' && strchr("_-.:+=/@", c) != NULL);
 }
 
 static int new_node(struct parser *ps, enum feat_op op, int l, int r)
@@ -298,6 +299,11 @@ bool features_node_ok(const struct features_req *r, const char *feats)
     for (size_t i = 0; i < r->nalts && !alt; i++)
         alt = features_has(feats, r->alts[i].name);
     return alt && root_ok(r, feats);
+}
+
+bool features_for_set(const struct features_req *r)
+{
+    return r != NULL && (r->ncounts > 0 || r->nalts > 0);
 }
 
 uint32_t features_min_nodes(const struct features_req *r)

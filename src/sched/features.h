@@ -39,6 +39,10 @@ bool features_has(const char *feats, const char *name);
  * per-node part holds, and it has one of the bracket's choices). */
 bool features_node_ok(const struct features_req *r, const char *feats);
 
+/* features_for_set: r has counts or a [..] group, which only a set of
+ * nodes can satisfy (the rest is judged node by node). */
+bool features_for_set(const struct features_req *r);
+
 /* features_min_nodes: the nodes r's counts need at least (0: none). */
 uint32_t features_min_nodes(const struct features_req *r);
 

@@ -179,9 +179,11 @@ struct sched_decision {
     /* GPU positions, gpus_per_node for each node in nodes order, each
      * node's ascending (owned); NULL when the job asks for none */
     uint32_t *gpus;
-    time_t start_est; /* started: now; else the backfill reservation's
+    time_t start_est;     /* started: now; else the backfill reservation's
                          start; 0 when unknown */
-    bool backfilled;  /* started by backfill, ahead of its turn */
+    bool backfilled;      /* started by backfill, ahead of its turn */
+    int64_t time_limit_s; /* started with its limit cut to this
+                             (--time-min); 0: its own limit */
 };
 
 struct sched_result {

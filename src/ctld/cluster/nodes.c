@@ -146,7 +146,7 @@ void nodes_release(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem)
         n->njobs--;
 }
 
-void nodes_user_add(struct nodes *ns, size_t idx, uint32_t uid, bool exclusive)
+void nodes_user_add(struct nodes *ns, size_t idx, uint32_t uid, unsigned excl)
 {
     struct node *n = nodes_get(ns, idx);
     size_t i = 0;
@@ -158,11 +158,12 @@ void nodes_user_add(struct nodes *ns, size_t idx, uint32_t uid, bool exclusive)
         n->users[n->n_users++] = (struct node_user){.uid = uid};
     }
     n->users[i].jobs++;
-    n->users[i].exclusive += exclusive;
+    n->users[i].exclusive += (excl & NODES_EXCL_USER) != 0;
+    n->users[i].whole += (excl & NODES_EXCL_WHOLE) != 0;
 }
 
 void nodes_user_remove(struct nodes *ns, size_t idx, uint32_t uid,
-                       bool exclusive)
+                       unsigned excl)
 {
     struct node *n = nodes_get(ns, idx);
 
@@ -170,8 +171,10 @@ void nodes_user_remove(struct nodes *ns, size_t idx, uint32_t uid,
         struct node_user *u = &n->users[i];
         if (u->uid != uid)
             continue;
-        if (exclusive && u->exclusive > 0)
+        if ((excl & NODES_EXCL_USER) && u->exclusive > 0)
             u->exclusive--;
+        if ((excl & NODES_EXCL_WHOLE) && u->whole > 0)
+            u->whole--;
         if (u->jobs > 0 && --u->jobs == 0)
             n->users[i] = n->users[--n->n_users];
         return;
@@ -239,6 +242,9 @@ const char *node_state_name(const struct node *n)
         return "UNKNOWN";
     if (n->njobs == 0)
         return "IDLE";
+    for (size_t i = 0; i < n->n_users; i++)
+        if (n->users[i].whole > 0)
+            return "ALLOCATED"; /* --exclusive: the whole node is its */
     return n->cpus_alloc >= n->cf->cpus ? "ALLOCATED" : "MIXED";
 }
 

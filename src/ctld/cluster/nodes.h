@@ -37,7 +37,12 @@ struct node_user {
     uint32_t uid;
     uint32_t jobs;
     uint32_t exclusive;
+    uint32_t whole; /* jobs with the whole node (--exclusive) */
 };
+
+/* How a job holds its nodes, for nodes_user_add/remove (flags). */
+#define NODES_EXCL_USER 0x1u  /* ExclusiveUser=YES, --exclusive=user */
+#define NODES_EXCL_WHOLE 0x2u /* --exclusive: the whole node */
 
 struct node {
     const struct conf_node *cf;
@@ -107,11 +112,11 @@ struct node *nodes_find(struct nodes *ns, const char *name);
 /* Resources a job takes and gives back on one node. */
 void nodes_alloc(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
 void nodes_release(struct nodes *ns, size_t idx, uint32_t cpus, uint64_t mem);
-/* A job of uid starts or stops running on node idx; exclusive: it was
- * started in an ExclusiveUser=YES partition. */
-void nodes_user_add(struct nodes *ns, size_t idx, uint32_t uid, bool exclusive);
+/* A job of uid starts or stops running on node idx; excl: NODES_EXCL_*
+ * (0: it shares the node as any job does). */
+void nodes_user_add(struct nodes *ns, size_t idx, uint32_t uid, unsigned excl);
 void nodes_user_remove(struct nodes *ns, size_t idx, uint32_t uid,
-                       bool exclusive);
+                       unsigned excl);
 /* GPUs (registered indices) a job takes and gives back on one node.
  * nodes_gpus_take returns how many of them were taken already (logged: a
  * double allocation never passes silently). */

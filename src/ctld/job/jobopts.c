@@ -187,6 +187,28 @@ int jobopts_resolve(struct job_opts *opt, const struct conf *conf,
     return 0;
 }
 
+void jobopts_take_whole(struct job *j, const struct conf *conf,
+                        const size_t *nodes, size_t nnodes)
+{
+    uint32_t cpus = UINT32_MAX;
+    uint64_t mem = UINT64_MAX;
+
+    if (j->opt.exclusive != JOB_EXCL_NODE || nnodes == 0)
+        return;
+    for (size_t i = 0; i < nnodes; i++) {
+        const struct conf_node *n = &conf->nodes[nodes[i]];
+        cpus = n->cpus < cpus ? n->cpus : cpus;
+        mem = n->mem_mib < mem ? n->mem_mib : mem;
+    }
+    if (cpus > j->cpus_per_node)
+        j->cpus_per_node = cpus;
+    if (mem > job_mem_per_node(j)) {
+        j->mem_mib = mem;
+        j->mem_per_cpu_mib = 0;
+        j->mem_per_gpu_mib = 0;
+    }
+}
+
 void jobopts_clear(struct job_opts *opt)
 {
     features_free(opt->feat);

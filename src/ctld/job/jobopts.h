@@ -36,6 +36,15 @@ bool jobopts_node_ok(const struct job_opts *opt, const struct conf_node *n,
 int jobopts_resolve(struct job_opts *opt, const struct conf *conf,
                     struct err *e);
 
+/*
+ * jobopts_take_whole: a job with --exclusive starting on nodes (conf
+ * indices) takes the whole of each: its CPUs and memory per node become
+ * those of the smallest of them (the others are its too: nothing else
+ * starts on a node it holds).  Nothing for other jobs.
+ */
+void jobopts_take_whole(struct job *j, const struct conf *conf,
+                        const size_t *nodes, size_t nnodes);
+
 /* jobopts_clear: free what opt owns (opt itself is the caller's). */
 void jobopts_clear(struct job_opts *opt);
 

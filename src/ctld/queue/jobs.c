@@ -20,9 +20,11 @@
 #include "ctld/core/loop.h"
 #include "ctld/queue/joballoc.h"
 #include "ctld/queue/jobdep.h"
+#include "ctld/queue/jobspec_opts.h"
 #include "ctld/queue/nodecmd.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/cluster/nodes.h"
+#include "ctld/job/jobopts.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/core/persist.h"
 
@@ -266,10 +268,16 @@ static void evict_finished(struct jobs *js)
 
 /* ---- resources -------------------------------------------------------- */
 
-/* Whether j's partition keeps its nodes to one user (ExclusiveUser). */
-static bool exclusive_user(const struct jobs *js, const struct job *j)
+/* How j holds its nodes (NODES_EXCL_*): to its user (ExclusiveUser,
+ * --exclusive=user|mcs) or whole (--exclusive). */
+static unsigned exclusive_user(const struct jobs *js, const struct job *j)
 {
-    return js->env.conf->parts[j->part].exclusive_user;
+    unsigned x = j->opt.exclusive == JOB_EXCL_NODE ? NODES_EXCL_WHOLE : 0;
+
+    if (js->env.conf->parts[j->part].exclusive_user ||
+        j->opt.exclusive == JOB_EXCL_USER || j->opt.exclusive == JOB_EXCL_MCS)
+        x |= NODES_EXCL_USER;
+    return x;
 }
 
 /* The CPUs j holds on each node: none while suspended. */
@@ -504,6 +512,7 @@ int jobs_start_gpus(struct jobs *js, struct job *j, const size_t *nodes,
         j->gpu_alloc = xcalloc(ng, sizeof(*j->gpu_alloc));
         memcpy(j->gpu_alloc, gpus, ng * sizeof(*gpus));
     }
+    jobopts_take_whole(j, js->env.conf, nodes, nnodes);
     charge(js, j);
     j->state = JOB_RUNNING;
     jlimits_job_started(js->env.limits, j);
@@ -582,7 +591,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     jlimits_job_ended(js->env.limits, j);
     j->state = state;
     j->end_time = now;
-    if (j->start_time == 0 && state != JOB_CANCELLED)
+    if (j->start_time == 0 && state != JOB_CANCELLED && state != JOB_DEADLINE)
         j->start_time = now;
     log_info("job=%" PRIu64 " state=%s exit=%d signal=%d reason=\"%s\"", j->id,
              job_state_name(state), j->exit_code, j->exit_signal,
@@ -956,6 +965,8 @@ void jobs_tick(struct jobs *js, time_t now)
             /* the subscribers hear it: age accrues since the begin time */
             eligible(js, j, now, &e);
         }
+        if (jobspec_opts_deadline(js, j, now))
+            continue;
         time_limit(js, j, now);
         if (j->alloc_kind != JOB_ALLOC_NONE && j->kill != JOB_KILL_NONE)
             joballoc_settle(js, j, now, &e);

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
@@ -316,4 +317,23 @@ int jobspec_opts_check(const struct conf *conf, const struct part *p,
     if (jobopts_resolve(&j->opt, conf, e) < 0)
         return -1;
     return check_nodes(conf, p, j, e);
+}
+
+bool jobspec_opts_deadline(struct jobs *js, struct job *j, time_t now)
+{
+    int64_t need = j->opt.time_min_s > 0 ? j->opt.time_min_s : j->time_limit_s;
+    struct err e;
+
+    if (j->state != JOB_PENDING || j->opt.deadline == 0)
+        return false;
+    if (need == TIMEFMT_INFINITE || need < 0)
+        need = 0; /* no limit: only a deadline passed ends it */
+    if (now + need <= j->opt.deadline)
+        return false;
+    log_info("job=%" PRIu64 " cannot end by its deadline %" PRId64
+             ": state=DEADLINE",
+             j->id, (int64_t)j->opt.deadline);
+    if (jobs_fail(js, j, JOB_DEADLINE, "DeadLine", now, &e) < 0)
+        log_warnx("job=%" PRIu64 " deadline not saved: %s", j->id, e.text);
+    return true;
 }

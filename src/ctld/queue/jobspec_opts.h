@@ -43,4 +43,12 @@ int jobspec_opts_identity(struct jobs *js, json_t *spec, struct job *j,
 int jobspec_opts_check(const struct conf *conf, const struct part *p,
                        struct job *j, time_t now, struct err *e);
 
+/*
+ * jobspec_opts_deadline: a pending j that can no longer end by its
+ * --deadline (now plus its time_min, else its time limit, is past it) is
+ * ended DEADLINE with reason "DeadLine", as Slurm does.  Returns whether
+ * it was.
+ */
+bool jobspec_opts_deadline(struct jobs *js, struct job *j, time_t now);
+
 #endif

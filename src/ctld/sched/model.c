@@ -13,6 +13,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
+#include "ctld/job/jobopts.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/policy/jlimits.h"
@@ -20,6 +21,7 @@
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
 #include "ctld/sched/preempt_drv.h"
+#include "sched/features.h"
 
 struct model {
     struct model_src src;
@@ -111,12 +113,16 @@ static struct sched_node *model_nodes(const struct model *md, uint64_t **used)
             if (nodes_gpu_used(nd, nd->gpus.v[p].index))
                 w[p / 64] |= UINT64_C(1) << (p % 64);
         off += SCHED_GPU_WORDS(nd->gpus.n);
-        bool excl = false;
-        for (size_t u = 0; u < nd->n_users; u++)
+        bool excl = false, whole = false;
+        for (size_t u = 0; u < nd->n_users; u++) {
             excl |= nd->users[u].exclusive > 0;
+            whole |= nd->users[u].whole > 0;
+        }
         out[i] = (struct sched_node){
             .users = nd->n_users > 1 ? 2 : (uint32_t)nd->n_users,
             .user_exclusive = excl,
+            .whole = whole,
+            .features = nd->cf->features,
             .user = nd->n_users > 0 ? nd->users[0].uid : 0,
             .name = nd->cf->name,
             .cpus = nd->cf->cpus,
@@ -180,13 +186,18 @@ static struct sched_job model_job(const struct model *md, const struct job *j)
         .begin_time = j->begin_time,
         .held_user = j->held_user,
         .held_admin = j->held_admin,
-        .node_allowed = j->node_allowed,
+        .node_allowed = j->opt.node_use ? j->opt.node_use : j->node_allowed,
         .gpus_per_node = j->gpus_per_node,
         .gpu_type = j->gpu_type,
         .time_limit_s =
             j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
         .user = j->user_id,
-        .exclusive_user = cp->exclusive_user,
+        .exclusive_user = cp->exclusive_user ||
+                          j->opt.exclusive == JOB_EXCL_USER ||
+                          j->opt.exclusive == JOB_EXCL_MCS,
+        .exclusive_node = j->opt.exclusive == JOB_EXCL_NODE,
+        .constraint = features_for_set(j->opt.feat) ? j->opt.feat : NULL,
+        .time_min_s = j->opt.time_min_s,
         .min_prio_reserve = min_prio_reserve(md, j),
         .tier = cp->priority_tier,
     };
@@ -205,8 +216,21 @@ static void grow(struct pass_model *pm, size_t cap)
     pm->nmine = xreallocarray(pm->nmine, pm->cap, sizeof(*pm->nmine));
 }
 
+/* The nodes j may use: -w/-x and its per-node needs (jobopts.h),
+ * worked out once and kept with the job. */
+static void node_use(const struct conf *conf, struct job *j)
+{
+    if (j->opt.node_ok == NULL || j->opt.node_use != NULL)
+        return;
+    j->opt.node_use = xcalloc(conf->n_nodes ? conf->n_nodes : 1, sizeof(bool));
+    for (size_t i = 0; i < conf->n_nodes; i++)
+        j->opt.node_use[i] = j->opt.node_ok[i] &&
+                             (j->node_allowed == NULL || j->node_allowed[i]);
+}
+
 static void push(struct pass_model *pm, struct job *j, int64_t task)
 {
+    node_use(pm->md->src.conf, j);
     if (pm->n == pm->cap)
         grow(pm, pm->cap ? 2 * pm->cap : 256);
     pm->pend[pm->n] = j;

@@ -169,6 +169,12 @@ static bool apply(struct sched_drv *s, const struct pass_model *m,
             log_warnx("array task not split off: %s", e.text);
             continue;
         }
+        if (d->time_limit_s > 0) {
+            log_info("job=%" PRIu64 " time limit cut to %" PRId64
+                     "s by backfill (--time-min)",
+                     j->id, d->time_limit_s);
+            j->time_limit_s = d->time_limit_s;
+        }
         gpus = decision_gpus(s->src.nodes, j, d);
         start_job(s, j, d->nodes, d->nnodes, gpus, now);
         free(gpus);
