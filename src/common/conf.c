@@ -357,6 +357,7 @@ const struct conf_key conf_cluster_keys[] = {
     K_INT(CK_U32, "MaxArraySize", "max_array_size", max_array_size, 0, 4000001),
     K_KIND(CK_BOOL01, "JobRequeue", "job_requeue", job_requeue),
     K_MEM("DefMemPerCPU", "def_mem_per_cpu_mib", mem.def_per_cpu_mib),
+    K_MEM("DefMemPerGPU", "def_mem_per_gpu_mib", mem.def_per_gpu_mib),
     K_MEM("DefMemPerNode", "def_mem_per_node_mib", mem.def_per_node_mib),
     K_MEM("MaxMemPerCPU", "max_mem_per_cpu_mib", mem.max_per_cpu_mib),
     K_MEM("MaxMemPerNode", "max_mem_per_node_mib", mem.max_per_node_mib),

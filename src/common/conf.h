@@ -177,6 +177,7 @@ struct conf_node {
  * partition, 0 takes the global value (conf_part_mem). */
 struct conf_mem {
     uint64_t def_per_cpu_mib;
+    uint64_t def_per_gpu_mib; /* DefMemPerGPU: for a job with GPUs */
     uint64_t def_per_node_mib;
     uint64_t max_per_cpu_mib;
     uint64_t max_per_node_mib;

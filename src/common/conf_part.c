@@ -170,11 +170,13 @@ void conf_part_mem(const struct conf *c, const struct conf_part *p,
                    struct conf_mem *out)
 {
     const struct conf_mem *pm = &p->mem, *g = &c->mem;
-    bool def = pm->def_per_cpu_mib || pm->def_per_node_mib;
+    bool def =
+        pm->def_per_cpu_mib || pm->def_per_node_mib || pm->def_per_gpu_mib;
     bool max = pm->max_per_cpu_mib || pm->max_per_node_mib;
 
     out->def_per_cpu_mib = def ? pm->def_per_cpu_mib : g->def_per_cpu_mib;
     out->def_per_node_mib = def ? pm->def_per_node_mib : g->def_per_node_mib;
+    out->def_per_gpu_mib = def ? pm->def_per_gpu_mib : g->def_per_gpu_mib;
     out->max_per_cpu_mib = max ? pm->max_per_cpu_mib : g->max_per_cpu_mib;
     out->max_per_node_mib = max ? pm->max_per_node_mib : g->max_per_node_mib;
 }
@@ -214,6 +216,7 @@ const struct conf_key conf_part_keys[] = {
     K_INT("GraceTime", "grace_time_s", grace_time_s, 0, 31536000, 0),
     K_KIND(CK_BOOL, "ExclusiveUser", "exclusive_user", exclusive_user),
     K_MEM("DefMemPerCPU", "def_mem_per_cpu_mib", mem.def_per_cpu_mib),
+    K_MEM("DefMemPerGPU", "def_mem_per_gpu_mib", mem.def_per_gpu_mib),
     K_MEM("DefMemPerNode", "def_mem_per_node_mib", mem.def_per_node_mib),
     K_MEM("MaxMemPerCPU", "max_mem_per_cpu_mib", mem.max_per_cpu_mib),
     K_MEM("MaxMemPerNode", "max_mem_per_node_mib", mem.max_per_node_mib),

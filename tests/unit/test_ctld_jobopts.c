@@ -25,6 +25,8 @@ static const char conf_fmt[] =
     "SlurmctldHost=localhost(127.0.0.1)\n"
     "AuthType=auth/key\n"
     "StateSaveLocation=%s\n"
+    "DefMemPerCPU=100\n"
+    "DefMemPerGPU=1000\n"
     "NodeName=node[01-02] CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 "
     "RealMemory=8000 Gres=gpu:4 Features=a100,ib TmpDisk=100000 Weight=10\n"
     "NodeName=node03 CPUs=8 RealMemory=8000 Features=ib\n"
@@ -272,6 +274,21 @@ static void test_priority_and_uid(void **state)
     assert_int_equal(fx_job(f, id)->priority, UINT32_MAX - 1);
 }
 
+/* DefMemPerGPU for a job with GPUs, else DefMemPerCPU (Slurm's rule). */
+static void test_mem_defaults(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t g = fx_submit(f, SPEC("\"gres\": \"gpu:2\""), &alice, &e);
+    uint64_t c = fx_submit(f, SPEC("\"cpus_per_task\": 2"), &alice, &e);
+    uint64_t m =
+        fx_submit(f, SPEC("\"gres\": \"gpu:1\", \"mem_mib\": 50"), &alice, &e);
+
+    assert_int_equal(job_mem_per_node(fx_job(f, g)), 2000);
+    assert_int_equal(job_mem_per_node(fx_job(f, c)), 200);
+    assert_int_equal(job_mem_per_node(fx_job(f, m)), 50);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +297,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exclusive_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deadline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_priority_and_uid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mem_defaults, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

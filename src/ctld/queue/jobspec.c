@@ -279,8 +279,9 @@ static int apply_node_limits(const struct conf *conf, const struct part *p,
                      j->nodes, p->cf->name, p->max_nodes);
 }
 
-/* DefMemPerCPU / DefMemPerNode (the partition's, else the global): a
- * job that asks for no memory gets them, so that it has a limit. */
+/* DefMemPerGPU / DefMemPerCPU / DefMemPerNode (the partition's, else
+ * the global): a job that asks for no memory gets them, so that it has a
+ * limit; DefMemPerGPU only when it asks for GPUs, as in Slurm. */
 static void apply_mem_default(const struct conf *conf, struct job *j)
 {
     struct conf_mem m;
@@ -288,7 +289,9 @@ static void apply_mem_default(const struct conf *conf, struct job *j)
     if (j->mem_mib != 0 || j->mem_per_cpu_mib != 0 || j->mem_per_gpu_mib != 0)
         return;
     conf_part_mem(conf, &conf->parts[j->part], &m);
-    if (m.def_per_cpu_mib != 0)
+    if (m.def_per_gpu_mib != 0 && j->gpus_per_node > 0)
+        j->mem_per_gpu_mib = m.def_per_gpu_mib;
+    else if (m.def_per_cpu_mib != 0)
         j->mem_per_cpu_mib = m.def_per_cpu_mib;
     else
         j->mem_mib = m.def_per_node_mib;
