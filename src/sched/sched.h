@@ -80,6 +80,8 @@ struct sched_node {
     bool whole;           /* a job with the whole node (--exclusive) runs
                              here: nothing else may start */
     const char *features; /* Features= ("a100,ib"), NULL or "": none */
+    uint32_t weight;      /* Weight=: lower weights are chosen first (best
+                             fit); 0 counts as 1 */
 };
 
 struct sched_part {

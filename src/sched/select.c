@@ -218,10 +218,19 @@ int select_gpus(const struct sched_node *n, const char *type, uint32_t k,
 
 /* ---- nodes ------------------------------------------------------------ */
 
-/* Best fit order: fewer free GPUs left, then fewer free CPUs left. */
+static uint32_t weight(const struct sched_node *n)
+{
+    return n->weight ? n->weight : 1;
+}
+
+/* Best fit order: the lower Weight, then fewer free GPUs left, then
+ * fewer free CPUs left. */
 static bool tighter(const struct sched_node *a, const struct sched_node *b)
 {
     uint32_t ga = select_gpus_free(a, NULL), gb = select_gpus_free(b, NULL);
+
+    if (weight(a) != weight(b))
+        return weight(a) < weight(b);
 
     if (ga != gb)
         return ga < gb;

@@ -234,6 +234,29 @@ static void test_constraint_picks_nodes(void **state)
     features_free(fr);
 }
 
+/* Weight: the lower weight first, before best fit. */
+static void test_weight_first(void **state)
+{
+    struct sched_job jobs[1] = {sjob(1, 1, 1)};
+    struct sched_cluster c = {.nodes = nodes,
+                              .nnodes = 3,
+                              .parts = &part3,
+                              .nparts = 1,
+                              .jobs = jobs,
+                              .njobs = 1};
+    struct sched_result r;
+
+    (void)state;
+    three_nodes();
+    nodes[0].cpus_alloc = 4; /* the tightest fit, but heavier */
+    nodes[0].weight = 10;
+    nodes[1].weight = 10;
+    nodes[2].weight = 5;
+    assert_int_equal(sched_pass(&c, 100, &r), 0);
+    assert_int_equal(of(&r, 0)->nodes[0], 2);
+    sched_result_clear(&r);
+}
+
 /*
  * --time-min: n0 has 4 CPUs free until 1100, when a big job's
  * reservation starts; a 4-CPU job with a 200 s limit would run into it,
@@ -290,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_exclusive_whole_nodes),
         cmocka_unit_test(test_constraint_picks_nodes),
         cmocka_unit_test(test_time_min_shortens),
+        cmocka_unit_test(test_weight_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,6 +123,7 @@ static struct sched_node *model_nodes(const struct model *md, uint64_t **used)
             .user_exclusive = excl,
             .whole = whole,
             .features = nd->cf->features,
+            .weight = nd->cf->weight,
             .user = nd->n_users > 0 ? nd->users[0].uid : 0,
             .name = nd->cf->name,
             .cpus = nd->cf->cpus,
