@@ -126,6 +126,12 @@ void reason_set(struct reason *w, struct job *j, enum sched_reason r)
                              job_mem_per_node(j), j->gpu_type};
     const char *name = sched_reason_name(r);
 
+    /* no node of the partition can ever meet its -C, --tmp, -B ... (the
+     * nodes changed since it was submitted): Slurm's BadConstraints */
+    if (r == SCHED_REASON_NEVER_FITS && j->opt.node_ok != NULL) {
+        job_set_reason(j, "BadConstraints");
+        return;
+    }
     if (r != SCHED_REASON_RESOURCES && r != SCHED_REASON_NODE_DOWN) {
         job_set_reason(j, name);
         return;
