@@ -15,8 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const feats[] = {"a,b", "a", "b,c", "", "c,rack1",
-                                        "rack2,a"};
+    static const char *const feats[] = {"a,b", "a",       "b,c",
+                                        "",    "c,rack1", "rack2,a"};
     struct features_req *r;
     struct err e;
     size_t out[6];
