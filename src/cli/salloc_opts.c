@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/client.h"
 #include "cli/opt.h"
+#include "cli/slurmopts.h"
 #include "common/value.h"
 #include "common/xalloc.h"
 
@@ -26,8 +28,10 @@ enum salloc_opt {
 /* The sbatch options that make no sense for an allocation: no script to
  * wrap or to write output for, no array, no requeue. */
 static const int salloc_not_taken[] = {
-    JS_OUTPUT,   JS_ERROR,     JS_EXPORT,  JS_WRAP,       JS_ARRAY,
-    JS_PARSABLE, JS_TEST_ONLY, JS_REQUEUE, JS_NO_REQUEUE,
+    JS_OUTPUT,    JS_ERROR,       JS_EXPORT,    JS_WRAP,
+    JS_ARRAY,     JS_PARSABLE,    JS_TEST_ONLY, JS_REQUEUE,
+    JS_NO_REQUEUE, JS_OPEN_MODE,  JS_WAIT,      JS_PROPAGATE,
+    JS_GET_USER_ENV, JS_CPU_BIND,
 };
 
 static const struct opt_def salloc_own_opts[] = {
@@ -38,27 +42,58 @@ static const struct opt_def salloc_own_opts[] = {
     {"verbose", 'v', OPT_NOARG, SA_VERBOSE},
 };
 
-/* SALLOC_* input variables, weaker than the command line. */
+/* SALLOC_* input variables (Slurm 22.05's salloc(1)), weaker than the
+ * command line, by option name; a flag option is set by its variable
+ * whatever the value. */
 static const struct {
     const char *var;
-    int id;
+    const char *opt;
 } salloc_env_opts[] = {
-    {"SALLOC_ACCOUNT", JS_ACCOUNT},
-    {"SALLOC_GRES", JS_GRES},
-    {"SALLOC_PARTITION", JS_PARTITION},
-    {"SALLOC_QOS", JS_QOS},
-    {"SALLOC_TIMELIMIT", JS_TIME},
-    {"SALLOC_GPUS", JS_GPUS},
-    {"SALLOC_GPUS_PER_NODE", JS_GPUS_PER_NODE},
-    {"SALLOC_GPUS_PER_TASK", JS_GPUS_PER_TASK},
-    {"SALLOC_CPUS_PER_GPU", JS_CPUS_PER_GPU},
-    {"SALLOC_MEM_PER_GPU", JS_MEM_PER_GPU},
-    {"SALLOC_IMMEDIATE", SA_IMMEDIATE},
-    {"SALLOC_BELL", SA_BELL},
-    {"SALLOC_NO_BELL", SA_NO_BELL},
+    {"SALLOC_ACCOUNT", "account"},
+    {"SALLOC_ACCTG_FREQ", "acctg-freq"},
+    {"SALLOC_BELL", "bell"},
+    {"SALLOC_CLUSTERS", "clusters"},
+    {"SALLOC_CONSTRAINT", "constraint"},
+    {"SALLOC_CONTAINER", "container"},
+    {"SALLOC_CORE_SPEC", "core-spec"},
+    {"SALLOC_CPU_FREQ_REQ", "cpu-freq"},
+    {"SALLOC_CPUS_PER_GPU", "cpus-per-gpu"},
+    {"SALLOC_DELAY_BOOT", "delay-boot"},
+    {"SALLOC_EXCLUSIVE", "exclusive"},
+    {"SALLOC_GPU_BIND", "gpu-bind"},
+    {"SALLOC_GPU_FREQ", "gpu-freq"},
+    {"SALLOC_GPUS", "gpus"},
+    {"SALLOC_GPUS_PER_NODE", "gpus-per-node"},
+    {"SALLOC_GPUS_PER_TASK", "gpus-per-task"},
+    {"SALLOC_GRES", "gres"},
+    {"SALLOC_GRES_FLAGS", "gres-flags"},
+    {"SALLOC_HINT", "hint"},
+    {"SALLOC_IMMEDIATE", "immediate"},
+    {"SALLOC_KILL_CMD", "kill-command"},
+    {"SALLOC_MEM_BIND", "mem-bind"},
+    {"SALLOC_MEM_PER_CPU", "mem-per-cpu"},
+    {"SALLOC_MEM_PER_GPU", "mem-per-gpu"},
+    {"SALLOC_MEM_PER_NODE", "mem"},
+    {"SALLOC_NETWORK", "network"},
+    {"SALLOC_NO_BELL", "no-bell"},
+    {"SALLOC_NO_KILL", "no-kill"},
+    {"SALLOC_OVERCOMMIT", "overcommit"},
+    {"SALLOC_PARTITION", "partition"},
+    {"SALLOC_POWER", "power"},
+    {"SALLOC_PROFILE", "profile"},
+    {"SALLOC_QOS", "qos"},
+    {"SALLOC_REQ_SWITCH", "switches"},
+    {"SALLOC_RESERVATION", "reservation"},
+    {"SALLOC_SIGNAL", "signal"},
+    {"SALLOC_SPREAD_JOB", "spread-job"},
+    {"SALLOC_THREAD_SPEC", "thread-spec"},
+    {"SALLOC_TIMELIMIT", "time"},
+    {"SALLOC_USE_MIN_NODES", "use-min-nodes"},
+    {"SALLOC_WAIT_ALL_NODES", "wait-all-nodes"},
+    {"SALLOC_WCKEY", "wckey"},
 };
 
-#define SALLOC_MAX_OPTS 80
+#define SALLOC_MAX_OPTS 200
 
 static bool salloc_takes(int id)
 {
@@ -68,14 +103,15 @@ static bool salloc_takes(int id)
     return true;
 }
 
-/* The table: the jobspec's entries salloc takes, then its own. */
+/* The table: the jobspec's entries salloc takes, then its own, then
+ * Slurm's options that only warn. */
 static const struct opt_def *salloc_opt_table(void)
 {
-    static struct opt_def tab[SALLOC_MAX_OPTS];
+    static struct opt_def tab[SALLOC_MAX_OPTS], full[SALLOC_MAX_OPTS];
     size_t n = 0;
 
-    if (tab[0].id != 0)
-        return tab;
+    if (full[0].id != 0)
+        return full;
     for (const struct opt_def *d = jobspec_opts; d->id != 0; d++)
         if (salloc_takes(d->id) && n + 1 < SALLOC_MAX_OPTS)
             tab[n++] = *d;
@@ -84,7 +120,16 @@ static const struct opt_def *salloc_opt_table(void)
         if (n + 1 < SALLOC_MAX_OPTS)
             tab[n++] = salloc_own_opts[i];
     tab[n] = (struct opt_def){NULL, 0, OPT_NOARG, 0};
-    return tab;
+    return slurmopts_table(tab, SLURMOPTS_SALLOC, full, SALLOC_MAX_OPTS);
+}
+
+void salloc_opts_error(const struct salloc_opts *o, const char *text,
+                       const char *help)
+{
+    if (o->syntax_error)
+        slurmopts_error(o->unknown, salloc_opt_table(), text, help);
+    else
+        cli_error("%s", text);
 }
 
 void salloc_opts_help(const char *name)
@@ -165,17 +210,28 @@ static const char *sa_env(char *const *envp, const char *var)
     return NULL;
 }
 
+static const struct opt_def *sa_def(const char *long_name)
+{
+    for (const struct opt_def *d = salloc_opt_table(); d->id != 0; d++)
+        if (d->long_name != NULL && strcmp(d->long_name, long_name) == 0)
+            return d;
+    return NULL;
+}
+
 static int sa_apply_env(struct salloc_opts *o, char *const *envp, time_t now,
                         struct err *e)
 {
     for (size_t i = 0; i < sizeof(salloc_env_opts) / sizeof(*salloc_env_opts);
          i++) {
-        int id = salloc_env_opts[i].id;
+        const struct opt_def *d = sa_def(salloc_env_opts[i].opt);
         const char *v = sa_env(envp, salloc_env_opts[i].var);
-        bool flag = id == SA_BELL || id == SA_NO_BELL;
-        if (v == NULL || v[0] == '\0')
+        if (v == NULL || d == NULL)
             continue;
-        if (sa_set(o, id, flag ? NULL : v, now, e) < 0)
+        if (d->arg == OPT_NOARG || (d->arg == OPT_OPTARG && v[0] == '\0'))
+            v = NULL;
+        else if (v[0] == '\0')
+            continue;
+        if (sa_set(o, d->id, v, now, e) < 0)
             return err_prefix(e, "%s", salloc_env_opts[i].var);
     }
     return 0;
@@ -206,6 +262,7 @@ int salloc_opts_parse(struct salloc_opts *o, int argc, char **argv,
     }
     opt_free(&st);
     o->syntax_error = rc < 0;
+    memcpy(o->unknown, st.unknown, sizeof(o->unknown));
     if (rc == 0)
         rc = sa_apply_env(o, envp, now, e);
     for (size_t i = 0; rc == 0 && i < n; i++)
