@@ -28,10 +28,9 @@ enum salloc_opt {
 /* The sbatch options that make no sense for an allocation: no script to
  * wrap or to write output for, no array, no requeue. */
 static const int salloc_not_taken[] = {
-    JS_OUTPUT,    JS_ERROR,       JS_EXPORT,    JS_WRAP,
-    JS_ARRAY,     JS_PARSABLE,    JS_TEST_ONLY, JS_REQUEUE,
-    JS_NO_REQUEUE, JS_OPEN_MODE,  JS_WAIT,      JS_PROPAGATE,
-    JS_GET_USER_ENV, JS_CPU_BIND,
+    JS_OUTPUT,   JS_ERROR,     JS_EXPORT,       JS_WRAP,       JS_ARRAY,
+    JS_PARSABLE, JS_TEST_ONLY, JS_REQUEUE,      JS_NO_REQUEUE, JS_OPEN_MODE,
+    JS_WAIT,     JS_PROPAGATE, JS_GET_USER_ENV, JS_CPU_BIND,
 };
 
 static const struct opt_def salloc_own_opts[] = {

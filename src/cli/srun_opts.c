@@ -13,6 +13,7 @@
 #include "cli/jobspec.h"
 #include "cli/opt.h"
 #include "cli/optval.h"
+#include "cli/slurmopts.h"
 #include "common/gres.h"
 #include "common/utf8.h"
 #include "common/value.h"
@@ -61,6 +62,11 @@ enum srun_opt {
     SR_N_OPTS,
 };
 
+/* sbatch's options that srun takes only for its own allocation (outside a
+ * job; inside one they change nothing): SR_JS_BASE + their sbatch id. */
+#define SR_JS_BASE 500
+#define SR_TABLE_MAX 240
+
 static const struct opt_def srun_opt_defs[] = {
     {"ntasks", 'n', OPT_ARG, SR_NTASKS},
     {"nodes", 'N', OPT_ARG, SR_NODES},
@@ -100,6 +106,58 @@ static const struct opt_def srun_opt_defs[] = {
     {"version", 'V', OPT_NOARG, SR_VERSION},
     {NULL, 0, OPT_NOARG, 0},
 };
+
+/* sbatch's options that srun does not have (Slurm 22.05's srun(1)). */
+static const int srun_js_not_taken[] = {
+    JS_WRAP,    JS_ARRAY,        JS_PARSABLE,         JS_EXPORT,
+    JS_REQUEUE, JS_NO_REQUEUE,   JS_KILL_INVALID_DEP, JS_TEST_ONLY,
+    JS_WAIT,    JS_GET_USER_ENV,
+};
+
+static bool sr_js_takes(int js_id)
+{
+    for (size_t i = 0; i < sizeof(srun_js_not_taken) / sizeof(int); i++)
+        if (srun_js_not_taken[i] == js_id)
+            return false;
+    return true;
+}
+
+/* srun's table: its own options, sbatch's for the allocation (a short
+ * letter only where srun has none), then Slurm's that only warn. */
+static const struct opt_def *srun_table(void)
+{
+    static struct opt_def tab[SR_TABLE_MAX], full[SR_TABLE_MAX];
+    size_t n = 0;
+
+    if (full[0].id != 0)
+        return full;
+    for (const struct opt_def *d = srun_opt_defs; d->id != 0; d++)
+        tab[n++] = *d;
+    for (const struct opt_def *d = jobspec_opts; d->id != 0; d++) {
+        bool dup_long = false, dup_short = false;
+        if (!sr_js_takes(d->id) || n + 1 >= SR_TABLE_MAX)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            dup_long |= d->long_name != NULL && tab[i].long_name != NULL &&
+                        strcmp(d->long_name, tab[i].long_name) == 0;
+            dup_short |=
+                d->short_name != 0 && tab[i].short_name == d->short_name;
+        }
+        if (dup_long)
+            continue;
+        tab[n] = (struct opt_def){d->long_name, dup_short ? 0 : d->short_name,
+                                  d->arg, SR_JS_BASE + d->id};
+        n++;
+    }
+    tab[n] = (struct opt_def){NULL, 0, OPT_NOARG, 0};
+    return slurmopts_table(tab, SLURMOPTS_SRUN, full, SR_TABLE_MAX);
+}
+
+void srun_opts_error(const struct srun_opts *o, const char *text,
+                     const char *help)
+{
+    slurmopts_error(o->unknown, srun_table(), text, help);
+}
 
 /*
  * The input variables srun reads (Slurm 22.05's srun(1), "INPUT
@@ -174,6 +232,7 @@ void srun_opts_clear(struct srun_opts *o)
     free(o->input_file);
     free(o->out_pattern);
     free(o->err_pattern);
+    json_decref(o->notes);
     memset(o, 0, sizeof(*o));
 }
 
@@ -428,11 +487,34 @@ static int sr_set_value(struct srun_opts *o, int id, const char *arg,
     }
 }
 
+/* An option of sbatch's for srun's allocation: checked now (the words
+ * are sbatch's: "--mail-type=x: invalid mail type ..."); --exclusive
+ * also makes a step in a job --exact, as in Slurm 22.05. */
+static int sr_set_alloc(struct srun_opts *o, int js_id, const char *arg,
+                        struct err *e)
+{
+    struct jobspec js;
+    int rc;
+
+    jobspec_init(&js);
+    rc = jobspec_set(&js, js_id, arg, 0, e);
+    jobspec_clear(&js);
+    if (rc == 0 && js_id == JS_EXCLUSIVE)
+        o->exact = true;
+    return rc;
+}
+
 /* One option; a mistake is named "--ntasks=abc: ...". */
 static int sr_set(struct srun_opts *o, int id, const char *arg, struct err *e)
 {
     char name[64];
 
+    if (slurmopts_is_warn(id)) {
+        slurmopts_note(o->notes, id);
+        return 0;
+    }
+    if (id >= SR_JS_BASE && id < SR_JS_BASE + JS_N_OPTS)
+        return sr_set_alloc(o, id - SR_JS_BASE, arg, e);
     if (sr_set_value(o, id, arg, e) == 0)
         return 0;
     opt_name(srun_opt_defs, id, name, sizeof(name));
@@ -548,6 +630,13 @@ static const struct {
 
 static void sr_keep_alloc_arg(struct srun_opts *o, int id, const char *arg)
 {
+    if (id >= SR_JS_BASE && id < SR_JS_BASE + JS_N_OPTS) {
+        o->alloc_args = xreallocarray(o->alloc_args, o->n_alloc_args + 1,
+                                      sizeof(*o->alloc_args));
+        o->alloc_args[o->n_alloc_args++] =
+            (struct srun_alloc_arg){id - SR_JS_BASE, arg};
+        return;
+    }
     for (size_t i = 0; i < sizeof(srun_alloc_opts) / sizeof(*srun_alloc_opts);
          i++) {
         if (srun_alloc_opts[i].id != id)
@@ -582,16 +671,19 @@ int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
     int id, rc;
 
     memset(o, 0, sizeof(*o));
+    o->notes = json_array();
     o->time_limit_s = -1;
     o->immediate_s = -1;
     o->input_task = SRUN_INPUT_ALL;
     opt_init(&st, argc, argv, 1, false);
-    while ((rc = opt_next(&st, srun_opt_defs, &id, &arg, e)) > 0) {
+    while ((rc = opt_next(&st, srun_table(), &id, &arg, e)) > 0) {
         args = xreallocarray(args, n + 1, sizeof(*args));
         args[n++] = (struct sr_arg){id, arg};
-        given[id] = true;
+        if (id < SR_N_OPTS)
+            given[id] = true;
     }
     opt_free(&st);
+    memcpy(o->unknown, st.unknown, sizeof(o->unknown));
     if (rc == 0)
         rc = sr_apply_env(o, envp, given, e);
     for (size_t i = 0; rc == 0 && i < n; i++) {
