@@ -103,11 +103,11 @@ static int jss_constraint(struct jobspec *js, const char *arg, struct err *e)
 {
     int depth = 0;
 
-    for (const char *p = arg; *p != '\0'; p++) {
+    for (const char *p = arg; *p != '\0' && depth >= 0; p++) {
         if (*p == '[' || *p == '(')
             depth++;
-        else if ((*p == ']' || *p == ')') && --depth < 0)
-            break;
+        else if (*p == ']' || *p == ')')
+            depth--;
         else if (!isalnum((unsigned char)*p) && strchr("_-.:=*&|,", *p) == 0)
             return err_inval(e, "unexpected '%c' in a feature expression", *p);
     }
