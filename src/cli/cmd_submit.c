@@ -105,20 +105,37 @@ static void submit_help(void)
         "also be given as #SBATCH lines at the top of the script.\n\n"
         "  -J, --job-name=NAME      -p, --partition=PART    -t, --time=TIME\n"
         "  -c, --cpus-per-task=N    -n, --ntasks=N          -N, --nodes=N\n"
-        "      --ntasks-per-node=N\n"
-        "      --mem=SIZE               --mem-per-cpu=SIZE\n"
+        "      --ntasks-per-node=N      --ntasks-per-gpu=N  --mincpus=N\n"
+        "      --mem=SIZE               --mem-per-cpu=SIZE  --tmp=SIZE\n"
         "  -o, --output=PATTERN     -e, --error=PATTERN     -D, --chdir=DIR\n"
+        "      --open-mode=append|truncate\n"
         "      --export=ALL|NONE|VAR[=VAL],...\n"
-        "  -q, --qos=QOS            -A, --account=ACCOUNT\n"
+        "  -q, --qos=QOS            -A, --account=ACCOUNT   --wckey=KEY\n"
         "  -w, --nodelist=HOSTS     -x, --exclude=HOSTS\n"
+        "  -C, --constraint=EXPR        --reservation=NAME\n"
+        "      --exclusive[=user|mcs]  -s, --oversubscribe\n"
+        "  -B, --extra-node-info=S[:C[:T]]  --sockets-per-node=N\n"
+        "      --cores-per-socket=N     --threads-per-core=N\n"
         "      --gres=LIST          -G, --gpus=[TYPE:]N\n"
         "      --gpus-per-node=[TYPE:]N --gpus-per-task=[TYPE:]N\n"
         "      --cpus-per-gpu=N         --mem-per-gpu=SIZE\n"
-        "  -H, --hold               -b, --begin=TIME\n"
+        "      --gres-flags=enforce-binding|disable-binding\n"
+        "      --gpu-bind=TYPE          --cpu-bind=TYPE     --hint=HINT\n"
+        "  -m, --distribution=DIST      --spread-job        --use-min-nodes\n"
+        "  -H, --hold               -b, --begin=TIME        --deadline=TIME\n"
+        "      --time-min=TIME          --priority=N|TOP    --nice[=ADJ]\n"
+        "  -a, --array=SPEC         -d, --dependency=EXPR\n"
+        "      --kill-on-invalid-dep=yes|no  -k, --no-kill[=off]\n"
         "      --requeue                --no-requeue\n"
+        "      --signal=[{R|B}:]SIG[@SECS]\n"
+        "      --mail-type=TYPE,...     --mail-user=ADDR    --comment=TEXT\n"
+        "      --get-user-env[=T][S|L]  --propagate[=RLIMIT,...]\n"
+        "      --uid=USER               --gid=GROUP\n"
         "      --wrap=COMMAND           --parsable    --test-only\n"
-        "  -Q, --quiet              -h, --help    --usage    -V, --version\n",
+        "  -W, --wait               -Q, --quiet\n"
+        "  -h, --help               --usage       -V, --version\n",
         cli_slurm_face() ? "sbatch" : "sluice submit");
+    slurmopts_help(jobspec_table());
 }
 
 /* Read all of fp into s->script. */

@@ -139,22 +139,33 @@ void salloc_opts_help(const char *name)
         "The allocation ends when the command exits.\n\n"
         "  -J, --job-name=NAME      -p, --partition=PART    -t, --time=TIME\n"
         "  -c, --cpus-per-task=N    -n, --ntasks=N          -N, --nodes=N\n"
-        "      --ntasks-per-node=N\n"
-        "      --mem=SIZE               --mem-per-cpu=SIZE\n"
+        "      --ntasks-per-node=N      --ntasks-per-gpu=N  --mincpus=N\n"
+        "      --mem=SIZE               --mem-per-cpu=SIZE  --tmp=SIZE\n"
         "  -D, --chdir=DIR          -q, --qos=QOS           -A, "
         "--account=ACCOUNT\n"
-        "  -w, --nodelist=HOSTS     -x, --exclude=HOSTS\n"
+        "  -w, --nodelist=HOSTS     -x, --exclude=HOSTS     --wckey=KEY\n"
+        "  -C, --constraint=EXPR        --reservation=NAME\n"
+        "      --exclusive[=user|mcs]  -s, --oversubscribe\n"
+        "  -B, --extra-node-info=S[:C[:T]]  --sockets-per-node=N\n"
+        "      --cores-per-socket=N     --threads-per-core=N\n"
         "      --gres=LIST          -G, --gpus=[TYPE:]N\n"
         "      --gpus-per-node=[TYPE:]N --gpus-per-task=[TYPE:]N\n"
         "      --cpus-per-gpu=N         --mem-per-gpu=SIZE\n"
+        "      --gres-flags=enforce-binding|disable-binding\n"
+        "      --gpu-bind=TYPE          --hint=HINT\n"
+        "  -m, --distribution=DIST      --spread-job        --use-min-nodes\n"
         "  -H, --hold               -b, --begin=TIME        -d, "
         "--dependency=EXPR\n"
-        "      --signal=[R:]SIG[@SECS]  --nice[=ADJ]\n"
+        "      --deadline=TIME          --time-min=TIME     --priority=N|TOP\n"
+        "      --signal=[R:]SIG[@SECS]  --nice[=ADJ]        -k, --no-kill\n"
+        "      --mail-type=TYPE,...     --mail-user=ADDR    --comment=TEXT\n"
+        "      --uid=USER               --gid=GROUP\n"
         "      --no-shell           -I, --immediate[=SECS]\n"
         "      --bell                   --no-bell\n"
         "  -Q, --quiet              -v, --verbose\n"
         "  -h, --help               --usage              -V, --version\n",
         name);
+    slurmopts_help(salloc_opt_table());
 }
 
 void salloc_opts_clear(struct salloc_opts *o)

@@ -165,6 +165,33 @@ void slurmopts_note(json_t *notes, int id)
     json_array_append_new(notes, json_string(line));
 }
 
+void slurmopts_help(const struct opt_def *table)
+{
+    size_t col = 0;
+
+    printf("Accepted for Slurm compatibility, with a warning that they have "
+           "no effect:\n");
+    for (const struct opt_def *d = table; d->id != 0; d++) {
+        char word[64];
+        int n;
+        if (!slurmopts_is_warn(d->id))
+            continue;
+        if (d->short_name != 0)
+            n = snprintf(word, sizeof(word), "-%c/--%s", d->short_name,
+                         d->long_name);
+        else
+            n = snprintf(word, sizeof(word), "--%s", d->long_name);
+        if (col > 0 && col + (size_t)n + 1 > 76) {
+            putchar('\n');
+            col = 0;
+        }
+        printf("%s%s", col == 0 ? "  " : " ", word);
+        col += (size_t)n + (col == 0 ? 2 : 1);
+    }
+    if (col > 0)
+        putchar('\n');
+}
+
 void slurmopts_print(json_t *notes)
 {
     size_t i;

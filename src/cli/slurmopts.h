@@ -59,6 +59,10 @@ int slurmopts_find(const struct opt_def *defs, const char *long_name);
  */
 void slurmopts_note(json_t *notes, int id);
 
+/* slurmopts_help: to stdout, the warn-only options of table wrapped at
+ * 76 columns under a heading ("-S, --core-spec", "--switches"). */
+void slurmopts_help(const struct opt_def *table);
+
 /* slurmopts_print: each note as "PROG: warning: NOTE" on stderr. */
 void slurmopts_print(json_t *notes);
 

@@ -215,10 +215,13 @@ void srun_opts_help(const char *name)
         "  -k, --no-kill[=off]      --jobid=JOBID\n"
         "Outside a job srun first gets one (as salloc does):\n"
         "  -p, --partition=PART     -A, --account=ACCOUNT  -q, --qos=QOS\n"
+        "      and sbatch's other job options (-C, --exclusive, --comment,\n"
+        "      --mail-type, --reservation, --gpus, ...; see sbatch --help)\n"
         "  -Q, --quiet              -v, --verbose\n"
         "  -h, --help               --usage              -V, --version\n"
         "Patterns: %%j job, %%s step, %%t task, %%n node id, %%N node name,\n"
         "%%x job name, %%u user, %%A array job, %%a array task.\n");
+    slurmopts_help(srun_table());
 }
 
 void srun_opts_clear(struct srun_opts *o)
