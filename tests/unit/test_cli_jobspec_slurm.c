@@ -613,15 +613,72 @@ static void test_salloc(void **state)
     opt_split_free(words);
 }
 
+/* Every warn-only option of srun and salloc parses (with a value when it
+ * takes one) and adds exactly one line; the short letters too. */
+static void test_warn_all_cmds(void **state)
+{
+    char *env[] = {NULL};
+
+    (void)state;
+    for (size_t i = 0; slurmopts_warn_table[i].long_name != NULL; i++) {
+        const struct slurmopt_warn *w = &slurmopts_warn_table[i];
+        char opt[80], shortopt[8];
+        char *argv[] = {"srun", opt, "true", NULL};
+        char *sargv[] = {"srun", shortopt, "x", "true", NULL};
+        struct srun_opts o;
+        struct salloc_opts a;
+        struct err e;
+
+        snprintf(opt, sizeof(opt), "--%s%s", w->long_name,
+                 w->arg == OPT_ARG ? "=x" : "");
+        if (w->cmds & SLURMOPTS_SRUN) {
+            if (srun_opts_parse(&o, 3, argv, env, &e) < 0)
+                fail_msg("srun %s: %s", opt, e.text);
+            if (json_array_size(o.notes) != 1)
+                fail_msg("srun %s: %zu lines", opt, json_array_size(o.notes));
+            srun_opts_clear(&o);
+        }
+        if (w->cmds & SLURMOPTS_SALLOC) {
+            argv[0] = "salloc";
+            if (salloc_opts_parse(&a, 3, argv, env, NOW, &e) < 0)
+                fail_msg("salloc %s: %s", opt, e.text);
+            if (json_array_size(a.js.notes) != 1)
+                fail_msg("salloc %s: %zu lines", opt,
+                         json_array_size(a.js.notes));
+            salloc_opts_clear(&a);
+            argv[0] = "srun";
+        }
+        if ((w->cmds & SLURMOPTS_SRUN) && w->short_name != 0) {
+            snprintf(shortopt, sizeof(shortopt), "-%c", w->short_name);
+            /* a value only where the option takes one */
+            if (w->arg != OPT_ARG) {
+                sargv[2] = "true";
+                sargv[3] = NULL;
+            }
+            if (srun_opts_parse(&o, w->arg == OPT_ARG ? 4 : 3, sargv, env, &e) <
+                0)
+                fail_msg("srun %s: %s", shortopt, e.text);
+            assert_int_equal(json_array_size(o.notes), 1);
+            srun_opts_clear(&o);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_keys),    cmocka_unit_test(test_wait_quiet),
-        cmocka_unit_test(test_wait_status), cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_warn_table),  cmocka_unit_test(test_warn_lines),
-        cmocka_unit_test(test_suggest),     cmocka_unit_test(test_error_lines),
-        cmocka_unit_test(test_directives),  cmocka_unit_test(test_srun),
+        cmocka_unit_test(test_new_keys),
+        cmocka_unit_test(test_wait_quiet),
+        cmocka_unit_test(test_wait_status),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_warn_table),
+        cmocka_unit_test(test_warn_lines),
+        cmocka_unit_test(test_suggest),
+        cmocka_unit_test(test_error_lines),
+        cmocka_unit_test(test_directives),
+        cmocka_unit_test(test_srun),
         cmocka_unit_test(test_salloc),
+        cmocka_unit_test(test_warn_all_cmds),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
