@@ -580,6 +580,64 @@ static int sr_apply_env(struct srun_opts *o, char *const *envp,
     return 0;
 }
 
+/* Slurm 22.05's srun input variables for sbatch's job options (used for
+ * srun's own allocation) and for options without effect here (one
+ * warning each), by option name; a flag option is set whatever the
+ * value. */
+static const struct {
+    const char *var;
+    const char *opt;
+} srun_env_more[] = {
+    {"SLURM_ACCTG_FREQ", "acctg-freq"},
+    {"SLURM_CONSTRAINT", "constraint"},
+    {"SLURM_CORE_SPEC", "core-spec"},
+    {"SLURM_CPUS_PER_GPU", "cpus-per-gpu"},
+    {"SLURM_GPU_BIND", "gpu-bind"},
+    {"SLURM_GRES_FLAGS", "gres-flags"},
+    {"SLURM_HINT", "hint"},
+    {"SLURM_MEM_BIND", "mem-bind"},
+    {"SLURM_MEM_PER_GPU", "mem-per-gpu"},
+    {"SLURM_MPI_TYPE", "mpi"},
+    {"SLURM_NETWORK", "network"},
+    {"SLURM_OPEN_MODE", "open-mode"},
+    {"SLURM_OVERCOMMIT", "overcommit"},
+    {"SLURM_POWER", "power"},
+    {"SLURM_PROFILE", "profile"},
+    {"SLURM_REQ_SWITCH", "switches"},
+    {"SLURM_RESERVATION", "reservation"},
+    {"SLURM_RESV_PORTS", "resv-ports"},
+    {"SLURM_SPREAD_JOB", "spread-job"},
+    {"SLURM_THREAD_SPEC", "thread-spec"},
+    {"SLURM_THREADS", "threads"},
+    {"SLURM_USE_MIN_NODES", "use-min-nodes"},
+    {"SLURM_WCKEY", "wckey"},
+};
+
+static void sr_keep_alloc_arg(struct srun_opts *o, int id, const char *arg);
+
+static int sr_apply_env_more(struct srun_opts *o, char *const *envp,
+                             struct err *e)
+{
+    for (size_t i = 0; i < sizeof(srun_env_more) / sizeof(*srun_env_more);
+         i++) {
+        const char *v = sr_env(envp, srun_env_more[i].var);
+        const struct opt_def *d = srun_table();
+        while (d->id != 0 && (d->long_name == NULL ||
+                              strcmp(d->long_name, srun_env_more[i].opt) != 0))
+            d++;
+        if (v == NULL || d->id == 0)
+            continue;
+        if (d->arg == OPT_NOARG || (d->arg == OPT_OPTARG && v[0] == '\0'))
+            v = NULL;
+        else if (v[0] == '\0')
+            continue;
+        if (sr_set(o, d->id, v, e) < 0)
+            return err_prefix(e, "%s", srun_env_more[i].var);
+        sr_keep_alloc_arg(o, d->id, v);
+    }
+    return 0;
+}
+
 /* 0 when s is all well-formed UTF-8. */
 static int sr_utf8(const char *s)
 {
@@ -689,6 +747,8 @@ int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
     memcpy(o->unknown, st.unknown, sizeof(o->unknown));
     if (rc == 0)
         rc = sr_apply_env(o, envp, given, e);
+    if (rc == 0)
+        rc = sr_apply_env_more(o, envp, e);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = sr_set(o, args[i].id, args[i].arg, e);
         sr_keep_alloc_arg(o, args[i].id, args[i].arg);

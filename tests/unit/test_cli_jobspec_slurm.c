@@ -574,6 +574,26 @@ static void test_srun(void **state)
     /* srun has no --wrap or --array */
     assert_int_equal(srun_words(&o, "srun --array=1-2 hostname", &e), -1);
     srun_opts_clear(&o);
+    /* input variables: a job option for the allocation, a warned one */
+    {
+        char *env[] = {"SLURM_CONSTRAINT=a100", "SLURM_MPI_TYPE=pmix",
+                       "SLURM_SPREAD_JOB=1", NULL};
+        char *argv[] = {"srun", "-C", "h200", "hostname", NULL};
+        assert_int_equal(srun_opts_parse(&o, 4, argv, env, &e), 0);
+        assert_int_equal(json_array_size(o.notes), 1);
+        assert_int_equal(o.n_alloc_args, 3);
+        assert_int_equal(o.alloc_args[0].js_id, JS_CONSTRAINT);
+        assert_string_equal(o.alloc_args[0].arg, "a100");
+        assert_int_equal(o.alloc_args[1].js_id, JS_SPREAD_JOB);
+        assert_null(o.alloc_args[1].arg);
+        /* the command line's comes last: it wins */
+        assert_string_equal(o.alloc_args[2].arg, "h200");
+        srun_opts_clear(&o);
+        env[0] = "SLURM_CONSTRAINT=a[";
+        assert_int_equal(srun_opts_parse(&o, 4, argv, env, &e), -1);
+        assert_non_null(strstr(e.text, "SLURM_CONSTRAINT: --constraint=a[: "));
+        srun_opts_clear(&o);
+    }
     /* -W is srun's --wait=SECONDS, warned */
     assert_int_equal(srun_words(&o, "srun -W 5 -Z hostname", &e), 0);
     assert_int_equal(json_array_size(o.notes), 2);
