@@ -93,6 +93,8 @@ static int jss_exclusive(struct jobspec *js, const char *arg, struct err *e)
         v = "mcs";
     else if (arg != NULL)
         return err_inval(e, "expected user, mcs or no value");
+    /* one setting in Slurm: the later of --exclusive and -s wins */
+    json_object_del(js->job, "oversubscribe");
     json_object_set_new(js->job, "exclusive", json_string(v));
     return 0;
 }
@@ -457,6 +459,7 @@ int jobspec_set_slurm(struct jobspec *js, int id, const char *arg, time_t now,
     case JS_EXCLUSIVE:
         return jss_exclusive(js, arg, e);
     case JS_OVERSUBSCRIBE:
+        json_object_del(js->job, "exclusive");
         return jss_flag(js, "oversubscribe");
     case JS_CONSTRAINT:
         return jss_constraint(js, arg, e);

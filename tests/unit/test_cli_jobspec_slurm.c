@@ -180,6 +180,40 @@ static void test_new_keys(void **state)
 #undef TRUE
 }
 
+/* Slurm's one sharing setting: the later of --exclusive and -s wins. */
+static void test_exclusive_oversubscribe(void **state)
+{
+    json_t *j;
+
+    (void)state;
+    j = one("sbatch --exclusive -s");
+    assert_null(json_object_get(j, "exclusive"));
+    assert_true(json_is_true(json_object_get(j, "oversubscribe")));
+    json_decref(j);
+    j = one("sbatch -s --exclusive=user");
+    assert_null(json_object_get(j, "oversubscribe"));
+    assert_string_equal(str(j, "exclusive"), "user");
+    json_decref(j);
+}
+
+static void test_finish_checks(void **state)
+{
+    struct jobspec js;
+    struct err e;
+    char *envp[] = {NULL};
+
+    (void)state;
+    jobspec_init(&js);
+    assert_int_equal(
+        sbatch_words(&js, "sbatch --ntasks-per-gpu=2 --gpus-per-task=1", &e),
+        0);
+    assert_null(
+        jobspec_finish(&js, "#!/bin/sh\n", "x.sh", NULL, 0, "/", envp, &e));
+    assert_string_equal(e.text, "--gpus-per-task is mutually exclusive with "
+                                "--ntasks-per-gpu");
+    jobspec_clear(&js);
+}
+
 static void test_wait_quiet(void **state)
 {
     struct jobspec js;
@@ -688,6 +722,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_keys),
+        cmocka_unit_test(test_exclusive_oversubscribe),
+        cmocka_unit_test(test_finish_checks),
         cmocka_unit_test(test_wait_quiet),
         cmocka_unit_test(test_wait_status),
         cmocka_unit_test(test_bad_values),
