@@ -364,11 +364,13 @@ static int jss_mail_type(struct jobspec *js, const char *arg, struct err *e)
     return 0;
 }
 
+/* --open-mode: Slurm reads the first letter (SLURM_OPEN_MODE is "a" or
+ * "t"). */
 static int jss_open_mode(struct jobspec *js, const char *arg, struct err *e)
 {
-    if (strcasecmp(arg, "append") == 0)
+    if (arg[0] == 'a' || arg[0] == 'A')
         json_object_set_new(js->job, "open_mode", json_string("append"));
-    else if (strcasecmp(arg, "truncate") == 0)
+    else if (arg[0] == 't' || arg[0] == 'T')
         json_object_set_new(js->job, "open_mode", json_string("truncate"));
     else
         return err_inval(e, "expected append or truncate");

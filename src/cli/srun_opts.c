@@ -305,10 +305,14 @@ static int sr_hosts(char **dst, const char *arg, struct err *e)
 }
 
 /* -m block|cyclic, with Slurm's socket and core levels ("block:cyclic")
- * accepted and left to the node; "*" is the default, block. */
+ * accepted and left to the node; "*" is the default, block.  plane=N and
+ * arbitrary (which sbatch takes, and which may come in
+ * SLURM_DISTRIBUTION) lay tasks out as block, with a warning. */
 static int sr_distribution(struct srun_opts *o, const char *arg, struct err *e)
 {
     size_t n = strcspn(arg, ":,");
+    uint64_t plane;
+    char buf[160];
 
     if (n == 1 && arg[0] == '*')
         sr_replace(&o->distribution, "block");
@@ -316,9 +320,19 @@ static int sr_distribution(struct srun_opts *o, const char *arg, struct err *e)
         sr_replace(&o->distribution, "block");
     else if (n == 6 && strncmp(arg, "cyclic", 6) == 0)
         sr_replace(&o->distribution, "cyclic");
-    else
-        return err_inval(e, "expected block or cyclic (plane and arbitrary "
-                            "are not supported)");
+    else if ((n == 9 && strncmp(arg, "arbitrary", 9) == 0) ||
+             (n > 6 && n < 16 && strncmp(arg, "plane=", 6) == 0 &&
+              (snprintf(buf, sizeof(buf), "%.*s", (int)(n - 6), arg + 6),
+               value_parse_u64(buf, 1, SRUN_MAX_COUNT, &plane, e) == 0))) {
+        sr_replace(&o->distribution, "block");
+        snprintf(buf, sizeof(buf),
+                 "--distribution=%.*s is laid out as block in Sluice (no "
+                 "plane or arbitrary step layout)",
+                 (int)n, arg);
+        if (o->notes != NULL)
+            json_array_append_new(o->notes, json_string(buf));
+    } else
+        return err_inval(e, "expected block, cyclic, plane=N or arbitrary");
     return 0;
 }
 

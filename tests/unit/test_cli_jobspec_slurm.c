@@ -169,6 +169,7 @@ static void test_new_keys(void **state)
     STR("sbatch --mail-user=a@example.org", "mail_user", "a@example.org");
     STR("sbatch --open-mode=append", "open_mode", "append");
     STR("sbatch --open-mode=Truncate", "open_mode", "truncate");
+    STR("sbatch --open-mode=a", "open_mode", "append");
     TRUE("sbatch --get-user-env", "get_user_env");
     STR("sbatch --get-user-env=10L", "get_user_env", "10L");
     STR("sbatch --get-user-env=S", "get_user_env", "S");
@@ -626,6 +627,24 @@ static void test_srun(void **state)
         env[0] = "SLURM_CONSTRAINT=a[";
         assert_int_equal(srun_opts_parse(&o, 4, argv, env, &e), -1);
         assert_non_null(strstr(e.text, "SLURM_CONSTRAINT: --constraint=a[: "));
+        srun_opts_clear(&o);
+    }
+    /* plane and arbitrary (sbatch's, maybe from SLURM_DISTRIBUTION) are
+     * laid out as block, with a warning */
+    assert_int_equal(srun_words(&o, "srun -m plane=4 hostname", &e), 0);
+    assert_string_equal(o.distribution, "block");
+    assert_int_equal(json_array_size(o.notes), 1);
+    assert_string_equal(json_string_value(json_array_get(o.notes, 0)),
+                        "--distribution=plane=4 is laid out as block in "
+                        "Sluice (no plane or arbitrary step layout)");
+    srun_opts_clear(&o);
+    /* SLURM_OPEN_MODE's one letter */
+    {
+        char *env[] = {"SLURM_OPEN_MODE=a", NULL};
+        char *argv[] = {"srun", "hostname", NULL};
+        assert_int_equal(srun_opts_parse(&o, 2, argv, env, &e), 0);
+        assert_int_equal(o.n_alloc_args, 1);
+        assert_int_equal(o.alloc_args[0].js_id, JS_OPEN_MODE);
         srun_opts_clear(&o);
     }
     /* -W is srun's --wait=SECONDS, warned */
