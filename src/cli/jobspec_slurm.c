@@ -29,6 +29,16 @@ static int jss_string(struct jobspec *js, const char *key, const char *arg,
     return 0;
 }
 
+/* A free-text option: Slurm takes an empty one as not given. */
+static int jss_text(struct jobspec *js, const char *key, const char *arg)
+{
+    if (arg[0] == '\0')
+        json_object_del(js->job, key);
+    else
+        json_object_set_new(js->job, key, json_string(arg));
+    return 0;
+}
+
 static int jss_count(struct jobspec *js, const char *key, const char *arg,
                      uint64_t max, struct err *e)
 {
@@ -447,9 +457,9 @@ int jobspec_set_slurm(struct jobspec *js, int id, const char *arg, time_t now,
 {
     switch (id) {
     case JS_COMMENT:
-        return jss_string(js, "comment", arg, e);
+        return jss_text(js, "comment", arg);
     case JS_WCKEY:
-        return jss_string(js, "wckey", arg, e);
+        return jss_text(js, "wckey", arg);
     case JS_DEADLINE:
         return jss_deadline(js, arg, now, e);
     case JS_TIME_MIN:
@@ -496,11 +506,11 @@ int jobspec_set_slurm(struct jobspec *js, int id, const char *arg, time_t now,
     case JS_GID:
         return jss_id(js, "gid", arg, true, e);
     case JS_RESERVATION:
-        return jss_string(js, "reservation", arg, e);
+        return jss_text(js, "reservation", arg);
     case JS_MAIL_TYPE:
         return jss_mail_type(js, arg, e);
     case JS_MAIL_USER:
-        return jss_string(js, "mail_user", arg, e);
+        return jss_text(js, "mail_user", arg);
     case JS_OPEN_MODE:
         return jss_open_mode(js, arg, e);
     case JS_GET_USER_ENV:
