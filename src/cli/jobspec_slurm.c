@@ -92,16 +92,22 @@ static int jss_tmp(struct jobspec *js, const char *arg, struct err *e)
     return 0;
 }
 
-/* --exclusive[=user|mcs]: "node" without a value. */
+/* --exclusive[=user|mcs]: "node" without a value; as in Slurm (whose
+ * SBATCH_EXCLUSIVE carries them) also =exclusive and =oversubscribe. */
 static int jss_exclusive(struct jobspec *js, const char *arg, struct err *e)
 {
     const char *v = "node";
 
+    if (arg != NULL && strcasecmp(arg, "oversubscribe") == 0) {
+        json_object_del(js->job, "exclusive");
+        json_object_set_new(js->job, "oversubscribe", json_true());
+        return 0;
+    }
     if (arg != NULL && strcasecmp(arg, "user") == 0)
         v = "user";
     else if (arg != NULL && strcasecmp(arg, "mcs") == 0)
         v = "mcs";
-    else if (arg != NULL)
+    else if (arg != NULL && strcasecmp(arg, "exclusive") != 0)
         return err_inval(e, "expected user, mcs or no value");
     /* one setting in Slurm: the later of --exclusive and -s wins */
     json_object_del(js->job, "oversubscribe");

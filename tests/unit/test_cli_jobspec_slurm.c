@@ -203,6 +203,13 @@ static void test_exclusive_oversubscribe(void **state)
     assert_null(json_object_get(j, "exclusive"));
     assert_true(json_is_true(json_object_get(j, "oversubscribe")));
     json_decref(j);
+    j = one("sbatch --exclusive=oversubscribe");
+    assert_null(json_object_get(j, "exclusive"));
+    assert_true(json_is_true(json_object_get(j, "oversubscribe")));
+    json_decref(j);
+    j = one("sbatch --exclusive=exclusive");
+    assert_string_equal(str(j, "exclusive"), "node");
+    json_decref(j);
     j = one("sbatch -s --exclusive=user");
     assert_null(json_object_get(j, "oversubscribe"));
     assert_string_equal(str(j, "exclusive"), "user");
@@ -666,7 +673,8 @@ static void test_salloc(void **state)
 {
     struct salloc_opts o;
     char *env[] = {"SALLOC_CONSTRAINT=a100",
-                   "SALLOC_EXCLUSIVE=", "SALLOC_MEM_BIND=local", NULL};
+                   "SALLOC_EXCLUSIVE=", "SALLOC_MEM_BIND=local",
+                   "SALLOC_NO_KILL=1", NULL};
     char **words;
     struct err e;
     int n;
@@ -681,6 +689,7 @@ static void test_salloc(void **state)
     assert_string_equal(str(o.js.job, "mail_type"), "BEGIN");
     assert_string_equal(str(o.js.job, "constraint"), "a100");
     assert_string_equal(str(o.js.job, "exclusive"), "node");
+    assert_true(json_is_true(json_object_get(o.js.job, "no_kill")));
     /* --mem-bind (from SALLOC_MEM_BIND), --x11, --kill-command */
     assert_int_equal(json_array_size(o.js.notes), 3);
     salloc_opts_clear(&o);
