@@ -504,6 +504,43 @@ static int sr_set_value(struct srun_opts *o, int id, const char *arg,
     }
 }
 
+/* sbatch's options that Slurm applies to a step, which a step here does
+ * not: inside a job they warn (once); for srun's own job they go to it. */
+static const struct {
+    int js_id;
+    const char *what;
+} srun_step_ignored[] = {
+    {JS_CPU_BIND, "--cpu-bind has no effect on a step in Sluice (tasks are "
+                  "not bound to CPUs)"},
+    {JS_GPU_BIND, "--gpu-bind has no effect on a step in Sluice (GPUs are "
+                  "given per task with --gpus-per-task)"},
+    {JS_HINT, "--hint has no effect on a step in Sluice (tasks are not bound "
+              "to CPUs)"},
+    {JS_NTASKS_PER_GPU, "--ntasks-per-gpu has no effect on a step in Sluice "
+                        "(use --gpus-per-task)"},
+    {JS_EXTRA_NODE_INFO, "--extra-node-info has no effect on a step in "
+                         "Sluice (no socket or core layout)"},
+    {JS_SOCKETS_PER_NODE, "--sockets-per-node has no effect on a step in "
+                          "Sluice (no socket or core layout)"},
+    {JS_CORES_PER_SOCKET, "--cores-per-socket has no effect on a step in "
+                          "Sluice (no socket or core layout)"},
+    {JS_THREADS_PER_CORE, "--threads-per-core has no effect on a step in "
+                          "Sluice (no socket or core layout)"},
+};
+
+static void sr_note(struct srun_opts *o, const char *line)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(o->notes, i, v)
+    {
+        if (strcmp(json_string_value(v), line) == 0)
+            return;
+    }
+    json_array_append_new(o->notes, json_string(line));
+}
+
 /* An option of sbatch's for srun's allocation: checked now (the words
  * are sbatch's: "--mail-type=x: invalid mail type ..."); --exclusive
  * also makes a step in a job --exact, as in Slurm 22.05. */
@@ -518,6 +555,12 @@ static int sr_set_alloc(struct srun_opts *o, int js_id, const char *arg,
     jobspec_clear(&js);
     if (rc == 0 && js_id == JS_EXCLUSIVE)
         o->exact = true;
+    for (size_t i = 0;
+         rc == 0 && o->job_id != 0 &&
+         i < sizeof(srun_step_ignored) / sizeof(*srun_step_ignored);
+         i++)
+        if (srun_step_ignored[i].js_id == js_id)
+            sr_note(o, srun_step_ignored[i].what);
     return rc;
 }
 

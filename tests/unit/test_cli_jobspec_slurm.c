@@ -663,6 +663,27 @@ static void test_srun(void **state)
         assert_int_equal(o.alloc_args[0].js_id, JS_OPEN_MODE);
         srun_opts_clear(&o);
     }
+    /* in a job, step options Slurm applies and Sluice does not warn */
+    {
+        char *env[] = {"SLURM_JOB_ID=7", NULL};
+        char *argv[] = {"srun",
+                        "--cpu-bind=cores",
+                        "--hint=nomultithread",
+                        "--cpu-bind=none",
+                        "--comment=x",
+                        "hostname",
+                        NULL};
+        assert_int_equal(srun_opts_parse(&o, 6, argv, env, &e), 0);
+        assert_int_equal(json_array_size(o.notes), 2);
+        assert_string_equal(json_string_value(json_array_get(o.notes, 0)),
+                            "--cpu-bind has no effect on a step in Sluice "
+                            "(tasks are not bound to CPUs)");
+        srun_opts_clear(&o);
+        /* outside a job they are the new job's */
+        assert_int_equal(srun_opts_parse(&o, 6, argv, (char *[]){NULL}, &e), 0);
+        assert_int_equal(json_array_size(o.notes), 0);
+        srun_opts_clear(&o);
+    }
     /* -W is srun's --wait=SECONDS, warned */
     assert_int_equal(srun_words(&o, "srun -W 5 -Z hostname", &e), 0);
     assert_int_equal(json_array_size(o.notes), 2);
