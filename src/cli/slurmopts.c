@@ -42,6 +42,7 @@ const struct slurmopt_warn slurmopts_warn_table[] = {
     {"gpus-per-socket", 0, OPT_ARG, B | A | R, "no socket topology for GPUs"},
     {"het-group", 0, OPT_ARG, R, "no heterogeneous jobs"},
     {"ignore-pbs", 0, OPT_NOARG, B, "#PBS lines are never read"},
+    {"immediate", 'I', OPT_OPTARG, B, "a batch job waits in the queue"},
     {"input", 'i', OPT_ARG, B, "a batch script's stdin is /dev/null"},
     {"kill-command", 'K', OPT_OPTARG, A,
      "the command is not signalled at the end"},

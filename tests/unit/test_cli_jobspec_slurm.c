@@ -403,6 +403,7 @@ static void test_warn_lines(void **state)
         "sbatch -M other",
         "sbatch -L matlab:1",
         "sbatch -i in.txt",
+        "sbatch -I",
         "sbatch -O",
         "sbatch -v",
         "sbatch -F nodes.txt",
