@@ -143,6 +143,7 @@ static void test_new_keys(void **state)
         "verbose,map_gpu:0,1");
     STR("sbatch --gpu-bind=single:1", "gpu_bind", "single:1");
     STR("sbatch --cpu-bind=cores", "cpu_bind", "cores");
+    STR("sbatch --cpu-bind=verbose", "cpu_bind", "verbose");
     STR("sbatch --cpu-bind=quiet,map_cpu:0,2", "cpu_bind", "quiet,map_cpu:0,2");
     STR("sbatch --hint=nomultithread", "hint", "nomultithread");
     STR("sbatch -m cyclic", "distribution", "cyclic");
