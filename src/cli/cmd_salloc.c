@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/salloc.h"
+#include "cli/slurmopts.h"
 #include "common/clock.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
@@ -346,13 +347,12 @@ static int sa_parse(struct salloc *s, int argc, char **argv)
     struct err e;
 
     if (salloc_opts_parse(&s->o, argc, argv, environ, time(NULL), &e) < 0) {
-        if (s->o.syntax_error)
-            cli_error("%s (see '%s --help')", e.text,
-                      cli_slurm_face() ? "salloc" : "sluice alloc");
-        else
-            cli_error("%s", e.text);
+        salloc_opts_error(&s->o, e.text,
+                          cli_slurm_face() ? "salloc" : "sluice alloc");
         return 1;
     }
+    if (!s->o.js.quiet)
+        slurmopts_print(s->o.js.notes);
     if (s->o.js.help || s->o.js.usage) {
         salloc_opts_help(cli_slurm_face() ? "salloc" : "sluice alloc");
         return 0;

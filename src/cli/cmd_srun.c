@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/slurmopts.h"
 #include "cli/srun.h"
 #include "common/clock.h"
 #include "common/libcrypto.h"
@@ -370,10 +371,12 @@ static int srun_run(struct srun *r, int argc, char **argv)
     int rc;
 
     if (srun_opts_parse(&r->o, argc, argv, environ, &e) < 0) {
-        cli_error("%s (see '%s --help')", e.text,
-                  cli_slurm_face() ? "srun" : "sluice run");
+        srun_opts_error(&r->o, e.text,
+                        cli_slurm_face() ? "srun" : "sluice run");
         return 2;
     }
+    if (!r->o.quiet)
+        slurmopts_print(r->o.notes);
     if (r->o.help || r->o.usage) {
         srun_opts_help(cli_slurm_face() ? "srun" : "sluice run");
         return 0;

@@ -14,6 +14,7 @@
 #include "cli/client.h"
 #include "cli/fmt.h"
 #include "cli/jobspec.h"
+#include "cli/slurmopts.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 
@@ -35,25 +36,66 @@ struct submit {
     char *script;
     size_t script_len;
     time_t now;
+    char unknown[128]; /* an unrecognized long option, for a suggestion */
 };
 
-/* SBATCH_* input variables, weaker than the command line. */
+/* SBATCH_* input variables (Slurm 22.05's sbatch(1), "INPUT ENVIRONMENT
+ * VARIABLES"), weaker than the command line, by option name; a flag
+ * option is set by its variable whatever the value. */
 static const struct {
     const char *var;
-    int id;
+    const char *opt;
+    bool flag; /* set whatever the value (an optional one too) */
 } submit_env_opts[] = {
-    {"SBATCH_ACCOUNT", JS_ACCOUNT},
-    {"SBATCH_EXPORT", JS_EXPORT},
-    {"SBATCH_GRES", JS_GRES},
-    {"SBATCH_JOB_NAME", JS_NAME},
-    {"SBATCH_PARTITION", JS_PARTITION},
-    {"SBATCH_QOS", JS_QOS},
-    {"SBATCH_TIMELIMIT", JS_TIME},
-    {"SBATCH_GPUS", JS_GPUS},
-    {"SBATCH_GPUS_PER_NODE", JS_GPUS_PER_NODE},
-    {"SBATCH_GPUS_PER_TASK", JS_GPUS_PER_TASK},
-    {"SBATCH_CPUS_PER_GPU", JS_CPUS_PER_GPU},
-    {"SBATCH_MEM_PER_GPU", JS_MEM_PER_GPU},
+    {"SBATCH_ACCOUNT", "account", false},
+    {"SBATCH_ACCTG_FREQ", "acctg-freq", false},
+    {"SBATCH_BATCH", "batch", false},
+    {"SBATCH_CLUSTERS", "clusters", false},
+    {"SBATCH_CLUSTER_CONSTRAINT", "cluster-constraint", false},
+    {"SBATCH_CONSTRAINT", "constraint", false},
+    {"SBATCH_CONTAINER", "container", false},
+    {"SBATCH_CORE_SPEC", "core-spec", false},
+    {"SBATCH_CPUS_PER_GPU", "cpus-per-gpu", false},
+    {"SBATCH_CPU_FREQ_REQ", "cpu-freq", false},
+    {"SBATCH_DELAY_BOOT", "delay-boot", false},
+    {"SBATCH_DISTRIBUTION", "distribution", false},
+    {"SBATCH_EXCLUSIVE", "exclusive", false},
+    {"SBATCH_EXPORT", "export", false},
+    {"SBATCH_GET_USER_ENV", "get-user-env", false},
+    {"SBATCH_GPU_BIND", "gpu-bind", false},
+    {"SBATCH_GPU_FREQ", "gpu-freq", false},
+    {"SBATCH_GPUS", "gpus", false},
+    {"SBATCH_GPUS_PER_NODE", "gpus-per-node", false},
+    {"SBATCH_GPUS_PER_TASK", "gpus-per-task", false},
+    {"SBATCH_GRES", "gres", false},
+    {"SBATCH_GRES_FLAGS", "gres-flags", false},
+    {"SBATCH_HINT", "hint", false},
+    {"SBATCH_IGNORE_PBS", "ignore-pbs", false},
+    {"SBATCH_JOB_NAME", "job-name", false},
+    {"SBATCH_MEM_BIND", "mem-bind", false},
+    {"SBATCH_MEM_PER_CPU", "mem-per-cpu", false},
+    {"SBATCH_MEM_PER_GPU", "mem-per-gpu", false},
+    {"SBATCH_MEM_PER_NODE", "mem", false},
+    {"SBATCH_NETWORK", "network", false},
+    {"SBATCH_NO_KILL", "no-kill", true},
+    {"SBATCH_NO_REQUEUE", "no-requeue", false},
+    {"SBATCH_OPEN_MODE", "open-mode", false},
+    {"SBATCH_OVERCOMMIT", "overcommit", false},
+    {"SBATCH_PARTITION", "partition", false},
+    {"SBATCH_POWER", "power", false},
+    {"SBATCH_PROFILE", "profile", false},
+    {"SBATCH_QOS", "qos", false},
+    {"SBATCH_REQ_SWITCH", "switches", false},
+    {"SBATCH_REQUEUE", "requeue", false},
+    {"SBATCH_RESERVATION", "reservation", false},
+    {"SBATCH_SIGNAL", "signal", false},
+    {"SBATCH_SPREAD_JOB", "spread-job", false},
+    {"SBATCH_THREAD_SPEC", "thread-spec", false},
+    {"SBATCH_TIMELIMIT", "time", false},
+    {"SBATCH_USE_MIN_NODES", "use-min-nodes", false},
+    {"SBATCH_WAIT", "wait", false},
+    {"SBATCH_WAIT_ALL_NODES", "wait-all-nodes", false},
+    {"SBATCH_WCKEY", "wckey", false},
 };
 
 static void submit_help(void)
@@ -64,20 +106,37 @@ static void submit_help(void)
         "also be given as #SBATCH lines at the top of the script.\n\n"
         "  -J, --job-name=NAME      -p, --partition=PART    -t, --time=TIME\n"
         "  -c, --cpus-per-task=N    -n, --ntasks=N          -N, --nodes=N\n"
-        "      --ntasks-per-node=N\n"
-        "      --mem=SIZE               --mem-per-cpu=SIZE\n"
+        "      --ntasks-per-node=N      --ntasks-per-gpu=N  --mincpus=N\n"
+        "      --mem=SIZE               --mem-per-cpu=SIZE  --tmp=SIZE\n"
         "  -o, --output=PATTERN     -e, --error=PATTERN     -D, --chdir=DIR\n"
+        "      --open-mode=append|truncate\n"
         "      --export=ALL|NONE|VAR[=VAL],...\n"
-        "  -q, --qos=QOS            -A, --account=ACCOUNT\n"
+        "  -q, --qos=QOS            -A, --account=ACCOUNT   --wckey=KEY\n"
         "  -w, --nodelist=HOSTS     -x, --exclude=HOSTS\n"
+        "  -C, --constraint=EXPR        --reservation=NAME\n"
+        "      --exclusive[=user|mcs]  -s, --oversubscribe\n"
+        "  -B, --extra-node-info=S[:C[:T]]  --sockets-per-node=N\n"
+        "      --cores-per-socket=N     --threads-per-core=N\n"
         "      --gres=LIST          -G, --gpus=[TYPE:]N\n"
         "      --gpus-per-node=[TYPE:]N --gpus-per-task=[TYPE:]N\n"
         "      --cpus-per-gpu=N         --mem-per-gpu=SIZE\n"
-        "  -H, --hold               -b, --begin=TIME\n"
+        "      --gres-flags=enforce-binding|disable-binding\n"
+        "      --gpu-bind=TYPE          --cpu-bind=TYPE     --hint=HINT\n"
+        "  -m, --distribution=DIST      --spread-job        --use-min-nodes\n"
+        "  -H, --hold               -b, --begin=TIME        --deadline=TIME\n"
+        "      --time-min=TIME          --priority=N|TOP    --nice[=ADJ]\n"
+        "  -a, --array=SPEC         -d, --dependency=EXPR\n"
+        "      --kill-on-invalid-dep=yes|no  -k, --no-kill[=off]\n"
         "      --requeue                --no-requeue\n"
+        "      --signal=[{R|B}:]SIG[@SECS]\n"
+        "      --mail-type=TYPE,...     --mail-user=ADDR    --comment=TEXT\n"
+        "      --get-user-env[=T][S|L]  --propagate[=RLIMIT,...]\n"
+        "      --uid=USER               --gid=GROUP\n"
         "      --wrap=COMMAND           --parsable    --test-only\n"
-        "  -Q, --quiet              -h, --help    --usage    -V, --version\n",
+        "  -W, --wait               -Q, --quiet\n"
+        "  -h, --help               --usage       -V, --version\n",
         cli_slurm_face() ? "sbatch" : "sluice submit");
+    slurmopts_help(jobspec_table());
 }
 
 /* Read all of fp into s->script. */
@@ -139,7 +198,7 @@ static int submit_parse_argv(struct submit *s, int argc, char **argv,
     int id, rc;
 
     opt_init(&st, argc, argv, 1, false);
-    while ((rc = opt_next(&st, jobspec_opts, &id, &arg, e)) > 0) {
+    while ((rc = opt_next(&st, jobspec_table(), &id, &arg, e)) > 0) {
         if (id == JS_WRAP && jobspec_set(&s->js, id, arg, s->now, e) < 0)
             return -1;
         s->args = xreallocarray(s->args, s->n_args + 1, sizeof(*s->args));
@@ -147,8 +206,10 @@ static int submit_parse_argv(struct submit *s, int argc, char **argv,
         if (id == JS_HELP || id == JS_USAGE || id == JS_VERSION)
             jobspec_set(&s->js, id, arg, s->now, e);
     }
-    if (rc < 0)
+    if (rc < 0) {
+        memcpy(s->unknown, st.unknown, sizeof(s->unknown));
         return -1;
+    }
     if (st.ind < argc && s->js.wrap == NULL) {
         s->script_name = argv[st.ind];
         st.ind++;
@@ -156,6 +217,15 @@ static int submit_parse_argv(struct submit *s, int argc, char **argv,
     s->script_args = argv + st.ind;
     s->n_script_args = argc - st.ind;
     return 0;
+}
+
+/* The entry of sbatch's table named long_name. */
+static const struct opt_def *submit_env_def(const char *long_name)
+{
+    for (const struct opt_def *d = jobspec_table(); d->id != 0; d++)
+        if (d->long_name != NULL && strcmp(d->long_name, long_name) == 0)
+            return d;
+    return NULL;
 }
 
 /* Directives, then SBATCH_* variables, then the command line. */
@@ -169,8 +239,16 @@ static int submit_apply(struct submit *s, struct err *e)
     for (size_t i = 0; i < sizeof(submit_env_opts) / sizeof(*submit_env_opts);
          i++) {
         const char *v = getenv(submit_env_opts[i].var);
-        if (v != NULL && v[0] != '\0' &&
-            jobspec_set(&s->js, submit_env_opts[i].id, v, s->now, e) < 0)
+        const struct opt_def *d = submit_env_def(submit_env_opts[i].opt);
+        if (v == NULL || d == NULL)
+            continue;
+        /* a flag is set by its variable; an optional value may be empty */
+        if (d->arg == OPT_NOARG || (d->arg == OPT_OPTARG && v[0] == '\0') ||
+            submit_env_opts[i].flag)
+            v = NULL;
+        else if (v[0] == '\0')
+            continue;
+        if (jobspec_set(&s->js, d->id, v, s->now, e) < 0)
             return err_prefix(e, "%s", submit_env_opts[i].var);
     }
     for (size_t i = 0; i < s->n_args; i++)
@@ -201,10 +279,69 @@ static void submit_print_test(json_t *reply)
     fputc('\n', stderr);
 }
 
+/* SLURM_SUBMIT_HOST's source: this host's name. */
+static void submit_set_host(json_t *job)
+{
+    char host[256] = "";
+
+    if (gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0')
+        json_object_set_new(job, "submit_host", json_string(host));
+}
+
+/* Whether a job in state has ended (or may not come back). */
+static bool submit_state_live(const char *state)
+{
+    static const char *const live[] = {"PENDING",    "RUNNING",     "SUSPENDED",
+                                       "COMPLETING", "CONFIGURING", "REQUEUED",
+                                       NULL};
+
+    for (const char *const *p = live; state != NULL && *p != NULL; p++)
+        if (strcmp(state, *p) == 0)
+            return true;
+    return false;
+}
+
+/* -W: poll the job (or every task of an array) once a second until none
+ * is live; the highest exit status of them (Slurm's rule for arrays). */
+static int submit_wait(long long id)
+{
+    int worst = 0;
+
+    for (;;) {
+        json_t *req = json_pack("{s:[I]}", "job_ids", (json_int_t)id);
+        json_t *reply = NULL, *jobs, *j;
+        bool live = false;
+        struct err e;
+        size_t i;
+
+        if (cli_call(PROTO_MSG_JOB_QUERY, req, &reply, &e) < 0) {
+            json_decref(req);
+            cli_error("Unable to query job %lld: %s", id, e.text);
+            return 1;
+        }
+        json_decref(req);
+        jobs = json_object_get(reply, "jobs");
+        json_array_foreach(jobs, i, j)
+        {
+            const char *st = json_string_value(json_object_get(j, "job_state"));
+            int code = jobspec_wait_status(j);
+            if (submit_state_live(st))
+                live = true;
+            else if (code > worst)
+                worst = code;
+        }
+        json_decref(reply);
+        if (!live)
+            return worst;
+        sleep(1);
+    }
+}
+
 static int submit_send(struct submit *s, json_t *job)
 {
     json_t *req = json_pack("{s:O}", "job", job), *reply = NULL;
     bool test_only = json_is_true(json_object_get(job, "test_only"));
+    long long id;
     struct err e;
     int rc = 1;
 
@@ -212,15 +349,18 @@ static int submit_send(struct submit *s, json_t *job)
         cli_error("Batch job submission failed: %s", e.text);
         goto out;
     }
+    id = (long long)json_integer_value(json_object_get(reply, "job_id"));
     if (test_only)
         submit_print_test(reply);
     else if (s->js.parsable)
-        printf("%lld\n",
-               (long long)json_integer_value(json_object_get(reply, "job_id")));
-    else
-        printf("Submitted batch job %lld\n",
-               (long long)json_integer_value(json_object_get(reply, "job_id")));
+        printf("%lld\n", id);
+    else if (!s->js.quiet)
+        printf("Submitted batch job %lld\n", id);
     rc = 0;
+    if (s->js.wait && !test_only && id > 0) {
+        fflush(stdout);
+        rc = submit_wait(id);
+    }
 out:
     json_decref(req);
     json_decref(reply);
@@ -235,8 +375,8 @@ static int submit_run(struct submit *s, int argc, char **argv)
     int rc;
 
     if (submit_parse_argv(s, argc, argv, &e) < 0) {
-        cli_error("%s (see '%s --help')", e.text,
-                  cli_slurm_face() ? "sbatch" : "sluice submit");
+        slurmopts_error(s->unknown, jobspec_table(), e.text,
+                        cli_slurm_face() ? "sbatch" : "sluice submit");
         return 1;
     }
     if (s->js.help || s->js.usage) {
@@ -257,6 +397,9 @@ static int submit_run(struct submit *s, int argc, char **argv)
         cli_error("%s", e.text);
         return 1;
     }
+    if (!s->js.quiet)
+        slurmopts_print(s->js.notes);
+    submit_set_host(job);
     rc = submit_send(s, job);
     json_decref(job);
     return rc;

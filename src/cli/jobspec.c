@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/optval.h"
+#include "cli/slurmopts.h"
 #include "cli/when.h"
 #include "common/arrayspec.h"
 #include "common/gres.h"
@@ -61,18 +62,63 @@ const struct opt_def jobspec_opts[] = {
     {"usage", 0, OPT_NOARG, JS_USAGE},
     {"version", 'V', OPT_NOARG, JS_VERSION},
     {"quiet", 'Q', OPT_NOARG, JS_QUIET},
+    {"comment", 0, OPT_ARG, JS_COMMENT},
+    {"wckey", 0, OPT_ARG, JS_WCKEY},
+    {"deadline", 0, OPT_ARG, JS_DEADLINE},
+    {"time-min", 0, OPT_ARG, JS_TIME_MIN},
+    {"tmp", 0, OPT_ARG, JS_TMP},
+    {"mincpus", 0, OPT_ARG, JS_MINCPUS},
+    {"exclusive", 0, OPT_OPTARG, JS_EXCLUSIVE},
+    {"oversubscribe", 's', OPT_NOARG, JS_OVERSUBSCRIBE},
+    {"constraint", 'C', OPT_ARG, JS_CONSTRAINT},
+    {"extra-node-info", 'B', OPT_ARG, JS_EXTRA_NODE_INFO},
+    {"sockets-per-node", 0, OPT_ARG, JS_SOCKETS_PER_NODE},
+    {"cores-per-socket", 0, OPT_ARG, JS_CORES_PER_SOCKET},
+    {"threads-per-core", 0, OPT_ARG, JS_THREADS_PER_CORE},
+    {"ntasks-per-gpu", 0, OPT_ARG, JS_NTASKS_PER_GPU},
+    {"gres-flags", 0, OPT_ARG, JS_GRES_FLAGS},
+    {"gpu-bind", 0, OPT_ARG, JS_GPU_BIND},
+    {"cpu-bind", 0, OPT_ARG, JS_CPU_BIND},
+    {"hint", 0, OPT_ARG, JS_HINT},
+    {"distribution", 'm', OPT_ARG, JS_DISTRIBUTION},
+    {"spread-job", 0, OPT_NOARG, JS_SPREAD_JOB},
+    {"use-min-nodes", 0, OPT_NOARG, JS_USE_MIN_NODES},
+    {"priority", 0, OPT_ARG, JS_PRIORITY},
+    {"uid", 0, OPT_ARG, JS_UID},
+    {"gid", 0, OPT_ARG, JS_GID},
+    {"reservation", 0, OPT_ARG, JS_RESERVATION},
+    {"mail-type", 0, OPT_ARG, JS_MAIL_TYPE},
+    {"mail-user", 0, OPT_ARG, JS_MAIL_USER},
+    {"open-mode", 0, OPT_ARG, JS_OPEN_MODE},
+    {"get-user-env", 0, OPT_OPTARG, JS_GET_USER_ENV},
+    {"propagate", 0, OPT_OPTARG, JS_PROPAGATE},
+    {"wait", 'W', OPT_NOARG, JS_WAIT},
     {NULL, 0, OPT_NOARG, 0},
 };
+
+/* jobspec_opts plus the warn-only options: room for both. */
+#define JS_TABLE_MAX 200
+
+const struct opt_def *jobspec_table(void)
+{
+    static struct opt_def tab[JS_TABLE_MAX];
+
+    if (tab[0].id == 0)
+        slurmopts_table(jobspec_opts, SLURMOPTS_SBATCH, tab, JS_TABLE_MAX);
+    return tab;
+}
 
 void jobspec_init(struct jobspec *js)
 {
     memset(js, 0, sizeof(*js));
     js->job = json_object();
+    js->notes = json_array();
 }
 
 void jobspec_clear(struct jobspec *js)
 {
     json_decref(js->job);
+    json_decref(js->notes);
     free(js->export);
     free(js->wrap);
     free(js->chdir);
@@ -281,7 +327,7 @@ static int js_export(struct jobspec *js, const char *arg, struct err *e)
 }
 
 /* Options that set a flag or keep a string for jobspec_finish. */
-static int js_set_local(struct jobspec *js, int id, const char *arg,
+static int js_set_local(struct jobspec *js, int id, const char *arg, time_t now,
                         struct err *e)
 {
     switch (id) {
@@ -332,6 +378,8 @@ static int js_set_local(struct jobspec *js, int id, const char *arg,
     case JS_EXPORT:
         return js_export(js, arg, e);
     default:
+        if (id >= JS_COMMENT && id < JS_N_OPTS)
+            return jobspec_set_slurm(js, id, arg, now, e);
         errno = EINVAL;
         return err_set(e, "unknown option id %d", id);
     }
@@ -396,7 +444,7 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
     case JS_NICE:
         return js_nice(js, arg, e);
     default:
-        return js_set_local(js, id, arg, e);
+        return js_set_local(js, id, arg, now, e);
     }
 }
 
@@ -405,9 +453,13 @@ int jobspec_set(struct jobspec *js, int id, const char *arg, time_t now,
 {
     char name[64];
 
+    if (slurmopts_is_warn(id)) {
+        slurmopts_note(js->notes, id);
+        return 0;
+    }
     if (js_set_value(js, id, arg, now, e) == 0)
         return 0;
-    opt_name(jobspec_opts, id, name, sizeof(name));
+    opt_name(jobspec_table(), id, name, sizeof(name));
     if (arg != NULL)
         return err_prefix(e, "%s=%s", name, arg);
     return err_prefix(e, "%s", name);
@@ -425,11 +477,19 @@ static int js_directive(struct jobspec *js, const char *line, time_t now,
     if ((words = opt_split(line, &n, e)) == NULL)
         return -1;
     opt_init(&st, n, words, 0, false);
-    while (rc == 0 && (rc = opt_next(&st, jobspec_opts, &id, &arg, e)) > 0)
+    while (rc == 0 && (rc = opt_next(&st, jobspec_table(), &id, &arg, e)) > 0)
         rc = jobspec_set(js, id, arg, now, e) < 0 ? -1 : 0;
     if (rc == 0 && st.ind < n) {
         errno = EINVAL;
         rc = err_set(e, "unexpected argument \"%s\"", words[st.ind]);
+    }
+    if (rc < 0 && st.unknown[0] != '\0') {
+        const char *near = slurmopts_nearest(jobspec_table(), st.unknown);
+        char text[sizeof(e->text)];
+        if (near != NULL) {
+            snprintf(text, sizeof(text), "%s", e->text);
+            err_inval(e, "%s; did you mean '--%s'?", text, near);
+        }
     }
     opt_free(&st);
     opt_split_free(words);

@@ -61,10 +61,49 @@ enum jobspec_opt {
     JS_KILL_INVALID_DEP,
     JS_NICE,
     JS_NO_KILL,
+    JS_COMMENT,
+    JS_WCKEY,
+    JS_DEADLINE,
+    JS_TIME_MIN,
+    JS_TMP,
+    JS_MINCPUS,
+    JS_EXCLUSIVE,
+    JS_OVERSUBSCRIBE,
+    JS_CONSTRAINT,
+    JS_EXTRA_NODE_INFO,
+    JS_SOCKETS_PER_NODE,
+    JS_CORES_PER_SOCKET,
+    JS_THREADS_PER_CORE,
+    JS_NTASKS_PER_GPU,
+    JS_GRES_FLAGS,
+    JS_GPU_BIND,
+    JS_CPU_BIND,
+    JS_HINT,
+    JS_DISTRIBUTION,
+    JS_SPREAD_JOB,
+    JS_USE_MIN_NODES,
+    JS_PRIORITY,
+    JS_UID,
+    JS_GID,
+    JS_RESERVATION,
+    JS_MAIL_TYPE,
+    JS_MAIL_USER,
+    JS_OPEN_MODE,
+    JS_GET_USER_ENV,
+    JS_PROPAGATE,
+    JS_WAIT,
+    JS_N_OPTS, /* not an option: one past the last */
 };
 
-/* The sbatch option table. */
+/* --priority=TOP: the highest fixed priority there is. */
+#define JOBSPEC_PRIORITY_TOP 4294967294LL
+
+/* The sbatch option table (Sluice's implemented options). */
 extern const struct opt_def jobspec_opts[];
+
+/* jobspec_table: sbatch's full table: jobspec_opts, then Slurm's options
+ * that only warn (slurmopts.h). */
+const struct opt_def *jobspec_table(void);
 
 /* What was asked, before defaults; strings owned by the jobspec. */
 struct jobspec {
@@ -73,18 +112,30 @@ struct jobspec {
     char *wrap;   /* --wrap command */
     char *chdir;  /* -D as given */
     bool parsable, quiet, help, usage, version;
+    bool wait;     /* -W, --wait */
+    json_t *notes; /* warnings for options without effect (strings) */
 };
 
 void jobspec_init(struct jobspec *js);
 void jobspec_clear(struct jobspec *js);
 
 /*
- * jobspec_set: apply one option (id from jobspec_opts, arg as given).
- * now is the time --begin is relative to.  -1 with EINVAL and e naming
+ * jobspec_set: apply one option (id from jobspec_table(), arg as given).
+ * now is the time --begin and --deadline are relative to.  A warn-only
+ * option adds its line to js->notes (once).  -1 with EINVAL and e naming
  * the option and what it expects ("--time=abc: bad time ...").
  */
 int jobspec_set(struct jobspec *js, int id, const char *arg, time_t now,
                 struct err *e);
+
+/* jobspec_set_slurm: the options from JS_COMMENT on (jobspec_slurm.c),
+ * for jobspec_set; errors are not yet prefixed with the option. */
+int jobspec_set_slurm(struct jobspec *js, int id, const char *arg, time_t now,
+                      struct err *e);
+
+/* jobspec_wait_status: sbatch --wait's exit status for an ended JOB
+ * object: its exit code, else 128 plus the signal that ended it, else 0. */
+int jobspec_wait_status(json_t *job);
 
 /*
  * jobspec_directives: apply the #SBATCH lines of script's leading comment

@@ -164,6 +164,10 @@ static int finish_checks(const struct jobspec *js, const char *script_name,
         json_object_get(js->job, "cpus_per_task") != NULL)
         return err_set(e, "--cpus-per-gpu is mutually exclusive with "
                           "--cpus-per-task");
+    if (json_object_get(js->job, "ntasks_per_gpu") != NULL &&
+        json_object_get(js->job, "gpus_per_task") != NULL)
+        return err_set(e, "--gpus-per-task is mutually exclusive with "
+                          "--ntasks-per-gpu");
     return 0;
 }
 

@@ -46,7 +46,8 @@ const char *opt_name(const struct opt_def *defs, int id, char *buf,
 
 /* The long option named by name[0..len): an exact match, else the only
  * option it is a prefix of. */
-static const struct opt_def *find_long(const struct opt_def *defs,
+static const struct opt_def *find_long(struct opt_state *st,
+                                       const struct opt_def *defs,
                                        const char *name, size_t len,
                                        struct err *e)
 {
@@ -65,9 +66,10 @@ static const struct opt_def *find_long(const struct opt_def *defs,
     if (matches == 1)
         return found;
     errno = EINVAL;
-    if (matches == 0)
+    if (matches == 0) {
+        snprintf(st->unknown, sizeof(st->unknown), "%.*s", (int)len, name);
         err_set(e, "unrecognized option '--%.*s'", (int)len, name);
-    else
+    } else
         err_set(e, "option '--%.*s' is ambiguous", (int)len, name);
     return NULL;
 }
@@ -78,7 +80,7 @@ static int next_long(struct opt_state *st, const struct opt_def *defs, int *id,
     const char *word = st->argv[st->ind++] + 2;
     const char *eq = strchr(word, '=');
     size_t len = eq ? (size_t)(eq - word) : strlen(word);
-    const struct opt_def *d = find_long(defs, word, len, e);
+    const struct opt_def *d = find_long(st, defs, word, len, e);
 
     if (d == NULL)
         return -1;

@@ -36,6 +36,8 @@ struct opt_state {
     bool done;       /* "--" seen or (not permuting) an operand reached */
     char **operands; /* when permuting: borrowed from argv; array owned */
     int n_operands;
+    /* after "unrecognized option '--foo'": "foo" (for a suggestion) */
+    char unknown[128];
 };
 
 /* opt_init: argv is borrowed and must outlive st. */

@@ -32,6 +32,7 @@ struct salloc_opts {
     enum salloc_bell bell;
     int verbose;
     bool syntax_error; /* the error was in the words, not in a value */
+    char unknown[128]; /* an unrecognized long option (for a suggestion) */
     /* the command: argv[first..argc) of the parsed argv, borrowed */
     char **cmd;
     int n_cmd;
@@ -48,6 +49,10 @@ struct salloc_opts {
 int salloc_opts_parse(struct salloc_opts *o, int argc, char **argv,
                       char *const *envp, time_t now, struct err *e);
 void salloc_opts_clear(struct salloc_opts *o);
+/* salloc_opts_error: print salloc_opts_parse's error: with "did you mean
+ * '--NAME'?" for a misspelled option, "(see 'help --help')" otherwise. */
+void salloc_opts_error(const struct salloc_opts *o, const char *text,
+                       const char *help);
 /* salloc_opts_help: the option summary, to stdout. */
 void salloc_opts_help(const char *name);
 

@@ -57,6 +57,8 @@ struct srun_opts {
     struct srun_alloc_arg *alloc_args;
     size_t n_alloc_args;
     int verbose;
+    json_t *notes;     /* warnings for options without effect (strings) */
+    char unknown[128]; /* an unrecognized long option (for a suggestion) */
     /* the command: argv[cmd_first..argc) of the parsed argv, borrowed */
     char **cmd;
     int n_cmd;
@@ -75,6 +77,10 @@ struct srun_opts {
 int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
                     char *const *envp, struct err *e);
 void srun_opts_clear(struct srun_opts *o);
+/* srun_opts_error: print srun_opts_parse's error, with "did you mean
+ * '--NAME'?" after a misspelled option. */
+void srun_opts_error(const struct srun_opts *o, const char *text,
+                     const char *help);
 /* srun_opts_help: the option summary, to stdout; name is "srun" or
  * "sluice run". */
 void srun_opts_help(const char *name);

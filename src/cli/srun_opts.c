@@ -13,6 +13,7 @@
 #include "cli/jobspec.h"
 #include "cli/opt.h"
 #include "cli/optval.h"
+#include "cli/slurmopts.h"
 #include "common/gres.h"
 #include "common/utf8.h"
 #include "common/value.h"
@@ -61,6 +62,11 @@ enum srun_opt {
     SR_N_OPTS,
 };
 
+/* sbatch's options that srun takes only for its own allocation (outside a
+ * job; inside one they change nothing): SR_JS_BASE + their sbatch id. */
+#define SR_JS_BASE 500
+#define SR_TABLE_MAX 240
+
 static const struct opt_def srun_opt_defs[] = {
     {"ntasks", 'n', OPT_ARG, SR_NTASKS},
     {"nodes", 'N', OPT_ARG, SR_NODES},
@@ -100,6 +106,58 @@ static const struct opt_def srun_opt_defs[] = {
     {"version", 'V', OPT_NOARG, SR_VERSION},
     {NULL, 0, OPT_NOARG, 0},
 };
+
+/* sbatch's options that srun does not have (Slurm 22.05's srun(1)). */
+static const int srun_js_not_taken[] = {
+    JS_WRAP,    JS_ARRAY,        JS_PARSABLE,         JS_EXPORT,
+    JS_REQUEUE, JS_NO_REQUEUE,   JS_KILL_INVALID_DEP, JS_TEST_ONLY,
+    JS_WAIT,    JS_GET_USER_ENV,
+};
+
+static bool sr_js_takes(int js_id)
+{
+    for (size_t i = 0; i < sizeof(srun_js_not_taken) / sizeof(int); i++)
+        if (srun_js_not_taken[i] == js_id)
+            return false;
+    return true;
+}
+
+/* srun's table: its own options, sbatch's for the allocation (a short
+ * letter only where srun has none), then Slurm's that only warn. */
+static const struct opt_def *srun_table(void)
+{
+    static struct opt_def tab[SR_TABLE_MAX], full[SR_TABLE_MAX];
+    size_t n = 0;
+
+    if (full[0].id != 0)
+        return full;
+    for (const struct opt_def *d = srun_opt_defs; d->id != 0; d++)
+        tab[n++] = *d;
+    for (const struct opt_def *d = jobspec_opts; d->id != 0; d++) {
+        bool dup_long = false, dup_short = false;
+        if (!sr_js_takes(d->id) || n + 1 >= SR_TABLE_MAX)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            dup_long |= d->long_name != NULL && tab[i].long_name != NULL &&
+                        strcmp(d->long_name, tab[i].long_name) == 0;
+            dup_short |=
+                d->short_name != 0 && tab[i].short_name == d->short_name;
+        }
+        if (dup_long)
+            continue;
+        tab[n] = (struct opt_def){d->long_name, dup_short ? 0 : d->short_name,
+                                  d->arg, SR_JS_BASE + d->id};
+        n++;
+    }
+    tab[n] = (struct opt_def){NULL, 0, OPT_NOARG, 0};
+    return slurmopts_table(tab, SLURMOPTS_SRUN, full, SR_TABLE_MAX);
+}
+
+void srun_opts_error(const struct srun_opts *o, const char *text,
+                     const char *help)
+{
+    slurmopts_error(o->unknown, srun_table(), text, help);
+}
 
 /*
  * The input variables srun reads (Slurm 22.05's srun(1), "INPUT
@@ -157,10 +215,13 @@ void srun_opts_help(const char *name)
         "  -k, --no-kill[=off]      --jobid=JOBID\n"
         "Outside a job srun first gets one (as salloc does):\n"
         "  -p, --partition=PART     -A, --account=ACCOUNT  -q, --qos=QOS\n"
+        "      and sbatch's other job options (-C, --exclusive, --comment,\n"
+        "      --mail-type, --reservation, --gpus, ...; see sbatch --help)\n"
         "  -Q, --quiet              -v, --verbose\n"
         "  -h, --help               --usage              -V, --version\n"
         "Patterns: %%j job, %%s step, %%t task, %%n node id, %%N node name,\n"
         "%%x job name, %%u user, %%A array job, %%a array task.\n");
+    slurmopts_help(srun_table());
 }
 
 void srun_opts_clear(struct srun_opts *o)
@@ -174,6 +235,7 @@ void srun_opts_clear(struct srun_opts *o)
     free(o->input_file);
     free(o->out_pattern);
     free(o->err_pattern);
+    json_decref(o->notes);
     memset(o, 0, sizeof(*o));
 }
 
@@ -243,10 +305,14 @@ static int sr_hosts(char **dst, const char *arg, struct err *e)
 }
 
 /* -m block|cyclic, with Slurm's socket and core levels ("block:cyclic")
- * accepted and left to the node; "*" is the default, block. */
+ * accepted and left to the node; "*" is the default, block.  plane=N and
+ * arbitrary (which sbatch takes, and which may come in
+ * SLURM_DISTRIBUTION) lay tasks out as block, with a warning. */
 static int sr_distribution(struct srun_opts *o, const char *arg, struct err *e)
 {
     size_t n = strcspn(arg, ":,");
+    uint64_t plane;
+    char buf[160];
 
     if (n == 1 && arg[0] == '*')
         sr_replace(&o->distribution, "block");
@@ -254,9 +320,19 @@ static int sr_distribution(struct srun_opts *o, const char *arg, struct err *e)
         sr_replace(&o->distribution, "block");
     else if (n == 6 && strncmp(arg, "cyclic", 6) == 0)
         sr_replace(&o->distribution, "cyclic");
-    else
-        return err_inval(e, "expected block or cyclic (plane and arbitrary "
-                            "are not supported)");
+    else if ((n == 9 && strncmp(arg, "arbitrary", 9) == 0) ||
+             (n > 6 && n < 16 && strncmp(arg, "plane=", 6) == 0 &&
+              (snprintf(buf, sizeof(buf), "%.*s", (int)(n - 6), arg + 6),
+               value_parse_u64(buf, 1, SRUN_MAX_COUNT, &plane, e) == 0))) {
+        sr_replace(&o->distribution, "block");
+        snprintf(buf, sizeof(buf),
+                 "--distribution=%.*s is laid out as block in Sluice (no "
+                 "plane or arbitrary step layout)",
+                 (int)n, arg);
+        if (o->notes != NULL)
+            json_array_append_new(o->notes, json_string(buf));
+    } else
+        return err_inval(e, "expected block, cyclic, plane=N or arbitrary");
     return 0;
 }
 
@@ -428,11 +504,77 @@ static int sr_set_value(struct srun_opts *o, int id, const char *arg,
     }
 }
 
+/* sbatch's options that Slurm applies to a step, which a step here does
+ * not: inside a job they warn (once); for srun's own job they go to it. */
+static const struct {
+    int js_id;
+    const char *what;
+} srun_step_ignored[] = {
+    {JS_CPU_BIND, "--cpu-bind has no effect on a step in Sluice (tasks are "
+                  "not bound to CPUs)"},
+    {JS_GPU_BIND, "--gpu-bind has no effect on a step in Sluice (GPUs are "
+                  "given per task with --gpus-per-task)"},
+    {JS_HINT, "--hint has no effect on a step in Sluice (tasks are not bound "
+              "to CPUs)"},
+    {JS_NTASKS_PER_GPU, "--ntasks-per-gpu has no effect on a step in Sluice "
+                        "(use --gpus-per-task)"},
+    {JS_EXTRA_NODE_INFO, "--extra-node-info has no effect on a step in "
+                         "Sluice (no socket or core layout)"},
+    {JS_SOCKETS_PER_NODE, "--sockets-per-node has no effect on a step in "
+                          "Sluice (no socket or core layout)"},
+    {JS_CORES_PER_SOCKET, "--cores-per-socket has no effect on a step in "
+                          "Sluice (no socket or core layout)"},
+    {JS_THREADS_PER_CORE, "--threads-per-core has no effect on a step in "
+                          "Sluice (no socket or core layout)"},
+};
+
+static void sr_note(struct srun_opts *o, const char *line)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(o->notes, i, v)
+    {
+        if (strcmp(json_string_value(v), line) == 0)
+            return;
+    }
+    json_array_append_new(o->notes, json_string(line));
+}
+
+/* An option of sbatch's for srun's allocation: checked now (the words
+ * are sbatch's: "--mail-type=x: invalid mail type ..."); --exclusive
+ * also makes a step in a job --exact, as in Slurm 22.05. */
+static int sr_set_alloc(struct srun_opts *o, int js_id, const char *arg,
+                        struct err *e)
+{
+    struct jobspec js;
+    int rc;
+
+    jobspec_init(&js);
+    rc = jobspec_set(&js, js_id, arg, 0, e);
+    jobspec_clear(&js);
+    if (rc == 0 && js_id == JS_EXCLUSIVE)
+        o->exact = true;
+    for (size_t i = 0;
+         rc == 0 && o->job_id != 0 &&
+         i < sizeof(srun_step_ignored) / sizeof(*srun_step_ignored);
+         i++)
+        if (srun_step_ignored[i].js_id == js_id)
+            sr_note(o, srun_step_ignored[i].what);
+    return rc;
+}
+
 /* One option; a mistake is named "--ntasks=abc: ...". */
 static int sr_set(struct srun_opts *o, int id, const char *arg, struct err *e)
 {
     char name[64];
 
+    if (slurmopts_is_warn(id)) {
+        slurmopts_note(o->notes, id);
+        return 0;
+    }
+    if (id >= SR_JS_BASE && id < SR_JS_BASE + JS_N_OPTS)
+        return sr_set_alloc(o, id - SR_JS_BASE, arg, e);
     if (sr_set_value(o, id, arg, e) == 0)
         return 0;
     opt_name(srun_opt_defs, id, name, sizeof(name));
@@ -495,6 +637,64 @@ static int sr_apply_env(struct srun_opts *o, char *const *envp,
     return 0;
 }
 
+/* Slurm 22.05's srun input variables for sbatch's job options (used for
+ * srun's own allocation) and for options without effect here (one
+ * warning each), by option name; a flag option is set whatever the
+ * value. */
+static const struct {
+    const char *var;
+    const char *opt;
+} srun_env_more[] = {
+    {"SLURM_ACCTG_FREQ", "acctg-freq"},
+    {"SLURM_CONSTRAINT", "constraint"},
+    {"SLURM_CORE_SPEC", "core-spec"},
+    {"SLURM_CPUS_PER_GPU", "cpus-per-gpu"},
+    {"SLURM_GPU_BIND", "gpu-bind"},
+    {"SLURM_GRES_FLAGS", "gres-flags"},
+    {"SLURM_HINT", "hint"},
+    {"SLURM_MEM_BIND", "mem-bind"},
+    {"SLURM_MEM_PER_GPU", "mem-per-gpu"},
+    {"SLURM_MPI_TYPE", "mpi"},
+    {"SLURM_NETWORK", "network"},
+    {"SLURM_OPEN_MODE", "open-mode"},
+    {"SLURM_OVERCOMMIT", "overcommit"},
+    {"SLURM_POWER", "power"},
+    {"SLURM_PROFILE", "profile"},
+    {"SLURM_REQ_SWITCH", "switches"},
+    {"SLURM_RESERVATION", "reservation"},
+    {"SLURM_RESV_PORTS", "resv-ports"},
+    {"SLURM_SPREAD_JOB", "spread-job"},
+    {"SLURM_THREAD_SPEC", "thread-spec"},
+    {"SLURM_THREADS", "threads"},
+    {"SLURM_USE_MIN_NODES", "use-min-nodes"},
+    {"SLURM_WCKEY", "wckey"},
+};
+
+static void sr_keep_alloc_arg(struct srun_opts *o, int id, const char *arg);
+
+static int sr_apply_env_more(struct srun_opts *o, char *const *envp,
+                             struct err *e)
+{
+    for (size_t i = 0; i < sizeof(srun_env_more) / sizeof(*srun_env_more);
+         i++) {
+        const char *v = sr_env(envp, srun_env_more[i].var);
+        const struct opt_def *d = srun_table();
+        while (d->id != 0 && (d->long_name == NULL ||
+                              strcmp(d->long_name, srun_env_more[i].opt) != 0))
+            d++;
+        if (v == NULL || d->id == 0)
+            continue;
+        if (d->arg == OPT_NOARG || (d->arg == OPT_OPTARG && v[0] == '\0'))
+            v = NULL;
+        else if (v[0] == '\0')
+            continue;
+        if (sr_set(o, d->id, v, e) < 0)
+            return err_prefix(e, "%s", srun_env_more[i].var);
+        sr_keep_alloc_arg(o, d->id, v);
+    }
+    return 0;
+}
+
 /* 0 when s is all well-formed UTF-8. */
 static int sr_utf8(const char *s)
 {
@@ -548,6 +748,13 @@ static const struct {
 
 static void sr_keep_alloc_arg(struct srun_opts *o, int id, const char *arg)
 {
+    if (id >= SR_JS_BASE && id < SR_JS_BASE + JS_N_OPTS) {
+        o->alloc_args = xreallocarray(o->alloc_args, o->n_alloc_args + 1,
+                                      sizeof(*o->alloc_args));
+        o->alloc_args[o->n_alloc_args++] =
+            (struct srun_alloc_arg){id - SR_JS_BASE, arg};
+        return;
+    }
     for (size_t i = 0; i < sizeof(srun_alloc_opts) / sizeof(*srun_alloc_opts);
          i++) {
         if (srun_alloc_opts[i].id != id)
@@ -582,18 +789,23 @@ int srun_opts_parse(struct srun_opts *o, int argc, char **argv,
     int id, rc;
 
     memset(o, 0, sizeof(*o));
+    o->notes = json_array();
     o->time_limit_s = -1;
     o->immediate_s = -1;
     o->input_task = SRUN_INPUT_ALL;
     opt_init(&st, argc, argv, 1, false);
-    while ((rc = opt_next(&st, srun_opt_defs, &id, &arg, e)) > 0) {
+    while ((rc = opt_next(&st, srun_table(), &id, &arg, e)) > 0) {
         args = xreallocarray(args, n + 1, sizeof(*args));
         args[n++] = (struct sr_arg){id, arg};
-        given[id] = true;
+        if (id < SR_N_OPTS)
+            given[id] = true;
     }
     opt_free(&st);
+    memcpy(o->unknown, st.unknown, sizeof(o->unknown));
     if (rc == 0)
         rc = sr_apply_env(o, envp, given, e);
+    if (rc == 0)
+        rc = sr_apply_env_more(o, envp, e);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = sr_set(o, args[i].id, args[i].arg, e);
         sr_keep_alloc_arg(o, args[i].id, args[i].arg);

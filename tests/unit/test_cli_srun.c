@@ -161,8 +161,10 @@ static void test_errors(void **state)
          "--gpus-per-node=gpu:h200:2000: expected a GPU count from 1 to 1024"},
         {"srun --gres=mps:1 true", NULL,
          "--gres=mps:1: only GPUs can be asked for per step"},
-        {"srun -m plane=2 true", NULL,
-         "--distribution=plane=2: expected block or cyclic"},
+        {"srun -m diagonal true", NULL,
+         "--distribution=diagonal: expected block, cyclic, plane=N or "
+         "arbitrary"},
+        {"srun -m plane=0 true", NULL, "--distribution=plane=0: expected"},
         {"srun -K2 true", NULL,
          "--kill-on-bad-exit=2: expected no value, 1 or 0"},
         {"srun --no-kill=maybe true", NULL,
@@ -170,8 +172,8 @@ static void test_errors(void **state)
         {"srun --bogus true", NULL, "unrecognized option '--bogus'"},
         {"srun -c 0 true", NULL, "--cpus-per-task=0: "},
         {"srun true", "SLURM_NTASKS=x", "SLURM_NTASKS=x: "},
-        {"srun true", "SLURM_DISTRIBUTION=arbitrary",
-         "SLURM_DISTRIBUTION=arbitrary: expected block or cyclic"},
+        {"srun true", "SLURM_DISTRIBUTION=spiral",
+         "SLURM_DISTRIBUTION=spiral: expected block, cyclic"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
