@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/hostlist.h"
 #include "common/envlist.h"
@@ -289,4 +290,37 @@ char *jobenv_output_path(const struct launch *l, int err, const char *user,
     path = xasprintf("%s/%s", work_dir, name);
     free(name);
     return path;
+}
+
+size_t jobenv_cancel_line(uint32_t job_id, const char *node, const char *reason,
+                          int64_t t, char *buf, size_t len)
+{
+    const char *why = strcmp(reason, "timeout") == 0     ? " DUE TO TIME LIMIT"
+                      : strcmp(reason, "preempted") == 0 ? " DUE TO PREEMPTION"
+                      : strcmp(reason, "node_down") == 0
+                          ? " DUE TO NODE FAILURE"
+                      : strcmp(reason, "requeued") == 0  ? " DUE TO JOB REQUEUE"
+                      : strcmp(reason, "cancelled") == 0 ? ""
+                                                         : NULL;
+    time_t tt = (time_t)t;
+    char stamp[32];
+    struct tm tm;
+    int n;
+
+    if (len > 0)
+        buf[0] = '\0';
+    if (why == NULL)
+        return 0;
+    localtime_r(&tt, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    n = snprintf(buf, len,
+                 "slurmstepd: error: *** JOB %u ON %s CANCELLED AT %s%s ***\n",
+                 (unsigned)job_id, node, stamp, why);
+    return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+bool jobenv_append(const struct launch *l)
+{
+    return l->restart_count > 0 ||
+           (l->open_mode != NULL && strcmp(l->open_mode, "append") == 0);
 }

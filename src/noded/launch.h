@@ -60,6 +60,16 @@ struct launch {
      * count when the controller did not send them */
     uint32_t array_task_count, array_task_min, array_task_max;
     uint32_t array_task_step;
+    /* the batch environment's extras (helper verbs; "" or 0: absent) */
+    char *open_mode;    /* "append", "truncate" or "" */
+    char *submit_host;  /* SLURM_SUBMIT_HOST */
+    char *get_user_env; /* --get-user-env ("" for the bare option), or NULL */
+    char *propagate;    /* --propagate list, or NULL */
+    char *account, *qos, *cluster_name, *req_gpus;
+    uint64_t mem_per_cpu_mib, mem_per_gpu_mib;
+    uint32_t gpus_per_node;
+    int64_t start_time, end_time; /* 0: absent */
+    int64_t nice;
     json_t *json; /* the object as received (a reference) */
 };
 

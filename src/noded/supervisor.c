@@ -28,10 +28,12 @@
 #define LOCK_FD SUP_LOCK_FD
 
 /* Open path for the job's output as the user: created 0666 less the
- * submitter's umask, truncated. */
-static int open_output(const char *path, int fd)
+ * submitter's umask, truncated unless append (--open-mode=append, or a
+ * requeued job). */
+static int open_output(const char *path, bool append, int fd)
 {
-    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
+    int out = open(path, O_WRONLY | O_CREAT | (append ? 0 : O_TRUNC) | O_APPEND,
+                   0666);
 
     if (out < 0)
         sup_tell(fd, errno, "cannot open output file %s: %s", path,
@@ -46,9 +48,9 @@ static int redirect(const struct launch *l, const char *user, const char *node,
     char *err = jobenv_output_path(l, 1, user, node, work_dir);
     int in = open("/dev/null", O_RDONLY), ofd, efd, rc = -1;
 
-    if ((ofd = open_output(out, fd)) < 0)
+    if ((ofd = open_output(out, jobenv_append(l), fd)) < 0)
         goto done;
-    efd = strcmp(out, err) == 0 ? ofd : open_output(err, fd);
+    efd = strcmp(out, err) == 0 ? ofd : open_output(err, jobenv_append(l), fd);
     if (efd < 0)
         goto done;
     if (in < 0 || dup2(in, 0) < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0) {
@@ -206,6 +208,44 @@ static void kill_grace(const struct supervisor_args *a)
     }
 }
 
+/* A killed job's stderr gets Slurm's "*** JOB N ON node CANCELLED AT
+ * ... ***" line, written as the user (a child that becomes the user and
+ * appends to the file the job opened), once its script ended. */
+static void cancel_line(const struct supervisor_args *a)
+{
+    const struct launch *l = a->launch;
+    struct err e;
+    char *text = spool_read(a->jobdir, JOBENV_KILL_REASON_FILE, 200, &e);
+    char reason[32], line[256];
+    long long t;
+    size_t n;
+    pid_t pid;
+
+    if (text == NULL)
+        return;
+    if (sscanf(text, "%31s %lld", reason, &t) != 2 ||
+        (n = jobenv_cancel_line(l->job_id, a->node, reason, t, line,
+                                sizeof(line))) == 0) {
+        free(text);
+        return;
+    }
+    free(text);
+    if ((pid = fork()) == 0) {
+        const char *user = l->user_name[0] ? l->user_name : a->user->name;
+        const char *dir = l->work_dir[0] ? l->work_dir : a->user->home;
+        char *path = jobenv_output_path(l, 1, user, a->node, dir);
+        int devnull = open("/dev/null", O_WRONLY), fd;
+
+        if (sup_become_user(l->uid, l->gid, a->user, devnull) < 0)
+            _exit(1);
+        if ((fd = open(path, O_WRONLY | O_APPEND)) >= 0)
+            (void)!write(fd, line, n);
+        _exit(0);
+    }
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
 /* Let the job's process go; its pid once it exec'd, or -1 after
  * reporting why not. */
 static pid_t job_go(struct job_proc *jp)
@@ -291,6 +331,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
         if (errno != EINTR)
             break;
+    cancel_line(a);
     if (has_cgroup(a))
         kill_grace(a);
     kill(-pid, SIGKILL);

@@ -500,7 +500,15 @@ static json_t *result(uint64_t id, const char *error)
                      error ? json_string(error) : json_null());
 }
 
-enum job_op { OP_CANCEL, OP_HOLD, OP_RELEASE, OP_SUSPEND, OP_RESUME };
+enum job_op {
+    OP_CANCEL,
+    OP_HOLD,
+    OP_RELEASE,
+    OP_SUSPEND,
+    OP_RESUME,
+    OP_REQUEUE,
+    OP_REQUEUE_HOLD,
+};
 
 static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
                 json_t *results)
@@ -517,6 +525,9 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
         rc = jobs_suspend(r->env->jobs, j, r->who.uid, &e);
     else if (op == OP_RESUME)
         rc = jobs_resume(r->env->jobs, j, r->who.uid, &e);
+    else if (op == OP_REQUEUE || op == OP_REQUEUE_HOLD)
+        rc = jobs_requeue(r->env->jobs, j, r->who.uid, op == OP_REQUEUE_HOLD,
+                          &e);
     else
         rc = jobs_release(r->env->jobs, j, r->who.uid, &e);
     if (rc < 0 && r->n_refused++ == 0) {
@@ -538,6 +549,9 @@ static bool op_fits(enum job_op op, const struct job *j)
         return j->state == JOB_RUNNING;
     case OP_RESUME:
         return j->state == JOB_SUSPENDED;
+    case OP_REQUEUE:
+    case OP_REQUEUE_HOLD:
+        return j->state == JOB_RUNNING || j->state == JOB_SUSPENDED;
     default:
         return j->state == JOB_PENDING;
     }
@@ -674,6 +688,18 @@ int rpc_job_suspend(struct rpc *r, json_t **reply, struct err *e)
 int rpc_job_resume(struct rpc *r, json_t **reply, struct err *e)
 {
     return per_job(r, OP_RESUME, reply, e);
+}
+
+/* JOB_REQUEUE {"job_ids": [...], "hold": bool}: scontrol requeue and
+ * requeuehold. */
+int rpc_job_requeue(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *hold = json_object_get(r->req->body, "hold");
+
+    if (hold != NULL && !json_is_boolean(hold))
+        return err_inval(e, "JOB_REQUEUE: hold: expected true or false");
+    return per_job(r, json_is_true(hold) ? OP_REQUEUE_HOLD : OP_REQUEUE, reply,
+                   e);
 }
 
 /* The pending jobs of array a that an update of "a" changes. */

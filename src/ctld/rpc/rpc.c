@@ -20,6 +20,7 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_JOB_SUSPEND] = rpc_job_suspend,
     [PROTO_MSG_JOB_RESUME] = rpc_job_resume,
     [PROTO_MSG_JOB_UPDATE] = rpc_job_update,
+    [PROTO_MSG_JOB_REQUEUE] = rpc_job_requeue,
     [PROTO_MSG_JOB_ACCT] = rpc_job_acct,
     [PROTO_MSG_JOB_EXPLAIN] = rpc_job_explain,
     [PROTO_MSG_NODE_QUERY] = rpc_node_query,

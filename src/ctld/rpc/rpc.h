@@ -78,6 +78,7 @@ int rpc_job_suspend(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_resume(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_release(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
+int rpc_job_requeue(struct rpc *r, json_t **reply, struct err *e);
 /* JOB_COMPLETE: an allocation's end from its owner or an operator. */
 int rpc_job_complete(struct rpc *r, json_t **reply, struct err *e);
 /* preempt_rpc.c */
