@@ -303,6 +303,9 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
         .prio = c->prio,
         .explain = c->explain,
         .self_uid = c->self_uid,
+        .conf_path = c->conf_path,
+        .reconfigure = c->reconfigure,
+        .reconf_arg = c->reconf_arg,
     };
     c->listen = listen_create(&env, &listen_ops, c, tcp_fd, unix_fd, e);
     return c->listen ? 0 : -1;

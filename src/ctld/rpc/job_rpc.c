@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "ctld/acct/acct.h"
 #include "common/xalloc.h"
 #include "ctld/queue/joballoc.h"
 #include "ctld/queue/jobarray.h"
@@ -746,6 +747,60 @@ static int update_task(const char *tasks, int64_t *t, struct err *e)
     return 0;
 }
 
+/* Whether the comma list has item. */
+static bool list_has(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, item, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+/*
+ * scontrol top (JOB_UPDATE {"set": {"top": true}}): j moves ahead of its
+ * user's other pending jobs in its partition, as Slurm does it, by
+ * lowering its nice just enough.  Operators, or its owner when
+ * SchedulerParameters has enable_user_top.
+ */
+static int job_top(struct rpc *r, struct job *j, struct err *e)
+{
+    const struct conf *conf = r->env->conf;
+    bool op = acct_is_operator(r->env->acct, r->who.uid);
+    uint32_t best = 0;
+    char detail[64];
+    int64_t nice;
+
+    if (!op && !(j->user_id == r->who.uid &&
+                 list_has(conf->scheduler_parameters, "enable_user_top"))) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied");
+    }
+    if (j->state != JOB_PENDING) {
+        errno = EBUSY;
+        return err_set(e, "Job is no longer pending execution");
+    }
+    for (struct job *k = jobs_first(r->env->jobs); k != NULL; k = k->next)
+        if (k != j && k->state == JOB_PENDING && k->user_id == j->user_id &&
+            k->part == j->part && k->priority > best)
+            best = k->priority;
+    if (j->priority > best)
+        return 0; /* already first */
+    nice = (int64_t)j->nice - (int64_t)(best - j->priority) - 1;
+    if (nice < -2147483645)
+        nice = -2147483645;
+    j->nice = (int32_t)nice;
+    log_info("job=%" PRIu64 " top uid=%u nice=%d", j->id, (unsigned)r->who.uid,
+             j->nice);
+    snprintf(detail, sizeof(detail), "top by uid %u: nice=%d",
+             (unsigned)r->who.uid, j->nice);
+    return jobs_save_event(r->env->jobs, j, "update", detail, e);
+}
+
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *id = json_object_get(r->req->body, "job_id");
@@ -784,6 +839,8 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
         }
         j = k;
     }
+    if (json_is_true(json_object_get(set, "top")))
+        return job_top(r, j, e);
     return jobs_update(r->env->jobs, j, r->who.uid, set, e);
 }
 
