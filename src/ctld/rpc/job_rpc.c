@@ -774,6 +774,7 @@ static int job_top(struct rpc *r, struct job *j, struct err *e)
     uint32_t best = 0;
     char detail[64];
     int64_t nice;
+    int32_t old_nice;
 
     if (!op && !(j->user_id == r->who.uid &&
                  list_has(conf->scheduler_parameters, "enable_user_top"))) {
@@ -790,6 +791,7 @@ static int job_top(struct rpc *r, struct job *j, struct err *e)
             best = k->priority;
     if (j->priority > best)
         return 0; /* already first */
+    old_nice = j->nice;
     nice = (int64_t)j->nice - (int64_t)(best - j->priority) - 1;
     if (nice < -2147483645)
         nice = -2147483645;
@@ -798,6 +800,15 @@ static int job_top(struct rpc *r, struct job *j, struct err *e)
              j->nice);
     snprintf(detail, sizeof(detail), "top by uid %u: nice=%d",
              (unsigned)r->who.uid, j->nice);
+    if (jobs_save_event(r->env->jobs, j, "update", detail, e) < 0)
+        return -1;
+    if (j->priority > best)
+        return 0;
+    /* a priority that nice does not move (priority/basic): the highest of
+     * the user's, fixed as an administrator's would be */
+    j->nice = old_nice;
+    j->priority = best + 1;
+    j->prio_fixed = true;
     return jobs_save_event(r->env->jobs, j, "update", detail, e);
 }
 
