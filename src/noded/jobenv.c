@@ -78,6 +78,60 @@ static void env_tasks(struct envlist *b, const struct launch *l, size_t n_nodes)
     free(tpn);
 }
 
+/* "16" or "16(x2)": CPUs on each of the job's nodes, as Slurm compresses
+ * them (one count for all here: the controller gives each node the
+ * same). */
+static void env_cpus(struct envlist *b, const struct launch *l, size_t n_nodes)
+{
+    char *v = n_nodes > 1 ? xasprintf("%u(x%zu)", l->cpus, n_nodes)
+                          : xasprintf("%u", l->cpus);
+
+    envlist_twin(b, "SLURM_JOB_CPUS_PER_NODE", v);
+    free(v);
+}
+
+static void twin_if(struct envlist *b, const char *key, const char *v)
+{
+    if (v != NULL && v[0] != '\0')
+        envlist_twin(b, key, v);
+}
+
+/* Slurm 22.05's other batch variables (docs/environment.md): memory, GPUs
+ * as requested, account, QOS, cluster, submit host, reservation, times,
+ * topology, and the batch task's own ids. */
+static void env_extras(struct envlist *b, const struct launch *l,
+                       const char *node)
+{
+    if (l->mem_per_cpu_mib > 0)
+        envlist_twin_u64(b, "SLURM_MEM_PER_CPU", l->mem_per_cpu_mib);
+    else if (l->mem_mib > 0)
+        envlist_twin_u64(b, "SLURM_MEM_PER_NODE", l->mem_mib);
+    if (l->mem_per_gpu_mib > 0)
+        envlist_twin_u64(b, "SLURM_MEM_PER_GPU", l->mem_per_gpu_mib);
+    twin_if(b, "SLURM_GPUS", l->req_gpus);
+    twin_if(b, "SLURM_GPUS_PER_NODE", l->req_gpus_per_node);
+    twin_if(b, "SLURM_JOB_ACCOUNT", l->account);
+    twin_if(b, "SLURM_JOB_QOS", l->qos);
+    twin_if(b, "SLURM_CLUSTER_NAME", l->cluster_name);
+    twin_if(b, "SLURM_SUBMIT_HOST", l->submit_host);
+    twin_if(b, "SLURM_JOB_RESERVATION", l->reservation);
+    if (l->start_time > 0)
+        envlist_twin_u64(b, "SLURM_JOB_START_TIME", (uint64_t)l->start_time);
+    if (l->end_time > 0)
+        envlist_twin_u64(b, "SLURM_JOB_END_TIME", (uint64_t)l->end_time);
+    if (l->get_user_env != NULL)
+        envlist_twin(b, "SLURM_GET_USER_ENV", "1");
+    /* sbatch's own scheduling priority when it sent one, else 0 */
+    if (b->v == NULL || jobenv_get(b->v, "SLURM_PRIO_PROCESS") == NULL)
+        envlist_twin(b, "SLURM_PRIO_PROCESS", "0");
+    envlist_twin(b, "SLURM_TOPOLOGY_ADDR", node);
+    envlist_twin(b, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+    envlist_twin(b, "SLURM_PROCID", "0");
+    envlist_twin(b, "SLURM_LOCALID", "0");
+    envlist_twin(b, "SLURM_GTIDS", "0");
+    envlist_put(b, xstrdup("ENVIRONMENT=BATCH"));
+}
+
 char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
                     const char *user, const char *node)
 {
@@ -97,14 +151,12 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
     envlist_twin_u64(&b, "SLURM_NNODES", n_nodes);
     envlist_twin(&b, "SLURM_SUBMIT_DIR", l->work_dir);
     envlist_twin_u64(&b, "SLURM_CPUS_ON_NODE", l->cpus);
-    envlist_twin_u64(&b, "SLURM_JOB_CPUS_PER_NODE", l->cpus);
+    env_cpus(&b, l, n_nodes);
     envlist_twin(&b, "SLURM_JOB_USER", user);
     envlist_twin_u64(&b, "SLURM_JOB_UID", l->uid);
     envlist_twin_u64(&b, "SLURM_JOB_GID", l->gid);
     envlist_twin(&b, "SLURM_NODEID", "0");
     envlist_twin(&b, "SLURMD_NODENAME", node);
-    if (l->mem_mib > 0)
-        envlist_twin_u64(&b, "SLURM_MEM_PER_NODE", l->mem_mib);
     if (l->restart_count > 0)
         envlist_twin_u64(&b, "SLURM_RESTART_COUNT", l->restart_count);
     if (l->is_array) {
@@ -118,6 +170,7 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
         }
     }
     env_tasks(&b, l, n_nodes);
+    env_extras(&b, l, node);
     if (l->n_gpus > 0)
         env_gpus(&b, l, g);
     return b.v;

@@ -155,7 +155,9 @@ static int get_extras(json_t *job, struct launch *l, struct err *e)
         get_str(job, "account", "", &l->account, e) < 0 ||
         get_str(job, "qos", "", &l->qos, e) < 0 ||
         get_str(job, "cluster_name", "", &l->cluster_name, e) < 0 ||
-        get_str(job, "req_gpus", "", &l->req_gpus, e) < 0)
+        get_str(job, "req_gpus", "", &l->req_gpus, e) < 0 ||
+        get_str(job, "req_gpus_per_node", "", &l->req_gpus_per_node, e) < 0 ||
+        get_str(job, "reservation", "", &l->reservation, e) < 0)
         return -1;
     if (get_int(job, "mem_per_cpu_mib", 0, INT64_MAX, 0, &v, e) < 0)
         return -1;
@@ -235,6 +237,8 @@ void launch_clear(struct launch *l)
     free(l->qos);
     free(l->cluster_name);
     free(l->req_gpus);
+    free(l->req_gpus_per_node);
+    free(l->reservation);
     for (size_t i = 0; i < l->n_env; i++)
         free(l->env[i]);
     free(l->env);
@@ -347,6 +351,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .jobdir = jobdir,
         .node = ctx->node,
         .notify = ctx->notify,
+        .conf_path = ctx->conf_path,
         .gpus = ctx->gpus,
         .cg = ctx->cg,
         .cgs = ctx->cgs,

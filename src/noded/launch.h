@@ -68,7 +68,8 @@ struct launch {
     char *account, *qos, *cluster_name, *req_gpus;
     uint64_t mem_per_cpu_mib, mem_per_gpu_mib;
     uint32_t gpus_per_node;
-    int64_t start_time, end_time; /* 0: absent */
+    char *req_gpus_per_node, *reservation; /* as requested; "" absent */
+    int64_t start_time, end_time;          /* 0: absent */
     int64_t nice;
     json_t *json; /* the object as received (a reference) */
 };
@@ -89,9 +90,10 @@ void launch_clear(struct launch *l);
 
 /* What launch_start needs besides the job. */
 struct launch_ctx {
-    const char *spool;  /* absolute spool directory */
-    const char *node;   /* NodeName */
-    const char *notify; /* sluiced's unix socket, for the supervisor */
+    const char *spool;     /* absolute spool directory */
+    const char *node;      /* NodeName */
+    const char *notify;    /* sluiced's unix socket, for the supervisor */
+    const char *conf_path; /* sluiced's configuration (SLURM_CONF); or NULL */
     const struct jobenv_gpus *gpus;    /* the job's GPUs; NULL: by index */
     const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs; /* the job's cgroup limits */

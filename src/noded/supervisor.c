@@ -108,6 +108,8 @@ static void job_exec(const struct supervisor_args *a, int fd)
     char *marker = xasprintf("%s/%s", a->jobdir, JOBENV_PREEMPT_FILE);
     env = jobenv_set(env, "SLUICE_PREEMPT_FILE", marker);
     free(marker);
+    if (a->conf_path != NULL)
+        env = jobenv_set(env, "SLURM_CONF", a->conf_path);
     argv = xcalloc(l->argc + 2, sizeof(*argv));
     argv[0] = script;
     for (size_t i = 1; i < l->argc; i++)

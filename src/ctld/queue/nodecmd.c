@@ -195,8 +195,8 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
         S("mem_per_gpu_mib", json_integer((json_int_t)j->mem_per_gpu_mib));
     if (j->gpus != NULL)
         S("req_gpus", json_string(j->gpus));
-    if (j->gpus_per_node > 0)
-        S("gpus_per_node", json_integer(j->gpus_per_node));
+    if (j->req_gpus_per_node != NULL)
+        S("req_gpus_per_node", json_string(j->req_gpus_per_node));
     S("cluster_name", json_string(conf->cluster_name));
     S("start_time", json_integer((json_int_t)j->start_time));
     if (j->time_limit_s != TIMEFMT_INFINITE)
