@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/client.h"
@@ -78,6 +79,31 @@ int show_config_run(int argc, char **argv)
     return ping_line();
 }
 
+/* The controller rebuilds itself on the new file a moment after its
+ * reply (its sockets stay open): return once it answers again, so that
+ * the next command sees the new configuration. */
+static void wait_rebuilt(void)
+{
+    struct timespec pause = {0, 500 * 1000 * 1000};
+    struct cli_client *cl;
+    json_t *reply = NULL;
+    struct err e;
+
+    cli_close();
+    nanosleep(&pause, NULL);
+    for (int i = 0; i < 20; i++) {
+        cl = cli_client_open(cli_conf_path(), 10000, &e);
+        if (cl != NULL &&
+            cli_client_call(cl, PROTO_MSG_PING, NULL, &reply, NULL, &e) == 0) {
+            json_decref(reply);
+            cli_client_close(cl);
+            return;
+        }
+        cli_client_close(cl);
+        nanosleep(&pause, NULL);
+    }
+}
+
 int reconfigure_run(int argc, char **argv)
 {
     json_t *reply = NULL, *v;
@@ -96,8 +122,8 @@ int reconfigure_run(int argc, char **argv)
     }
     json_array_foreach(json_object_get(reply, "changes"), i, v)
         printf("%s\n", json_string_value(v));
-    json_array_foreach(json_object_get(reply, "need_restart"), i, v)
-        fprintf(stderr, "scontrol: warning: %s\n", json_string_value(v));
+    if (json_array_size(json_object_get(reply, "changes")) > 0)
+        wait_rebuilt();
     json_decref(reply);
     return 0;
 }
