@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "common/hostlist.h"
@@ -376,4 +378,69 @@ bool jobenv_append(const struct launch *l)
 {
     return l->restart_count > 0 ||
            (l->open_mode != NULL && strcmp(l->open_mode, "append") == 0);
+}
+
+static const struct {
+    const char *name;
+    int resource;
+} rlimit_names[] = {
+    {"AS", RLIMIT_AS},         {"CORE", RLIMIT_CORE},
+    {"CPU", RLIMIT_CPU},       {"DATA", RLIMIT_DATA},
+    {"FSIZE", RLIMIT_FSIZE},   {"MEMLOCK", RLIMIT_MEMLOCK},
+    {"NOFILE", RLIMIT_NOFILE}, {"NPROC", RLIMIT_NPROC},
+    {"RSS", RLIMIT_RSS},       {"STACK", RLIMIT_STACK},
+};
+#define N_RLIMITS (sizeof(rlimit_names) / sizeof(rlimit_names[0]))
+
+static bool list_has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncasecmp(p, w, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+size_t jobenv_rlimits(const struct launch *l, struct jobenv_rlimit *out,
+                      size_t out_len)
+{
+    bool all;
+    size_t k = 0;
+
+    if (l->propagate == NULL || list_has_word(l->propagate, "NONE"))
+        return 0;
+    all = l->propagate[0] == '\0' || list_has_word(l->propagate, "ALL");
+    for (size_t i = 0; i < N_RLIMITS && k < out_len; i++) {
+        char key[32], *end;
+        const char *v;
+        unsigned long long n;
+
+        if (!all && !list_has_word(l->propagate, rlimit_names[i].name))
+            continue;
+        snprintf(key, sizeof(key), "SLURM_RLIMIT_%s", rlimit_names[i].name);
+        v = NULL;
+        for (size_t e = 0; e < l->n_env; e++) /* later duplicates win */
+            if (strncmp(l->env[e], key, strlen(key)) == 0 &&
+                l->env[e][strlen(key)] == '=')
+                v = l->env[e] + strlen(key) + 1;
+        if (v == NULL || *v == '\0')
+            continue;
+        if (strcasecmp(v, "unlimited") == 0 || strcasecmp(v, "infinity") == 0) {
+            out[k].resource = rlimit_names[i].resource;
+            out[k++].soft = (uint64_t)RLIM_INFINITY;
+            continue;
+        }
+        if (*v < '0' || *v > '9')
+            continue;
+        n = strtoull(v, &end, 10);
+        if (*end != '\0')
+            continue;
+        out[k].resource = rlimit_names[i].resource;
+        out[k++].soft = (uint64_t)n;
+    }
+    return k;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "noded/launch.h"
@@ -103,6 +104,23 @@ char *jobenv_output_path(const struct launch *l, int err, const char *user,
  */
 size_t jobenv_cancel_line(uint32_t job_id, const char *node, const char *reason,
                           int64_t t, char *buf, size_t len);
+
+/* One resource limit to set in the job (--propagate). */
+struct jobenv_rlimit {
+    int resource;  /* RLIMIT_* */
+    uint64_t soft; /* RLIM_INFINITY for "unlimited" */
+};
+
+/*
+ * jobenv_rlimits: the limits --propagate asks for (l->propagate: "ALL",
+ * "NONE", or a list of AS, CORE, CPU, DATA, FSIZE, MEMLOCK, NOFILE,
+ * NPROC, RSS, STACK), each with the soft value the submit side sent as
+ * SLURM_RLIMIT_<NAME> in the job's environment (a number, or
+ * "unlimited"); those without one are skipped.  At most out_len into
+ * out; the count.  Pure.
+ */
+size_t jobenv_rlimits(const struct launch *l, struct jobenv_rlimit *out,
+                      size_t out_len);
 
 /* jobenv_append: whether the job's output is opened for appending (its
  * --open-mode=append, or a requeued job, as Slurm does) rather than

@@ -76,6 +76,23 @@ static bool has_cgroup(const struct supervisor_args *a)
     return a->cg != NULL && a->cg->version != CGROUP_NONE && a->cgs != NULL;
 }
 
+/* --propagate: the submit side's soft limits, each within the hard limit
+ * the job has here (a user cannot raise that; Slurm logs and goes on). */
+static void propagate_limits(const struct launch *l)
+{
+    struct jobenv_rlimit rl[16];
+    size_t n = jobenv_rlimits(l, rl, 16);
+
+    for (size_t i = 0; i < n; i++) {
+        struct rlimit cur;
+        if (getrlimit(rl[i].resource, &cur) < 0)
+            continue;
+        cur.rlim_cur = (rlim_t)rl[i].soft > cur.rlim_max ? cur.rlim_max
+                                                         : (rlim_t)rl[i].soft;
+        (void)setrlimit(rl[i].resource, &cur);
+    }
+}
+
 /* In the job's process, once the supervisor said go: become the job, or
  * tell fd why not and exit. */
 static void job_exec(const struct supervisor_args *a, int fd)
@@ -102,6 +119,7 @@ static void job_exec(const struct supervisor_args *a, int fd)
     }
     if (redirect(l, user, a->node, work_dir, fd) < 0)
         _exit(127);
+    propagate_limits(l);
     env = jobenv_build(l, a->gpus, user, a->node);
     /* created by sluiced before SIGTERM when the job is preempted
      * (docs/preemption.md) */

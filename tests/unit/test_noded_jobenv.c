@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <cmocka.h>
 
@@ -490,6 +491,53 @@ static void test_cancel_line(void **state)
     }
 }
 
+/* --propagate: the named limits with the values the submit side sent. */
+static void test_rlimits(void **state)
+{
+    static const struct {
+        const char *propagate; /* NULL: absent */
+        size_t n;
+        int first;
+        uint64_t soft;
+    } cases[] = {
+        {NULL, 0, 0, 0},
+        {"NONE", 0, 0, 0},
+        {"NOFILE", 1, RLIMIT_NOFILE, 512},
+        {"CORE,NOFILE", 2, RLIMIT_CORE, 0},
+        {"ALL", 3, RLIMIT_CORE, 0},
+        {"", 3, RLIMIT_CORE, 0},
+        {"STACK", 1, RLIMIT_STACK, (uint64_t)RLIM_INFINITY},
+        {"AS", 0, 0, 0}, /* no SLURM_RLIMIT_AS sent */
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *o = json_loads(base_job, 0, NULL);
+        json_t *env = json_object_get(o, "environment");
+        struct jobenv_rlimit rl[16];
+        struct launch l;
+        struct err e;
+        size_t n;
+        json_object_set_new(env, "SLURM_RLIMIT_NOFILE", json_string("512"));
+        json_object_set_new(env, "SLURM_RLIMIT_CORE", json_string("0"));
+        json_object_set_new(env, "SLURM_RLIMIT_STACK",
+                            json_string("unlimited"));
+        json_object_set_new(env, "SLURM_RLIMIT_CPU", json_string("12x"));
+        if (cases[i].propagate != NULL)
+            json_object_set_new(o, "propagate",
+                                json_string(cases[i].propagate));
+        assert_int_equal(launch_parse(o, &l, &e), 0);
+        n = jobenv_rlimits(&l, rl, 16);
+        if (n != cases[i].n)
+            fail_msg("case %zu: %zu limits, want %zu", i, n, cases[i].n);
+        if (n > 0 &&
+            (rl[0].resource != cases[i].first || rl[0].soft != cases[i].soft))
+            fail_msg("case %zu: first %d=%llu", i, rl[0].resource,
+                     (unsigned long long)rl[0].soft);
+        launch_clear(&l);
+        json_decref(o);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_environment_slurm2205),
         cmocka_unit_test(test_append),
         cmocka_unit_test(test_cancel_line),
+        cmocka_unit_test(test_rlimits),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
