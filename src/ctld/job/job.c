@@ -264,10 +264,10 @@ static void add_spec_fields(json_t *o, const struct job *j,
     set(o, "open_mode", str_or_null(j->open_mode));
     set(o, "mail_type", str_or_null(j->mail_type));
     set(o, "mail_user", str_or_null(j->mail_user));
-    set(o, "get_user_env", j->get_user_env == NULL ? json_null()
-                           : j->get_user_env[0] == '\0'
-                               ? json_true()
-                               : json_string(j->get_user_env));
+    set(o, "get_user_env",
+        j->get_user_env == NULL      ? json_null()
+        : j->get_user_env[0] == '\0' ? json_true()
+                                     : json_string(j->get_user_env));
     set(o, "propagate", str_or_null(j->propagate));
     set(o, "submit_host", str_or_null(j->submit_host));
     set(o, "work_dir", str_or_null(j->work_dir));

@@ -752,8 +752,7 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
             0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
         parse_resources(spec, j, e) < 0 || parse_strings(spec, j, e) < 0 ||
-        parse_verbs_fields(spec, j, e) < 0 ||
-        jobgpu_parse(spec, j, e) < 0 ||
+        parse_verbs_fields(spec, j, e) < 0 || jobgpu_parse(spec, j, e) < 0 ||
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||
         opt_bool(spec, "requeue", &requeue, e) < 0 ||
