@@ -1,6 +1,6 @@
 /*
  * scontrol: "scontrol [-o] [--json] show|hold|uhold|release|suspend|resume|
- * update ...",
+ * update|requeue|requeuehold|top|ping|reconfigure ...",
  * each command served by the sluice verb that does the same; "show
  * hostnames" and "show hostlist" are answered here, without the controller.
  */
@@ -37,7 +37,10 @@ static void scontrol_help(void)
            "  suspend JOBID...    resume JOBID...     (operators)\n"
            "  update JobId=ID [TimeLimit=T] [Partition=P] [JobName=N] "
            "[Priority=N] [Nice=N]\n"
-           "  update NodeName=NODES State=DRAIN|DOWN|RESUME [Reason=TEXT]\n"
+           "  update NodeName=NODES State=DRAIN|DOWN|RESUME|UNDRAIN|IDLE "
+           "[Reason=TEXT]\n"
+           "  requeue JOBID...    requeuehold [State=SpecialExit] JOBID...\n"
+           "  top JOBID[,JOBID...]  ping   show config   reconfigure\n"
            "  version\n");
 }
 
@@ -159,6 +162,9 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
     if (strcasecmp(w[0], "show") == 0) {
         if ((rc = show_local(n - 1, w + 1)) >= 0)
             return rc;
+        if (n == 2 && (strcasecmp(w[1], "config") == 0 ||
+                       strcasecmp(w[1], "configuration") == 0))
+            return show_config_run(0, NULL);
         return show_run(n - 1, w + 1, json, oneliner);
     }
     if (strcasecmp(w[0], "hold") == 0 || strcasecmp(w[0], "uhold") == 0)
@@ -171,6 +177,17 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
         return suspend_run(true, n - 1, w + 1);
     if (strcasecmp(w[0], "update") == 0)
         return update_run(n - 1, w + 1);
+    if (strcasecmp(w[0], "requeue") == 0)
+        return requeue_run(false, n - 1, w + 1);
+    if (strcasecmp(w[0], "requeuehold") == 0)
+        return requeue_run(true, n - 1, w + 1);
+    if (strcasecmp(w[0], "ping") == 0)
+        return ping_run(n - 1, w + 1);
+    if (strcasecmp(w[0], "reconfigure") == 0 ||
+        strcasecmp(w[0], "reconfig") == 0)
+        return reconfigure_run(n - 1, w + 1);
+    if (strcasecmp(w[0], "top") == 0)
+        return top_run(n - 1, w + 1);
     if (strcasecmp(w[0], "version") == 0) {
         printf("sluice %s\n", SLUICE_VERSION);
         return 0;

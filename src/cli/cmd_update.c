@@ -161,13 +161,15 @@ static int upd_node_keys(json_t *req, int argc, char **argv, struct err *e)
                              : strcasecmp(v, "DOWN") == 0    ? "DOWN"
                              : strcasecmp(v, "RESUME") == 0  ? "RESUME"
                              : strcasecmp(v, "UNDRAIN") == 0 ? "RESUME"
+                             : strcasecmp(v, "IDLE") == 0    ? "RESUME"
                                                              : NULL;
             if (st == NULL) {
                 errno = EINVAL;
-                return err_set(e,
-                               "Invalid node state specified: %s "
-                               "(expected DRAIN, DOWN, RESUME or UNDRAIN)",
-                               v);
+                return err_set(
+                    e,
+                    "Invalid node state specified: %s "
+                    "(expected DRAIN, DOWN, RESUME, UNDRAIN or IDLE)",
+                    v);
             }
             json_object_set_new(req, "state", json_string(st));
         } else if ((v = upd_value(argv[k], "Reason")) != NULL) {

@@ -407,6 +407,7 @@ const struct conf_key conf_cluster_keys[] = {
           accounting_storage_enforce, CKF_OMIT_EMPTY),
     K_STR("AccountingStorageTRES", "accounting_storage_tres",
           accounting_storage_tres, CKF_OMIT_EMPTY),
+    K_STR("MailProg", "mail_prog", mail_prog, CKF_OMIT_EMPTY),
     K_STR("JobAcctGatherType", "job_acct_gather_type", job_acct_gather_type, 0),
     K_CUSTOM("JobAcctGatherFrequency", "job_acct_gather_frequency_s",
              parse_acct_freq, print_acct_freq, json_acct_freq, 0),
@@ -435,7 +436,6 @@ static const char *const slurm_only_keys[] = {
     "AccountingStorageHost",
     "AccountingStoragePort",
     "CryptoType",
-    "MailProg",
     "SchedulerTimeSlice",
     NULL,
 };
@@ -593,6 +593,7 @@ static struct conf *conf_new(const char *path)
     c->accounting_storage_type = xstrdup("accounting_storage/none");
     c->accounting_storage_enforce = xstrdup("");
     c->accounting_storage_tres = xstrdup("");
+    c->mail_prog = xstrdup(""); /* "": CONF_MAIL_PROG_DEFAULT */
     c->job_acct_gather_type = xstrdup("jobacct_gather/none");
     c->job_acct_gather_freq = xstrdup("");
     c->job_acct_gather_freq_s = 30;

@@ -22,6 +22,8 @@
 /* Sluice's own default ports, so that Slurm (6817/6818) can run beside. */
 #define CONF_SLURMCTLD_PORT 7817
 #define CONF_SLURMD_PORT 7818
+/* MailProg when not set, as Slurm's default */
+#define CONF_MAIL_PROG_DEFAULT "/usr/bin/mail"
 /* The longest line, after joining continuations, in bytes. */
 #define CONF_MAX_LINE 65536
 /* The deepest chain of Include files below the main one. */
@@ -288,6 +290,7 @@ struct conf {
     char *accounting_storage_type;
     char *accounting_storage_enforce;
     char *accounting_storage_tres;
+    char *mail_prog; /* MailProg; "": CONF_MAIL_PROG_DEFAULT */
     char *job_acct_gather_type;
     char *job_acct_gather_freq;      /* JobAcctGatherFrequency as written */
     uint32_t job_acct_gather_freq_s; /* its task period (default 30; 0:

@@ -7,6 +7,7 @@
  */
 #include "ctld/policy/jlimits.h"
 #include "ctld/ctld.h"
+#include "ctld/ctld_mail.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -77,6 +78,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
     nodes_tick(c->nodes, now);
     jobs_tick(c->jobs, now);
     steps_tick(c->steps, now);
+    ctld_mail_tick(c, now);
 }
 
 /* nodes_events.node_down: the steps and jobs of a node that went down
@@ -199,6 +201,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         goto error;
     jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
     jobs_subscribe(c->jobs, &steps_job_events, c->steps);
+    jobs_subscribe(c->jobs, &ctld_mail_events, c);
     c->preempt = preempt_drv_create(&(struct preempt_drv_src){
         .conf = conf,
         .base = base,
@@ -300,6 +303,9 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
         .prio = c->prio,
         .explain = c->explain,
         .self_uid = c->self_uid,
+        .conf_path = c->conf_path,
+        .reconfigure = c->reconfigure,
+        .reconf_arg = c->reconf_arg,
     };
     c->listen = listen_create(&env, &listen_ops, c, tcp_fd, unix_fd, e);
     return c->listen ? 0 : -1;

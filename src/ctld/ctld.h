@@ -71,6 +71,11 @@ struct ctld {
      * (SLUICE_TEST_TIME_DIVISOR, default 1), so that --time=1 ends in
      * seconds.  Logged as a warning when set; never set in production. */
     uint32_t time_divisor;
+    /* set by main before ctld_listen: the configuration file and who
+     * takes a reconfigured one (rpc_env.reconfigure) */
+    const char *conf_path;
+    void (*reconfigure)(void *arg, struct conf *next);
+    void *reconf_arg;
 };
 
 /*

@@ -147,6 +147,13 @@ struct run {
     FILE *log_fp;
     char *log_path; /* the file log_fp writes, for reopening */
     struct event_base *base;
+    /* scontrol reconfigure: the configuration to rebuild on, the timer
+     * that ends the loop once the reply is out, and the configurations
+     * replaced (kept to the end: the auth context borrows from them) */
+    struct conf *next_conf;
+    struct event *reconf_ev;
+    struct conf **old_confs;
+    size_t n_old_confs;
 };
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -155,6 +162,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
     (void)what;
     log_info("signal=%d shutting down", (int)sig);
+    conf_destroy(r->next_conf); /* a reconfigure waiting: not now */
+    r->next_conf = NULL;
     event_base_loopbreak(r->base);
 }
 
@@ -246,6 +255,87 @@ static void raise_nofile(void)
                  (unsigned long long)rl.rlim_max);
 }
 
+static void reconf_due(evutil_socket_t fd, short what, void *arg)
+{
+    struct run *r = arg;
+
+    (void)fd;
+    (void)what;
+    event_base_loopbreak(r->base);
+}
+
+/* rpc_env.reconfigure: rebuild on next once the replies are out (a
+ * moment later: they are held until this iteration's commit). */
+static void on_reconfigure(void *arg, struct conf *next)
+{
+    struct run *r = arg;
+    struct timeval tv = {0, 300000};
+
+    conf_destroy(r->next_conf);
+    r->next_conf = next;
+    evtimer_add(r->reconf_ev, &tv);
+}
+
+/* The controller on r->conf, listening on copies of the sockets (each
+ * controller closes its own). */
+static struct ctld *build(struct run *r, struct event_base *base, struct err *e)
+{
+    struct ctld *c = ctld_create(r->conf, r->auth, base, e);
+    int tfd = -1, ufd = -1;
+
+    if (c == NULL)
+        return NULL;
+    c->conf_path = r->o->conf_path;
+    c->reconfigure = on_reconfigure;
+    c->reconf_arg = r;
+    if ((r->tcp_fd >= 0 && (tfd = fcntl(r->tcp_fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
+        (r->unix_fd >= 0 &&
+         (ufd = fcntl(r->unix_fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+        err_set(e, "cannot duplicate the listening sockets: %s",
+                strerror(errno));
+        goto error;
+    }
+    if (ctld_listen(c, tfd, ufd, e) < 0)
+        goto error;
+    return c;
+error:
+    if (tfd >= 0)
+        close(tfd);
+    if (ufd >= 0)
+        close(ufd);
+    ctld_destroy(c);
+    return NULL;
+}
+
+/* scontrol reconfigure: the controller torn down (its state committed)
+ * and built again on the new configuration from the database, as at a
+ * start, in this process and on the same sockets; the old one again if
+ * the new one cannot be built. */
+static struct ctld *rebuild(struct run *r, struct ctld *c,
+                            struct event_base *base)
+{
+    struct conf *old = r->conf;
+    struct err e;
+
+    ctld_destroy(c);
+    r->conf = r->next_conf;
+    r->next_conf = NULL;
+    c = build(r, base, &e);
+    if (c != NULL) {
+        log_info("reconfigured nodes=%zu partitions=%zu", r->conf->n_nodes,
+                 r->conf->n_parts);
+        r->old_confs = xrealloc(r->old_confs,
+                                (r->n_old_confs + 1) * sizeof(*r->old_confs));
+        r->old_confs[r->n_old_confs++] = old;
+        return c;
+    }
+    log_warnx("reconfigure failed, the previous configuration stays: %s",
+              e.text);
+    conf_destroy(r->conf);
+    r->conf = old;
+    return build(r, base, &e);
+}
+
 /* Build the controller and run the loop; returns the exit status. */
 static int serve(struct run *r, struct err *e)
 {
@@ -259,11 +349,10 @@ static int serve(struct run *r, struct err *e)
         err_set(e, "cannot create the event loop");
         goto out;
     }
-    c = ctld_create(r->conf, r->auth, base, e);
-    if (c == NULL || ctld_listen(c, r->tcp_fd, r->unix_fd, e) < 0)
-        goto out;
-    r->tcp_fd = r->unix_fd = -1; /* the listeners own them now */
     r->base = base;
+    r->reconf_ev = evtimer_new(base, reconf_due, r);
+    if ((c = build(r, base, e)) == NULL)
+        goto out;
     sigs[0] = evsignal_new(base, SIGTERM, on_signal, r);
     sigs[1] = evsignal_new(base, SIGINT, on_signal, r);
     sigs[2] = evsignal_new(base, SIGHUP, on_hup, r);
@@ -280,6 +369,13 @@ static int serve(struct run *r, struct err *e)
     if (!r->o->foreground && daemon_null_stdio(e) < 0)
         log_warnx("%s", e->text);
     event_base_dispatch(base);
+    while (r->next_conf != NULL) {
+        if ((c = rebuild(r, c, base)) == NULL) {
+            log_warnx("cannot rebuild the controller; stopping");
+            break;
+        }
+        event_base_dispatch(base);
+    }
     ctld_destroy(c);
     c = NULL;
     for (int i = 0; i < 3; i++)
@@ -290,6 +386,8 @@ static int serve(struct run *r, struct err *e)
     status = 0;
 out:
     ctld_destroy(c);
+    if (r->reconf_ev != NULL)
+        event_free(r->reconf_ev);
     if (base)
         event_base_free(base);
     return status;
@@ -344,6 +442,10 @@ out:
         close(r.pid_fd);
     auth_destroy(r.auth);
     conf_destroy(r.conf);
+    conf_destroy(r.next_conf);
+    for (size_t i = 0; i < r.n_old_confs; i++)
+        conf_destroy(r.old_confs[i]);
+    free(r.old_confs);
     free(r.pid_path);
     free(r.sock_path);
     free(r.log_path);

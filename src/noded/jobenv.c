@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "common/hostlist.h"
 #include "common/envlist.h"
@@ -77,6 +80,60 @@ static void env_tasks(struct envlist *b, const struct launch *l, size_t n_nodes)
     free(tpn);
 }
 
+/* "16" or "16(x2)": CPUs on each of the job's nodes, as Slurm compresses
+ * them (one count for all here: the controller gives each node the
+ * same). */
+static void env_cpus(struct envlist *b, const struct launch *l, size_t n_nodes)
+{
+    char *v = n_nodes > 1 ? xasprintf("%u(x%zu)", l->cpus, n_nodes)
+                          : xasprintf("%u", l->cpus);
+
+    envlist_twin(b, "SLURM_JOB_CPUS_PER_NODE", v);
+    free(v);
+}
+
+static void twin_if(struct envlist *b, const char *key, const char *v)
+{
+    if (v != NULL && v[0] != '\0')
+        envlist_twin(b, key, v);
+}
+
+/* Slurm 22.05's other batch variables (docs/environment.md): memory, GPUs
+ * as requested, account, QOS, cluster, submit host, reservation, times,
+ * topology, and the batch task's own ids. */
+static void env_extras(struct envlist *b, const struct launch *l,
+                       const char *node)
+{
+    if (l->mem_per_cpu_mib > 0)
+        envlist_twin_u64(b, "SLURM_MEM_PER_CPU", l->mem_per_cpu_mib);
+    else if (l->mem_mib > 0)
+        envlist_twin_u64(b, "SLURM_MEM_PER_NODE", l->mem_mib);
+    if (l->mem_per_gpu_mib > 0)
+        envlist_twin_u64(b, "SLURM_MEM_PER_GPU", l->mem_per_gpu_mib);
+    twin_if(b, "SLURM_GPUS", l->req_gpus);
+    twin_if(b, "SLURM_GPUS_PER_NODE", l->req_gpus_per_node);
+    twin_if(b, "SLURM_JOB_ACCOUNT", l->account);
+    twin_if(b, "SLURM_JOB_QOS", l->qos);
+    twin_if(b, "SLURM_CLUSTER_NAME", l->cluster_name);
+    twin_if(b, "SLURM_SUBMIT_HOST", l->submit_host);
+    twin_if(b, "SLURM_JOB_RESERVATION", l->reservation);
+    if (l->start_time > 0)
+        envlist_twin_u64(b, "SLURM_JOB_START_TIME", (uint64_t)l->start_time);
+    if (l->end_time > 0)
+        envlist_twin_u64(b, "SLURM_JOB_END_TIME", (uint64_t)l->end_time);
+    if (l->get_user_env != NULL)
+        envlist_twin(b, "SLURM_GET_USER_ENV", "1");
+    /* sbatch's own scheduling priority when it sent one, else 0 */
+    if (b->v == NULL || jobenv_get(b->v, "SLURM_PRIO_PROCESS") == NULL)
+        envlist_twin(b, "SLURM_PRIO_PROCESS", "0");
+    envlist_twin(b, "SLURM_TOPOLOGY_ADDR", node);
+    envlist_twin(b, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+    envlist_twin(b, "SLURM_PROCID", "0");
+    envlist_twin(b, "SLURM_LOCALID", "0");
+    envlist_twin(b, "SLURM_GTIDS", "0");
+    envlist_put(b, xstrdup("ENVIRONMENT=BATCH"));
+}
+
 char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
                     const char *user, const char *node)
 {
@@ -96,14 +153,12 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
     envlist_twin_u64(&b, "SLURM_NNODES", n_nodes);
     envlist_twin(&b, "SLURM_SUBMIT_DIR", l->work_dir);
     envlist_twin_u64(&b, "SLURM_CPUS_ON_NODE", l->cpus);
-    envlist_twin_u64(&b, "SLURM_JOB_CPUS_PER_NODE", l->cpus);
+    env_cpus(&b, l, n_nodes);
     envlist_twin(&b, "SLURM_JOB_USER", user);
     envlist_twin_u64(&b, "SLURM_JOB_UID", l->uid);
     envlist_twin_u64(&b, "SLURM_JOB_GID", l->gid);
     envlist_twin(&b, "SLURM_NODEID", "0");
     envlist_twin(&b, "SLURMD_NODENAME", node);
-    if (l->mem_mib > 0)
-        envlist_twin_u64(&b, "SLURM_MEM_PER_NODE", l->mem_mib);
     if (l->restart_count > 0)
         envlist_twin_u64(&b, "SLURM_RESTART_COUNT", l->restart_count);
     if (l->is_array) {
@@ -117,6 +172,7 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
         }
     }
     env_tasks(&b, l, n_nodes);
+    env_extras(&b, l, node);
     if (l->n_gpus > 0)
         env_gpus(&b, l, g);
     return b.v;
@@ -289,4 +345,102 @@ char *jobenv_output_path(const struct launch *l, int err, const char *user,
     path = xasprintf("%s/%s", work_dir, name);
     free(name);
     return path;
+}
+
+size_t jobenv_cancel_line(uint32_t job_id, const char *node, const char *reason,
+                          int64_t t, char *buf, size_t len)
+{
+    const char *why = strcmp(reason, "timeout") == 0     ? " DUE TO TIME LIMIT"
+                      : strcmp(reason, "preempted") == 0 ? " DUE TO PREEMPTION"
+                      : strcmp(reason, "node_down") == 0
+                          ? " DUE TO NODE FAILURE"
+                      : strcmp(reason, "requeued") == 0  ? " DUE TO JOB REQUEUE"
+                      : strcmp(reason, "cancelled") == 0 ? ""
+                                                         : NULL;
+    time_t tt = (time_t)t;
+    char stamp[32];
+    struct tm tm;
+    int n;
+
+    if (len > 0)
+        buf[0] = '\0';
+    if (why == NULL)
+        return 0;
+    localtime_r(&tt, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    n = snprintf(buf, len,
+                 "slurmstepd: error: *** JOB %u ON %s CANCELLED AT %s%s ***\n",
+                 (unsigned)job_id, node, stamp, why);
+    return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+bool jobenv_append(const struct launch *l)
+{
+    return l->restart_count > 0 ||
+           (l->open_mode != NULL && strcmp(l->open_mode, "append") == 0);
+}
+
+static const struct {
+    const char *name;
+    int resource;
+} rlimit_names[] = {
+    {"AS", RLIMIT_AS},         {"CORE", RLIMIT_CORE},
+    {"CPU", RLIMIT_CPU},       {"DATA", RLIMIT_DATA},
+    {"FSIZE", RLIMIT_FSIZE},   {"MEMLOCK", RLIMIT_MEMLOCK},
+    {"NOFILE", RLIMIT_NOFILE}, {"NPROC", RLIMIT_NPROC},
+    {"RSS", RLIMIT_RSS},       {"STACK", RLIMIT_STACK},
+};
+#define N_RLIMITS (sizeof(rlimit_names) / sizeof(rlimit_names[0]))
+
+static bool list_has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncasecmp(p, w, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+size_t jobenv_rlimits(const struct launch *l, struct jobenv_rlimit *out,
+                      size_t out_len)
+{
+    bool all;
+    size_t k = 0;
+
+    if (l->propagate == NULL || list_has_word(l->propagate, "NONE"))
+        return 0;
+    all = l->propagate[0] == '\0' || list_has_word(l->propagate, "ALL");
+    for (size_t i = 0; i < N_RLIMITS && k < out_len; i++) {
+        char key[32], *end;
+        const char *v;
+        unsigned long long n;
+
+        if (!all && !list_has_word(l->propagate, rlimit_names[i].name))
+            continue;
+        snprintf(key, sizeof(key), "SLURM_RLIMIT_%s", rlimit_names[i].name);
+        v = NULL;
+        for (size_t e = 0; e < l->n_env; e++) /* later duplicates win */
+            if (strncmp(l->env[e], key, strlen(key)) == 0 &&
+                l->env[e][strlen(key)] == '=')
+                v = l->env[e] + strlen(key) + 1;
+        if (v == NULL || *v == '\0')
+            continue;
+        if (strcasecmp(v, "unlimited") == 0 || strcasecmp(v, "infinity") == 0) {
+            out[k].resource = rlimit_names[i].resource;
+            out[k++].soft = (uint64_t)RLIM_INFINITY;
+            continue;
+        }
+        if (*v < '0' || *v > '9')
+            continue;
+        n = strtoull(v, &end, 10);
+        if (*end != '\0')
+            continue;
+        out[k].resource = rlimit_names[i].resource;
+        out[k++].soft = (uint64_t)n;
+    }
+    return k;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "noded/launch.h"
@@ -87,5 +88,43 @@ char *jobenv_expand(const char *pattern, const struct launch *l,
  */
 char *jobenv_output_path(const struct launch *l, int err, const char *user,
                          const char *node, const char *work_dir);
+
+/* The file in the job's spool directory that records why and when it was
+ * killed ("timeout 1764700000"), written by sluiced before the SIGTERM. */
+#define JOBENV_KILL_REASON_FILE "kill_reason"
+
+/*
+ * jobenv_cancel_line: the line a killed batch job's stderr gets, as
+ * Slurm's slurmstepd writes it: "slurmstepd: error: *** JOB 12 ON node01
+ * CANCELLED AT 2026-12-02T11:00:00 DUE TO TIME LIMIT ***" (reason
+ * "timeout"; "preempted": DUE TO PREEMPTION; "node_down": DUE TO NODE
+ * FAILURE; "requeued": DUE TO JOB REQUEUE; "cancelled": nothing after the
+ * time), t in local time, with its newline.  0 (and buf "") for a reason
+ * that gets no line; else the length.
+ */
+size_t jobenv_cancel_line(uint32_t job_id, const char *node, const char *reason,
+                          int64_t t, char *buf, size_t len);
+
+/* One resource limit to set in the job (--propagate). */
+struct jobenv_rlimit {
+    int resource;  /* RLIMIT_* */
+    uint64_t soft; /* RLIM_INFINITY for "unlimited" */
+};
+
+/*
+ * jobenv_rlimits: the limits --propagate asks for (l->propagate: "ALL",
+ * "NONE", or a list of AS, CORE, CPU, DATA, FSIZE, MEMLOCK, NOFILE,
+ * NPROC, RSS, STACK), each with the soft value the submit side sent as
+ * SLURM_RLIMIT_<NAME> in the job's environment (a number, or
+ * "unlimited"); those without one are skipped.  At most out_len into
+ * out; the count.  Pure.
+ */
+size_t jobenv_rlimits(const struct launch *l, struct jobenv_rlimit *out,
+                      size_t out_len);
+
+/* jobenv_append: whether the job's output is opened for appending (its
+ * --open-mode=append, or a requeued job, as Slurm does) rather than
+ * truncated. */
+bool jobenv_append(const struct launch *l);
 
 #endif

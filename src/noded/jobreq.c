@@ -84,6 +84,15 @@ void njobs_kill(struct njobs *j, struct njob *job, uint32_t wait_s,
         return;
     log_info("job=%" PRIu32 " kill reason=\"%s\" pgid=%d kill_wait_s=%" PRIu32,
              job->id, reason, (int)job->pgid, wait_s);
+    /* why and when, for the line in the job's stderr (the first stands) */
+    if (job->kill_deadline == 0) {
+        char why[80];
+        int n = snprintf(why, sizeof(why), "%.32s %lld\n", reason,
+                         (long long)time(NULL));
+        if (spool_write_volatile(job->dir, JOBENV_KILL_REASON_FILE, why,
+                                 (size_t)n, 0600, (uid_t)-1, (gid_t)-1, &e) < 0)
+            log_warnx("job=%" PRIu32 " %s", job->id, e.text);
+    }
     /* the job's SIGTERM trap can tell a preemption from a cancel */
     if (strcmp(reason, "preempted") == 0 &&
         spool_int_write(job->dir, JOBENV_PREEMPT_FILE, deadline, 0644, &e) < 0)
@@ -487,6 +496,7 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     struct launch_ctx ctx = {.spool = nd->spool,
                              .node = nd->name,
                              .notify = j->notify_path,
+                             .conf_path = nd->conf_path,
                              .gpus = &gpus,
                              .cg = &nd->cg,
                              .cgs = &spec,

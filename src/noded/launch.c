@@ -142,6 +142,39 @@ static int get_sizes(json_t *job, struct launch *l, struct err *e)
     return 0;
 }
 
+/* The batch environment's extras: strings default "", numbers 0;
+ * get_user_env and propagate stay NULL when absent. */
+static int get_extras(json_t *job, struct launch *l, struct err *e)
+{
+    int64_t v;
+
+    if (get_str(job, "open_mode", "", &l->open_mode, e) < 0 ||
+        get_str(job, "submit_host", "", &l->submit_host, e) < 0 ||
+        get_str(job, "get_user_env", NULL, &l->get_user_env, e) < 0 ||
+        get_str(job, "propagate", NULL, &l->propagate, e) < 0 ||
+        get_str(job, "account", "", &l->account, e) < 0 ||
+        get_str(job, "qos", "", &l->qos, e) < 0 ||
+        get_str(job, "cluster_name", "", &l->cluster_name, e) < 0 ||
+        get_str(job, "req_gpus", "", &l->req_gpus, e) < 0 ||
+        get_str(job, "req_gpus_per_node", "", &l->req_gpus_per_node, e) < 0 ||
+        get_str(job, "reservation", "", &l->reservation, e) < 0)
+        return -1;
+    if (get_int(job, "mem_per_cpu_mib", 0, INT64_MAX, 0, &v, e) < 0)
+        return -1;
+    l->mem_per_cpu_mib = (uint64_t)v;
+    if (get_int(job, "mem_per_gpu_mib", 0, INT64_MAX, 0, &v, e) < 0)
+        return -1;
+    l->mem_per_gpu_mib = (uint64_t)v;
+    if (get_int(job, "gpus_per_node", 0, UINT32_MAX, 0, &v, e) < 0)
+        return -1;
+    l->gpus_per_node = (uint32_t)v;
+    if (get_int(job, "start_time", 0, INT64_MAX, 0, &l->start_time, e) < 0 ||
+        get_int(job, "end_time", 0, INT64_MAX, 0, &l->end_time, e) < 0 ||
+        get_int(job, "nice", INT32_MIN, INT32_MAX, 0, &l->nice, e) < 0)
+        return -1;
+    return 0;
+}
+
 int launch_parse(json_t *job, struct launch *l, struct err *e)
 {
     memset(l, 0, sizeof(*l));
@@ -171,7 +204,8 @@ int launch_parse(json_t *job, struct launch *l, struct err *e)
         get_str(job, "node_list", "", &l->node_list, e) < 0 ||
         get_str(job, "tasks_per_node", "", &l->tasks_per_node, e) < 0 ||
         jget_gpus(job, "LAUNCH", "gpus", &l->gpus, &l->n_gpus, e) < 0 ||
-        get_argv(job, l, e) < 0 || get_env(job, l, e) < 0)
+        get_argv(job, l, e) < 0 || get_env(job, l, e) < 0 ||
+        get_extras(job, l, e) < 0)
         goto error;
     l->json = json_incref(job);
     return 0;
@@ -195,6 +229,16 @@ void launch_clear(struct launch *l)
     free(l->work_dir);
     free(l->std_out);
     free(l->std_err);
+    free(l->open_mode);
+    free(l->submit_host);
+    free(l->get_user_env);
+    free(l->propagate);
+    free(l->account);
+    free(l->qos);
+    free(l->cluster_name);
+    free(l->req_gpus);
+    free(l->req_gpus_per_node);
+    free(l->reservation);
     for (size_t i = 0; i < l->n_env; i++)
         free(l->env[i]);
     free(l->env);
@@ -307,6 +351,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .jobdir = jobdir,
         .node = ctx->node,
         .notify = ctx->notify,
+        .conf_path = ctx->conf_path,
         .gpus = ctx->gpus,
         .cg = ctx->cg,
         .cgs = ctx->cgs,

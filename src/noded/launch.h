@@ -60,6 +60,17 @@ struct launch {
      * count when the controller did not send them */
     uint32_t array_task_count, array_task_min, array_task_max;
     uint32_t array_task_step;
+    /* the batch environment's extras (helper verbs; "" or 0: absent) */
+    char *open_mode;    /* "append", "truncate" or "" */
+    char *submit_host;  /* SLURM_SUBMIT_HOST */
+    char *get_user_env; /* --get-user-env ("" for the bare option), or NULL */
+    char *propagate;    /* --propagate list, or NULL */
+    char *account, *qos, *cluster_name, *req_gpus;
+    uint64_t mem_per_cpu_mib, mem_per_gpu_mib;
+    uint32_t gpus_per_node;
+    char *req_gpus_per_node, *reservation; /* as requested; "" absent */
+    int64_t start_time, end_time;          /* 0: absent */
+    int64_t nice;
     json_t *json; /* the object as received (a reference) */
 };
 
@@ -79,9 +90,10 @@ void launch_clear(struct launch *l);
 
 /* What launch_start needs besides the job. */
 struct launch_ctx {
-    const char *spool;  /* absolute spool directory */
-    const char *node;   /* NodeName */
-    const char *notify; /* sluiced's unix socket, for the supervisor */
+    const char *spool;     /* absolute spool directory */
+    const char *node;      /* NodeName */
+    const char *notify;    /* sluiced's unix socket, for the supervisor */
+    const char *conf_path; /* sluiced's configuration (SLURM_CONF); or NULL */
     const struct jobenv_gpus *gpus;    /* the job's GPUs; NULL: by index */
     const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs; /* the job's cgroup limits */

@@ -28,10 +28,12 @@
 #define LOCK_FD SUP_LOCK_FD
 
 /* Open path for the job's output as the user: created 0666 less the
- * submitter's umask, truncated. */
-static int open_output(const char *path, int fd)
+ * submitter's umask, truncated unless append (--open-mode=append, or a
+ * requeued job). */
+static int open_output(const char *path, bool append, int fd)
 {
-    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
+    int out = open(path, O_WRONLY | O_CREAT | (append ? 0 : O_TRUNC) | O_APPEND,
+                   0666);
 
     if (out < 0)
         sup_tell(fd, errno, "cannot open output file %s: %s", path,
@@ -46,9 +48,9 @@ static int redirect(const struct launch *l, const char *user, const char *node,
     char *err = jobenv_output_path(l, 1, user, node, work_dir);
     int in = open("/dev/null", O_RDONLY), ofd, efd, rc = -1;
 
-    if ((ofd = open_output(out, fd)) < 0)
+    if ((ofd = open_output(out, jobenv_append(l), fd)) < 0)
         goto done;
-    efd = strcmp(out, err) == 0 ? ofd : open_output(err, fd);
+    efd = strcmp(out, err) == 0 ? ofd : open_output(err, jobenv_append(l), fd);
     if (efd < 0)
         goto done;
     if (in < 0 || dup2(in, 0) < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0) {
@@ -72,6 +74,23 @@ static void interp_of(const char *script, char *buf, size_t len)
 static bool has_cgroup(const struct supervisor_args *a)
 {
     return a->cg != NULL && a->cg->version != CGROUP_NONE && a->cgs != NULL;
+}
+
+/* --propagate: the submit side's soft limits, each within the hard limit
+ * the job has here (a user cannot raise that; Slurm logs and goes on). */
+static void propagate_limits(const struct launch *l)
+{
+    struct jobenv_rlimit rl[16];
+    size_t n = jobenv_rlimits(l, rl, 16);
+
+    for (size_t i = 0; i < n; i++) {
+        struct rlimit cur;
+        if (getrlimit(rl[i].resource, &cur) < 0)
+            continue;
+        cur.rlim_cur = (rlim_t)rl[i].soft > cur.rlim_max ? cur.rlim_max
+                                                         : (rlim_t)rl[i].soft;
+        (void)setrlimit(rl[i].resource, &cur);
+    }
 }
 
 /* In the job's process, once the supervisor said go: become the job, or
@@ -100,12 +119,15 @@ static void job_exec(const struct supervisor_args *a, int fd)
     }
     if (redirect(l, user, a->node, work_dir, fd) < 0)
         _exit(127);
+    propagate_limits(l);
     env = jobenv_build(l, a->gpus, user, a->node);
     /* created by sluiced before SIGTERM when the job is preempted
      * (docs/preemption.md) */
     char *marker = xasprintf("%s/%s", a->jobdir, JOBENV_PREEMPT_FILE);
     env = jobenv_set(env, "SLUICE_PREEMPT_FILE", marker);
     free(marker);
+    if (a->conf_path != NULL)
+        env = jobenv_set(env, "SLURM_CONF", a->conf_path);
     argv = xcalloc(l->argc + 2, sizeof(*argv));
     argv[0] = script;
     for (size_t i = 1; i < l->argc; i++)
@@ -206,6 +228,44 @@ static void kill_grace(const struct supervisor_args *a)
     }
 }
 
+/* A killed job's stderr gets Slurm's "*** JOB N ON node CANCELLED AT
+ * ... ***" line, written as the user (a child that becomes the user and
+ * appends to the file the job opened), once its script ended. */
+static void cancel_line(const struct supervisor_args *a)
+{
+    const struct launch *l = a->launch;
+    struct err e;
+    char *text = spool_read(a->jobdir, JOBENV_KILL_REASON_FILE, 200, &e);
+    char reason[32], line[256];
+    long long t;
+    size_t n;
+    pid_t pid;
+
+    if (text == NULL)
+        return;
+    if (sscanf(text, "%31s %lld", reason, &t) != 2 ||
+        (n = jobenv_cancel_line(l->job_id, a->node, reason, t, line,
+                                sizeof(line))) == 0) {
+        free(text);
+        return;
+    }
+    free(text);
+    if ((pid = fork()) == 0) {
+        const char *user = l->user_name[0] ? l->user_name : a->user->name;
+        const char *dir = l->work_dir[0] ? l->work_dir : a->user->home;
+        char *path = jobenv_output_path(l, 1, user, a->node, dir);
+        int devnull = open("/dev/null", O_WRONLY), fd;
+
+        if (sup_become_user(l->uid, l->gid, a->user, devnull) < 0)
+            _exit(1);
+        if ((fd = open(path, O_WRONLY | O_APPEND)) >= 0)
+            (void)!write(fd, line, n);
+        _exit(0);
+    }
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
 /* Let the job's process go; its pid once it exec'd, or -1 after
  * reporting why not. */
 static pid_t job_go(struct job_proc *jp)
@@ -291,6 +351,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
         if (errno != EINTR)
             break;
+    cancel_line(a);
     if (has_cgroup(a))
         kill_grace(a);
     kill(-pid, SIGKILL);

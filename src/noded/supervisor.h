@@ -15,9 +15,10 @@
 
 struct supervisor_args {
     const struct launch *launch;
-    const char *jobdir; /* the job's spool directory, already written */
-    const char *node;   /* NodeName */
-    const char *notify; /* sluiced's unix socket (best effort) */
+    const char *jobdir;    /* the job's spool directory, already written */
+    const char *node;      /* NodeName */
+    const char *notify;    /* sluiced's unix socket (best effort) */
+    const char *conf_path; /* SLURM_CONF for the job; NULL: not set */
     const struct jobenv_gpus *gpus; /* NULL: GPUs named by index */
     const struct cgroup *cg;        /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <cmocka.h>
 
@@ -363,6 +364,180 @@ static void test_environment_gpus(void **state)
     launch_clear(&l);
 }
 
+/* Slurm 22.05's batch variables from the LAUNCH's extras (the table in
+ * docs/environment.md), each with its exact format. */
+static void test_environment_slurm2205(void **state)
+{
+    static const struct {
+        const char *key, *want; /* want NULL: not set */
+    } cases[] = {
+        {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"},
+        {"SLURM_MEM_PER_CPU", "2048"},
+        {"SLURM_MEM_PER_NODE", NULL},
+        {"SLURM_MEM_PER_GPU", "4096"},
+        {"SLURM_GPUS", "a100:2"},
+        {"SLURM_GPUS_PER_NODE", "1"},
+        {"SLURM_JOB_ACCOUNT", "physics"},
+        {"SLURM_JOB_QOS", "normal"},
+        {"SLURM_CLUSTER_NAME", "quant"},
+        {"SLURM_SUBMIT_HOST", "login1"},
+        {"SLURM_JOB_RESERVATION", "maint"},
+        {"SLURM_JOB_START_TIME", "1764700000"},
+        {"SLURM_JOB_END_TIME", "1764703600"},
+        {"SLURM_PRIO_PROCESS", "0"},
+        {"SLURM_TOPOLOGY_ADDR", "node01"},
+        {"SLURM_TOPOLOGY_ADDR_PATTERN", "node"},
+        {"SLURM_PROCID", "0"},
+        {"SLURM_GET_USER_ENV", "1"},
+        {"ENVIRONMENT", "BATCH"},
+        {"SLUICE_CLUSTER_NAME", "quant"},
+    };
+    json_t *o = json_loads(base_job, 0, NULL);
+    struct launch l;
+    struct err e;
+    char **env;
+
+    (void)state;
+    json_object_set_new(o, "cpus", json_integer(8));
+    json_object_set_new(o, "num_nodes", json_integer(2));
+    json_object_set_new(o, "mem_mib", json_integer(16384));
+    json_object_set_new(o, "mem_per_cpu_mib", json_integer(2048));
+    json_object_set_new(o, "mem_per_gpu_mib", json_integer(4096));
+    json_object_set_new(o, "req_gpus", json_string("a100:2"));
+    json_object_set_new(o, "req_gpus_per_node", json_string("1"));
+    json_object_set_new(o, "account", json_string("physics"));
+    json_object_set_new(o, "qos", json_string("normal"));
+    json_object_set_new(o, "cluster_name", json_string("quant"));
+    json_object_set_new(o, "submit_host", json_string("login1"));
+    json_object_set_new(o, "reservation", json_string("maint"));
+    json_object_set_new(o, "start_time", json_integer(1764700000));
+    json_object_set_new(o, "end_time", json_integer(1764703600));
+    json_object_set_new(o, "get_user_env", json_string(""));
+    assert_int_equal(launch_parse(o, &l, &e), 0);
+    env = jobenv_build(&l, NULL, "zhangsan", "node01");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *got = jobenv_get(env, cases[i].key);
+        if (cases[i].want == NULL && got != NULL)
+            fail_msg("%s=%s: want it unset", cases[i].key, got);
+        if (cases[i].want != NULL &&
+            (got == NULL || strcmp(got, cases[i].want) != 0))
+            fail_msg("%s=%s: want %s", cases[i].key, got ? got : "(unset)",
+                     cases[i].want);
+    }
+    jobenv_free(env);
+    launch_clear(&l);
+    json_decref(o);
+}
+
+/* --open-mode and requeues: append or truncate. */
+static void test_append(void **state)
+{
+    static const struct {
+        const char *mode; /* NULL: absent */
+        int restarts;
+        bool append;
+    } cases[] = {
+        {NULL, 0, false}, {"truncate", 0, false}, {"append", 0, true},
+        {NULL, 1, true},  {"truncate", 2, true},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *o = json_loads(base_job, 0, NULL);
+        struct launch l;
+        struct err e;
+        if (cases[i].mode != NULL)
+            json_object_set_new(o, "open_mode", json_string(cases[i].mode));
+        json_object_set_new(o, "restart_count",
+                            json_integer(cases[i].restarts));
+        assert_int_equal(launch_parse(o, &l, &e), 0);
+        if (jobenv_append(&l) != cases[i].append)
+            fail_msg("case %zu: append %d", i, !cases[i].append);
+        launch_clear(&l);
+        json_decref(o);
+    }
+}
+
+/* The line a killed job's stderr gets, by the kill's reason. */
+static void test_cancel_line(void **state)
+{
+    static const struct {
+        const char *reason, *tail; /* tail NULL: no line */
+    } cases[] = {
+        {"timeout", " DUE TO TIME LIMIT ***\n"},
+        {"cancelled", " ***\n"},
+        {"preempted", " DUE TO PREEMPTION ***\n"},
+        {"node_down", " DUE TO NODE FAILURE ***\n"},
+        {"requeued", " DUE TO JOB REQUEUE ***\n"},
+        {"complete", NULL},
+    };
+    char buf[256];
+
+    (void)state;
+    setenv("TZ", "UTC", 1);
+    tzset();
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = jobenv_cancel_line(42, "node01", cases[i].reason, 1764700000,
+                                      buf, sizeof(buf));
+        if (cases[i].tail == NULL) {
+            assert_int_equal(n, 0);
+            continue;
+        }
+        assert_int_equal(n, strlen(buf));
+        assert_true(strncmp(buf,
+                            "slurmstepd: error: *** JOB 42 ON node01 "
+                            "CANCELLED AT 2025-12-02T18:26:40",
+                            72) == 0);
+        assert_string_equal(buf + 72, cases[i].tail);
+    }
+}
+
+/* --propagate: the named limits with the values the submit side sent. */
+static void test_rlimits(void **state)
+{
+    static const struct {
+        const char *propagate; /* NULL: absent */
+        size_t n;
+        int first;
+        uint64_t soft;
+    } cases[] = {
+        {NULL, 0, 0, 0},
+        {"NONE", 0, 0, 0},
+        {"NOFILE", 1, RLIMIT_NOFILE, 512},
+        {"CORE,NOFILE", 2, RLIMIT_CORE, 0},
+        {"ALL", 3, RLIMIT_CORE, 0},
+        {"", 3, RLIMIT_CORE, 0},
+        {"STACK", 1, RLIMIT_STACK, (uint64_t)RLIM_INFINITY},
+        {"AS", 0, 0, 0}, /* no SLURM_RLIMIT_AS sent */
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *o = json_loads(base_job, 0, NULL);
+        json_t *env = json_object_get(o, "environment");
+        struct jobenv_rlimit rl[16];
+        struct launch l;
+        struct err e;
+        size_t n;
+        json_object_set_new(env, "SLURM_RLIMIT_NOFILE", json_string("512"));
+        json_object_set_new(env, "SLURM_RLIMIT_CORE", json_string("0"));
+        json_object_set_new(env, "SLURM_RLIMIT_STACK",
+                            json_string("unlimited"));
+        json_object_set_new(env, "SLURM_RLIMIT_CPU", json_string("12x"));
+        if (cases[i].propagate != NULL)
+            json_object_set_new(o, "propagate",
+                                json_string(cases[i].propagate));
+        assert_int_equal(launch_parse(o, &l, &e), 0);
+        n = jobenv_rlimits(&l, rl, 16);
+        if (n != cases[i].n)
+            fail_msg("case %zu: %zu limits, want %zu", i, n, cases[i].n);
+        if (n > 0 &&
+            (rl[0].resource != cases[i].first || rl[0].soft != cases[i].soft))
+            fail_msg("case %zu: first %d=%llu", i, rl[0].resource,
+                     (unsigned long long)rl[0].soft);
+        launch_clear(&l);
+        json_decref(o);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +550,10 @@ int main(void)
         cmocka_unit_test(test_environment_extras),
         cmocka_unit_test(test_environment_gpus),
         cmocka_unit_test(test_umask),
+        cmocka_unit_test(test_environment_slurm2205),
+        cmocka_unit_test(test_append),
+        cmocka_unit_test(test_cancel_line),
+        cmocka_unit_test(test_rlimits),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,22 @@ static void set_str(char **dst, const char *src)
     *dst = src ? xstrdup(src) : NULL;
 }
 
+/* Who set an admin reason is stored after it, "TEXT\x1fUID", so that
+ * the table keeps its columns: split it off again. */
+#define REASON_UID_SEP '\x1f'
+
+static void reason_split(struct node *n)
+{
+    char *sep =
+        n->admin_reason ? strrchr(n->admin_reason, REASON_UID_SEP) : NULL;
+
+    n->admin_reason_uid = -1;
+    if (sep == NULL)
+        return;
+    *sep = '\0';
+    n->admin_reason_uid = strtoll(sep + 1, NULL, 10);
+}
+
 static int load_admin(void *arg, const char *name, const char *state,
                       const char *reason, time_t reason_time)
 {
@@ -52,6 +69,7 @@ static int load_admin(void *arg, const char *name, const char *state,
         return 0;
     set_str(&n->admin_reason, reason);
     n->admin_reason_time = reason_time;
+    reason_split(n);
     return 0;
 }
 
@@ -75,6 +93,7 @@ struct nodes *nodes_create(const struct conf *conf, struct persist *persist,
         struct node *n = &ns->v[i];
         n->cf = &conf->nodes[i];
         n->idx = i;
+        n->admin_reason_uid = -1;
         nodegpu_from_conf(n->cf->gres, &n->gpus);
         n->gpu_used = xcalloc(SCHED_GPU_WORDS(SCHED_GPU_MAX), sizeof(uint64_t));
         n->last_seen = now; /* SlurmdTimeout counts from our start */
@@ -360,6 +379,21 @@ static void node_shape_json(json_t *o, const struct conf_node *cf)
                         json_integer(cf->threads_per_core));
 }
 
+/* The user name (else the uid) of who set n's admin reason, or null. */
+static json_t *reason_user(const struct node *n)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+
+    if (n->admin == NODE_ADMIN_NONE || n->admin_reason_uid < 0)
+        return json_null();
+    if (getpwuid_r((uid_t)n->admin_reason_uid, &pw, buf, sizeof(buf), &res) ==
+            0 &&
+        res != NULL)
+        return json_string(res->pw_name);
+    return json_sprintf("%" PRId64, n->admin_reason_uid);
+}
+
 json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)
 {
     json_t *o = node_base_json(ns, n, jobs);
@@ -370,6 +404,8 @@ json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)
     char buf[1024];
 
     json_object_set_new(o, "connected", json_boolean(n->conn != NULL));
+    /* who set the DRAIN/DOWN reason (helper verbs; reason_time is its when) */
+    json_object_set_new(o, "reason_user", reason_user(n));
     json_object_set_new(o, "gres_used",
                         json_string(gres_used(n, buf, sizeof(buf))));
     json_object_set_new(o, "gpus", nodegpu_to_json(&n->gpus));
@@ -492,13 +528,30 @@ static const char *admin_name(enum node_admin a)
 int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
                     const char *reason, time_t now, struct err *e)
 {
-    if (loop_write(ns->loop, e) < 0 ||
-        persist_node_save(ns->persist, n->cf->name, admin_name(admin),
-                          admin == NODE_ADMIN_NONE ? "" : reason, now, e) < 0)
+    return nodes_set_admin_by(ns, n, admin, reason, -1, now, e);
+}
+
+int nodes_set_admin_by(struct nodes *ns, struct node *n, enum node_admin admin,
+                       const char *reason, int64_t uid, time_t now,
+                       struct err *e)
+{
+    char *stored = admin == NODE_ADMIN_NONE ? xstrdup("")
+                   : uid >= 0
+                       ? xasprintf("%s%c%" PRId64, reason, REASON_UID_SEP, uid)
+                       : xstrdup(reason);
+    int rc = loop_write(ns->loop, e) < 0 ||
+                     persist_node_save(ns->persist, n->cf->name,
+                                       admin_name(admin), stored, now, e) < 0
+                 ? -1
+                 : 0;
+
+    free(stored);
+    if (rc < 0)
         return -1;
     n->admin = admin;
     set_str(&n->admin_reason, admin == NODE_ADMIN_NONE ? NULL : reason);
     n->admin_reason_time = now;
+    n->admin_reason_uid = admin == NODE_ADMIN_NONE ? -1 : uid;
     log_info("node=%s admin=%s reason=\"%s\"", n->cf->name,
              admin == NODE_ADMIN_NONE ? "RESUME" : admin_name(admin),
              reason ? reason : "");

@@ -55,6 +55,7 @@ struct node {
     enum node_admin admin;
     char *admin_reason; /* owned */
     time_t admin_reason_time;
+    int64_t admin_reason_uid; /* who set it (scontrol update); -1: unknown */
     uint32_t cpus_reported;
     uint64_t mem_reported_mib;
     char *gres_reported; /* owned, or NULL */
@@ -173,6 +174,11 @@ void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn);
  */
 int nodes_set_admin(struct nodes *ns, struct node *n, enum node_admin admin,
                     const char *reason, time_t now, struct err *e);
+/* nodes_set_admin_by: the same, recording uid as who set the reason
+ * (the node object's reason_user; -1: unknown). */
+int nodes_set_admin_by(struct nodes *ns, struct node *n, enum node_admin admin,
+                       const char *reason, int64_t uid, time_t now,
+                       struct err *e);
 
 /* nodes_tick: every second: nodes silent for SlurmdTimeout go DOWN,
  * each reported (node_down, NODE_DOWN_SILENT). */

@@ -160,6 +160,12 @@ void job_free(struct job *j)
     free(j->name);
     free(j->std_out);
     free(j->std_err);
+    free(j->open_mode);
+    free(j->mail_type);
+    free(j->mail_user);
+    free(j->get_user_env);
+    free(j->propagate);
+    free(j->submit_host);
     free(j->work_dir);
     free(j->qos);
     free(j->account);
@@ -258,6 +264,15 @@ static void add_spec_fields(json_t *o, const struct job *j,
                            : json_null());
     set(o, "std_out", str_or_null(j->std_out));
     set(o, "std_err", str_or_null(j->std_err));
+    set(o, "open_mode", str_or_null(j->open_mode));
+    set(o, "mail_type", str_or_null(j->mail_type));
+    set(o, "mail_user", str_or_null(j->mail_user));
+    set(o, "get_user_env",
+        j->get_user_env == NULL      ? json_null()
+        : j->get_user_env[0] == '\0' ? json_true()
+                                     : json_string(j->get_user_env));
+    set(o, "propagate", str_or_null(j->propagate));
+    set(o, "submit_host", str_or_null(j->submit_host));
     set(o, "work_dir", str_or_null(j->work_dir));
     set(o, "qos", str_or_null(j->qos));
     set(o, "account", str_or_null(j->account));
@@ -359,6 +374,8 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
         set(o, "part_node_limit", json_boolean(j->part_node_limit));
         set(o, "kill", json_integer(j->kill));
+        set(o, "requeue_req", json_integer(j->requeue_req));
+        set(o, "mail_sent", json_integer(j->mail_sent));
         set(o, "kill_sent", json_boolean(j->kill_sent));
         set(o, "kill_deadline", json_integer((json_int_t)j->kill_deadline));
         set(o, "launched", json_boolean(j->launched));
@@ -435,6 +452,14 @@ static void restore_fields(struct job *j, json_t *o)
     j->user_name = get_str(o, "user_name");
     j->std_out = get_str(o, "std_out");
     j->std_err = get_str(o, "std_err");
+    j->open_mode = get_str(o, "open_mode");
+    j->mail_type = get_str(o, "mail_type");
+    j->mail_user = get_str(o, "mail_user");
+    j->get_user_env = json_is_true(json_object_get(o, "get_user_env"))
+                          ? xstrdup("")
+                          : get_str(o, "get_user_env");
+    j->propagate = get_str(o, "propagate");
+    j->submit_host = get_str(o, "submit_host");
     j->work_dir = get_str(o, "work_dir");
     j->qos = get_str(o, "qos");
     j->account = get_str(o, "account");
@@ -482,6 +507,8 @@ static void restore_fields(struct job *j, json_t *o)
     j->exit_code = (int32_t)get_int(ec, "return_code", 0);
     j->exit_signal = (int32_t)get_int(ec, "signal", 0);
     j->kill = (enum job_kill)get_int(o, "kill", JOB_KILL_NONE);
+    j->requeue_req = (uint8_t)get_int(o, "requeue_req", 0);
+    j->mail_sent = (uint16_t)get_int(o, "mail_sent", 0);
     j->kill_sent = json_is_true(json_object_get(o, "kill_sent"));
     j->kill_deadline = get_int(o, "kill_deadline", 0);
     /* records older than the field: count the job as launched */

@@ -44,12 +44,20 @@ enum job_state {
 };
 
 /* Why a running job is being killed; decides its final state. */
+/* job->requeue_req: what scontrol asked of a running job (JOB_REQUEUE 56) */
+enum job_requeue_req {
+    JOB_REQUEUE_NONE,
+    JOB_REQUEUE_ASKED, /* scontrol requeue */
+    JOB_REQUEUE_HOLD,  /* scontrol requeuehold: pending and held after */
+};
+
 enum job_kill {
     JOB_KILL_NONE,
     JOB_KILL_CANCEL,
     JOB_KILL_TIMEOUT,
     JOB_KILL_PREEMPT,  /* ends PREEMPTED (PreemptMode=CANCEL) */
-    JOB_KILL_REQUEUE,  /* back to PENDING once its node reports the end */
+    JOB_KILL_REQUEUE,  /* back to PENDING once its node reports the end
+                          (requeue_req says whether scontrol asked) */
     JOB_KILL_COMPLETE, /* an allocation's end (JOB_COMPLETE, or its srun's
                           step 0): COMPLETED or FAILED by its exit_code */
 };
@@ -126,6 +134,15 @@ struct job {
     uint64_t mem_per_cpu_mib;
     char *std_out; /* NULL: the node's default (slurm-%j.out) */
     char *std_err;
+    /* helper verbs: --open-mode ("append"/"truncate"), --mail-type (the
+     * canonical list "BEGIN,END"), --mail-user, --get-user-env ("" for
+     * the bare option), --propagate, sbatch's host; NULL: not given */
+    char *open_mode, *mail_type, *mail_user, *get_user_env, *propagate;
+    char *submit_host;
+    /* scontrol requeue asked for (JOB_REQUEUE_*), judged when the node
+     * reports the end; mail_sent: the JOB_MAIL_* already sent this run */
+    uint8_t requeue_req;
+    uint16_t mail_sent;
     char *work_dir;
     char *qos, *account, *nodelist, *exclude, *gres, *gpus; /* or NULL */
     /* GPU requests as submitted ("[TYPE:]N"; 0 or NULL: not given) */

@@ -611,6 +611,8 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
                    struct err *e)
 {
     uncharge(js, j);
+    if (j->state == JOB_SUSPENDED)
+        js->nsuspended--;
     free(j->alloc);
     j->alloc = NULL;
     j->n_alloc = 0;
@@ -625,7 +627,14 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
     j->kill_deadline = 0;
     j->restart_count++;
     j->eligible_time = time(NULL);
+    j->mail_sent = 0;
     job_set_reason(j, NULL);
+    if (j->requeue_req == JOB_REQUEUE_HOLD) {
+        j->held_user = true; /* Slurm: its owner may release it */
+        j->eligible_time = 0;
+        job_set_reason(j, "JobHeldUser");
+    }
+    j->requeue_req = JOB_REQUEUE_NONE;
     log_info("job=%" PRIu64 " state=PENDING requeued restarts=%u why=\"%s\"",
              j->id, j->restart_count, why);
     loop_want_pass(js->env.loop);
@@ -677,7 +686,9 @@ int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
     j->exit_code = exit_code;
     j->exit_signal = signal;
     if (j->kill == JOB_KILL_REQUEUE) {
-        snprintf(detail, sizeof(detail), "after preemption: exit=%d signal=%d",
+        snprintf(detail, sizeof(detail), "%s: exit=%d signal=%d",
+                 j->requeue_req != JOB_REQUEUE_NONE ? "by scontrol requeue"
+                                                    : "after preemption",
                  exit_code, signal);
         return requeue(js, j, detail, e);
     }
@@ -823,6 +834,41 @@ int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
     if (save(js, j, "cancel", detail, e) < 0)
         return -1;
     return joballoc_settle(js, j, time(NULL), e);
+}
+
+int jobs_requeue(struct jobs *js, struct job *j, uid_t uid, bool hold,
+                 struct err *e)
+{
+    char detail[64];
+
+    if (!jobs_may_act(js, j, uid))
+        return deny(e);
+    if (j->alloc_kind != JOB_ALLOC_NONE) {
+        errno = EINVAL;
+        return err_set(e, "Only batch jobs are accepted or processed");
+    }
+    if (!j->requeue) {
+        errno = EPERM; /* --no-requeue, or JobRequeue=0 */
+        return err_set(e, "Requested operation is presently disabled");
+    }
+    if (j->state == JOB_PENDING) {
+        errno = EBUSY;
+        return err_set(e, "Job is pending execution");
+    }
+    if (job_state_final(j->state) ||
+        (j->kill != JOB_KILL_NONE && j->kill != JOB_KILL_REQUEUE)) {
+        /* a finished job's script is gone (docs/architecture.md) */
+        errno = EALREADY;
+        return err_set(e, "Job/step already completing or completed");
+    }
+    j->kill = JOB_KILL_REQUEUE;
+    j->requeue_req = hold ? JOB_REQUEUE_HOLD : JOB_REQUEUE_ASKED;
+    jobs_kill(js, j, "requeued");
+    log_info("job=%" PRIu64 " requeue requested uid=%u hold=%d", j->id,
+             (unsigned)uid, hold);
+    snprintf(detail, sizeof(detail), "by uid %u%s", (unsigned)uid,
+             hold ? " (hold)" : "");
+    return save(js, j, "requeue_request", detail, e);
 }
 
 static int not_pending(struct err *e)

@@ -243,6 +243,17 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why,
 int jobs_cancel(struct jobs *js, struct job *j, uid_t uid, int signal,
                 struct err *e);
 int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e);
+/*
+ * jobs_requeue: scontrol requeue[hold] of a running or suspended batch
+ * job, by its owner or an operator: killed (reason "requeued"), and once
+ * its node reports the end it is PENDING again with restart_count + 1,
+ * held by its user when hold.  Refused with Slurm's errors: "Job is
+ * pending execution", "Requested operation is presently disabled" (it
+ * may not be requeued: --no-requeue), "Only batch jobs are accepted or
+ * processed", "Job/step already completing or completed".
+ */
+int jobs_requeue(struct jobs *js, struct job *j, uid_t uid, bool hold,
+                 struct err *e);
 int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e);
 int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
                 struct err *e);

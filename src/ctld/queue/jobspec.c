@@ -28,6 +28,7 @@
 #include "ctld/policy/jlimits.h"
 #include "ctld/job/jobacct.h"
 #include "ctld/job/jobgpu.h"
+#include "ctld/job/mail.h"
 #include "ctld/cluster/parts.h"
 
 /* What one submission may store (docs/limits.md, "Submission size").
@@ -417,6 +418,42 @@ static int parse_strings(json_t *spec, struct job *j, struct err *e)
     return 0;
 }
 
+/* The fields of helper verbs: --open-mode, --mail-type/--mail-user,
+ * --get-user-env, --propagate, sbatch's host. */
+static int parse_verbs_fields(json_t *spec, struct job *j, struct err *e)
+{
+    json_t *gue = json_object_get(spec, "get_user_env");
+    char *mt = NULL;
+
+    if (opt_str(spec, "open_mode", SPEC_MAX_NAME, &j->open_mode, e) < 0 ||
+        opt_str(spec, "mail_type", SPEC_MAX_NAME, &mt, e) < 0 ||
+        opt_str(spec, "mail_user", SPEC_MAX_NAME, &j->mail_user, e) < 0 ||
+        opt_str(spec, "propagate", SPEC_MAX_NAME, &j->propagate, e) < 0 ||
+        opt_str(spec, "submit_host", SPEC_MAX_NAME, &j->submit_host, e) < 0)
+        goto error;
+    if (j->open_mode != NULL && strcmp(j->open_mode, "append") != 0 &&
+        strcmp(j->open_mode, "truncate") != 0) {
+        err_inval(e, "job open_mode \"%.64s\": expected append or truncate",
+                  j->open_mode);
+        goto error;
+    }
+    if (mt != NULL && mail_type_parse(mt, &j->mail_type, e) < 0) {
+        err_prefix(e, "job mail_type");
+        goto error;
+    }
+    free(mt);
+    if (json_is_true(gue))
+        j->get_user_env = xstrdup("");
+    else if (json_is_string(gue) && json_string_length(gue) < 64)
+        j->get_user_env = xstrdup(json_string_value(gue));
+    else if (gue != NULL && !json_is_null(gue) && !json_is_false(gue))
+        return err_inval(e, "job get_user_env: expected true or \"[T][S|L]\"");
+    return 0;
+error:
+    free(mt);
+    return -1;
+}
+
 /* argv: at most SPEC_MAX_ARGS strings, each and all bounded. */
 static int check_argv(json_t *argv, struct err *e)
 {
@@ -722,7 +759,8 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
             0 ||
         resolve_partition(conf, spec, &j->part, e) < 0 ||
         parse_resources(spec, j, e) < 0 || parse_strings(spec, j, e) < 0 ||
-        jobgpu_parse(spec, j, e) < 0 || jobspec_opts_parse(spec, j, e) < 0 ||
+        parse_verbs_fields(spec, j, e) < 0 || jobgpu_parse(spec, j, e) < 0 ||
+        jobspec_opts_parse(spec, j, e) < 0 ||
         jobspec_opts_identity(js, spec, j, &as, e) < 0 ||
         opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
         opt_bool(spec, "hold", &hold, e) < 0 ||

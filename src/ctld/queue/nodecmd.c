@@ -176,6 +176,33 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
                           : json_integer(j->time_limit_s));
     S("gpus", launch_gpus(j));
     S("restart_count", json_integer(j->restart_count));
+    /* the batch environment's and the output's (docs/noded.md) */
+    if (j->open_mode != NULL)
+        S("open_mode", json_string(j->open_mode));
+    if (j->submit_host != NULL)
+        S("submit_host", json_string(j->submit_host));
+    if (j->get_user_env != NULL)
+        S("get_user_env", json_string(j->get_user_env));
+    if (j->propagate != NULL)
+        S("propagate", json_string(j->propagate));
+    if (j->account != NULL)
+        S("account", json_string(j->account));
+    if (j->qos != NULL)
+        S("qos", json_string(j->qos));
+    if (j->mem_per_cpu_mib > 0)
+        S("mem_per_cpu_mib", json_integer((json_int_t)j->mem_per_cpu_mib));
+    if (j->mem_per_gpu_mib > 0)
+        S("mem_per_gpu_mib", json_integer((json_int_t)j->mem_per_gpu_mib));
+    if (j->gpus != NULL)
+        S("req_gpus", json_string(j->gpus));
+    if (j->req_gpus_per_node != NULL)
+        S("req_gpus_per_node", json_string(j->req_gpus_per_node));
+    S("cluster_name", json_string(conf->cluster_name));
+    S("start_time", json_integer((json_int_t)j->start_time));
+    if (j->time_limit_s != TIMEFMT_INFINITE)
+        S("end_time",
+          json_integer((json_int_t)(j->start_time + j->time_limit_s)));
+    S("nice", json_integer(j->nice));
     S("submit_time", json_integer((json_int_t)j->submit_time));
     if (j->array_job_id != 0 && j->array_task_id >= 0) {
         S("array_job_id", json_integer((json_int_t)j->array_job_id));

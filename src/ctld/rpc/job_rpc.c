@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "ctld/acct/acct.h"
 #include "common/xalloc.h"
 #include "ctld/queue/joballoc.h"
 #include "ctld/queue/jobarray.h"
@@ -500,7 +501,15 @@ static json_t *result(uint64_t id, const char *error)
                      error ? json_string(error) : json_null());
 }
 
-enum job_op { OP_CANCEL, OP_HOLD, OP_RELEASE, OP_SUSPEND, OP_RESUME };
+enum job_op {
+    OP_CANCEL,
+    OP_HOLD,
+    OP_RELEASE,
+    OP_SUSPEND,
+    OP_RESUME,
+    OP_REQUEUE,
+    OP_REQUEUE_HOLD,
+};
 
 static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
                 json_t *results)
@@ -517,6 +526,9 @@ static void act(struct rpc *r, struct job *j, enum job_op op, int sig,
         rc = jobs_suspend(r->env->jobs, j, r->who.uid, &e);
     else if (op == OP_RESUME)
         rc = jobs_resume(r->env->jobs, j, r->who.uid, &e);
+    else if (op == OP_REQUEUE || op == OP_REQUEUE_HOLD)
+        rc = jobs_requeue(r->env->jobs, j, r->who.uid, op == OP_REQUEUE_HOLD,
+                          &e);
     else
         rc = jobs_release(r->env->jobs, j, r->who.uid, &e);
     if (rc < 0 && r->n_refused++ == 0) {
@@ -538,6 +550,9 @@ static bool op_fits(enum job_op op, const struct job *j)
         return j->state == JOB_RUNNING;
     case OP_RESUME:
         return j->state == JOB_SUSPENDED;
+    case OP_REQUEUE:
+    case OP_REQUEUE_HOLD:
+        return j->state == JOB_RUNNING || j->state == JOB_SUSPENDED;
     default:
         return j->state == JOB_PENDING;
     }
@@ -676,6 +691,18 @@ int rpc_job_resume(struct rpc *r, json_t **reply, struct err *e)
     return per_job(r, OP_RESUME, reply, e);
 }
 
+/* JOB_REQUEUE {"job_ids": [...], "hold": bool}: scontrol requeue and
+ * requeuehold. */
+int rpc_job_requeue(struct rpc *r, json_t **reply, struct err *e)
+{
+    json_t *hold = json_object_get(r->req->body, "hold");
+
+    if (hold != NULL && !json_is_boolean(hold))
+        return err_inval(e, "JOB_REQUEUE: hold: expected true or false");
+    return per_job(r, json_is_true(hold) ? OP_REQUEUE_HOLD : OP_REQUEUE, reply,
+                   e);
+}
+
 /* The pending jobs of array a that an update of "a" changes. */
 static int update_array(struct rpc *r, struct job *a, json_t *set,
                         struct err *e)
@@ -720,6 +747,71 @@ static int update_task(const char *tasks, int64_t *t, struct err *e)
     return 0;
 }
 
+/* Whether the comma list has item. */
+static bool list_has(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, item, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+/*
+ * scontrol top (JOB_UPDATE {"set": {"top": true}}): j moves ahead of its
+ * user's other pending jobs in its partition, as Slurm does it, by
+ * lowering its nice just enough.  Operators, or its owner when
+ * SchedulerParameters has enable_user_top.
+ */
+static int job_top(struct rpc *r, struct job *j, struct err *e)
+{
+    const struct conf *conf = r->env->conf;
+    bool op = acct_is_operator(r->env->acct, r->who.uid);
+    uint32_t best = 0;
+    char detail[64];
+    int64_t nice;
+    int32_t old_nice;
+
+    if (!op && !(j->user_id == r->who.uid &&
+                 list_has(conf->scheduler_parameters, "enable_user_top"))) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied");
+    }
+    if (j->state != JOB_PENDING) {
+        errno = EBUSY;
+        return err_set(e, "Job is no longer pending execution");
+    }
+    for (struct job *k = jobs_first(r->env->jobs); k != NULL; k = k->next)
+        if (k != j && k->state == JOB_PENDING && k->user_id == j->user_id &&
+            k->part == j->part && k->priority > best)
+            best = k->priority;
+    if (j->priority > best)
+        return 0; /* already first */
+    old_nice = j->nice;
+    nice = (int64_t)j->nice - (int64_t)(best - j->priority) - 1;
+    if (nice < -2147483645)
+        nice = -2147483645;
+    j->nice = (int32_t)nice;
+    log_info("job=%" PRIu64 " top uid=%u nice=%d", j->id, (unsigned)r->who.uid,
+             j->nice);
+    snprintf(detail, sizeof(detail), "top by uid %u: nice=%d",
+             (unsigned)r->who.uid, j->nice);
+    if (jobs_save_event(r->env->jobs, j, "update", detail, e) < 0)
+        return -1;
+    if (j->priority > best)
+        return 0;
+    /* a priority that nice does not move (priority/basic): the highest of
+     * the user's, fixed as an administrator's would be */
+    j->nice = old_nice;
+    j->priority = best + 1;
+    j->prio_fixed = true;
+    return jobs_save_event(r->env->jobs, j, "update", detail, e);
+}
+
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *id = json_object_get(r->req->body, "job_id");
@@ -758,6 +850,8 @@ int rpc_job_update(struct rpc *r, json_t **reply, struct err *e)
         }
         j = k;
     }
+    if (json_is_true(json_object_get(set, "top")))
+        return job_top(r, j, e);
     return jobs_update(r->env->jobs, j, r->who.uid, set, e);
 }
 

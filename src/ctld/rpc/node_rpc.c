@@ -145,12 +145,14 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
         admin = NODE_ADMIN_DRAIN;
     else if (strcasecmp(state, "DOWN") == 0)
         admin = NODE_ADMIN_DOWN;
-    else if (strcasecmp(state, "RESUME") == 0)
-        admin = NODE_ADMIN_NONE;
+    else if (strcasecmp(state, "RESUME") == 0 ||
+             strcasecmp(state, "UNDRAIN") == 0 ||
+             strcasecmp(state, "IDLE") == 0)
+        admin = NODE_ADMIN_NONE; /* Slurm's UNDRAIN and IDLE: back in use */
     else
         return err_inval(e,
-                         "NODE_UPDATE: invalid state \"%.32s\" (DRAIN, RESUME "
-                         "or DOWN)",
+                         "NODE_UPDATE: invalid state \"%.32s\" (DRAIN, DOWN, "
+                         "RESUME, UNDRAIN or IDLE)",
                          state);
     if (admin != NODE_ADMIN_NONE && (reason == NULL || reason[0] == '\0'))
         return err_inval(e, "NODE_UPDATE: %s needs a reason", state);
@@ -166,8 +168,8 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
         }
     }
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = nodes_set_admin(r->env->nodes, todo[i], admin, reason, time(NULL),
-                             e);
+        rc = nodes_set_admin_by(r->env->nodes, todo[i], admin, reason,
+                                (int64_t)r->who.uid, time(NULL), e);
     free(todo);
     return rc;
 }

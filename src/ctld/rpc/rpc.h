@@ -51,6 +51,12 @@ struct rpc_env {
     struct prio_drv *prio;
     struct explain *explain; /* explain_job's context (sched/explain.h) */
     uid_t self_uid;          /* the controller's own uid: an operator */
+    const char *conf_path;   /* the file read at start (RECONFIGURE) */
+    /* reconfigure: hand next (owned) to the root, which rebuilds the
+     * controller on it once the current replies are out; NULL: no
+     * reconfiguring */
+    void (*reconfigure)(void *arg, struct conf *next);
+    void *reconf_arg;
 };
 
 struct rpc {
@@ -78,6 +84,11 @@ int rpc_job_suspend(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_resume(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_release(struct rpc *r, json_t **reply, struct err *e);
 int rpc_job_update(struct rpc *r, json_t **reply, struct err *e);
+/* JOB_REQUEUE: scontrol requeue/requeuehold. */
+int rpc_job_requeue(struct rpc *r, json_t **reply, struct err *e);
+/* conf_rpc.c: CONFIG_QUERY, RECONFIGURE */
+int rpc_config_query(struct rpc *r, json_t **reply, struct err *e);
+int rpc_reconfigure(struct rpc *r, json_t **reply, struct err *e);
 /* JOB_COMPLETE: an allocation's end from its owner or an operator. */
 int rpc_job_complete(struct rpc *r, json_t **reply, struct err *e);
 /* preempt_rpc.c */
