@@ -177,6 +177,8 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
     S("gpus", launch_gpus(j));
     S("restart_count", json_integer(j->restart_count));
     S("submit_time", json_integer((json_int_t)j->submit_time));
+    if (j->reservation != NULL) /* SLURM_JOB_RESERVATION */
+        S("reservation", json_string(j->reservation));
     if (j->array_job_id != 0 && j->array_task_id >= 0) {
         S("array_job_id", json_integer((json_int_t)j->array_job_id));
         S("array_task_id", json_integer(j->array_task_id));

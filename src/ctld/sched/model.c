@@ -15,6 +15,7 @@
 #include "ctld/acct/acct.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/cluster/resv.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
@@ -205,6 +206,40 @@ static void grow(struct pass_model *pm, size_t cap)
     pm->nmine = xreallocarray(pm->nmine, pm->cap, sizeof(*pm->nmine));
 }
 
+/* The reservations' rule (resvs_job_mask) on entry sj of j: a gate, or
+ * a node mask of the pass's own, with j's -w/-x in it. */
+static void resv_apply(struct pass_model *pm, struct sched_job *sj,
+                       const struct job *j)
+{
+    struct resvs *rs = pm->md->src.resv;
+    size_t n = nodes_count(pm->md->src.nodes);
+    bool *mask;
+    int64_t limit = j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s;
+
+    if (resvs_count(rs) == 0 && j->reservation == NULL)
+        return;
+    mask = xcalloc(n ? n : 1, sizeof(*mask));
+    switch (resvs_job_mask(rs, j->reservation, limit, pm->now, mask, n, NULL)) {
+    case RESV_WAIT:
+        sj->resv_gate = SCHED_REASON_RESERVATION;
+        break;
+    case RESV_DELETED:
+        sj->resv_gate = SCHED_REASON_RESV_DELETED;
+        break;
+    case RESV_MASKED:
+        for (size_t i = 0; j->node_allowed != NULL && i < n; i++)
+            mask[i] = mask[i] && j->node_allowed[i];
+        pm->masks =
+            xreallocarray(pm->masks, pm->nmasks + 1, sizeof(*pm->masks));
+        pm->masks[pm->nmasks++] = mask;
+        sj->node_allowed = mask;
+        return;
+    case RESV_FREE:
+        break;
+    }
+    free(mask);
+}
+
 static void push(struct pass_model *pm, struct job *j, int64_t task)
 {
     if (pm->n == pm->cap)
@@ -212,6 +247,7 @@ static void push(struct pass_model *pm, struct job *j, int64_t task)
     pm->pend[pm->n] = j;
     pm->task[pm->n] = task;
     pm->jobs[pm->n] = model_job(pm->md, j);
+    resv_apply(pm, &pm->jobs[pm->n], j);
     pm->nmine[pm->n] = 0;
     pm->n++;
 }
@@ -482,6 +518,7 @@ void pass_model_build(struct model *md, struct pass_model *pm,
 
     memset(pm, 0, sizeof(*pm));
     pm->md = md;
+    pm->now = now;
     collect(pm, also);
     resumed = resume(md, mode, &nres);
     if (pm->n > 0) {
@@ -517,7 +554,9 @@ void pass_model_one(struct model *md, struct pass_model *pm,
                                     .nparts = md->src.conf->n_parts,
                                     .jobs = pm->jobs,
                                     .njobs = 1};
+    pm->now = time(NULL);
     pm->jobs[0] = model_job(md, j);
+    resv_apply(pm, &pm->jobs[0], j);
     pm->jobs[0].tier = 0; /* alone: no order to keep */
     pm->pend[0] = NULL;
     pm->task[0] = -1;
@@ -540,5 +579,8 @@ void pass_model_free(struct pass_model *pm)
     free(pm->jobs);
     free(pm->ctr);
     free(pm->chg);
+    for (size_t i = 0; i < pm->nmasks; i++)
+        free(pm->masks[i]);
+    free(pm->masks);
     memset(pm, 0, sizeof(*pm));
 }

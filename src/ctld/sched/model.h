@@ -35,6 +35,7 @@ struct model_src {
     struct acct *acct;           /* QOS MinPrioThreshold */
     struct jlimits *limits;      /* the limit engine's counters */
     struct preempt_drv *preempt; /* holds kept for preemptors */
+    struct resvs *resv;          /* reservations; may be NULL */
 };
 
 /* model_create: never NULL; SchedulerParameters parsed here, once (bad
@@ -84,6 +85,9 @@ struct pass_model {
     struct sched_counter *all_ctr; /* with the limit engine's */
     struct sched_charge *all_chg;
     bool limits_open; /* a limit pass begun (jlimits.h) */
+    time_t now;       /* the pass's time, for the reservations */
+    bool **masks;     /* node_allowed masks made for reservations (owned) */
+    size_t nmasks;
 };
 
 /*
