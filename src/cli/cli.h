@@ -66,5 +66,12 @@ int show_step_run(int argc, char **argv, bool json, bool oneliner);
 int hold_run(bool release, int argc, char **argv);
 int suspend_run(bool resume, int argc, char **argv);
 int update_run(int argc, char **argv);
+/* Reservations (cmd_resv.c), given the words after create, update,
+ * delete, show reservation; resv_sinfo_run is sinfo -T. */
+int resv_create_run(int argc, char **argv);
+int resv_update_run(int argc, char **argv);
+int resv_delete_run(int argc, char **argv);
+int resv_show_run(int argc, char **argv, bool json, bool oneliner);
+int resv_sinfo_run(bool noheader);
 
 #endif

@@ -38,6 +38,9 @@ static void scontrol_help(void)
            "  update JobId=ID [TimeLimit=T] [Partition=P] [JobName=N] "
            "[Priority=N] [Nice=N]\n"
            "  update NodeName=NODES State=DRAIN|DOWN|RESUME [Reason=TEXT]\n"
+           "  create reservation KEY=VALUE...   show reservation [NAME]\n"
+           "  update ReservationName=NAME KEY=VALUE...\n"
+           "  delete ReservationName=NAME\n"
            "  version\n");
 }
 
@@ -159,6 +162,9 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
     if (strcasecmp(w[0], "show") == 0) {
         if ((rc = show_local(n - 1, w + 1)) >= 0)
             return rc;
+        if (n >= 2 && strlen(w[1]) >= 3 &&
+            (strncasecmp(w[1], "reservations", strlen(w[1])) == 0))
+            return resv_show_run(n - 2, w + 2, json, oneliner);
         return show_run(n - 1, w + 1, json, oneliner);
     }
     if (strcasecmp(w[0], "hold") == 0 || strcasecmp(w[0], "uhold") == 0)
@@ -169,8 +175,16 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
         return suspend_run(false, n - 1, w + 1);
     if (strcasecmp(w[0], "resume") == 0)
         return suspend_run(true, n - 1, w + 1);
-    if (strcasecmp(w[0], "update") == 0)
+    if (strcasecmp(w[0], "update") == 0) {
+        if (n >= 2 && (strncasecmp(w[1], "ReservationName=", 16) == 0 ||
+                       strncasecmp(w[1], "Reservation=", 12) == 0))
+            return resv_update_run(n - 1, w + 1);
         return update_run(n - 1, w + 1);
+    }
+    if (strcasecmp(w[0], "create") == 0)
+        return resv_create_run(n - 1, w + 1);
+    if (strcasecmp(w[0], "delete") == 0)
+        return resv_delete_run(n - 1, w + 1);
     if (strcasecmp(w[0], "version") == 0) {
         printf("sluice %s\n", SLUICE_VERSION);
         return 0;

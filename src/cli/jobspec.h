@@ -61,6 +61,7 @@ enum jobspec_opt {
     JS_KILL_INVALID_DEP,
     JS_NICE,
     JS_NO_KILL,
+    JS_RESERVATION,
 };
 
 /* The sbatch option table. */

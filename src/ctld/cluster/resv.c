@@ -211,6 +211,8 @@ static int get_list(json_t *v, const char *key, char **out, struct err *e)
     size_t neg = 0, n = 0;
     char *copy, *save = NULL;
 
+    if (v == NULL)
+        return 0;
     if (json_is_null(v) || (s != NULL && *s == '\0')) {
         free(*out);
         *out = NULL;
@@ -618,7 +620,8 @@ int resvs_add(struct resvs *rs, json_t *spec, const struct resv_busy *busy,
         goto error;
     }
     if (r->n_nodes == 0) {
-        const struct conf_part *p = conf_part_find(rs->conf, r->partition);
+        const struct conf_part *p =
+            r->partition ? conf_part_find(rs->conf, r->partition) : NULL;
         uint32_t want = p ? (uint32_t)p->n_nodes : 0;
         if (cnt != NULL &&
             (!json_is_integer(cnt) || json_integer_value(cnt) < 1 ||
@@ -738,6 +741,15 @@ const char *resvs_maint_node(const struct resvs *rs, size_t node, time_t now)
             resv_has_node(rs->v[i], node))
             return rs->v[i]->name;
     return NULL;
+}
+
+void resvs_node_json(const struct resvs *rs, size_t node, time_t now, json_t *o)
+{
+    const char *r = resvs_node_resv(rs, node, now);
+
+    json_object_set_new(o, "reservation", r ? json_string(r) : json_null());
+    json_object_set_new(o, "maint",
+                        json_boolean(resvs_maint_node(rs, node, now) != NULL));
 }
 
 /* name is in the list (or, for a "-a,-b" list, is not). */

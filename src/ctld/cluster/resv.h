@@ -104,6 +104,11 @@ bool resv_has_node(const struct resv *r, size_t node);
 const char *resvs_maint_node(const struct resvs *rs, size_t node, time_t now);
 const char *resvs_node_resv(const struct resvs *rs, size_t node, time_t now);
 
+/* resvs_node_json: the node's "reservation" (the active one's name, or
+ * null) and "maint" (a MAINT one is active) into o, a NODE object. */
+void resvs_node_json(const struct resvs *rs, size_t node, time_t now,
+                     json_t *o);
+
 /*
  * resvs_job_access: may a job of user (uid's name) and account use
  * reservation name?  0; -1 with EINVAL "Requested reservation is
