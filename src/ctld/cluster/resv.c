@@ -557,8 +557,10 @@ void resvs_destroy(struct resvs *rs)
 /* ---- changes ------------------------------------------------------------ */
 
 /* The generated name: the first user (or account) and a counter kept in
- * the database, as Slurm's USER_N. */
-static char *new_name(struct resvs *rs, const struct resv *r, struct err *e)
+ * the database, as Slurm's USER_N; *next is the counter after it, saved
+ * once the reservation is. */
+static char *new_name(struct resvs *rs, const struct resv *r, uint64_t *next,
+                      struct err *e)
 {
     const char *base = r->users ? r->users : r->accounts;
     size_t len;
@@ -575,9 +577,7 @@ static char *new_name(struct resvs *rs, const struct resv *r, struct err *e)
     do {
         snprintf(buf, sizeof(buf), "%.*s_%" PRIu64, (int)len, base, id++);
     } while (resvs_find(rs, buf) != NULL);
-    if (loop_write(rs->loop, e) < 0 ||
-        persist_meta_set(rs->persist, "next_resv_id", id, e) < 0)
-        return NULL;
+    *next = id;
     return xstrdup(buf);
 }
 
@@ -588,6 +588,7 @@ int resvs_add(struct resvs *rs, json_t *spec, const struct resv_busy *busy,
     json_t *v = json_object_get(spec, "name");
     json_t *cnt = json_object_get(spec, "node_count");
     const char *s = json_string_value(v);
+    uint64_t next = 0;
 
     if (!json_is_object(spec)) {
         err_inval(e, "RESV_CREATE: expected {\"reservation\": {...}}");
@@ -635,11 +636,11 @@ int resvs_add(struct resvs *rs, json_t *spec, const struct resv_busy *busy,
             goto error;
     }
     r->name = s ? xstrdup(s) : NULL;
-    if (r->name == NULL && (r->name = new_name(rs, r, e)) == NULL)
+    if (r->name == NULL && (r->name = new_name(rs, r, &next, e)) == NULL)
         goto error;
-    if (check(rs, r, SIZE_MAX, busy, e) < 0)
-        goto error;
-    if (save(rs, r, e) < 0)
+    if (check(rs, r, SIZE_MAX, busy, e) < 0 || save(rs, r, e) < 0 ||
+        (next != 0 &&
+         persist_meta_set(rs->persist, "next_resv_id", next, e) < 0))
         goto error;
     insert(rs, r);
     r->was_active = false;
