@@ -50,8 +50,9 @@ is "$(squeue -h -j "$free" -o '%T')" "RUNNING" "a 10-minute job starts ..."
 node=$(squeue -h -j "$free" -o '%N')
 ok_cond=$([ -n "$node" ] && [ "$node" != node01 ] && echo y)
 is "$ok_cond" y "... but not on node01, whose MAINT window begins in 2 s ($node)"
-is "$(squeue -h -j "$pin" -o '%T')" "PENDING" \
-    "a 10-minute job that must have node01 (-w) is held off it"
+is "$(squeue -h -j "$pin" -o '%T %r')" \
+    "PENDING ReqNodeNotAvail, Reserved for maintenance" \
+    "a 10-minute job that must have node01 (-w) is held off it, with Slurm's reason"
 wait_for 15 job_ended "$inside"
 is "$(squeue -h -t all -j "$inside" -o '%T %N')" "COMPLETED node01" \
     "the reservation's user runs inside it, on node01, once it began"

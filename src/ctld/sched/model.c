@@ -218,8 +218,10 @@ static void resv_apply(struct pass_model *pm, struct sched_job *sj,
 
     if (resvs_count(rs) == 0 && j->reservation == NULL)
         return;
-    mask = xcalloc(n ? n : 1, sizeof(*mask));
-    switch (resvs_job_mask(rs, j->reservation, limit, pm->now, mask, n, NULL)) {
+    /* one more entry: a MAINT reservation took nodes away (resv_reason) */
+    mask = xcalloc(n + 1, sizeof(*mask));
+    switch (
+        resvs_job_mask(rs, j->reservation, limit, pm->now, mask, n, &mask[n])) {
     case RESV_WAIT:
         sj->resv_gate = SCHED_REASON_RESERVATION;
         break;
@@ -561,6 +563,19 @@ void pass_model_one(struct model *md, struct pass_model *pm,
     pm->pend[0] = NULL;
     pm->task[0] = -1;
     pm->n = 1;
+}
+
+const char *pass_model_resv_reason(const struct pass_model *pm, size_t entry)
+{
+    const struct job *j = pm->pend[entry];
+    const bool *mask = pm->jobs[entry].node_allowed;
+
+    if (j == NULL || mask == NULL || mask == j->node_allowed ||
+        j->reservation != NULL)
+        return NULL;
+    return mask[nodes_count(pm->md->src.nodes)]
+               ? "ReqNodeNotAvail, Reserved for maintenance"
+               : NULL;
 }
 
 void pass_model_free(struct pass_model *pm)

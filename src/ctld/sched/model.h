@@ -115,6 +115,11 @@ void pass_model_one(struct model *md, struct pass_model *pm,
 struct sched_node *pass_model_nodes(const struct pass_model *pm,
                                     uint64_t **used);
 
+/* pass_model_resv_reason: Slurm's "ReqNodeNotAvail, Reserved for
+ * maintenance" when a MAINT reservation kept nodes from entry (not in a
+ * reservation itself), for a job that waits for resources; else NULL. */
+const char *pass_model_resv_reason(const struct pass_model *pm, size_t entry);
+
 /* pass_model_free: ends the limit pass; pm may be freed twice. */
 void pass_model_free(struct pass_model *pm);
 
