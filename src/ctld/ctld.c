@@ -247,6 +247,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .jobs = c->jobs,
         .model = c->model,
         .preempt = c->preempt,
+        .resv = c->resv,
         .time_divisor = c->time_divisor,
     });
     event_add(c->tick_ev, &sec);

@@ -53,6 +53,8 @@ is "$ok_cond" y "... but not on node01, whose MAINT window begins in 2 s ($node)
 is "$(squeue -h -j "$pin" -o '%T %r')" \
     "PENDING ReqNodeNotAvail, Reserved for maintenance" \
     "a 10-minute job that must have node01 (-w) is held off it, with Slurm's reason"
+like "$(sluice explain "$pin")" 'node01 +held by reservation maint' \
+    "sluice explain names the reservation as the obstacle"
 wait_for 15 job_ended "$inside"
 is "$(squeue -h -t all -j "$inside" -o '%T %N')" "COMPLETED node01" \
     "the reservation's user runs inside it, on node01, once it began"

@@ -307,6 +307,11 @@ static void test_job_mask(void **state)
             strcmp(got, rows[i].mask ? rows[i].mask : "1111") != 0)
             fail_msg("row %zu: verdict %d mask %s maint %d", i, v, got, maint);
     }
+    assert_string_equal(resvs_blocker(f->rs, NULL, 600, NOW, 0), "m");
+    assert_null(resvs_blocker(f->rs, NULL, 1, NOW, 0));
+    assert_null(resvs_blocker(f->rs, NULL, 600, NOW, 1));
+    assert_string_equal(resvs_blocker(f->rs, "m", 60, NOW, 1), "m");
+    assert_null(resvs_blocker(f->rs, "m", 60, NOW, 0));
     assert_string_equal(resvs_maint_node(f->rs, 0, NOW + 5), "m");
     assert_null(resvs_maint_node(f->rs, 0, NOW));
     assert_null(resvs_maint_node(f->rs, 1, NOW + 5));

@@ -786,6 +786,22 @@ int resvs_job_access(const struct resvs *rs, const char *name, const char *user,
     return err_set(e, "Access denied to requested reservation %s", r->name);
 }
 
+const char *resvs_blocker(const struct resvs *rs, const char *resv,
+                          int64_t limit_s, time_t now, size_t node)
+{
+    if (resv != NULL) {
+        const struct resv *r = resvs_find(rs, resv);
+        return r != NULL && !resv_has_node(r, node) ? r->name : NULL;
+    }
+    for (size_t k = 0; rs != NULL && k < rs->n; k++) {
+        const struct resv *r = rs->v[k];
+        if (r->end > now && (limit_s <= 0 || now + limit_s > r->start) &&
+            resv_has_node(r, node))
+            return r->name;
+    }
+    return NULL;
+}
+
 enum resv_verdict resvs_job_mask(const struct resvs *rs, const char *resv,
                                  int64_t limit_s, time_t now, bool *mask,
                                  size_t n_nodes, bool *maint)

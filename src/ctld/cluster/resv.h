@@ -140,6 +140,11 @@ enum resv_verdict resvs_job_mask(const struct resvs *rs, const char *resv,
                                  int64_t limit_s, time_t now, bool *mask,
                                  size_t n_nodes, bool *maint);
 
+/* resvs_blocker: the reservation that keeps node from the job of
+ * resvs_job_mask (its own, when the node is not in it), or NULL. */
+const char *resvs_blocker(const struct resvs *rs, const char *resv,
+                          int64_t limit_s, time_t now, size_t node);
+
 /* resv_flags_name: "MAINT,IGNORE_JOBS" into buf ("" for none). */
 const char *resv_flags_name(unsigned flags, char *buf, size_t len);
 /* resv_flags_parse: "maint,ignore_jobs" (case-insensitive); -1 EINVAL. */
