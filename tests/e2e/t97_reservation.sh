@@ -61,6 +61,8 @@ is "$(squeue -h -t all -j "$inside" -o '%T %N')" "COMPLETED node01" \
 like "$(scontrol --json show job "$inside")" '"reservation": "maint"' \
     "its JOB object names the reservation"
 is "$(sinfo -h -n node01 -o '%t')" "maint" "sinfo shows node01 maint"
+like "$(scontrol show node node01)" 'State=(IDLE|MIXED|ALLOCATED)\+MAINT( |$)' \
+    "scontrol show node: State=...+MAINT"
 
 line=$(sinfo -h -T)
 like "$line" '^maint +ACTIVE +[0-9T:-]+ +[0-9T:-]+ +00:10:00 node01$' \
