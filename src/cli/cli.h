@@ -73,5 +73,12 @@ int ping_run(int argc, char **argv);
 int show_config_run(int argc, char **argv);
 int reconfigure_run(int argc, char **argv);
 int top_run(int argc, char **argv);
+/* Reservations (cmd_resv.c), given the words after create, update,
+ * delete, show reservation; resv_sinfo_run is sinfo -T. */
+int resv_create_run(int argc, char **argv);
+int resv_update_run(int argc, char **argv);
+int resv_delete_run(int argc, char **argv);
+int resv_show_run(int argc, char **argv, bool json, bool oneliner);
+int resv_sinfo_run(bool noheader);
 
 #endif

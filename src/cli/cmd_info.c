@@ -34,6 +34,7 @@ enum {
     I_ALL,
     I_HELP,
     I_VERSION,
+    I_RESV,
 };
 
 static const struct opt_def info_opts[] = {
@@ -53,11 +54,13 @@ static const struct opt_def info_opts[] = {
     {"help", 0, OPT_NOARG, I_HELP},
     {"usage", 0, OPT_NOARG, I_HELP},
     {"version", 'V', OPT_NOARG, I_VERSION},
+    {"reservation", 'T', OPT_NOARG, I_RESV},
     {NULL, 0, OPT_NOARG, 0},
 };
 
 struct info {
     bool per_node, lng, reasons, summary, noheader, json, responding, dead;
+    bool resv; /* -T, --reservation (cmd_resv.c) */
     const char *format;
     json_t *partitions; /* names, or NULL */
     struct hostlist *nodes;
@@ -149,6 +152,9 @@ static int info_option(struct info *in, int id, const char *arg, struct err *e)
         return 0;
     case I_DEAD:
         in->dead = true;
+        return 0;
+    case I_RESV:
+        in->resv = true;
         return 0;
     default:
         return 0;
@@ -442,7 +448,9 @@ int cmd_info(int argc, char **argv)
         }
         fmt_spec_free(&sp);
     }
-    if (info_fetch(&parts, &nodes) < 0) {
+    if (in.resv && !in.json) {
+        rc = resv_sinfo_run(in.noheader);
+    } else if (info_fetch(&parts, &nodes) < 0) {
         rc = 1;
     } else if (in.json) {
         info_print_json(&in, parts, nodes);

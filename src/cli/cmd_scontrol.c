@@ -41,6 +41,9 @@ static void scontrol_help(void)
            "[Reason=TEXT]\n"
            "  requeue JOBID...    requeuehold [State=SpecialExit] JOBID...\n"
            "  top JOBID[,JOBID...]  ping   show config   reconfigure\n"
+           "  create reservation KEY=VALUE...   show reservation [NAME]\n"
+           "  update ReservationName=NAME KEY=VALUE...\n"
+           "  delete ReservationName=NAME\n"
            "  version\n");
 }
 
@@ -165,6 +168,9 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
         if (n == 2 && (strcasecmp(w[1], "config") == 0 ||
                        strcasecmp(w[1], "configuration") == 0))
             return show_config_run(0, NULL);
+        if (n >= 2 && strlen(w[1]) >= 3 &&
+            (strncasecmp(w[1], "reservations", strlen(w[1])) == 0))
+            return resv_show_run(n - 2, w + 2, json, oneliner);
         return show_run(n - 1, w + 1, json, oneliner);
     }
     if (strcasecmp(w[0], "hold") == 0 || strcasecmp(w[0], "uhold") == 0)
@@ -175,8 +181,16 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
         return suspend_run(false, n - 1, w + 1);
     if (strcasecmp(w[0], "resume") == 0)
         return suspend_run(true, n - 1, w + 1);
-    if (strcasecmp(w[0], "update") == 0)
+    if (strcasecmp(w[0], "update") == 0) {
+        if (n >= 2 && (strncasecmp(w[1], "ReservationName=", 16) == 0 ||
+                       strncasecmp(w[1], "Reservation=", 12) == 0))
+            return resv_update_run(n - 1, w + 1);
         return update_run(n - 1, w + 1);
+    }
+    if (strcasecmp(w[0], "create") == 0)
+        return resv_create_run(n - 1, w + 1);
+    if (strcasecmp(w[0], "delete") == 0)
+        return resv_delete_run(n - 1, w + 1);
     if (strcasecmp(w[0], "requeue") == 0)
         return requeue_run(false, n - 1, w + 1);
     if (strcasecmp(w[0], "requeuehold") == 0)

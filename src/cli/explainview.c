@@ -141,6 +141,9 @@ static void node_line(FILE *fp, json_t *n, time_t now)
                 amount(GET(n, "configured"), a, sizeof(a)));
     } else if (strcmp(st, "excluded") == 0) {
         fprintf(fp, "excluded by -x/--exclude");
+    } else if (strcmp(st, "reserved") == 0) {
+        fprintf(fp, "held by reservation %s (docs/reservations.md)",
+                TXT(n, "reservation"));
     } else if (strcmp(st, "not_requested") == 0) {
         fprintf(fp, "not among the -w/--nodelist nodes");
     } else if (strcmp(st, "not_in_partition") == 0) {

@@ -37,6 +37,7 @@ const struct opt_def jobspec_opts[] = {
     {"export", 0, OPT_ARG, JS_EXPORT},
     {"qos", 'q', OPT_ARG, JS_QOS},
     {"account", 'A', OPT_ARG, JS_ACCOUNT},
+    {"reservation", 0, OPT_ARG, JS_RESERVATION},
     {"nodelist", 'w', OPT_ARG, JS_NODELIST},
     {"exclude", 'x', OPT_ARG, JS_EXCLUDE},
     {"gres", 0, OPT_ARG, JS_GRES},
@@ -413,6 +414,8 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_string(js, "std_err", arg, e);
     case JS_QOS:
         return js_string(js, "qos", arg, e);
+    case JS_RESERVATION:
+        return js_string(js, "reservation", arg, e);
     case JS_ACCOUNT:
         return js_string(js, "account", arg, e);
     case JS_NODELIST:

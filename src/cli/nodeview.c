@@ -23,6 +23,7 @@ static const struct {
     {"DRAIN", "drain", "drained"},
     {"DRAINING", "drng", "draining"},
     {"INVALID", "inval", "invalid"},
+    {"MAINT", "maint", "maint"}, /* in an active MAINT reservation */
     {"UNKNOWN", "unk", "unknown"},
 };
 #define NV_NSTATES (sizeof(nv_states) / sizeof(nv_states[0]))
@@ -31,6 +32,11 @@ static int nv_state_index(json_t *node)
 {
     const char *s = jobview_str(node, "state", "UNKNOWN");
 
+    /* Slurm's MAINT flag shows over IDLE, MIXED and ALLOCATED */
+    if (json_is_true(json_object_get(node, "maint")) &&
+        (strcmp(s, "IDLE") == 0 || strcmp(s, "MIXED") == 0 ||
+         strcmp(s, "ALLOCATED") == 0))
+        s = "MAINT";
     for (size_t i = 0; i < NV_NSTATES; i++)
         if (strcmp(s, nv_states[i].state) == 0)
             return (int)i;

@@ -330,6 +330,11 @@ static const char *node_state(json_t *node)
     if (strcmp(s, "DOWN") == 0 &&
         strcmp(jobview_str(node, "reason", ""), "Not responding") == 0)
         return "DOWN+NOT_RESPONDING";
+    if (json_is_true(json_object_get(node, "maint"))) /* docs/reservations.md */
+        return strcmp(s, "IDLE") == 0        ? "IDLE+MAINT"
+               : strcmp(s, "MIXED") == 0     ? "MIXED+MAINT"
+               : strcmp(s, "ALLOCATED") == 0 ? "ALLOCATED+MAINT"
+                                             : s;
     return s;
 }
 

@@ -27,6 +27,7 @@
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/cluster/resv.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
 #include "ctld/rpc/rpc.h"
@@ -76,6 +77,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     nodes_tick(c->nodes, now);
+    resvs_tick(c->resv, now);
     jobs_tick(c->jobs, now);
     steps_tick(c->steps, now);
     ctld_mail_tick(c, now);
@@ -151,6 +153,9 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->parts = parts_create(conf, c->persist, c->loop, e);
     if (c->parts == NULL)
         goto error;
+    c->resv = resvs_create(conf, c->persist, c->loop, e);
+    if (c->resv == NULL)
+        goto error;
     c->nodes =
         nodes_create(conf, c->persist, c->loop, c->parts, &node_events, c, e);
     if (c->nodes == NULL)
@@ -167,6 +172,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .parts = c->parts,
         .nodes = c->nodes,
         .limits = c->limits,
+        .resv = c->resv,
         .time_divisor = c->time_divisor,
     });
     /* each needs the other: the table is handed nodecmd (jobs.h) */
@@ -221,6 +227,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .acct = c->acct,
         .limits = c->limits,
         .preempt = c->preempt,
+        .resv = c->resv,
     });
     c->sched = sched_drv_create(&(struct sched_drv_src){
         .conf = conf,
@@ -243,6 +250,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .jobs = c->jobs,
         .model = c->model,
         .preempt = c->preempt,
+        .resv = c->resv,
         .time_divisor = c->time_divisor,
     });
     event_add(c->tick_ev, &sec);
@@ -302,6 +310,7 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
         .sched = c->sched,
         .prio = c->prio,
         .explain = c->explain,
+        .resv = c->resv,
         .self_uid = c->self_uid,
         .conf_path = c->conf_path,
         .reconfigure = c->reconfigure,
@@ -348,6 +357,7 @@ void ctld_destroy(struct ctld *c)
     nodes_destroy(c->nodes);
     acct_destroy(c->acct);
     acct_store_close(c->acct_store);
+    resvs_destroy(c->resv);
     parts_destroy(c->parts);
     persist_close(c->persist);
     loop_destroy(c->loop);

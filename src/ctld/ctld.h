@@ -38,6 +38,7 @@ struct explain;
 struct model;
 struct preempt_drv;
 struct prio_drv;
+struct resvs;
 struct jlimits;
 struct jchain;
 
@@ -52,6 +53,7 @@ struct ctld {
     struct acct_store *acct_store;
     struct acct *acct;   /* accounting model (acct.h) */
     struct parts *parts; /* partitions as changed at run time */
+    struct resvs *resv;  /* advance reservations (cluster/resv.h) */
     struct nodes *nodes;
     struct jobs *jobs;
     struct nodecmd *nodecmd; /* requests to node daemons (nodecmd.h) */

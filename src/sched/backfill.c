@@ -760,7 +760,8 @@ static bool eligible(const struct sched_cluster *c, const struct sched_job *j,
                      time_t now)
 {
     return !j->held_user && !j->held_admin && j->begin_time <= now &&
-           j->part < c->nparts && c->parts[j->part].start_jobs;
+           j->resv_gate == SCHED_REASON_NONE && j->part < c->nparts &&
+           c->parts[j->part].start_jobs;
 }
 
 static struct sched_decision *push(struct sched_result *out, size_t *cap,

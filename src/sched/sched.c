@@ -30,6 +30,8 @@ static const char *const reason_names[SCHED_REASON_COUNT] = {
     [SCHED_REASON_NEVER_FITS] = "Resources",
     /* the decision's limit carries the real name */
     [SCHED_REASON_LIMIT] = "Limit",
+    [SCHED_REASON_RESERVATION] = "Reservation",
+    [SCHED_REASON_RESV_DELETED] = "ReservationDeleted",
 };
 
 const char *sched_reason_name(enum sched_reason r)
@@ -127,6 +129,8 @@ static enum sched_reason gate(const struct sched_cluster *c,
         return SCHED_REASON_HELD_USER;
     if (j->begin_time > now)
         return SCHED_REASON_BEGIN_TIME;
+    if (j->resv_gate != SCHED_REASON_NONE)
+        return j->resv_gate;
     if (!p->start_jobs)
         return p->inactive ? SCHED_REASON_PART_INACTIVE
                            : SCHED_REASON_PART_DOWN;

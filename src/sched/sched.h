@@ -33,8 +33,10 @@ enum sched_reason {
     SCHED_REASON_NODE_DOWN,       /* every node that could run it is down */
     SCHED_REASON_PART_NODE_LIMIT, /* asks for more nodes than the partition has */
     SCHED_REASON_NEVER_FITS,      /* no node of the partition is big enough */
-    SCHED_REASON_LIMIT, /* a counter it charges is full: the decision's
+    SCHED_REASON_LIMIT,        /* a counter it charges is full: the decision's
                            limit names which (QOSMaxJobsPerUserLimit ...) */
+    SCHED_REASON_RESERVATION,  /* its reservation has not begun */
+    SCHED_REASON_RESV_DELETED, /* ReservationDeleted: its reservation is gone */
     SCHED_REASON_COUNT
 };
 
@@ -147,6 +149,10 @@ struct sched_job {
     const struct features_req *constraint;
     int64_t time_min_s; /* --time-min: backfill may start it with a limit
                            as short as this; 0: none */
+    /* NONE, or why it may not start at all for now: the controller's
+     * reservations (SCHED_REASON_RESERVATION, _RESV_DELETED); the nodes
+     * a reservation keeps from it are out of node_allowed */
+    enum sched_reason resv_gate;
 };
 
 /* How a job's nodes are chosen among those that fit. */

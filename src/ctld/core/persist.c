@@ -41,6 +41,9 @@ enum stmt_id {
     ST_HOLD_LOAD,
     ST_STEP_SAVE,
     ST_STEP_LOAD_JOB,
+    ST_RESV_SAVE,
+    ST_RESV_DELETE,
+    ST_RESV_LOAD,
     ST_COUNT
 };
 
@@ -84,6 +87,10 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "UPDATE SET record = excluded.record",
     [ST_STEP_LOAD_JOB] = "SELECT job_id, step_id, record FROM steps "
                          "WHERE job_id = ?1 ORDER BY step_id",
+    [ST_RESV_SAVE] = "INSERT INTO reservations(name, record) VALUES (?1, ?2) "
+                     "ON CONFLICT(name) DO UPDATE SET record = excluded.record",
+    [ST_RESV_DELETE] = "DELETE FROM reservations WHERE name = ?1",
+    [ST_RESV_LOAD] = "SELECT name, record FROM reservations ORDER BY name",
 };
 
 /* migrations[v] takes the schema from version v to v + 1. */
@@ -125,6 +132,8 @@ static const char *const migrations[PERSIST_SCHEMA_VERSION] = {
      * record each */
     "CREATE TABLE steps (job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
     " record TEXT NOT NULL, PRIMARY KEY (job_id, step_id));",
+    /* 7: advance reservations (cluster/resv.c), one JSON record each */
+    "CREATE TABLE reservations (name TEXT PRIMARY KEY, record TEXT NOT NULL);",
 };
 
 struct persist {
@@ -746,5 +755,42 @@ int persist_step_load_running(struct persist *p, persist_step_fn fn, void *arg,
         return db_error(p, rc, "loading job steps", e);
     ret = step_rows(p, s, fn, arg, e);
     sqlite3_finalize(s);
+    return ret;
+}
+
+int persist_resv_save(struct persist *p, const char *name, const char *record,
+                      struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_RESV_SAVE);
+
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, record, -1, SQLITE_STATIC);
+    return exec_stmt(p, s, "saving a reservation", e);
+}
+
+int persist_resv_delete(struct persist *p, const char *name, struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_RESV_DELETE);
+
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    return exec_stmt(p, s, "deleting a reservation", e);
+}
+
+int persist_resv_load(struct persist *p, persist_part_fn fn, void *arg,
+                      struct err *e)
+{
+    sqlite3_stmt *s = stmt(p, ST_RESV_LOAD);
+    int rc, ret = 0;
+
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (fn(arg, (const char *)sqlite3_column_text(s, 0),
+               (const char *)sqlite3_column_text(s, 1)) < 0) {
+            ret = -1;
+            break;
+        }
+    }
+    if (ret == 0 && rc != SQLITE_DONE)
+        ret = db_error(p, rc, "loading reservations", e);
+    sqlite3_reset(s);
     return ret;
 }

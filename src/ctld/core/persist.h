@@ -20,7 +20,7 @@
 #include "common/err.h"
 
 #define PERSIST_DB_NAME "sluice.db"
-#define PERSIST_SCHEMA_VERSION 6
+#define PERSIST_SCHEMA_VERSION 7
 
 struct persist;
 
@@ -167,5 +167,17 @@ int persist_step_load_job(struct persist *p, uint64_t job_id,
                           persist_step_fn fn, void *arg, struct err *e);
 int persist_step_load_running(struct persist *p, persist_step_fn fn, void *arg,
                               struct err *e);
+
+/*
+ * Advance reservations (cluster/resv.c), schema 7: one row per
+ * reservation name with its record as JSON text, replaced whole;
+ * deleted when the reservation is.  persist_resv_load calls fn(arg,
+ * name, record) for each, in name order.
+ */
+int persist_resv_save(struct persist *p, const char *name, const char *record,
+                      struct err *e);
+int persist_resv_delete(struct persist *p, const char *name, struct err *e);
+int persist_resv_load(struct persist *p, persist_part_fn fn, void *arg,
+                      struct err *e);
 
 #endif

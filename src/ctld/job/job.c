@@ -173,6 +173,7 @@ void job_free(struct job *j)
     free(j->exclude);
     free(j->gres);
     free(j->gpus);
+    free(j->reservation);
     free(j->req_gpus_per_node);
     free(j->req_gpus_per_task);
     free(j->gpu_type);
@@ -280,6 +281,7 @@ static void add_spec_fields(json_t *o, const struct job *j,
     set(o, "exclude", str_or_null(j->exclude));
     set(o, "gres", str_or_null(j->gres));
     set(o, "gpus", str_or_null(j->gpus));
+    set(o, "reservation", str_or_null(j->reservation));
     set(o, "hold", json_boolean(j->held_user || j->held_admin));
     set(o, "begin_time", time_or_null(j->begin_time));
 }
@@ -467,6 +469,7 @@ static void restore_fields(struct job *j, json_t *o)
     j->exclude = get_str(o, "exclude");
     j->gres = get_str(o, "gres");
     j->gpus = get_str(o, "gpus");
+    j->reservation = get_str(o, "reservation");
     j->user_id = (uint32_t)get_int(o, "user_id", 0);
     j->group_id = (uint32_t)get_int(o, "group_id", 0);
     j->time_limit_s = get_int(o, "time_limit_s", TIMEFMT_INFINITE);

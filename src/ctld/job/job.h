@@ -145,6 +145,7 @@ struct job {
     uint16_t mail_sent;
     char *work_dir;
     char *qos, *account, *nodelist, *exclude, *gres, *gpus; /* or NULL */
+    char *reservation; /* --reservation (cluster/resv.h), or NULL */
     /* GPU requests as submitted ("[TYPE:]N"; 0 or NULL: not given) */
     char *req_gpus_per_node, *req_gpus_per_task;
     uint32_t cpus_per_gpu;

@@ -36,6 +36,7 @@ struct nodes;
 struct part;
 struct parts;
 struct persist;
+struct resvs;
 
 /* Finished jobs kept in memory for queries; older ones are in SQLite. */
 #define JOBS_FINISHED_KEEP 10000
@@ -56,6 +57,7 @@ struct jobs_env {
     struct parts *parts;     /* partitions as changed at run time */
     struct nodes *nodes;     /* what a job is charged to */
     struct jlimits *limits;  /* resource limits, charged by transitions */
+    struct resvs *resv;      /* reservations (--reservation); may be NULL */
     /* Tests only: time limits and --signal times are divided by this
      * (SLUICE_TEST_TIME_DIVISOR); 0 counts as 1. */
     uint32_t time_divisor;

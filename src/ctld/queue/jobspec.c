@@ -30,6 +30,7 @@
 #include "ctld/job/jobgpu.h"
 #include "ctld/job/mail.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/cluster/resv.h"
 
 /* What one submission may store (docs/limits.md, "Submission size").
  * The script's limit is SchedulerParameters=max_script_size; argv and
@@ -401,7 +402,8 @@ static int parse_strings(json_t *spec, struct job *j, struct err *e)
         opt_str(spec, "nodelist", SPEC_MAX_PATH, &j->nodelist, e) < 0 ||
         opt_str(spec, "exclude", SPEC_MAX_PATH, &j->exclude, e) < 0 ||
         opt_str(spec, "gres", SPEC_MAX_NAME, &j->gres, e) < 0 ||
-        opt_str(spec, "gpus", SPEC_MAX_NAME, &j->gpus, e) < 0)
+        opt_str(spec, "gpus", SPEC_MAX_NAME, &j->gpus, e) < 0 ||
+        opt_str(spec, "reservation", SPEC_MAX_NAME, &j->reservation, e) < 0)
         return -1;
     if (j->work_dir != NULL && j->work_dir[0] != '/')
         return err_inval(e, "job work_dir \"%.200s\" is not an absolute path",
@@ -780,6 +782,11 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
     apply_mem_default(conf, j);
     j->begin_time = (time_t)begin; /* the deadline is judged against it */
     if (admit(js, j, ADMIT_ENTER | (test_only ? 0 : ADMIT_LIMITS), e) < 0)
+        goto error;
+    /* --reservation: it must exist and admit the job's user and account */
+    if (j->reservation != NULL &&
+        resvs_job_access(jobs_env(js)->resv, j->reservation, j->user_name,
+                         j->account, e) < 0)
         goto error;
     default_name(j, *payload);
     j->state = JOB_PENDING;

@@ -204,6 +204,8 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
           json_integer((json_int_t)(j->start_time + j->time_limit_s)));
     S("nice", json_integer(j->nice));
     S("submit_time", json_integer((json_int_t)j->submit_time));
+    if (j->reservation != NULL) /* SLURM_JOB_RESERVATION */
+        S("reservation", json_string(j->reservation));
     if (j->array_job_id != 0 && j->array_task_id >= 0) {
         S("array_job_id", json_integer((json_int_t)j->array_job_id));
         S("array_task_id", json_integer(j->array_task_id));

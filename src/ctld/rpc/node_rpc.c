@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "common/hostlist.h"
 #include "common/log.h"
@@ -22,6 +23,7 @@
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/cluster/resv.h"
 #include "ctld/rpc/rpc.h"
 
 /* Node daemons' messages come from uid 0 or the controller's uid, never
@@ -97,9 +99,11 @@ int rpc_node_query(struct rpc *r, json_t **reply, struct err *e)
     out = json_array();
     for (size_t i = 0; i < nodes_count(ns); i++) {
         const struct node *n = nodes_get(ns, i);
-        if (in_filter(filter, n->cf->name))
-            json_array_append_new(
-                out, node_to_json(ns, n, node_jobs(r->env->jobs, n->idx)));
+        if (in_filter(filter, n->cf->name)) {
+            json_t *o = node_to_json(ns, n, node_jobs(r->env->jobs, n->idx));
+            resvs_node_json(r->env->resv, n->idx, time(NULL), o);
+            json_array_append_new(out, o);
+        }
     }
     *reply = json_pack("{s:o}", "nodes", out);
     return 0;

@@ -46,6 +46,10 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_STEP_QUERY] = rpc_step_query,
     [PROTO_MSG_STEP_CANCEL] = rpc_step_cancel,
     [PROTO_MSG_JOB_COMPLETE] = rpc_job_complete,
+    [PROTO_MSG_RESV_CREATE] = rpc_resv_create,
+    [PROTO_MSG_RESV_UPDATE] = rpc_resv_update,
+    [PROTO_MSG_RESV_DELETE] = rpc_resv_delete,
+    [PROTO_MSG_RESV_QUERY] = rpc_resv_query,
 };
 
 int rpc_dispatch(const struct rpc_env *env, struct conn *conn,

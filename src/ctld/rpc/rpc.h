@@ -29,6 +29,7 @@ struct nodes;
 struct parts;
 struct persist;
 struct prio_drv;
+struct resvs;
 struct sched_drv;
 struct steps;
 
@@ -50,6 +51,7 @@ struct rpc_env {
     struct sched_drv *sched;
     struct prio_drv *prio;
     struct explain *explain; /* explain_job's context (sched/explain.h) */
+    struct resvs *resv;      /* reservations (cluster/resv.h) */
     uid_t self_uid;          /* the controller's own uid: an operator */
     const char *conf_path;   /* the file read at start (RECONFIGURE) */
     /* reconfigure: hand next (owned) to the root, which rebuilds the
@@ -121,6 +123,13 @@ int rpc_acct_add(struct rpc *r, json_t **reply, struct err *e);
 int rpc_acct_modify(struct rpc *r, json_t **reply, struct err *e);
 int rpc_acct_delete(struct rpc *r, json_t **reply, struct err *e);
 int rpc_acct_list(struct rpc *r, json_t **reply, struct err *e);
+
+/* resv_rpc.c: scontrol create/update/delete (operators) and show
+ * reservation */
+int rpc_resv_create(struct rpc *r, json_t **reply, struct err *e);
+int rpc_resv_update(struct rpc *r, json_t **reply, struct err *e);
+int rpc_resv_delete(struct rpc *r, json_t **reply, struct err *e);
+int rpc_resv_query(struct rpc *r, json_t **reply, struct err *e);
 
 /* sched_rpc.c */
 int rpc_prio_query(struct rpc *r, json_t **reply, struct err *e);

@@ -26,6 +26,7 @@ struct model;
 struct nodes;
 struct parts;
 struct preempt_drv;
+struct resvs;
 
 /* How many jobs ahead, nodes' causes and suggested partitions are listed
  * at most (the counts are always complete). */
@@ -40,6 +41,7 @@ struct explain_src {
     struct jobs *jobs;
     struct model *model;         /* the what-if passes (explain_sim.h) */
     struct preempt_drv *preempt; /* whom a pending job is preempting */
+    struct resvs *resv;          /* reservations keeping nodes (may be NULL) */
     uint32_t time_divisor;       /* tests only: time limits divided by it
                                     (0 counts as 1) */
 };

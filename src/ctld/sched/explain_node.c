@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/hostlist.h"
 #include "common/timefmt.h"
@@ -17,6 +18,7 @@
 #include "ctld/queue/jobs.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/cluster/resv.h"
 
 /* What a job needs on one node, or what a node has free. */
 struct amount {
@@ -188,9 +190,16 @@ static json_t *node_entry(struct explain *ex, const struct job *j,
                           node_state_name(n), "reason",
                           why ? json_string(why) : json_null());
 
+    int64_t limit = j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s;
+    const char *resv =
+        resvs_blocker(ex->src.resv, j->reservation, limit, time(NULL), n->idx);
+
     if (excluded != NULL && excluded[n->idx])
         json_object_set_new(o, "status", json_string("excluded"));
-    else if (j->node_allowed != NULL && !j->node_allowed[n->idx])
+    else if (resv != NULL) {
+        json_object_set_new(o, "status", json_string("reserved"));
+        json_object_set_new(o, "reservation", json_string(resv));
+    } else if (j->node_allowed != NULL && !j->node_allowed[n->idx])
         json_object_set_new(o, "status", json_string("not_requested"));
     else if (big_enough(j, n, &need, o)) {
         if (!node_usable(n))

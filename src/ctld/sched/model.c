@@ -16,6 +16,7 @@
 #include "ctld/job/jobopts.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/cluster/resv.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/queue/jobarray.h"
 #include "ctld/queue/jobs.h"
@@ -229,6 +230,43 @@ static void node_use(const struct conf *conf, struct job *j)
                              (j->node_allowed == NULL || j->node_allowed[i]);
 }
 
+/* The reservations' rule (resvs_job_mask) on entry sj of j: a gate, or
+ * a node mask of the pass's own, with the nodes j could use in it. */
+static void resv_apply(struct pass_model *pm, struct sched_job *sj,
+                       const struct job *j)
+{
+    struct resvs *rs = pm->md->src.resv;
+    size_t n = nodes_count(pm->md->src.nodes);
+    bool *mask;
+    int64_t limit = j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s;
+
+    if (resvs_count(rs) == 0 && j->reservation == NULL)
+        return;
+    /* one more entry: a MAINT reservation took nodes away (resv_reason) */
+    mask = xcalloc(n + 1, sizeof(*mask));
+    switch (
+        resvs_job_mask(rs, j->reservation, limit, pm->now, mask, n, &mask[n])) {
+    case RESV_WAIT:
+        sj->resv_gate = SCHED_REASON_RESERVATION;
+        break;
+    case RESV_DELETED:
+        sj->resv_gate = SCHED_REASON_RESV_DELETED;
+        break;
+    case RESV_MASKED:
+        /* sj->node_allowed: -w/-x and the job's per-node needs */
+        for (size_t i = 0; sj->node_allowed != NULL && i < n; i++)
+            mask[i] = mask[i] && sj->node_allowed[i];
+        pm->masks =
+            xreallocarray(pm->masks, pm->nmasks + 1, sizeof(*pm->masks));
+        pm->masks[pm->nmasks++] = mask;
+        sj->node_allowed = mask;
+        return;
+    case RESV_FREE:
+        break;
+    }
+    free(mask);
+}
+
 static void push(struct pass_model *pm, struct job *j, int64_t task)
 {
     node_use(pm->md->src.conf, j);
@@ -237,6 +275,7 @@ static void push(struct pass_model *pm, struct job *j, int64_t task)
     pm->pend[pm->n] = j;
     pm->task[pm->n] = task;
     pm->jobs[pm->n] = model_job(pm->md, j);
+    resv_apply(pm, &pm->jobs[pm->n], j);
     pm->nmine[pm->n] = 0;
     pm->n++;
 }
@@ -507,6 +546,7 @@ void pass_model_build(struct model *md, struct pass_model *pm,
 
     memset(pm, 0, sizeof(*pm));
     pm->md = md;
+    pm->now = now;
     collect(pm, also);
     resumed = resume(md, mode, &nres);
     if (pm->n > 0) {
@@ -542,11 +582,26 @@ void pass_model_one(struct model *md, struct pass_model *pm,
                                     .nparts = md->src.conf->n_parts,
                                     .jobs = pm->jobs,
                                     .njobs = 1};
+    pm->now = time(NULL);
     pm->jobs[0] = model_job(md, j);
+    resv_apply(pm, &pm->jobs[0], j);
     pm->jobs[0].tier = 0; /* alone: no order to keep */
     pm->pend[0] = NULL;
     pm->task[0] = -1;
     pm->n = 1;
+}
+
+const char *pass_model_resv_reason(const struct pass_model *pm, size_t entry)
+{
+    const struct job *j = pm->pend[entry];
+    const bool *mask = pm->jobs[entry].node_allowed;
+
+    if (j == NULL || mask == NULL || mask == j->node_allowed ||
+        mask == j->opt.node_use || j->reservation != NULL)
+        return NULL;
+    return mask[nodes_count(pm->md->src.nodes)]
+               ? "ReqNodeNotAvail, Reserved for maintenance"
+               : NULL;
 }
 
 void pass_model_free(struct pass_model *pm)
@@ -565,5 +620,8 @@ void pass_model_free(struct pass_model *pm)
     free(pm->jobs);
     free(pm->ctr);
     free(pm->chg);
+    for (size_t i = 0; i < pm->nmasks; i++)
+        free(pm->masks[i]);
+    free(pm->masks);
     memset(pm, 0, sizeof(*pm));
 }

@@ -35,6 +35,7 @@ struct model_src {
     struct acct *acct;           /* QOS MinPrioThreshold */
     struct jlimits *limits;      /* the limit engine's counters */
     struct preempt_drv *preempt; /* holds kept for preemptors */
+    struct resvs *resv;          /* reservations; may be NULL */
 };
 
 /* model_create: never NULL; SchedulerParameters parsed here, once (bad
@@ -84,6 +85,9 @@ struct pass_model {
     struct sched_counter *all_ctr; /* with the limit engine's */
     struct sched_charge *all_chg;
     bool limits_open; /* a limit pass begun (jlimits.h) */
+    time_t now;       /* the pass's time, for the reservations */
+    bool **masks;     /* node_allowed masks made for reservations (owned) */
+    size_t nmasks;
 };
 
 /*
@@ -110,6 +114,11 @@ void pass_model_one(struct model *md, struct pass_model *pm,
  * them. */
 struct sched_node *pass_model_nodes(const struct pass_model *pm,
                                     uint64_t **used);
+
+/* pass_model_resv_reason: Slurm's "ReqNodeNotAvail, Reserved for
+ * maintenance" when a MAINT reservation kept nodes from entry (not in a
+ * reservation itself), for a job that waits for resources; else NULL. */
+const char *pass_model_resv_reason(const struct pass_model *pm, size_t entry);
 
 /* pass_model_free: ends the limit pass; pm may be freed twice. */
 void pass_model_free(struct pass_model *pm);

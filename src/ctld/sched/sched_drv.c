@@ -160,6 +160,10 @@ static bool apply(struct sched_drv *s, const struct pass_model *m,
                 jlimits_hold(s->src.limits, j, d->job, d->limit);
             else
                 reason_set(s->why, j, d->reason);
+            if ((d->reason == SCHED_REASON_RESOURCES ||
+                 d->reason == SCHED_REASON_NEVER_FITS) &&
+                pass_model_resv_reason(m, d->job) != NULL)
+                job_set_reason_text(j, "%s", pass_model_resv_reason(m, d->job));
             continue;
         }
         more = more || (m->task[d->job] >= 0 && j->array_pending->count > 1);
