@@ -281,7 +281,7 @@ static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
     case 'i':
         return jobview_id(job, buf, len);
     case 'E':
-        return jobview_str(job, "dependency", "(null)");
+        return jobview_dependency(job, buf, len);
     case 'F':
         return jv_num(
             jobview_int(job, "array_job_id", jobview_int(job, "job_id", 0)),
@@ -403,4 +403,52 @@ void jobview_sort(json_t *jobs)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(jobs, v[i]);
     free(v);
+}
+
+/* One dependency element "afterok:12:13_4" as "afterok:12(st),afterok:13_4(st)". */
+static size_t jv_dep_item(const char *item, size_t ilen, const char *st,
+                          char *buf, size_t len, size_t n)
+{
+    const char *colon = memchr(item, ':', ilen);
+    size_t tlen;
+
+    if (colon == NULL) /* singleton */
+        return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, "%.*s(%s)",
+                                    (int)ilen, item, st);
+    tlen = (size_t)(colon - item);
+    for (const char *p = colon + 1; p < item + ilen;) {
+        const char *q = memchr(p, ':', (size_t)(item + ilen - p));
+        size_t plen = q ? (size_t)(q - p) : (size_t)(item + ilen - p);
+        if (n > 0 && buf[n - 1] == ')')
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",");
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%.*s:%.*s(%s)",
+                              (int)tlen, item, (int)plen, p, st);
+        p += plen + 1;
+    }
+    return n;
+}
+
+const char *jobview_dependency(json_t *job, char *buf, size_t len)
+{
+    const char *dep = jobview_str(job, "dependency", NULL);
+    const char *reason = jobview_str(job, "state_reason", "");
+    const char *st = "unfulfilled";
+    size_t n = 0;
+
+    if (dep == NULL || dep[0] == '\0' ||
+        strcmp(jobview_str(job, "job_state", ""), "PENDING") != 0)
+        return "(null)";
+    if (strcmp(reason, "DependencyNeverSatisfied") == 0)
+        st = "failed";
+    buf[0] = '\0';
+    for (const char *p = dep; *p != '\0' && n < len;) {
+        size_t ilen = strcspn(p, ",?");
+        if (n > 0 && n < len)
+            n += (size_t)snprintf(buf + n, len - n, "%c", p[-1]);
+        n = jv_dep_item(p, ilen, st, buf, len, n);
+        p += ilen;
+        if (*p != '\0')
+            p++;
+    }
+    return buf;
 }

@@ -56,6 +56,14 @@ long long jobview_int(json_t *job, const char *key, long long dflt);
 /* jobview_elapsed: seconds the job has run (0 when it has not started). */
 long long jobview_elapsed(json_t *job, time_t now);
 
+/*
+ * jobview_dependency: squeue's %E and scontrol's Dependency=: each job of
+ * the canonical dependency with its state, "afterok:12(unfulfilled)",
+ * "(failed)" once it can never be met; "(null)" when there is none left
+ * (the job no longer waits for it).  In buf unless static.
+ */
+const char *jobview_dependency(json_t *job, char *buf, size_t len);
+
 /* jobview_id: squeue's %i: "42", "123_4", "123_[5-99%10]" (in buf). */
 const char *jobview_id(json_t *job, char *buf, size_t len);
 
