@@ -15,7 +15,7 @@
 #include "common/err.h"
 
 /* The format letters squeue knows here. */
-#define JOBVIEW_LETTERS "abBcCDeEFgGijKlLmMnNoPqQrRStTuUVxyZ"
+#define JOBVIEW_LETTERS "aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ"
 /* squeue's default and --long formats. */
 #define JOBVIEW_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define JOBVIEW_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
@@ -45,6 +45,17 @@ struct jobview_row {
 /* jobview_value: the text of letter for a struct jobview_row (ctx); buf
  * holds it unless a static string is returned.  Fits fmt_value_fn. */
 const char *jobview_value(char letter, const void *ctx, char *buf, size_t len);
+
+/* jobview_field_code: squeue -O's name ("JobID", "tres-alloc", any case;
+ * name is len bytes) to the code jobview_value and jobview_header take;
+ * -1 when unknown.  Fits fmt_name_fn. */
+int jobview_field_code(const char *name, size_t len);
+
+/* jobview_oversubscribe: OverSubscribe= / %h: "OK", "NO" (--exclusive),
+ * "USER", "MCS", "YES" (-s). */
+const char *jobview_oversubscribe(json_t *job);
+/* jobview_priority: the job's priority, 0 while it is held. */
+long long jobview_priority(json_t *job);
 
 /* jobview_sort: sort the JOB array squeue's default way: partition, state
  * (pending first), priority (highest first), then job id. */

@@ -119,12 +119,6 @@ static const char *jlimit_min(long long secs, const char *none, char *buf,
     return fmt_hms((secs + 59) / 60 * 60, buf, len);
 }
 
-static bool job_held(json_t *job)
-{
-    return json_is_true(json_object_get(job, "hold")) ||
-           strncmp(jobview_str(job, "state_reason", ""), "JobHeld", 7) == 0;
-}
-
 static void job_ids(struct kv *k, json_t *job)
 {
     long long uid = jobview_int(job, "user_id", -1);
@@ -151,8 +145,7 @@ static void job_ids(struct kv *k, json_t *job)
     kv(k, "MCS_label", "N/A");
     kv_line(k);
     /* a held job's priority is 0, as Slurm shows it */
-    kv(k, "Priority", "%lld",
-       job_held(job) ? 0 : jobview_int(job, "priority", 0));
+    kv(k, "Priority", "%lld", jobview_priority(job));
     kv(k, "Nice", "%lld", jobview_int(job, "nice", 0));
     kv(k, "Account", "%s", js(job, "account"));
     kv(k, "QOS", "%s", jobview_str(job, "qos", "normal"));
@@ -271,22 +264,6 @@ static const char *jstar(json_t *job, const char *key, const char *dflt,
     return buf;
 }
 
-/* OverSubscribe= from --exclusive[=user|mcs] and -s. */
-static const char *job_oversubscribe(json_t *job)
-{
-    const char *x = jobview_str(job, "exclusive", NULL);
-
-    if (x != NULL && strcmp(x, "user") == 0)
-        return "USER";
-    if (x != NULL && strcmp(x, "mcs") == 0)
-        return "MCS";
-    if (x != NULL || json_is_true(json_object_get(job, "exclusive")))
-        return "NO";
-    if (json_is_true(json_object_get(job, "oversubscribe")))
-        return "YES";
-    return "OK";
-}
-
 static void job_shape(struct kv *k, json_t *job)
 {
     char b[FMT_BUFLEN], s[FMT_BUFLEN], c[FMT_BUFLEN], t[FMT_BUFLEN];
@@ -336,7 +313,7 @@ static void job_mem(struct kv *k, json_t *job)
     kv(k, "Features", "%s", js(job, "constraint"));
     kv(k, "DelayBoot", "00:00:00");
     kv_line(k);
-    kv(k, "OverSubscribe", "%s", job_oversubscribe(job));
+    kv(k, "OverSubscribe", "%s", jobview_oversubscribe(job));
     kv(k, "Contiguous", "0");
     kv(k, "Licenses", "(null)");
     kv(k, "Network", "(null)");
@@ -495,15 +472,12 @@ static long long nint(json_t *node, const char *key, long long dflt)
 static void node_head(struct kv *k, json_t *node)
 {
     long long cpus = nint(node, "cpus", 0);
-    long long sockets = nint(node, "sockets", 1);
-    long long tpc = nint(node, "threads_per_core", 1);
-    long long cps = nint(node, "cores_per_socket", 0);
+    long long cps = nint(node, "cores_per_socket", 1);
     char b[FMT_BUFLEN];
 
-    if (cps <= 0) /* CPUs= alone: one socket of single-thread cores */
-        cps = cpus / (sockets > 0 ? sockets : 1) / (tpc > 0 ? tpc : 1);
     kv(k, "NodeName", "%s", jobview_str(node, "name", "?"));
     kv(k, "Arch", "%s", jobview_str(node, "arch", "x86_64"));
+    /* Slurm infers from CPUs= alone one core per socket */
     kv(k, "CoresPerSocket", "%lld", cps > 0 ? cps : 1);
     kv_line(k);
     kv(k, "CPUAlloc", "%lld", nint(node, "cpus_alloc", 0));
@@ -535,6 +509,18 @@ static void node_head(struct kv *k, json_t *node)
     kv(k, "Version", "%s", jobview_str(node, "version", SLUICE_VERSION));
 }
 
+/* Sockets: given, else CPUs over cores and threads (Slurm's inference). */
+static long long node_sockets(json_t *node)
+{
+    long long s = nint(node, "sockets", 0);
+    long long per =
+        nint(node, "cores_per_socket", 1) * nint(node, "threads_per_core", 1);
+
+    if (s <= 0 && per > 0)
+        s = nint(node, "cpus", 1) / per;
+    return s > 0 ? s : 1;
+}
+
 void showview_node(FILE *fp, json_t *node, bool oneliner)
 {
     struct kv k = {fp, oneliner, true, false};
@@ -553,7 +539,7 @@ void showview_node(FILE *fp, json_t *node, bool oneliner)
         kv(&k, "FreeMem", "%lld", nint(node, "free_mem_mib", 0));
     else
         kv(&k, "FreeMem", "N/A");
-    kv(&k, "Sockets", "%lld", nint(node, "sockets", 1));
+    kv(&k, "Sockets", "%lld", node_sockets(node));
     kv(&k, "Boards", "%lld", nint(node, "boards", 1));
     kv_line(&k);
     kv(&k, "State", "%s", node_state(node));
