@@ -292,8 +292,10 @@ static int spec_named(const char *s, size_t len, fmt_name_fn lookup,
     }
     f->letter = (char)code;
     f->width = dflt_width;
-    if (colon == NULL)
+    if (colon == NULL) {
+        f->suffix = xstrdup("");
         return 0;
+    }
     p = colon + 1;
     if (p < end && *p == '.') {
         f->right = true;
@@ -307,8 +309,7 @@ static int spec_named(const char *s, size_t len, fmt_name_fn lookup,
         }
     }
     f->width = (int)w; /* "name:" alone: the value as wide as it is */
-    if (p < end)
-        f->suffix = xstrndup(p, (size_t)(end - p));
+    f->suffix = xstrndup(p, (size_t)(end - p));
     return 0;
 }
 

@@ -182,6 +182,7 @@ static const struct {
     {"StateLong", 'T'},
     {"Threads", 'Z'},
     {"Time", 'l'},
+    {"TmpDisk", 'd'}, /* Slurm's name is Disk; this one is often guessed */
     {"TimeStamp", 'H'},
     {"User", 'u'},
     {"UserLong", 'U'},

@@ -509,6 +509,17 @@ static void node_head(struct kv *k, json_t *node)
     kv(k, "Version", "%s", jobview_str(node, "version", SLUICE_VERSION));
 }
 
+/* AllocTRES: empty while nothing is allocated, as scontrol shows it. */
+static const char *node_alloc_tres(json_t *node)
+{
+    const char *s = jobview_str(node, "tres_used", "");
+
+    for (const char *p = s; (p = strchr(p, '=')) != NULL; p++)
+        if (p[1] != '0' || (p[2] != '\0' && p[2] != ',' && p[2] != 'M'))
+            return s;
+    return "";
+}
+
 /* Sockets: given, else CPUs over cores and threads (Slurm's inference). */
 static long long node_sockets(json_t *node)
 {
@@ -566,7 +577,7 @@ void showview_node(FILE *fp, json_t *node, bool oneliner)
     kv_line(&k);
     kv(&k, "CfgTRES", "%s", js(node, "tres"));
     kv_line(&k);
-    kv(&k, "AllocTRES", "%s", jobview_str(node, "tres_used", ""));
+    kv(&k, "AllocTRES", "%s", node_alloc_tres(node));
     kv_line(&k);
     kv(&k, "CapWatts", "n/a");
     kv_line(&k);
