@@ -60,6 +60,12 @@ is "$(squeue -h -j "$dep" -o '%E')" "afterok:$run(unfulfilled)" "squeue %E the s
 like "$(scontrol show job "$held")" " Priority=0 " "a held job shows Priority=0"
 is "$(squeue -h -j "$held" -o '%Q')" 0 "squeue %Q of a held job is 0"
 
+arr=$(submit -p dev -J arr --array=1-2 --wrap 'sleep 300')
+wait_for 10 test "$(squeue -h -j "${arr}_1" -o %T)" = RUNNING
+like "$(scontrol show job "${arr}_1" | head -1)" "^JobId=[0-9]+ ArrayJobId=$arr ArrayTaskId=1 JobName=arr$" \
+    "scontrol show job A_T shows that array task"
+scancel "$arr"
+
 # squeue -O
 is "$(squeue -j "$run" -O JobID:8,Name:10,State:.10,StateCompact:3,TimeLimit:.6)" \
     "JOBID   NAME           STATEST TIME_L
