@@ -39,6 +39,7 @@ enum {
     I_NOCONVERT,
     I_EXACT,
     I_ITERATE,
+    I_SORT,
     I_HELP,
     I_VERSION,
 };
@@ -59,6 +60,7 @@ static const struct opt_def info_opts[] = {
     {"noconvert", 0, OPT_NOARG, I_NOCONVERT},
     {"exact", 'e', OPT_NOARG, I_EXACT},
     {"iterate", 'i', OPT_ARG, I_ITERATE},
+    {"sort", 'S', OPT_ARG, I_SORT},
     {"noheader", 'h', OPT_NOARG, I_NOHEADER},
     {"json", 0, OPT_NOARG, I_JSON},
     {"responding", 'r', OPT_NOARG, I_RESPONDING},
@@ -74,6 +76,7 @@ struct info {
     bool per_node, lng, reasons, summary, noheader, json, responding, dead;
     const char *format;
     const char *named;  /* -O FIELDS */
+    const char *sort;   /* -S KEYS */
     long iterate_s;     /* -i SECONDS, 0: once */
     char *all;          /* what "%all" stands for */
     json_t *partitions; /* names, or NULL */
@@ -89,7 +92,7 @@ static void info_help(void)
            "  -t, --states=LIST     -o, --format=FORMAT -h, --noheader\n"
            "  -r, --responding      -d, --dead          --json\n"
            "  -O, --Format=FIELDS   -e, --exact         -i, --iterate=SECS\n"
-           "      --noconvert\n"
+           "  -S, --sort=KEYS       --noconvert\n"
            "Format letters: %s\n",
            cli_slurm_face() ? "sinfo" : "sluice info", NODEVIEW_LETTERS);
 }
@@ -163,6 +166,9 @@ static int info_option(struct info *in, int id, const char *arg, struct err *e)
         return 0;
     case I_NOCONVERT: /* sinfo's sizes are MiB numbers already */
     case I_EXACT:     /* rows group only equal nodes already */
+        return 0;
+    case I_SORT:
+        in->sort = arg;
         return 0;
     case I_ITERATE:
         in->iterate_s = strtol(arg, NULL, 10);
@@ -348,6 +354,77 @@ static void info_sort_rows(json_t *rows)
     free(v);
 }
 
+/* One row's text of letter. */
+static const char *info_row_value(json_t *row, char letter, char *buf,
+                                  size_t len)
+{
+    json_t *part = json_object_get(row, "part");
+    struct nodeview_row r = {json_is_object(part) ? part : NULL,
+                             json_object_get(row, "nodes")};
+
+    return nodeview_value(letter, &r, buf, len);
+}
+
+/* Numbers as numbers, the rest as text. */
+static int info_value_cmp(const char *a, const char *b)
+{
+    char *ea, *eb;
+    long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
+
+    if (*a != '\0' && *b != '\0' && *ea == '\0' && *eb == '\0')
+        return x < y ? -1 : x > y;
+    return strcmp(a, b);
+}
+
+/* -S KEYS ("P,-t", "#P" as sinfo allows): a stable sort of the rows by
+ * those letters, "-" descending.  -1 with e on a bad key. */
+static int info_sort_keys(const char *keys, json_t *rows, struct err *e)
+{
+    size_t n = json_array_size(rows);
+    json_t **v;
+
+    for (const char *p = keys; *p != '\0'; p++)
+        if (strchr("+-#%,", *p) == NULL &&
+            strchr(NODEVIEW_LETTERS, *p) == NULL) {
+            errno = EINVAL;
+            return err_set(e, "--sort: invalid sort key \"%s\"", keys);
+        }
+    v = xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(rows, i));
+    for (size_t i = 1; i < n; i++) { /* insertion: stable, rows are few */
+        json_t *t = v[i];
+        size_t k = i;
+        while (k > 0) {
+            int c = 0;
+            for (const char *p = keys; *p != '\0' && c == 0;) {
+                bool desc = *p == '-';
+                char ba[1024], bb[1024];
+                while (*p != '\0' && strchr("+-#%", *p) != NULL)
+                    p++;
+                if (*p == '\0')
+                    break;
+                c = info_value_cmp(info_row_value(v[k - 1], *p, ba, sizeof(ba)),
+                                   info_row_value(t, *p, bb, sizeof(bb)));
+                c = desc ? -c : c;
+                p++;
+                if (*p == ',')
+                    p++;
+            }
+            if (c <= 0)
+                break;
+            v[k] = v[k - 1];
+            k--;
+        }
+        v[k] = t;
+    }
+    json_array_clear(rows);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(rows, v[i]);
+    free(v);
+    return 0;
+}
+
 static json_t *info_rows(const struct info *in, json_t *parts, json_t *nodes,
                          const struct fmt_spec *sp)
 {
@@ -427,6 +504,12 @@ static int info_print(struct info *in, json_t *parts, json_t *nodes)
         return 1;
     }
     rows = info_rows(in, parts, nodes, &sp);
+    if (in->sort != NULL && info_sort_keys(in->sort, rows, &e) < 0) {
+        cli_error("%s", e.text);
+        json_decref(rows);
+        fmt_spec_free(&sp);
+        return 1;
+    }
     /* "%#N", "%#P": as wide as the widest value (or the title) */
     fmt_spec_fit(&sp, info_header, NULL);
     json_array_foreach(rows, i, row)

@@ -28,6 +28,8 @@ is "$(sinfo -h -N -O NodeList:8,StateLong:.6,CPUs:5,Memory:.7,Weight:.3 | head -
     "node01    idle16     64000  1" "sinfo -O: widths, right justification, no blank between"
 is "$(sinfo -O NodeList,Nodes | head -1)" \
     "NODELIST            NODES               " "sinfo -O: 20 columns without a size"
+is "$(sinfo -h -S -P -o %P | tr '\n' ' ')" "prod dev backtest* " \
+    "sinfo -S -P: partitions in descending order"
 like "$(sinfo -O Bogus 2>&1)" 'invalid field "Bogus"' "sinfo -O: an unknown field is an error"
 is "$(sinfo -h -N -o '%n|%f|%z|%d|%w|%X|%Y|%Z|%b|%e' -n node04)" \
     "node04|(null)|16:1:1|0|1|16|1|1|(null)|N/A" "sinfo -o: the node letters"
@@ -76,6 +78,8 @@ like "$(squeue -h -j "$run" -O 'JobID: ,Partition: ,NumCPUs: ,ReasonList:')" \
 like "$(squeue -O Bogus 2>&1)" 'invalid field "Bogus"' "squeue -O: an unknown field is an error"
 is "$(squeue -h -j "$run" -o '%A|%k|%f|%v|%w|%h|%d|%z|%O')" \
     "$run|(null)|(null)|(null)|(null)|OK|0|*:*:*|0" "squeue -o: the letters added for Slurm"
+is "$(squeue -h -t all -S -A -o %A | tr '\n' ' ')" \
+    "$(squeue -h -t all -o %A | sort -rn | tr '\n' ' ')" "squeue -S -A: job ids descending"
 like "$(squeue -o %all | head -1)" '^ACCOUNT\|TRES_PER_NODE\|MIN_CPUS\|' "squeue -o %all"
 
 # the default state filter holds with -j; an unknown id is an error
