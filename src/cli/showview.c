@@ -119,6 +119,16 @@ static const char *jlimit_min(long long secs, const char *none, char *buf,
     return fmt_hms((secs + 59) / 60 * 60, buf, len);
 }
 
+char *showview_underscores(const char *s, char *buf, size_t len)
+{
+    size_t i;
+
+    for (i = 0; s[i] != '\0' && i + 1 < len; i++)
+        buf[i] = isspace((unsigned char)s[i]) ? '_' : s[i];
+    buf[i] = '\0';
+    return buf;
+}
+
 static void job_ids(struct kv *k, json_t *job)
 {
     long long uid = jobview_int(job, "user_id", -1);
@@ -153,10 +163,14 @@ static void job_ids(struct kv *k, json_t *job)
         kv(k, "WCKey", "%s", js(job, "wckey"));
     kv_line(k);
     kv(k, "JobState", "%s", jobview_str(job, "job_state", "UNKNOWN"));
-    /* the long form, naming unavailable nodes and why, when there is one */
+    /* the long form, naming unavailable nodes and why, when there is
+     * one, with its blanks as '_' as Slurm prints it (so that a parser
+     * splitting the record at blanks keeps it whole) */
     kv(k, "Reason", "%s",
-       jobview_str(job, "state_description",
-                   jobview_str(job, "state_reason", "None")));
+       showview_underscores(
+           jobview_str(job, "state_description",
+                       jobview_str(job, "state_reason", "None")),
+           b, sizeof(b)));
     kv(k, "Dependency", "%s", jobview_dependency(job, b, sizeof(b)));
 }
 

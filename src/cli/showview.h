@@ -28,6 +28,9 @@ void showview_part(FILE *fp, json_t *part, bool oneliner);
  */
 char *showview_stdpath(json_t *job, const char *pattern, char *buf, size_t len);
 
+/* showview_underscores: s with each blank as '_' (scontrol's Reason=),
+ * into buf (cut to len); returns buf. */
+char *showview_underscores(const char *s, char *buf, size_t len);
 /* showview_upper: s in capitals into buf (cut to len); returns buf. */
 char *showview_upper(const char *s, char *buf, size_t len);
 

@@ -133,6 +133,7 @@ static void test_show_job_fields(void **state)
         " \"user_id\": 1001, \"group_id\": 0, \"priority\": 900,"
         " \"hold\": true, \"job_state\": \"PENDING\","
         " \"state_reason\": \"DependencyNeverSatisfied\","
+        " \"state_description\": \"DependencyNeverSatisfied, job 5 failed\","
         " \"dependency\": \"afterok:5\", \"wckey\": \"submitit\","
         " \"deadline\": 1710158400, \"time_min_s\": 600, \"tmp_mib\": 2048,"
         " \"constraint\": \"a100&ib\", \"exclusive\": \"user\","
@@ -144,7 +145,10 @@ static void test_show_job_fields(void **state)
     (void)state;
     assert_non_null(strstr(out, " Priority=0 Nice=0 Account=(null) "
                                 "QOS=normal WCKey=submitit "));
-    assert_non_null(strstr(out, " Dependency=afterok:5(failed) Requeue=0 "));
+    /* blanks of the long reason as '_', as scontrol prints them */
+    assert_non_null(strstr(out,
+                           " Reason=DependencyNeverSatisfied,_job_5_failed "
+                           "Dependency=afterok:5(failed) Requeue=0 "));
     assert_non_null(strstr(out, " BatchFlag=0 "));
     assert_non_null(
         strstr(out, " TimeLimit=UNLIMITED TimeMin=00:10:00 SubmitTime="));
