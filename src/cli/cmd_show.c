@@ -16,7 +16,6 @@
 #include "cli/showview.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
-#include "common/value.h"
 
 enum show_kind {
     SHOW_JOB,
@@ -62,7 +61,6 @@ static int show_select(enum show_kind kind, const char *id, json_t **list,
                        struct err *e)
 {
     struct hostlist *hl;
-    uint64_t n;
 
     *list = json_array();
     if (kind == SHOW_JOB) {
@@ -76,7 +74,6 @@ static int show_select(enum show_kind kind, const char *id, json_t **list,
         }
         json_array_extend(*list, f.job_ids);
         jobfilter_clear(&f);
-        (void)n;
     } else if (kind == SHOW_NODE) {
         if ((hl = hostlist_expand(id, e)) == NULL)
             return -1;
@@ -115,6 +112,23 @@ static void show_print(enum show_kind kind, json_t *items, bool oneliner)
     }
 }
 
+/* Keep of the JOBs those that id ("12", "12_3", "12_[1-3]") names: the
+ * controller may answer a whole array for one of its tasks. */
+static void show_only(json_t *jobs, const char *id)
+{
+    struct jobfilter f = {0};
+
+    if (jobfilter_add(&f, JOBFILTER_IDS, id, NULL) == 0) {
+        for (size_t i = 0; i < json_array_size(jobs);) {
+            if (jobfilter_match(&f, json_array_get(jobs, i)))
+                i++;
+            else
+                json_array_remove(jobs, i);
+        }
+    }
+    jobfilter_clear(&f);
+}
+
 int show_run(int argc, char **argv, bool json, bool oneliner)
 {
     json_t *req = json_object(), *reply = NULL, *items, *list;
@@ -151,6 +165,8 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
     items = json_is_array(reply)
                 ? reply
                 : json_object_get(reply, show_kinds[k].reply_key);
+    if (show_kinds[k].kind == SHOW_JOB && argc == 2)
+        show_only(items, argv[1]);
     if (json) {
         json_t *o = json_pack("{s:O}", show_kinds[k].reply_key,
                               items ? items : json_array());

@@ -66,6 +66,7 @@ arr=$(submit -p dev -J arr --array=1-2 --wrap 'sleep 300')
 wait_for 10 test "$(squeue -h -j "${arr}_1" -o %T)" = RUNNING
 like "$(scontrol show job "${arr}_1" | head -1)" "^JobId=[0-9]+ ArrayJobId=$arr ArrayTaskId=1 JobName=arr$" \
     "scontrol show job A_T shows that array task"
+is "$(scontrol show job "${arr}_1" | grep -c '^JobId=')" 1 "... and only that one"
 scancel "$arr"
 
 # squeue -O
