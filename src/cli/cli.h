@@ -61,6 +61,8 @@ int cmd_sstat(int argc, char **argv);
 /* The bodies of show, hold/release and update, given the words after the
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */
 int show_run(int argc, char **argv, bool json, bool oneliner);
+/* show_set_detail: how many -d (scontrol --details) show_run honours. */
+void show_set_detail(int n);
 /* show step [JOBID[.STEP]] (show_step.c), called by show_run. */
 int show_step_run(int argc, char **argv, bool json, bool oneliner);
 int hold_run(bool release, int argc, char **argv);

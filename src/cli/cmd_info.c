@@ -3,10 +3,13 @@
  * and node state (or per node with -N, per reason with -R), in sinfo's
  * columns, -o FORMAT, or --json.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/client.h"
@@ -32,10 +35,18 @@ enum {
     I_RESPONDING,
     I_DEAD,
     I_ALL,
+    I_FORMAT_LONG,
+    I_NOCONVERT,
+    I_EXACT,
+    I_ITERATE,
+    I_SORT,
     I_HELP,
     I_VERSION,
     I_RESV,
 };
+
+/* sinfo -O's width of a field given without one. */
+#define INFO_FORMAT_WIDTH 20
 
 static const struct opt_def info_opts[] = {
     {"Node", 'N', OPT_NOARG, I_NODE},
@@ -46,6 +57,11 @@ static const struct opt_def info_opts[] = {
     {"nodes", 'n', OPT_ARG, I_NODES},
     {"states", 't', OPT_ARG, I_STATES},
     {"format", 'o', OPT_ARG, I_FORMAT},
+    {"Format", 'O', OPT_ARG, I_FORMAT_LONG},
+    {"noconvert", 0, OPT_NOARG, I_NOCONVERT},
+    {"exact", 'e', OPT_NOARG, I_EXACT},
+    {"iterate", 'i', OPT_ARG, I_ITERATE},
+    {"sort", 'S', OPT_ARG, I_SORT},
     {"noheader", 'h', OPT_NOARG, I_NOHEADER},
     {"json", 0, OPT_NOARG, I_JSON},
     {"responding", 'r', OPT_NOARG, I_RESPONDING},
@@ -62,6 +78,10 @@ struct info {
     bool per_node, lng, reasons, summary, noheader, json, responding, dead;
     bool resv; /* -T, --reservation (cmd_resv.c) */
     const char *format;
+    const char *named;  /* -O FIELDS */
+    const char *sort;   /* -S KEYS */
+    long iterate_s;     /* -i SECONDS, 0: once */
+    char *all;          /* what "%all" stands for */
     json_t *partitions; /* names, or NULL */
     struct hostlist *nodes;
     json_t *states; /* state words, or NULL */
@@ -74,6 +94,8 @@ static void info_help(void)
            "  -s, --summarize       -p, --partition=LIST -n, --nodes=HOSTS\n"
            "  -t, --states=LIST     -o, --format=FORMAT -h, --noheader\n"
            "  -r, --responding      -d, --dead          --json\n"
+           "  -O, --Format=FIELDS   -e, --exact         -i, --iterate=SECS\n"
+           "  -S, --sort=KEYS       --noconvert\n"
            "Format letters: %s\n",
            cli_slurm_face() ? "sinfo" : "sluice info", NODEVIEW_LETTERS);
 }
@@ -83,6 +105,7 @@ static void info_clear(struct info *in)
     json_decref(in->partitions);
     json_decref(in->states);
     hostlist_destroy(in->nodes);
+    free(in->all);
 }
 
 /* Comma-separated items of arg appended to *list (created on demand). */
@@ -139,6 +162,23 @@ static int info_option(struct info *in, int id, const char *arg, struct err *e)
         return 0;
     case I_FORMAT:
         in->format = arg;
+        in->named = NULL;
+        return 0;
+    case I_FORMAT_LONG:
+        in->named = arg;
+        return 0;
+    case I_NOCONVERT: /* sinfo's sizes are MiB numbers already */
+    case I_EXACT:     /* rows group only equal nodes already */
+        return 0;
+    case I_SORT:
+        in->sort = arg;
+        return 0;
+    case I_ITERATE:
+        in->iterate_s = strtol(arg, NULL, 10);
+        if (in->iterate_s <= 0) {
+            errno = EINVAL;
+            return err_set(e, "invalid --iterate value \"%s\"", arg);
+        }
         return 0;
     case I_NOHEADER:
         in->noheader = true;
@@ -184,30 +224,51 @@ static int info_parse(struct info *in, int argc, char **argv)
     return cli_opt_end(&st, rc, &e);
 }
 
-/* The format string for the options given; caller frees. */
-static char *info_format(const struct info *in, json_t *nodes)
+/* "%all": every letter, a to z then A to Z, separated by '|'. */
+static const char *info_all_format(struct info *in)
 {
-    size_t w = 8, i;
-    json_t *n;
+    size_t n = 0, cap = 4 * sizeof(NODEVIEW_LETTERS);
 
-    if (in->format != NULL)
-        return xstrdup(in->format);
-    if (in->reasons)
-        return xstrdup(NODEVIEW_FORMAT_REASONS);
-    if (in->summary)
-        return xstrdup(NODEVIEW_FORMAT_SUMMARY);
-    if (!in->per_node)
-        return xstrdup(in->lng ? NODEVIEW_FORMAT_LONG : NODEVIEW_FORMAT);
-    json_array_foreach(nodes, i, n)
-    {
-        size_t l = strlen(jobview_str(n, "name", ""));
-        w = l > w ? l : w;
+    if (in->all == NULL) {
+        in->all = xmalloc(cap);
+        in->all[0] = '\0';
+        for (int pass = 0; pass < 2; pass++)
+            for (const char *c = NODEVIEW_LETTERS; *c != '\0'; c++)
+                if ((pass == 0) == (*c >= 'a' && *c <= 'z'))
+                    n += (size_t)snprintf(in->all + n, cap - n, "%s%%%c",
+                                          n > 0 ? "|" : "", *c);
     }
-    if (in->lng)
-        return xasprintf("%%-%zuN %%.6D %%.9P %%.11T %%.4c %%.8m %%.10G "
-                         "%%20E",
-                         w + 2);
-    return xasprintf("%%-%zuN %%.6D %%.9P %%6t", w + 2);
+    return in->all;
+}
+
+/* The format string for the options given (sinfo's own for -l, -N, -R,
+ * -s and their mixes). */
+static const char *info_format(struct info *in)
+{
+    if (in->format != NULL)
+        return strcasecmp(in->format, "%all") == 0 ? info_all_format(in)
+                                                   : in->format;
+    if (in->reasons)
+        return in->lng ? NODEVIEW_FORMAT_REASONS_LONG : NODEVIEW_FORMAT_REASONS;
+    if (in->summary)
+        return NODEVIEW_FORMAT_SUMMARY;
+    if (in->per_node)
+        return in->lng ? NODEVIEW_FORMAT_NODE_LONG : NODEVIEW_FORMAT_NODE;
+    return in->lng ? NODEVIEW_FORMAT_LONG : NODEVIEW_FORMAT;
+}
+
+/* The columns: -O FIELDS or a format string. */
+static int info_spec(struct info *in, struct fmt_spec *sp, struct err *e)
+{
+    if (in->named != NULL) {
+        if (fmt_spec_parse_names(in->named, nodeview_field_code,
+                                 INFO_FORMAT_WIDTH, sp, e) < 0)
+            return err_prefix(e, "--Format");
+        return 0;
+    }
+    if (fmt_spec_parse(info_format(in), NODEVIEW_LETTERS, sp, e) < 0)
+        return err_prefix(e, "--format");
+    return 0;
 }
 
 /* Whether a node passes -n, -t, -r, -d (and -R: has a reason). */
@@ -299,6 +360,77 @@ static void info_sort_rows(json_t *rows)
     free(v);
 }
 
+/* One row's text of letter. */
+static const char *info_row_value(json_t *row, char letter, char *buf,
+                                  size_t len)
+{
+    json_t *part = json_object_get(row, "part");
+    struct nodeview_row r = {json_is_object(part) ? part : NULL,
+                             json_object_get(row, "nodes")};
+
+    return nodeview_value(letter, &r, buf, len);
+}
+
+/* Numbers as numbers, the rest as text. */
+static int info_value_cmp(const char *a, const char *b)
+{
+    char *ea, *eb;
+    long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
+
+    if (*a != '\0' && *b != '\0' && *ea == '\0' && *eb == '\0')
+        return x < y ? -1 : x > y;
+    return strcmp(a, b);
+}
+
+/* -S KEYS ("P,-t", "#P" as sinfo allows): a stable sort of the rows by
+ * those letters, "-" descending.  -1 with e on a bad key. */
+static int info_sort_keys(const char *keys, json_t *rows, struct err *e)
+{
+    size_t n = json_array_size(rows);
+    json_t **v;
+
+    for (const char *p = keys; *p != '\0'; p++)
+        if (strchr("+-#%,", *p) == NULL &&
+            strchr(NODEVIEW_LETTERS, *p) == NULL) {
+            errno = EINVAL;
+            return err_set(e, "--sort: invalid sort key \"%s\"", keys);
+        }
+    v = xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(rows, i));
+    for (size_t i = 1; i < n; i++) { /* insertion: stable, rows are few */
+        json_t *t = v[i];
+        size_t k = i;
+        while (k > 0) {
+            int c = 0;
+            for (const char *p = keys; *p != '\0' && c == 0;) {
+                bool desc = *p == '-';
+                char ba[1024], bb[1024];
+                while (*p != '\0' && strchr("+-#%", *p) != NULL)
+                    p++;
+                if (*p == '\0')
+                    break;
+                c = info_value_cmp(info_row_value(v[k - 1], *p, ba, sizeof(ba)),
+                                   info_row_value(t, *p, bb, sizeof(bb)));
+                c = desc ? -c : c;
+                p++;
+                if (*p == ',')
+                    p++;
+            }
+            if (c <= 0)
+                break;
+            v[k] = v[k - 1];
+            k--;
+        }
+        v[k] = t;
+    }
+    json_array_clear(rows);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(rows, v[i]);
+    free(v);
+    return 0;
+}
+
 static json_t *info_rows(const struct info *in, json_t *parts, json_t *nodes,
                          const struct fmt_spec *sp)
 {
@@ -366,21 +498,34 @@ static void info_print_json(const struct info *in, json_t *parts, json_t *nodes)
     json_decref(o);
 }
 
-static int info_print(const struct info *in, json_t *parts, json_t *nodes)
+static int info_print(struct info *in, json_t *parts, json_t *nodes)
 {
-    char *format = info_format(in, nodes);
     struct fmt_spec sp;
     struct err e;
     json_t *rows, *row;
     size_t i;
 
-    if (fmt_spec_parse(format, NODEVIEW_LETTERS, &sp, &e) < 0) {
-        cli_error("--format: %s", e.text);
-        free(format);
+    if (info_spec(in, &sp, &e) < 0) {
+        cli_error("%s", e.text);
         return 1;
     }
-    free(format);
-    if (in->lng) {
+    rows = info_rows(in, parts, nodes, &sp);
+    if (in->sort != NULL && info_sort_keys(in->sort, rows, &e) < 0) {
+        cli_error("%s", e.text);
+        json_decref(rows);
+        fmt_spec_free(&sp);
+        return 1;
+    }
+    /* "%#N", "%#P": as wide as the widest value (or the title) */
+    fmt_spec_fit(&sp, info_header, NULL);
+    json_array_foreach(rows, i, row)
+    {
+        json_t *part = json_object_get(row, "part");
+        struct nodeview_row r = {json_is_object(part) ? part : NULL,
+                                 json_object_get(row, "nodes")};
+        fmt_spec_fit(&sp, nodeview_value, &r);
+    }
+    if (in->lng || in->iterate_s > 0) {
         char buf[64];
         time_t now = time(NULL);
         struct tm tm;
@@ -390,7 +535,6 @@ static int info_print(const struct info *in, json_t *parts, json_t *nodes)
     }
     if (!in->noheader)
         fmt_spec_print(stdout, &sp, info_header, NULL);
-    rows = info_rows(in, parts, nodes, &sp);
     json_array_foreach(rows, i, row)
     {
         json_t *part = json_object_get(row, "part");
@@ -438,28 +582,36 @@ int cmd_info(int argc, char **argv)
         info_clear(&in);
         return rc < 0 ? 1 : 0;
     }
-    if (in.format != NULL) {
+    if (in.format != NULL || in.named != NULL) {
         struct fmt_spec sp;
         struct err e;
-        if (fmt_spec_parse(in.format, NODEVIEW_LETTERS, &sp, &e) < 0) {
-            cli_error("--format: %s", e.text);
+        if (info_spec(&in, &sp, &e) < 0) {
+            cli_error("%s", e.text);
             info_clear(&in);
             return 1;
         }
         fmt_spec_free(&sp);
     }
-    if (in.resv && !in.json) {
-        rc = resv_sinfo_run(in.noheader);
-    } else if (info_fetch(&parts, &nodes) < 0) {
-        rc = 1;
-    } else if (in.json) {
-        info_print_json(&in, parts, nodes);
-        rc = 0;
-    } else {
-        rc = info_print(&in, parts, nodes);
+    for (;;) {
+        if (in.resv && !in.json) {
+            rc = resv_sinfo_run(in.noheader);
+            parts = nodes = NULL;
+        } else if (info_fetch(&parts, &nodes) < 0) {
+            rc = 1;
+        } else if (in.json) {
+            info_print_json(&in, parts, nodes);
+            rc = 0;
+        } else {
+            rc = info_print(&in, parts, nodes);
+        }
+        json_decref(parts);
+        json_decref(nodes);
+        if (rc != 0 || in.iterate_s == 0)
+            break;
+        putchar('\n');
+        fflush(stdout);
+        sleep((unsigned)in.iterate_s);
     }
-    json_decref(parts);
-    json_decref(nodes);
     info_clear(&in);
     cli_close();
     return rc;

@@ -4,9 +4,11 @@
  * completing jobs only unless -t or -j says otherwise.  -s/--steps lists
  * the running steps instead (STEP_QUERY), in squeue's step columns.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +39,10 @@ enum {
     Q_ARRAY,
     Q_START,
     Q_STEPS,
+    Q_FORMAT_LONG,
+    Q_NOCONVERT,
+    Q_SORT,
+    Q_ITERATE,
     Q_HELP,
     Q_VERSION,
 };
@@ -51,6 +57,10 @@ static const struct opt_def queue_opts[] = {
     {"nodelist", 'w', OPT_ARG, Q_NODELIST},
     {"name", 'n', OPT_ARG, Q_NAME},
     {"format", 'o', OPT_ARG, Q_FORMAT},
+    {"Format", 'O', OPT_ARG, Q_FORMAT_LONG},
+    {"noconvert", 0, OPT_NOARG, Q_NOCONVERT},
+    {"sort", 'S', OPT_ARG, Q_SORT},
+    {"iterate", 'i', OPT_ARG, Q_ITERATE},
     {"noheader", 'h', OPT_NOARG, Q_NOHEADER},
     {"long", 'l', OPT_NOARG, Q_LONG},
     {"json", 0, OPT_NOARG, Q_JSON},
@@ -68,9 +78,16 @@ static const struct opt_def queue_opts[] = {
  * none yet: beyond the backfill window or not reached). */
 #define QUEUE_FORMAT_START "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %R"
 
+/* squeue -O's width of a field given without one. */
+#define QUEUE_FORMAT_WIDTH 20
+
 struct queue {
     struct jobfilter f;
     const char *format;
+    const char *named; /* -O FIELDS */
+    const char *sort;  /* -S KEYS */
+    long iterate_s;    /* -i SECONDS, 0: once */
+    char *all;         /* the format %all stands for */
     bool noheader, json, lng;
     bool expand;             /* -r: one line per array task */
     bool steps;              /* -s: steps instead of jobs */
@@ -85,7 +102,8 @@ static void queue_help(void)
            "  -j, --jobs=LIST       -w, --nodelist=HOSTS   -n, --name=LIST\n"
            "  -o, --format=FORMAT   -l, --long             -h, --noheader\n"
            "      --me              --json                 -a, --all\n"
-           "  -r, --array           --start\n"
+           "  -r, --array           --start                --noconvert\n"
+           "  -O, --Format=FIELDS   -S, --sort=KEYS        -i, --iterate=SECS\n"
            "  -s, --steps[=LIST]    (running steps: JOBID.STEP,...)\n"
            "Format letters: %s (steps: %s)\n",
            cli_slurm_face() ? "squeue" : "sluice queue", JOBVIEW_LETTERS,
@@ -147,6 +165,23 @@ static int queue_parse(struct queue *q, int argc, char **argv)
             break;
         case Q_FORMAT:
             q->format = arg;
+            q->named = NULL;
+            break;
+        case Q_FORMAT_LONG:
+            q->named = arg;
+            break;
+        case Q_NOCONVERT:
+            fmt_set_noconvert(true);
+            break;
+        case Q_SORT:
+            q->sort = arg;
+            break;
+        case Q_ITERATE:
+            q->iterate_s = strtol(arg, NULL, 10);
+            if (q->iterate_s <= 0) {
+                rc = err_set(&e, "invalid --iterate value \"%s\"", arg);
+                errno = EINVAL;
+            }
             break;
         case Q_NOHEADER:
             q->noheader = true;
@@ -207,17 +242,21 @@ static void expand_tasks(json_t *out, json_t *job)
     arrayset_clear(&set);
 }
 
-/* The jobs to show, filtered and sorted; new reference. */
-static json_t *queue_fetch(struct queue *q)
+/* The jobs to show, filtered; new reference.  *unknown: one job id was
+ * asked for and the controller knows no such job (squeue's "Invalid job
+ * id specified"). */
+static json_t *queue_fetch(struct queue *q, bool *unknown)
 {
     json_t *req = jobfilter_request(&q->f), *jobs = NULL, *out;
-    bool by_default =
-        q->f.states == NULL && !q->f.all_states && q->f.job_ids == NULL;
+    /* squeue's default states hold with -j too: a finished job is not
+     * shown without -t */
+    bool by_default = q->f.states == NULL && !q->f.all_states;
     struct err e;
     size_t i;
     json_t *job;
 
-    if (by_default)
+    *unknown = false;
+    if (by_default && q->f.job_ids == NULL)
         json_object_set_new(
             req, "states",
             json_pack("[sss]", "PENDING", "RUNNING", "COMPLETING"));
@@ -227,6 +266,10 @@ static json_t *queue_fetch(struct queue *q)
         return NULL;
     }
     json_decref(req);
+    *unknown = json_array_size(q->f.job_ids) == 1 &&
+               json_array_size(jobs) == 0 && q->f.users == NULL &&
+               q->f.partitions == NULL && q->f.names == NULL &&
+               q->f.nodes == NULL;
     out = json_array();
     json_array_foreach(jobs, i, job)
     {
@@ -253,6 +296,120 @@ static const char *queue_header(char letter, const void *ctx, char *buf,
     return jobview_header(letter);
 }
 
+/* "%all": every letter, a to z then A to Z, separated by '|'. */
+static const char *queue_all_format(struct queue *q)
+{
+    size_t n = 0, cap = 4 * sizeof(JOBVIEW_LETTERS);
+
+    if (q->all == NULL) {
+        q->all = xmalloc(cap);
+        q->all[0] = '\0';
+        for (int pass = 0; pass < 2; pass++)
+            for (const char *c = JOBVIEW_LETTERS; *c != '\0'; c++)
+                if ((pass == 0) == (*c >= 'a' && *c <= 'z'))
+                    n += (size_t)snprintf(q->all + n, cap - n, "%s%%%c",
+                                          n > 0 ? "|" : "", *c);
+    }
+    return q->all;
+}
+
+/* The columns: -O FIELDS, -o FORMAT ("%all"), or squeue's default. */
+static int queue_spec(struct queue *q, struct fmt_spec *sp, struct err *e)
+{
+    const char *format = q->format ? q->format : JOBVIEW_FORMAT;
+
+    if (q->named != NULL) {
+        if (fmt_spec_parse_names(q->named, jobview_field_code,
+                                 QUEUE_FORMAT_WIDTH, sp, e) < 0)
+            return err_prefix(e, "--Format");
+        return 0;
+    }
+    if (strcasecmp(format, "%all") == 0)
+        format = queue_all_format(q);
+    if (fmt_spec_parse(format, JOBVIEW_LETTERS, sp, e) < 0)
+        return err_prefix(e, "--format");
+    return 0;
+}
+
+/* One -S key: "P", "-t" (descending), "+i". */
+struct queue_key {
+    char letter;
+    bool desc;
+};
+
+static struct queue_key queue_keys[32];
+static size_t queue_nkeys;
+static time_t queue_now;
+
+static int queue_value_cmp(const char *a, const char *b)
+{
+    char *ea, *eb;
+    long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
+
+    if (*a != '\0' && *b != '\0' && *ea == '\0' && *eb == '\0')
+        return x < y ? -1 : x > y;
+    return strcmp(a, b);
+}
+
+static int queue_key_cmp(const void *pa, const void *pb)
+{
+    json_t *x = *(json_t *const *)pa, *y = *(json_t *const *)pb;
+    struct jobview_row rx = {x, queue_now}, ry = {y, queue_now};
+    char bx[1024], by[1024];
+
+    for (size_t i = 0; i < queue_nkeys; i++) {
+        int c = queue_value_cmp(
+            jobview_value(queue_keys[i].letter, &rx, bx, sizeof(bx)),
+            jobview_value(queue_keys[i].letter, &ry, by, sizeof(by)));
+        if (c != 0)
+            return queue_keys[i].desc ? -c : c;
+    }
+    return 0;
+}
+
+/* -S KEYS: sort by those letters; ties keep squeue's default order. */
+static int queue_sort(const char *keys, json_t *jobs, struct err *e)
+{
+    size_t n = json_array_size(jobs);
+    json_t **v;
+
+    queue_nkeys = 0;
+    for (const char *p = keys; *p != '\0';) {
+        bool desc = *p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        if (*p == '%')
+            p++;
+        if (*p == '\0' || strchr(JOBVIEW_LETTERS, *p) == NULL ||
+            queue_nkeys == sizeof(queue_keys) / sizeof(*queue_keys)) {
+            errno = EINVAL;
+            return err_set(e, "--sort: invalid sort key \"%s\"", p);
+        }
+        queue_keys[queue_nkeys++] = (struct queue_key){*p++, desc};
+        if (*p == ',')
+            p++;
+    }
+    queue_now = time(NULL);
+    v = xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(jobs, i));
+    /* a merge-free stable sort: insertion, fine for squeue's sizes */
+    for (size_t i = 1; i < n; i++) {
+        json_t *t = v[i];
+        size_t k = i;
+        while (k > 0 && queue_key_cmp(&v[k - 1], &t) > 0) {
+            v[k] = v[k - 1];
+            k--;
+        }
+        v[k] = t;
+    }
+    json_array_clear(jobs);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(jobs, v[i]);
+    free(v);
+    return 0;
+}
+
 static int queue_print(struct queue *q, json_t *jobs)
 {
     struct fmt_spec sp;
@@ -267,13 +424,17 @@ static int queue_print(struct queue *q, json_t *jobs)
         json_decref(o);
         return 0;
     }
-    if (fmt_spec_parse(q->format ? q->format : JOBVIEW_FORMAT, JOBVIEW_LETTERS,
-                       &sp, &e) < 0) {
-        cli_error("--format: %s", e.text);
+    if (queue_spec(q, &sp, &e) < 0) {
+        cli_error("%s", e.text);
         return 1;
     }
     jobview_sort(jobs);
-    if (q->lng) {
+    if (q->sort != NULL && queue_sort(q->sort, jobs, &e) < 0) {
+        cli_error("%s", e.text);
+        fmt_spec_free(&sp);
+        return 1;
+    }
+    if (q->lng || q->iterate_s > 0) {
         char buf[64];
         time_t now = time(NULL);
         struct tm tm;
@@ -415,6 +576,33 @@ static int queue_print_steps(const struct queue *q, json_t *steps)
     return 0;
 }
 
+/* squeue without -s: once, or every -i seconds until interrupted. */
+static int queue_jobs(struct queue *q)
+{
+    bool unknown;
+    json_t *jobs;
+    int rc;
+
+    for (;;) {
+        if ((jobs = queue_fetch(q, &unknown)) == NULL)
+            return 1;
+        if (unknown && q->iterate_s == 0) {
+            /* squeue's words exactly, for the scripts that look for them */
+            fflush(stdout);
+            fputs("slurm_load_jobs error: Invalid job id specified\n", stderr);
+            json_decref(jobs);
+            return 1;
+        }
+        rc = queue_print(q, jobs);
+        json_decref(jobs);
+        if (rc != 0 || q->iterate_s == 0)
+            return rc;
+        putchar('\n');
+        fflush(stdout);
+        sleep((unsigned)q->iterate_s);
+    }
+}
+
 int cmd_queue(int argc, char **argv)
 {
     struct queue q = {0};
@@ -422,6 +610,7 @@ int cmd_queue(int argc, char **argv)
     int rc;
 
     cli_set_prog(argv[0]);
+    fmt_set_noconvert(false);
     rc = queue_parse(&q, argc, argv);
     if (rc <= 0) {
         rc = rc < 0 ? 1 : 0;
@@ -432,13 +621,14 @@ int cmd_queue(int argc, char **argv)
         strcmp(q.format, JOBVIEW_FORMAT_LONG) == 0)
         q.format = NULL;
     /* Check the format before asking the controller anything. */
-    if (q.format != NULL && !q.json) {
+    if ((q.format != NULL || q.named != NULL) && !q.json) {
         struct fmt_spec sp;
         struct err e;
-        if (fmt_spec_parse(q.format,
-                           q.steps ? STEPVIEW_LETTERS : JOBVIEW_LETTERS, &sp,
-                           &e) < 0) {
-            cli_error("--format: %s", e.text);
+        int prc = q.steps ? fmt_spec_parse(q.format ? q.format : "",
+                                           STEPVIEW_LETTERS, &sp, &e)
+                          : queue_spec(&q, &sp, &e);
+        if (prc < 0) {
+            cli_error(q.steps ? "--format: %s" : "%s", e.text);
             rc = 1;
             goto out;
         }
@@ -447,14 +637,14 @@ int cmd_queue(int argc, char **argv)
     if (q.steps) {
         jobs = queue_fetch_steps(&q);
         rc = jobs != NULL ? queue_print_steps(&q, jobs) : 1;
+        json_decref(jobs);
     } else {
-        jobs = queue_fetch(&q);
-        rc = jobs != NULL ? queue_print(&q, jobs) : 1;
+        rc = queue_jobs(&q);
     }
-    json_decref(jobs);
     cli_close();
 out:
     jobfilter_clear(&q.f);
     free(q.sel);
+    free(q.all);
     return rc;
 }

@@ -220,7 +220,7 @@ int cmd_scontrol(int argc, char **argv)
     bool json = false, oneliner = false;
     const char *arg;
     struct err e;
-    int id, rc;
+    int id, rc, details = 0;
 
     cli_set_prog(argv[0]);
     /* Options may come anywhere, as with getopt: "show job 5 -o". */
@@ -236,7 +236,9 @@ int cmd_scontrol(int argc, char **argv)
         }
         json |= id == SC_JSON;
         oneliner |= id == SC_ONELINER;
+        details += id == SC_DETAILS;
     }
+    show_set_detail(details);
     if (rc < 0) {
         cli_opt_end(&st, rc, &e);
         return 2;

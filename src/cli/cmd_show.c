@@ -10,18 +10,26 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/jobfilter.h"
 #include "cli/jobview.h"
 #include "cli/opt.h"
 #include "cli/showview.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
-#include "common/value.h"
 
 enum show_kind {
     SHOW_JOB,
     SHOW_NODE,
     SHOW_PART,
 };
+
+/* scontrol -d (once or more): the details of show job. */
+static int show_detail;
+
+void show_set_detail(int n)
+{
+    show_detail = n;
+}
 
 static const struct {
     const char *word;
@@ -30,6 +38,7 @@ static const struct {
     const char *req_key, *reply_key, *what;
 } show_kinds[] = {
     {"jobs", SHOW_JOB, PROTO_MSG_JOB_QUERY, "job_ids", "jobs", "job"},
+    {"jobid", SHOW_JOB, PROTO_MSG_JOB_QUERY, "job_ids", "jobs", "job"},
     {"nodes", SHOW_NODE, PROTO_MSG_NODE_QUERY, "nodes", "nodes", "node"},
     {"partitions", SHOW_PART, PROTO_MSG_PART_QUERY, "partitions", "partitions",
      "partition"},
@@ -52,15 +61,19 @@ static int show_select(enum show_kind kind, const char *id, json_t **list,
                        struct err *e)
 {
     struct hostlist *hl;
-    uint64_t n;
 
     *list = json_array();
     if (kind == SHOW_JOB) {
-        if (value_parse_u64(id, 1, INT64_MAX, &n, NULL) < 0) {
+        struct jobfilter f = {0};
+        /* "12", "12_3" (an array task), "12_[1-3]" */
+        if (jobfilter_add(&f, JOBFILTER_IDS, id, e) < 0 ||
+            json_array_size(f.job_ids) != 1) {
+            jobfilter_clear(&f);
             errno = EINVAL;
-            return err_set(e, "Invalid job id specified: %s", id);
+            return err_set(e, "Invalid job id specified");
         }
-        json_array_append_new(*list, json_integer((json_int_t)n));
+        json_array_extend(*list, f.job_ids);
+        jobfilter_clear(&f);
     } else if (kind == SHOW_NODE) {
         if ((hl = hostlist_expand(id, e)) == NULL)
             return -1;
@@ -73,6 +86,13 @@ static int show_select(enum show_kind kind, const char *id, json_t **list,
     return 0;
 }
 
+/* What scontrol prints for a job id the controller does not know. */
+static void show_no_job(void)
+{
+    fflush(stdout);
+    fputs("slurm_load_jobs error: Invalid job id specified\n", stderr);
+}
+
 static void show_print(enum show_kind kind, json_t *items, bool oneliner)
 {
     time_t now = time(NULL);
@@ -82,7 +102,7 @@ static void show_print(enum show_kind kind, json_t *items, bool oneliner)
     json_array_foreach(items, i, v)
     {
         if (kind == SHOW_JOB)
-            showview_job(stdout, v, now, oneliner);
+            showview_job(stdout, v, now, oneliner, show_detail);
         else if (kind == SHOW_NODE)
             showview_node(stdout, v, oneliner);
         else
@@ -90,6 +110,23 @@ static void show_print(enum show_kind kind, json_t *items, bool oneliner)
         if (!oneliner)
             putchar('\n');
     }
+}
+
+/* Keep of the JOBs those that id ("12", "12_3", "12_[1-3]") names: the
+ * controller may answer a whole array for one of its tasks. */
+static void show_only(json_t *jobs, const char *id)
+{
+    struct jobfilter f = {0};
+
+    if (jobfilter_add(&f, JOBFILTER_IDS, id, NULL) == 0) {
+        for (size_t i = 0; i < json_array_size(jobs);) {
+            if (jobfilter_match(&f, json_array_get(jobs, i)))
+                i++;
+            else
+                json_array_remove(jobs, i);
+        }
+    }
+    jobfilter_clear(&f);
 }
 
 int show_run(int argc, char **argv, bool json, bool oneliner)
@@ -110,7 +147,10 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
     }
     if (argc == 2) {
         if (show_select(show_kinds[k].kind, argv[1], &list, &e) < 0) {
-            cli_error("%s", e.text);
+            if (show_kinds[k].kind == SHOW_JOB)
+                show_no_job();
+            else
+                cli_error("%s", e.text);
             json_decref(list);
             goto out;
         }
@@ -125,6 +165,8 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
     items = json_is_array(reply)
                 ? reply
                 : json_object_get(reply, show_kinds[k].reply_key);
+    if (show_kinds[k].kind == SHOW_JOB && argc == 2)
+        show_only(items, argv[1]);
     if (json) {
         json_t *o = json_pack("{s:O}", show_kinds[k].reply_key,
                               items ? items : json_array());
@@ -132,8 +174,8 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
         putchar('\n');
         json_decref(o);
     } else if (json_array_size(items) == 0 && argc == 2) {
-        if (show_kinds[k].kind == SHOW_JOB)
-            cli_error("Invalid job id specified: %s", argv[1]);
+        if (show_kinds[k].kind == SHOW_JOB) /* Slurm's words exactly */
+            show_no_job();
         else
             cli_error("%s %s not found",
                       show_kinds[k].kind == SHOW_NODE ? "Node" : "Partition",
@@ -151,11 +193,12 @@ out:
     return rc;
 }
 
-enum { S_JSON = 1, S_ONELINER, S_HELP };
+enum { S_JSON = 1, S_ONELINER, S_DETAILS, S_HELP };
 
 static const struct opt_def show_opts[] = {
     {"json", 0, OPT_NOARG, S_JSON},
     {"oneliner", 'o', OPT_NOARG, S_ONELINER},
+    {"details", 'd', OPT_NOARG, S_DETAILS},
     {"help", 'h', OPT_NOARG, S_HELP},
     {NULL, 0, OPT_NOARG, 0},
 };
@@ -172,13 +215,15 @@ int cmd_show(int argc, char **argv)
     opt_init(&st, argc, argv, 1, true);
     while ((rc = opt_next(&st, show_opts, &id, &arg, &e)) > 0) {
         if (id == S_HELP) {
-            printf("usage: sluice show [--json] [-o] job|node|partition|step "
-                   "[ID]\n");
+            printf("usage: sluice show [--json] [-o] [-d] "
+                   "job|node|partition|step [ID]\n");
             opt_free(&st);
             return 0;
         }
         json |= id == S_JSON;
         oneliner |= id == S_ONELINER;
+        if (id == S_DETAILS)
+            show_set_detail(show_detail + 1);
     }
     if (rc < 0) {
         cli_opt_end(&st, rc, &e);

@@ -62,10 +62,20 @@ char *fmt_time(time_t t, const char *none, char *buf, size_t len)
     return buf;
 }
 
+/* --noconvert: sizes stay in MiB ("2048M", never "2G"). */
+static bool fmt_noconvert;
+
+void fmt_set_noconvert(bool on)
+{
+    fmt_noconvert = on;
+}
+
 char *fmt_mem(uint64_t mib, char *buf, size_t len)
 {
     if (mib == 0)
         snprintf(buf, len, "0");
+    else if (fmt_noconvert)
+        snprintf(buf, len, "%lluM", (unsigned long long)mib);
     else if (mib % (1024 * 1024) == 0)
         snprintf(buf, len, "%lluT", (unsigned long long)(mib >> 20));
     else if (mib % 1024 == 0)
@@ -109,6 +119,10 @@ static int spec_field(const char **pp, const char *start, const char *valid,
         f->right = true;
         p++;
     } else if (*p == '-') {
+        p++;
+    }
+    if (*p == '#') { /* sinfo's "%#P": as wide as the widest value */
+        f->autow = true;
         p++;
     }
     while (*p >= '0' && *p <= '9') {
@@ -199,6 +213,21 @@ void fmt_spec_print(FILE *fp, const struct fmt_spec *sp, fmt_value_fn value,
     fputc('\n', fp);
 }
 
+void fmt_spec_fit(struct fmt_spec *sp, fmt_value_fn value, const void *ctx)
+{
+    char buf[1024];
+
+    for (size_t i = 0; i < sp->n; i++) {
+        struct fmt_field *f = &sp->fields[i];
+        int len;
+        if (!f->autow)
+            continue;
+        len = (int)strlen(value(f->letter, ctx, buf, sizeof(buf)));
+        if (len > f->width)
+            f->width = len;
+    }
+}
+
 /* One value in its column, without the delimiter. */
 static void tab_value(FILE *fp, const char *s, const struct fmt_col *c)
 {
@@ -244,4 +273,71 @@ void fmt_tab_rule(const struct fmt_tab *t)
             fputc(' ', t->fp);
     }
     fputc('\n', t->fp);
+}
+
+/* One "name[:[.][size][suffix]]" of -O (len bytes at s) into f. */
+static int spec_named(const char *s, size_t len, fmt_name_fn lookup,
+                      int dflt_width, struct fmt_field *f, struct err *e)
+{
+    const char *colon = memchr(s, ':', len);
+    size_t nlen = colon ? (size_t)(colon - s) : len;
+    const char *p, *end = s + len;
+    int code = lookup(s, nlen);
+    long w = 0;
+
+    memset(f, 0, sizeof(*f));
+    if (code <= 0) {
+        errno = EINVAL;
+        return err_set(e, "invalid field \"%.*s\"", (int)nlen, s);
+    }
+    f->letter = (char)code;
+    f->width = dflt_width;
+    if (colon == NULL) {
+        f->suffix = xstrdup("");
+        return 0;
+    }
+    p = colon + 1;
+    if (p < end && *p == '.') {
+        f->right = true;
+        p++;
+    }
+    while (p < end && *p >= '0' && *p <= '9') {
+        w = w * 10 + (*p++ - '0');
+        if (w > 1000) {
+            errno = EINVAL;
+            return err_set(e, "field width over 1000 in \"%.*s\"", (int)len, s);
+        }
+    }
+    f->width = (int)w; /* "name:" alone: the value as wide as it is */
+    f->suffix = xstrndup(p, (size_t)(end - p));
+    return 0;
+}
+
+int fmt_spec_parse_names(const char *s, fmt_name_fn lookup, int dflt_width,
+                         struct fmt_spec *out, struct err *e)
+{
+    const char *p = s;
+
+    memset(out, 0, sizeof(*out));
+    out->prefix = xstrdup("");
+    while (*p != '\0') {
+        size_t len = strcspn(p, ",");
+        if (len > 0) {
+            out->fields =
+                xreallocarray(out->fields, out->n + 1, sizeof(*out->fields));
+            if (spec_named(p, len, lookup, dflt_width, &out->fields[out->n],
+                           e) < 0) {
+                fmt_spec_free(out);
+                return -1;
+            }
+            out->n++;
+        }
+        p += len + (p[len] == ',');
+    }
+    if (out->n == 0) {
+        fmt_spec_free(out);
+        errno = EINVAL;
+        return err_set(e, "no fields in \"%s\"", s);
+    }
+    return 0;
 }

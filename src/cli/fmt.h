@@ -28,14 +28,17 @@ char *fmt_hms(int64_t secs, char *buf, size_t len);
 /* fmt_time: local "YYYY-MM-DDTHH:MM:SS"; t <= 0 gives none ("N/A",
  * "Unknown"). */
 char *fmt_time(time_t t, const char *none, char *buf, size_t len);
-/* fmt_mem: MiB as Slurm prints it: "64000M", "4G", "1T", "0". */
+/* fmt_mem: MiB as Slurm prints it: "64000M", "4G", "1T", "0" (always
+ * "4096M" after fmt_set_noconvert(true): --noconvert). */
 char *fmt_mem(uint64_t mib, char *buf, size_t len);
+void fmt_set_noconvert(bool on);
 
 /* One %-field of a format string: "%.18i" is right, width 18, 'i'. */
 struct fmt_field {
     char letter;
     int width; /* 0: as wide as the value */
     bool right;
+    bool autow;   /* "%#N": widened by fmt_spec_fit to its widest value */
     char *suffix; /* literal text after the field (owned) */
 };
 
@@ -55,6 +58,17 @@ int fmt_spec_parse(const char *s, const char *valid, struct fmt_spec *out,
 void fmt_spec_free(struct fmt_spec *sp);
 
 /*
+ * fmt_spec_parse_names: squeue/sinfo -O: "JobID,Name:30,State:.10,Nodes: "
+ * (each "name[:[.][size][suffix]]", names as lookup takes them: it
+ * returns the field's code, > 0, or -1 for an unknown name).  Without
+ * ":size" a field is dflt_width wide, left-justified; "name:" alone
+ * prints the value whole.  -1 with EINVAL and e naming the bad field.
+ */
+typedef int (*fmt_name_fn)(const char *name, size_t len);
+int fmt_spec_parse_names(const char *s, fmt_name_fn lookup, int dflt_width,
+                         struct fmt_spec *out, struct err *e);
+
+/*
  * fmt_cell: s in a column as Slurm prints it: right-justified or
  * left-justified to width and cut to width; width 0 prints s whole.
  */
@@ -68,6 +82,10 @@ typedef const char *(*fmt_value_fn)(char letter, const void *ctx, char *buf,
                                     size_t len);
 void fmt_spec_print(FILE *fp, const struct fmt_spec *sp, fmt_value_fn value,
                     const void *ctx);
+
+/* fmt_spec_fit: widen sp's "%#" fields to the text value gives them for
+ * ctx; call it with the header and every row before printing any. */
+void fmt_spec_fit(struct fmt_spec *sp, fmt_value_fn value, const void *ctx);
 
 /* How a column treats a value wider than it. */
 enum fmt_cut {

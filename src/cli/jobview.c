@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "cli/fmt.h"
+#include "cli/showview.h"
 #include "common/xalloc.h"
 
 static const struct {
@@ -68,32 +69,194 @@ bool jobview_state_active(const char *state)
            strcmp(state, "COMPLETING") == 0 || strcmp(state, "SUSPENDED") == 0;
 }
 
+/* squeue -O's fields: a letter where one prints the same, else a code
+ * below ' ' of the fields that have no letter. */
+enum {
+    JV_X_TRES_ALLOC = 1,
+    JV_X_NUM_TASKS,
+    JV_X_CPUS_PER_TASK,
+    JV_X_ELIGIBLE,
+    JV_X_ACCRUE,
+    JV_X_DEADLINE,
+    JV_X_MIN_TIME,
+    JV_X_REQUEUE,
+    JV_X_RESTARTS,
+    JV_X_EXIT_CODE,
+    JV_X_STDOUT,
+    JV_X_STDERR,
+    JV_X_STDIN,
+    JV_X_TRES_PER_JOB,
+    JV_X_TRES_PER_TASK,
+    JV_X_BATCH_FLAG,
+    JV_X_PENDING_TIME,
+    JV_X_LAST_SCHED,
+    JV_X_REBOOT,
+    JV_X_MCS,
+    JV_X_NETWORK,
+    JV_X_ALLOC_NODE,
+    JV_X_ALLOC_SID,
+    JV_X_CLUSTER,
+    JV_X_DERIVED_EC,
+    JV_X_FIRST_LETTER = ' ',
+};
+
+static const struct {
+    const char *name;
+    char code;
+    const char *title; /* for the codes without a letter */
+} jv_named[] = {
+    {"Account", 'a', NULL},
+    {"AccrueTime", JV_X_ACCRUE, "ACCRUE_TIME"},
+    {"AllocNodes", JV_X_ALLOC_NODE, "ALLOC_NODES"},
+    {"AllocSID", JV_X_ALLOC_SID, "ALLOC_SID"},
+    {"ArrayJobID", 'F', NULL},
+    {"ArrayTaskID", 'K', NULL},
+    {"BatchFlag", JV_X_BATCH_FLAG, "BATCH_FLAG"},
+    {"BatchHost", 'B', NULL},
+    {"Cluster", JV_X_CLUSTER, "CLUSTER"},
+    {"Command", 'o', NULL},
+    {"Comment", 'k', NULL},
+    {"Contiguous", 'O', NULL},
+    {"Cores", 'I', NULL},
+    {"CoreSpec", 'X', NULL},
+    {"cpus-per-task", JV_X_CPUS_PER_TASK, "CPUS_PER_TASK"},
+    {"Deadline", JV_X_DEADLINE, "DEADLINE"},
+    {"Dependency", 'E', NULL},
+    {"DerivedEC", JV_X_DERIVED_EC, "DERIVED_EC"},
+    {"EligibleTime", JV_X_ELIGIBLE, "ELIGIBLE_TIME"},
+    {"EndTime", 'e', NULL},
+    {"ExcNodes", 'x', NULL},
+    {"exit_code", JV_X_EXIT_CODE, "EXIT_CODE"},
+    {"Feature", 'f', NULL},
+    {"GroupID", 'G', NULL},
+    {"GroupName", 'g', NULL},
+    {"JobArrayID", 'i', NULL},
+    {"JobID", 'A', NULL},
+    {"LastSchedEval", JV_X_LAST_SCHED, "LAST_SCHED_EVAL"},
+    {"Licenses", 'W', NULL},
+    {"MCSLabel", JV_X_MCS, "MCSLABEL"},
+    {"MinCpus", 'c', NULL},
+    {"MinMemory", 'm', NULL},
+    {"MinTime", JV_X_MIN_TIME, "MIN_TIME"},
+    {"MinTmpDisk", 'd', NULL},
+    {"Name", 'j', NULL},
+    {"Network", JV_X_NETWORK, "NETWORK"},
+    {"Nice", 'y', NULL},
+    {"NodeList", 'N', NULL},
+    {"NumCPUs", 'C', NULL},
+    {"NumNodes", 'D', NULL},
+    {"NumTasks", JV_X_NUM_TASKS, "NUM_TASKS"},
+    {"OverSubscribe", 'h', NULL},
+    {"Partition", 'P', NULL},
+    {"PendingTime", JV_X_PENDING_TIME, "PENDING_TIME"},
+    {"Priority", 'p', NULL},
+    {"PriorityLong", 'Q', NULL},
+    {"QOS", 'q', NULL},
+    {"Reason", 'r', NULL},
+    {"ReasonList", 'R', NULL},
+    {"Reboot", JV_X_REBOOT, "REBOOT"},
+    {"ReqNodes", 'n', NULL},
+    {"Requeue", JV_X_REQUEUE, "REQUEUE"},
+    {"Reservation", 'v', NULL},
+    {"RestartCnt", JV_X_RESTARTS, "RESTARTCNT"},
+    {"SchedNodes", 'Y', NULL},
+    {"SCT", 'z', NULL},
+    {"SelectJobInfo", 's', NULL},
+    {"Sockets", 'H', NULL},
+    {"StartTime", 'S', NULL},
+    {"State", 'T', NULL},
+    {"StateCompact", 't', NULL},
+    {"STDERR", JV_X_STDERR, "STDERR"},
+    {"STDIN", JV_X_STDIN, "STDIN"},
+    {"STDOUT", JV_X_STDOUT, "STDOUT"},
+    {"SubmitTime", 'V', NULL},
+    {"Threads", 'J', NULL},
+    {"TimeLeft", 'L', NULL},
+    {"TimeLimit", 'l', NULL},
+    {"TimeUsed", 'M', NULL},
+    {"tres-alloc", JV_X_TRES_ALLOC, "TRES_ALLOC"},
+    {"tres-per-job", JV_X_TRES_PER_JOB, "TRES_PER_JOB"},
+    {"tres-per-node", 'b', NULL},
+    {"tres-per-task", JV_X_TRES_PER_TASK, "TRES_PER_TASK"},
+    {"UserID", 'U', NULL},
+    {"UserName", 'u', NULL},
+    {"WCKey", 'w', NULL},
+    {"WorkDir", 'Z', NULL},
+};
+#define JV_NAMED (sizeof(jv_named) / sizeof(jv_named[0]))
+
+int jobview_field_code(const char *name, size_t len)
+{
+    for (size_t i = 0; i < JV_NAMED; i++)
+        if (strlen(jv_named[i].name) == len &&
+            strncasecmp(jv_named[i].name, name, len) == 0)
+            return jv_named[i].code;
+    return -1;
+}
+
 static const struct {
     char letter;
     const char *title;
 } jv_headers[] = {
-    {'a', "ACCOUNT"},      {'b', "TRES_PER_NODE"},
-    {'B', "EXEC_HOST"},    {'c', "MIN_CPUS"},
-    {'C', "CPUS"},         {'D', "NODES"},
-    {'e', "END_TIME"},     {'E', "DEPENDENCY"},
-    {'F', "ARRAY_JOB_ID"}, {'g', "GROUP"},
-    {'G', "GROUP"},        {'i', "JOBID"},
-    {'j', "NAME"},         {'K', "ARRAY_TASK_ID"},
-    {'l', "TIME_LIMIT"},   {'L', "TIME_LEFT"},
-    {'m', "MIN_MEMORY"},   {'M', "TIME"},
-    {'n', "REQ_NODES"},    {'N', "NODELIST"},
-    {'o', "COMMAND"},      {'P', "PARTITION"},
-    {'q', "QOS"},          {'Q', "PRIORITY"},
-    {'r', "REASON"},       {'R', "NODELIST(REASON)"},
-    {'S', "START_TIME"},   {'t', "ST"},
-    {'T', "STATE"},        {'u', "USER"},
-    {'U', "UID"},          {'V', "SUBMIT_TIME"},
-    {'x', "EXC_NODES"},    {'y', "NICE"},
+    {'a', "ACCOUNT"},
+    {'b', "TRES_PER_NODE"},
+    {'B', "EXEC_HOST"},
+    {'c', "MIN_CPUS"},
+    {'C', "CPUS"},
+    {'D', "NODES"},
+    {'e', "END_TIME"},
+    {'E', "DEPENDENCY"},
+    {'F', "ARRAY_JOB_ID"},
+    {'g', "GROUP"},
+    {'G', "GROUP"},
+    {'i', "JOBID"},
+    {'j', "NAME"},
+    {'K', "ARRAY_TASK_ID"},
+    {'l', "TIME_LIMIT"},
+    {'L', "TIME_LEFT"},
+    {'m', "MIN_MEMORY"},
+    {'M', "TIME"},
+    {'n', "REQ_NODES"},
+    {'N', "NODELIST"},
+    {'o', "COMMAND"},
+    {'P', "PARTITION"},
+    {'q', "QOS"},
+    {'Q', "PRIORITY"},
+    {'r', "REASON"},
+    {'R', "NODELIST(REASON)"},
+    {'S', "START_TIME"},
+    {'t', "ST"},
+    {'T', "STATE"},
+    {'u', "USER"},
+    {'U', "UID"},
+    {'V', "SUBMIT_TIME"},
+    {'x', "EXC_NODES"},
+    {'y', "NICE"},
     {'Z', "WORK_DIR"},
+    {'A', "JOBID"},
+    {'d', "MIN_TMP_DISK"},
+    {'f', "FEATURES"},
+    {'h', "OVER_SUBSCRIBE"},
+    {'H', "SOCKETS_PER_NODE"},
+    {'I', "CORES_PER_SOCKET"},
+    {'J', "THREADS_PER_CORE"},
+    {'k', "COMMENT"},
+    {'O', "CONTIGUOUS"},
+    {'p', "PRIORITY"},
+    {'s', "SELECT_JOBINFO"},
+    {'v', "RESERVATION"},
+    {'w', "WCKEY"},
+    {'W', "LICENSES"},
+    {'X', "CORE_SPEC"},
+    {'Y', "SCHEDNODES"},
+    {'z', "S:C:T"},
 };
 
 const char *jobview_header(char letter)
 {
+    for (size_t i = 0; i < JV_NAMED; i++)
+        if (jv_named[i].code == letter && letter < JV_X_FIRST_LETTER)
+            return jv_named[i].title;
     for (size_t i = 0; i < sizeof(jv_headers) / sizeof(jv_headers[0]); i++)
         if (jv_headers[i].letter == letter)
             return jv_headers[i].title;
@@ -144,15 +307,22 @@ static const char *jv_time(json_t *job, const char *key, char *buf, size_t len)
     return fmt_time((time_t)jobview_int(job, key, 0), "N/A", buf, len);
 }
 
+/* Slurm keeps limits in whole minutes, seconds rounded up. */
+static long long jv_limit_s(json_t *job)
+{
+    long long s = jobview_int(job, "time_limit_s", -1);
+
+    return s < 0 ? -1 : (s + 59) / 60 * 60;
+}
+
 static const char *jv_limit(json_t *job, char *buf, size_t len)
 {
-    return fmt_duration(jobview_int(job, "time_limit_s", -1), "UNLIMITED", buf,
-                        len);
+    return fmt_duration(jv_limit_s(job), "UNLIMITED", buf, len);
 }
 
 static const char *jv_left(const struct jobview_row *r, char *buf, size_t len)
 {
-    long long lim = jobview_int(r->job, "time_limit_s", -1);
+    long long lim = jv_limit_s(r->job);
     long long left = lim - jobview_elapsed(r->job, r->now);
 
     if (lim < 0)
@@ -270,6 +440,166 @@ static const char *jv_task(json_t *job, char *buf, size_t len)
     return jobview_str(job, "array_task_str", "N/A");
 }
 
+/* A string field, "(null)" when unset or empty. */
+static const char *jv_null(json_t *job, const char *key)
+{
+    const char *s = jobview_str(job, key, NULL);
+
+    return s != NULL && s[0] != '\0' ? s : "(null)";
+}
+
+/* A count of the job's shape, "*" when not asked for. */
+static const char *jv_star(json_t *job, const char *key, char *buf, size_t len)
+{
+    long long v = jobview_int(job, key, 0);
+
+    return v > 0 ? jv_num(v, buf, len) : "*";
+}
+
+const char *jobview_oversubscribe(json_t *job)
+{
+    const char *x = jobview_str(job, "exclusive", NULL);
+
+    if (x != NULL && strcmp(x, "user") == 0)
+        return "USER";
+    if (x != NULL && strcmp(x, "mcs") == 0)
+        return "MCS";
+    if (x != NULL || json_is_true(json_object_get(job, "exclusive")))
+        return "NO";
+    if (json_is_true(json_object_get(job, "oversubscribe")))
+        return "YES";
+    return "OK";
+}
+
+long long jobview_priority(json_t *job)
+{
+    if (json_is_true(json_object_get(job, "hold")) ||
+        strncmp(jobview_str(job, "state_reason", ""), "JobHeld", 7) == 0)
+        return 0;
+    return jobview_int(job, "priority", 0);
+}
+
+static const char *jv_sct(json_t *job, char *buf, size_t len)
+{
+    char s[32], c[32], t[32];
+
+    snprintf(buf, len, "%s:%s:%s",
+             jv_star(job, "sockets_per_node", s, sizeof(s)),
+             jv_star(job, "cores_per_socket", c, sizeof(c)),
+             jv_star(job, "threads_per_core", t, sizeof(t)));
+    return buf;
+}
+
+static const char *jv_exit(json_t *job, char *buf, size_t len)
+{
+    json_t *ec = json_object_get(job, "exit_code");
+
+    snprintf(buf, len, "%lld:%lld",
+             (long long)json_integer_value(json_object_get(ec, "return_code")),
+             (long long)json_integer_value(json_object_get(ec, "signal")));
+    return buf;
+}
+
+static const char *jv_tres_alloc(json_t *job)
+{
+    const char *s = jobview_str(job, "tres_alloc_str", NULL);
+
+    if (s == NULL || s[0] == '\0')
+        s = jobview_str(job, "tres_req_str", NULL);
+    return s != NULL && s[0] != '\0' ? s : "(null)";
+}
+
+static const char *jv_gpu_req(json_t *job, const char *key, char *buf,
+                              size_t len)
+{
+    const char *s = jobview_str(job, key, NULL);
+
+    if (s == NULL || s[0] == '\0')
+        return "N/A";
+    snprintf(buf, len, "gres:gpu:%s", s);
+    return buf;
+}
+
+/* PendingTime: seconds from eligible to start (or to now while pending). */
+static const char *jv_pending_s(const struct jobview_row *r, char *buf,
+                                size_t len)
+{
+    long long el = jobview_int(r->job, "eligible_time", 0);
+    long long to = jobview_int(r->job, "start_time", 0);
+
+    if (strcmp(jobview_str(r->job, "job_state", ""), "PENDING") == 0)
+        to = (long long)r->now;
+    return jv_num(el > 0 && to > el ? to - el : 0, buf, len);
+}
+
+/* The -O fields that have no letter. */
+static const char *jv_extra(char code, const struct jobview_row *r, char *buf,
+                            size_t len)
+{
+    json_t *job = r->job;
+    const char *s;
+
+    switch (code) {
+    case JV_X_TRES_ALLOC:
+        return jv_tres_alloc(job);
+    case JV_X_NUM_TASKS:
+        return jv_num(jobview_int(job, "ntasks", 1), buf, len);
+    case JV_X_CPUS_PER_TASK:
+        return jv_num(jobview_int(job, "cpus_per_task", 1), buf, len);
+    case JV_X_ELIGIBLE:
+        return jv_time(job, "eligible_time", buf, len);
+    case JV_X_ACCRUE:
+        return jv_time(job, "accrue_since", buf, len);
+    case JV_X_DEADLINE:
+        return jv_time(job, "deadline", buf, len);
+    case JV_X_MIN_TIME:
+        return jobview_int(job, "time_min_s", 0) > 0
+                   ? fmt_duration((jobview_int(job, "time_min_s", 0) + 59) /
+                                      60 * 60,
+                                  "N/A", buf, len)
+                   : "N/A";
+    case JV_X_REQUEUE:
+        return json_is_false(json_object_get(job, "requeue")) ? "0" : "1";
+    case JV_X_RESTARTS:
+        return jv_num(jobview_int(job, "restart_count", 0), buf, len);
+    case JV_X_EXIT_CODE:
+    case JV_X_DERIVED_EC:
+        return jv_exit(job, buf, len);
+    case JV_X_STDOUT:
+        return showview_stdpath(job, jobview_str(job, "std_out", NULL), buf,
+                                len);
+    case JV_X_STDERR:
+        s = jobview_str(job, "std_err", NULL);
+        return showview_stdpath(
+            job, s != NULL ? s : jobview_str(job, "std_out", NULL), buf, len);
+    case JV_X_STDIN:
+        s = jobview_str(job, "std_in", NULL);
+        return s != NULL ? showview_stdpath(job, s, buf, len) : "/dev/null";
+    case JV_X_TRES_PER_JOB:
+        return jv_gpu_req(job, "gpus", buf, len);
+    case JV_X_TRES_PER_TASK:
+        return jv_gpu_req(job, "gpus_per_task", buf, len);
+    case JV_X_BATCH_FLAG:
+        return jobview_str(job, "alloc", NULL) != NULL ? "0" : "1";
+    case JV_X_PENDING_TIME:
+        return jv_pending_s(r, buf, len);
+    case JV_X_LAST_SCHED:
+        return jv_time(job, "last_sched_eval", buf, len);
+    case JV_X_REBOOT:
+    case JV_X_ALLOC_SID:
+        return "0";
+    case JV_X_ALLOC_NODE:
+        return jv_null(job, "submit_host");
+    case JV_X_MCS:
+    case JV_X_NETWORK:
+        return "(null)";
+    case JV_X_CLUSTER:
+        return jobview_str(job, "cluster", "N/A");
+    default:
+        return "?";
+    }
+}
+
 /* Letters whose text comes straight from one field. */
 static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
 {
@@ -281,7 +611,7 @@ static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
     case 'i':
         return jobview_id(job, buf, len);
     case 'E':
-        return jobview_str(job, "dependency", "(null)");
+        return jobview_dependency(job, buf, len);
     case 'F':
         return jv_num(
             jobview_int(job, "array_job_id", jobview_int(job, "job_id", 0)),
@@ -306,6 +636,27 @@ static const char *jv_plain(char letter, json_t *job, char *buf, size_t len)
         return jobview_str(job, "exclude", "");
     case 'Z':
         return jobview_str(job, "work_dir", "");
+    case 'A':
+        return jv_num(jobview_int(job, "job_id", 0), buf, len);
+    case 'f':
+        return jv_null(job, "constraint");
+    case 'h':
+        return jobview_oversubscribe(job);
+    case 'k':
+        return jv_null(job, "comment");
+    case 'v':
+        return jv_null(job, "reservation");
+    case 'w':
+        return jv_null(job, "wckey");
+    case 'O':
+        return "0";
+    case 's':
+        return "N/A";
+    case 'W':
+    case 'Y':
+        return "(null)";
+    case 'X':
+        return "*";
     default:
         return NULL;
     }
@@ -315,9 +666,11 @@ const char *jobview_value(char letter, const void *ctx, char *buf, size_t len)
 {
     const struct jobview_row *r = ctx;
     json_t *job = r->job;
-    const char *s = jv_plain(letter, job, buf, len);
+    const char *s;
 
-    if (s != NULL)
+    if (letter > 0 && letter < JV_X_FIRST_LETTER)
+        return jv_extra(letter, r, buf, len);
+    if ((s = jv_plain(letter, job, buf, len)) != NULL)
         return s;
     switch (letter) {
     case 'b':
@@ -345,7 +698,24 @@ const char *jobview_value(char letter, const void *ctx, char *buf, size_t len)
     case 'o':
         return jv_command(job);
     case 'Q':
-        return jv_num(jobview_int(job, "priority", 0), buf, len);
+        return jv_num(jobview_priority(job), buf, len);
+    case 'p': /* as a fraction of the largest priority */
+        snprintf(buf, len, "%.14f",
+                 (double)jobview_priority(job) / 4294967295.0);
+        return buf;
+    case 'd':
+        return fmt_mem((uint64_t)(jobview_int(job, "tmp_mib", 0) > 0
+                                      ? jobview_int(job, "tmp_mib", 0)
+                                      : 0),
+                       buf, len);
+    case 'H':
+        return jv_star(job, "sockets_per_node", buf, len);
+    case 'I':
+        return jv_star(job, "cores_per_socket", buf, len);
+    case 'J':
+        return jv_star(job, "threads_per_core", buf, len);
+    case 'z':
+        return jv_sct(job, buf, len);
     case 'R':
         return jv_reason_list(job, buf, len);
     case 'S':
@@ -403,4 +773,52 @@ void jobview_sort(json_t *jobs)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(jobs, v[i]);
     free(v);
+}
+
+/* One dependency element "afterok:12:13_4" as "afterok:12(st),afterok:13_4(st)". */
+static size_t jv_dep_item(const char *item, size_t ilen, const char *st,
+                          char *buf, size_t len, size_t n)
+{
+    const char *colon = memchr(item, ':', ilen);
+    size_t tlen;
+
+    if (colon == NULL) /* singleton */
+        return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, "%.*s(%s)",
+                                    (int)ilen, item, st);
+    tlen = (size_t)(colon - item);
+    for (const char *p = colon + 1; p < item + ilen;) {
+        const char *q = memchr(p, ':', (size_t)(item + ilen - p));
+        size_t plen = q ? (size_t)(q - p) : (size_t)(item + ilen - p);
+        if (n > 0 && buf[n - 1] == ')')
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",");
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%.*s:%.*s(%s)",
+                              (int)tlen, item, (int)plen, p, st);
+        p += plen + 1;
+    }
+    return n;
+}
+
+const char *jobview_dependency(json_t *job, char *buf, size_t len)
+{
+    const char *dep = jobview_str(job, "dependency", NULL);
+    const char *reason = jobview_str(job, "state_reason", "");
+    const char *st = "unfulfilled";
+    size_t n = 0;
+
+    if (dep == NULL || dep[0] == '\0' ||
+        strcmp(jobview_str(job, "job_state", ""), "PENDING") != 0)
+        return "(null)";
+    if (strcmp(reason, "DependencyNeverSatisfied") == 0)
+        st = "failed";
+    buf[0] = '\0';
+    for (const char *p = dep; *p != '\0' && n < len;) {
+        size_t ilen = strcspn(p, ",?");
+        if (n > 0 && n < len)
+            n += (size_t)snprintf(buf + n, len - n, "%c", p[-1]);
+        n = jv_dep_item(p, ilen, st, buf, len, n);
+        p += ilen;
+        if (*p != '\0')
+            p++;
+    }
+    return buf;
 }

@@ -13,11 +13,30 @@
 
 #include "cli/fmt.h"
 
-#define NODEVIEW_LETTERS "aCcDEFGHlmNPRTtu"
-#define NODEVIEW_FORMAT "%9P %.5a %.10l %.6D %.6t %N"
-#define NODEVIEW_FORMAT_LONG "%9P %.5a %.10l %.6D %.11T %N"
-#define NODEVIEW_FORMAT_SUMMARY "%9P %.5a %.10l %.16F  %N"
+#define NODEVIEW_LETTERS "aAbBcCdDeEfFgGhHIlLmMnNoOpPrRsStTuUvVwXYZz"
+/* sinfo's formats ("%#P": as wide as the widest name, fmt_spec_fit) */
+#define NODEVIEW_FORMAT "%#P %.5a %.10l %.6D %.6t %N"
+#define NODEVIEW_FORMAT_LONG                                                   \
+    "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N"
+#define NODEVIEW_FORMAT_SUMMARY "%#P %.5a %.10l %.16F %N"
+#define NODEVIEW_FORMAT_NODE "%#N %.6D %#P %6t"
+#define NODEVIEW_FORMAT_NODE_LONG                                              \
+    "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E"
 #define NODEVIEW_FORMAT_REASONS "%20E %9u %19H %N"
+#define NODEVIEW_FORMAT_REASONS_LONG "%20E %12U %19H %6t %N"
+
+/* sinfo -O fields without a letter (codes below ' '). */
+enum {
+    NV_X_ALLOC_MEM = 1,
+    NV_X_GRES_USED,
+    NV_X_PORT,
+    NV_X_COMMENT,
+};
+
+/* nodeview_field_code: sinfo -O's name ("GresUsed", any case; len bytes)
+ * to the letter or code nodeview_value takes, -1 when unknown.  Fits
+ * fmt_name_fn. */
+int nodeview_field_code(const char *name, size_t len);
 
 /* nodeview_state_short: sinfo's %t ("idle", "mix", "drain", "down*"). */
 const char *nodeview_state_short(json_t *node);

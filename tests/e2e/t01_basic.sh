@@ -37,7 +37,8 @@ is "$(job_state "$id")" FAILED "a job that exits 3 ends FAILED"
 like "$(scontrol show job "$id")" "ExitCode=3:0" "scontrol show job has ExitCode=3:0"
 like "$(cat "hello-$id.out" 2>&1)" "^hello from $id on node0[23] \(backtest\) args one two$" \
     "the output file has what the job printed, with SLURM_* set"
-is "$(squeue -h -j "$id" -o '%i %t')" "$id F" "squeue -j shows a finished job"
+is "$(squeue -h -j "$id" -o '%i %t')" "" "squeue -j keeps squeue's default states: a finished job is not shown"
+is "$(squeue -h -t all -j "$id" -o '%i %t')" "$id F" "squeue -t all -j shows a finished job"
 is "$(squeue -h -o %i | grep -c "^$id$")" 0 "plain squeue hides finished jobs"
 
 # --- cancel a pending job and a running one ------------------------------

@@ -100,11 +100,11 @@ for id in $ids; do
     fi
 done
 is "$bad" 0 "each job's SLURM_JOB_GPUS, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, SLUICE_JOB_GPUS are the index it holds; SLURM_GPUS_ON_NODE=1"
-like "$(scontrol show job "$last")" "ReqTRES=cpu=1,node=1,billing=1,gres/gpu=1" \
-    "scontrol show job: ReqTRES with gres/gpu"
+like "$(scontrol show job "$last")" " TRES=cpu=1,node=1,billing=1,gres/gpu=1" \
+    "scontrol show job: TRES (requested while pending) with gres/gpu"
 first=$(echo $ids | cut -d' ' -f1)
-like "$(scontrol show job "$first")" "AllocTRES=cpu=1,node=1,billing=1,gres/gpu=1" \
-    "scontrol show job: AllocTRES of a running job"
+like "$(scontrol show job "$first")" " TRES=cpu=1,node=1,billing=1,gres/gpu=1" \
+    "scontrol show job: TRES (allocated) of a running job"
 like "$(scontrol show job "$first")" "Nodes=node0[1-4] GRES=gpu:1\(IDX:[0-3]\)" \
     "scontrol show job: the GPU index on its node"
 touch go1

@@ -40,8 +40,8 @@ is "$(squeue -h -j "$id" -o '%T %R')" \
     "PENDING (ReqNodeNotAvail, UnavailableNodes:node04)" \
     "squeue names the unavailable node"
 like "$(scontrol show job "$id")" \
-    "Reason=ReqNodeNotAvail, UnavailableNodes:node04; node04 INVALID: $reason_re" \
-    "scontrol show job gives the node and the cause"
+    "Reason=ReqNodeNotAvail,_UnavailableNodes:node04;_node04_INVALID:_gres/gpu_count_reported_0_<_configured_4_\(.+\)" \
+    "scontrol show job gives the node and the cause (blanks as _, as Slurm)"
 like "$(squeue --json -j "$id" | tr -d '\n')" \
     '"state_description": "ReqNodeNotAvail, UnavailableNodes:node04; node04 INVALID: gres/gpu count reported 0 < configured 4' \
     "squeue --json has it as state_description"

@@ -56,7 +56,7 @@ wait_for 5 pending_for "$b" QOSMaxJobsPerUserLimit
 is "$(state_reason "$b")|$(state_reason "$c")" \
     "PENDING QOSMaxJobsPerUserLimit|PENDING QOSMaxJobsPerUserLimit" \
     "with MaxJobsPerUser=1 one runs and the others wait with QOSMaxJobsPerUserLimit"
-like "$(scontrol show job "$b")" "Reason=QOSMaxJobsPerUserLimit; user $ME in dev_qos has 1/1 jobs running" \
+like "$(scontrol show job "$b")" "Reason=QOSMaxJobsPerUserLimit;_user_${ME}_in_dev_qos_has_1/1_jobs_running" \
     "scontrol show job gives the long form with the numbers"
 
 # --- kill -9 of the controller: the running job still counts ---------------
@@ -100,7 +100,7 @@ wait_for 5 pending_for "$g3" QOSGrpGRES
 is "$(job_state "$g1")|$(job_state "$g2")|$(state_reason "$g3")" \
     "RUNNING|RUNNING|PENDING QOSGrpGRES" \
     "GrpTRES=gres/gpu=2 runs two 1-GPU jobs and holds the third with QOSGrpGRES"
-like "$(scontrol show job "$g3")" "Reason=QOSGrpGRES; dev_qos has gres/gpu=2/2 in use" \
+like "$(scontrol show job "$g3")" "Reason=QOSGrpGRES;_dev_qos_has_gres/gpu=2/2_in_use" \
     "the long form names gres/gpu=2/2"
 touch "$WORK/go.g"
 wait_for 15 job_ended "$g3"

@@ -109,7 +109,7 @@ is "$(job_state "$cdep")" COMPLETED "afterany on an array cancelled while pendin
 j1=$(submit -p backtest -t 5 --wrap 'sleep 0.3; echo 1 >>chain')
 j2=$(submit -p backtest -t 5 -d afterok:$j1 --wrap 'echo 2 >>chain')
 j3=$(submit -p backtest -t 5 --dependency=afterok:$j2 --wrap 'echo 3 >>chain')
-is "$(squeue -h -j "$j3" -o '%r %E')" "Dependency afterok:$j2" \
+is "$(squeue -h -j "$j3" -o '%r %E')" "Dependency afterok:$j2(unfulfilled)" \
     "a waiting job shows reason Dependency and its expression"
 wait_for 20 job_ended "$j3"
 is "$(tr '\n' ' ' <chain)" "1 2 3 " "an afterok chain runs in order"

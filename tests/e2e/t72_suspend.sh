@@ -76,7 +76,7 @@ hi=$(submit -p high -J hi -c 4 -o hi.out --wrap 'sleep 3')
 wait_for 15 is_state "$hi" RUNNING
 is "$(state_of "$hi") $(state_of "$lo")" "RUNNING SUSPENDED" \
     "the high job runs and the low job is suspended for it"
-like "$(scontrol show job "$lo")" "Reason=Preempted by job $hi" \
+like "$(scontrol show job "$lo")" "Reason=Preempted_by_job_$hi" \
     "the victim's reason names its preemptor"
 n2=$(count lo.n)
 sleep 1

@@ -54,7 +54,7 @@ out=$(as_user "$MAL" scontrol update JobId="$gid" Priority=1000000 2>&1)
 like "$?:$out" '^[1-9][0-9]*:.*only an administrator may set a priority' \
     "an Operator may not set a job's priority"
 as_user "$MAL" scontrol update JobId="$gid" TimeLimit=00:00:30 >/dev/null 2>&1
-is "$?:$(squeue -h -j "$gid" -o %l)" "0:0:30" \
+is "$?:$(squeue -h -j "$gid" -o %l)" "0:1:00" \
     "an Operator still manages other users' jobs (as in Slurm)"
 sacctmgr -i modify user "$MAL" set AdminLevel=None >/dev/null
 still_serving "after the MaxTime bypass attempt"

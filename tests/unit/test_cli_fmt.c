@@ -84,8 +84,8 @@ static void test_spec_parse(void **state)
     assert_string_equal(sp.fields[3].suffix, ">");
     fmt_spec_free(&sp);
 
-    assert_int_equal(fmt_spec_parse("%i %.5z", JOBVIEW_LETTERS, &sp, &e), -1);
-    assert_string_equal(e.text, "invalid field \"%.5z\" at column 4");
+    assert_int_equal(fmt_spec_parse("%i %.5@", JOBVIEW_LETTERS, &sp, &e), -1);
+    assert_string_equal(e.text, "invalid field \"%.5@\" at column 4");
     assert_int_equal(fmt_spec_parse("%.5", JOBVIEW_LETTERS, &sp, &e), -1);
     assert_int_equal(fmt_spec_parse("plain text", JOBVIEW_LETTERS, &sp, &e),
                      -1);
