@@ -52,6 +52,7 @@ enum {
     M_NOHEADER,
     M_JSON,
     M_QUIET,
+    M_ASSOC,
     M_HELP,
 };
 
@@ -63,6 +64,7 @@ static const struct opt_def mgr_opts[] = {
     {"json", 0, OPT_NOARG, M_JSON},
     {"quiet", 'Q', OPT_NOARG, M_QUIET},
     {"readonly", 'r', OPT_NOARG, M_QUIET},
+    {"associations", 's', OPT_NOARG, M_ASSOC},
     {"help", 'h', OPT_NOARG, M_HELP},
     {NULL, 0, OPT_NOARG, 0},
 };
@@ -84,6 +86,9 @@ static void option(struct mgr *m, int id)
         break;
     case M_JSON:
         m->json = true;
+        break;
+    case M_ASSOC:
+        m->out.withassoc = true;
         break;
     }
 }
@@ -147,6 +152,9 @@ static int spec(struct mgr *m, const char *w, bool in_set)
     const char *op, *val;
 
     if (split_kv(w, key, sizeof(key), &op, &val) < 0) {
+        /* "list user x withassoc", "show assoc tree": flags, not names */
+        if (m->verb == V_SHOW && acctmgr_flag_word(w, &m->out))
+            return 0;
         if (strchr(w, '=') != NULL) {
             cli_error("bad specification \"%s\": expected KEY=VALUE", w);
             return -1;
@@ -199,8 +207,13 @@ static int parse_words(struct mgr *m, int n, char **w)
     m->entity = acctmgr_entity(w[1]);
     if (m->entity == NULL) {
         cli_error("Unknown entity: %s (qos, account, user, association, "
-                  "cluster)",
+                  "cluster, tres, events)",
                   w[1]);
+        return -1;
+    }
+    if (m->verb != V_SHOW &&
+        (strcmp(m->entity, "tres") == 0 || strcmp(m->entity, "events") == 0)) {
+        cli_error("%s %s: only show/list is possible", w[0], w[1]);
         return -1;
     }
     for (int i = 2; i < n; i++) {
@@ -347,6 +360,34 @@ out:
     return rc;
 }
 
+/* "list user|account withassoc": the rows of their associations (a
+ * second ACCT_LIST); "show assoc tree": the tree order.  reply changes. */
+static int show_rows(struct mgr *m, json_t *reply, struct err *e)
+{
+    const char *key = strcmp(m->entity, "user") == 0 ? "users" : "accounts";
+    json_t *req, *assocs = NULL;
+
+    if (m->out.tree && strcmp(m->entity, "association") == 0)
+        json_object_set_new(
+            reply, "associations",
+            acctmgr_tree(json_object_get(reply, "associations")));
+    if (!m->out.withassoc ||
+        (strcmp(m->entity, "user") != 0 && strcmp(m->entity, "account") != 0))
+        return 0;
+    req = json_pack("{s:s, s:{}}", "entity", "association", "where");
+    if (cli_call(PROTO_MSG_ACCT_LIST, req, &assocs, e) < 0) {
+        json_decref(req);
+        return -1;
+    }
+    json_object_set_new(
+        reply, key,
+        acctmgr_with_assoc(m->entity, json_object_get(reply, key),
+                           json_object_get(assocs, "associations"), m->where));
+    json_decref(req);
+    json_decref(assocs);
+    return 0;
+}
+
 static int show(struct mgr *m)
 {
     json_t *req = request(m, false), *reply = NULL;
@@ -354,7 +395,16 @@ static int show(struct mgr *m)
     int rc = 1;
 
     cli_set_raw(m->json); /* exact JSON out */
-    if (cli_call(PROTO_MSG_ACCT_LIST, req, &reply, &e) < 0) {
+    if (strcmp(m->entity, "tres") == 0) {
+        json_decref(req);
+        if (acctmgr_print_tres(m->format, &m->out, &e) < 0) {
+            cli_error("%s", e.text);
+            return 1;
+        }
+        return 0;
+    }
+    if (cli_call(PROTO_MSG_ACCT_LIST, req, &reply, &e) < 0 ||
+        (!m->json && show_rows(m, reply, &e) < 0)) {
         cli_error("%s", e.text);
         goto out;
     }
