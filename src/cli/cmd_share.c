@@ -1,14 +1,17 @@
 /*
  * sluice share / sshare: the association tree with shares, usage and
  * fair-share factors in sshare's columns (Account, User, RawShares,
- * NormShares, RawUsage, EffectvUsage, FairShare; -l adds NormUsage and
- * LevelFS), or --json.  By default the accounts and the caller's own
- * associations; -a every user, -u/-A choose users and accounts.
+ * NormShares, RawUsage, EffectvUsage, FairShare; -l adds NormUsage,
+ * LevelFS, GrpTRESMins and TRESRunMins; -o chooses), -p/-P, or --json.
+ * By default the accounts and the caller's own associations; -a every
+ * user, -u/-A choose users and accounts, -U users only.  Children are
+ * indented one blank per level below root, as Slurm does.
  */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -16,26 +19,139 @@
 #include "cli/fmt.h"
 #include "cli/opt.h"
 #include "common/proto.h"
+#include "common/xalloc.h"
 
-enum { S_ALL = 1, S_LONG, S_ACCOUNTS, S_USERS, S_NOHEADER, S_JSON, S_HELP };
+enum {
+    S_ALL = 1,
+    S_LONG,
+    S_ACCOUNTS,
+    S_USERS,
+    S_USERS_ONLY,
+    S_FORMAT,
+    S_PARSABLE,
+    S_PARSABLE2,
+    S_PARTITION,
+    S_NOHEADER,
+    S_HELPFORMAT,
+    S_JSON,
+    S_HELP,
+    S_IGNORED,
+};
 
 static const struct opt_def share_opts[] = {
     {"all", 'a', OPT_NOARG, S_ALL},
     {"long", 'l', OPT_NOARG, S_LONG},
     {"accounts", 'A', OPT_ARG, S_ACCOUNTS},
     {"users", 'u', OPT_ARG, S_USERS},
+    {"Users", 'U', OPT_NOARG, S_USERS_ONLY},
+    {"format", 'o', OPT_ARG, S_FORMAT},
+    {"parsable", 'p', OPT_NOARG, S_PARSABLE},
+    {"parsable2", 'P', OPT_NOARG, S_PARSABLE2},
+    {"partition", 'm', OPT_NOARG, S_PARTITION},
     {"noheader", 'n', OPT_NOARG, S_NOHEADER},
+    {"helpformat", 'e', OPT_NOARG, S_HELPFORMAT},
     {"json", 0, OPT_NOARG, S_JSON},
+    {"clusters", 'M', OPT_ARG, S_IGNORED},
+    {"verbose", 'v', OPT_NOARG, S_IGNORED},
     {"help", 0, OPT_NOARG, S_HELP},
     {"usage", 0, OPT_NOARG, S_HELP},
     {NULL, 0, OPT_NOARG, 0},
 };
 
-struct share_args {
-    const char *accounts, *users;
-    char me[256];
-    bool all, lng, noheader, json;
+/* sshare's fields: Slurm's names, headers and widths (Account left). */
+enum sf {
+    SF_ACCOUNT,
+    SF_USER,
+    SF_RAWSHARES,
+    SF_NORMSHARES,
+    SF_RAWUSAGE,
+    SF_NORMUSAGE,
+    SF_EFFUSAGE,
+    SF_FAIRSHARE,
+    SF_LEVELFS,
+    SF_GRPTRESMINS,
+    SF_TRESRUNMINS,
+    SF_CLUSTER,
+    SF_PARTITION,
+    SF_COUNT
 };
+
+static const struct {
+    const char *name;
+    int width;
+} share_fields[SF_COUNT] = {
+    [SF_ACCOUNT] = {"Account", -20},
+    [SF_USER] = {"User", 10},
+    [SF_RAWSHARES] = {"RawShares", 10},
+    [SF_NORMSHARES] = {"NormShares", 11},
+    [SF_RAWUSAGE] = {"RawUsage", 11},
+    [SF_NORMUSAGE] = {"NormUsage", 11},
+    [SF_EFFUSAGE] = {"EffectvUsage", 13},
+    [SF_FAIRSHARE] = {"FairShare", 10},
+    [SF_LEVELFS] = {"LevelFS", 10},
+    [SF_GRPTRESMINS] = {"GrpTRESMins", 30},
+    [SF_TRESRUNMINS] = {"TRESRunMins", 30},
+    [SF_CLUSTER] = {"Cluster", 10},
+    [SF_PARTITION] = {"Partition", 12},
+};
+
+#define SHARE_DEFAULT                                                          \
+    "Account,User,RawShares,NormShares,RawUsage,EffectvUsage,FairShare"
+#define SHARE_LONG                                                             \
+    "Account,User,RawShares,NormShares,RawUsage,NormUsage,EffectvUsage,"       \
+    "FairShare,LevelFS,GrpTRESMins,TRESRunMins"
+
+struct share_args {
+    const char *accounts, *users, *format;
+    char me[256];
+    bool all, lng, users_only, partition, noheader, json;
+    enum fmt_tab_mode mode;
+};
+
+struct share_spec {
+    int f[32];
+    struct fmt_col col[32];
+    size_t n;
+};
+
+/* "Account,User%12,..." (any case; %N sets the width, %-N left); the
+ * partition column follows User with -m.  -1 with e naming a bad field. */
+static int share_spec_parse(const char *fmt, bool partition,
+                            struct share_spec *sp, struct err *e)
+{
+    char *copy = xstrdup(fmt), *save = NULL, *tok;
+    int rc = 0;
+
+    sp->n = 0;
+    for (tok = strtok_r(copy, ", ", &save); tok && rc == 0;
+         tok = strtok_r(NULL, ", ", &save)) {
+        char *pct = strchr(tok, '%');
+        int f, w;
+        if (pct != NULL)
+            *pct = '\0';
+        for (f = 0; f < SF_COUNT; f++)
+            if (strcasecmp(tok, share_fields[f].name) == 0)
+                break;
+        if (f == SF_COUNT || sp->n >= 31) {
+            rc = err_set(e, "Invalid field requested: \"%s\"", tok);
+            break;
+        }
+        w = pct ? atoi(pct + 1) : share_fields[f].width;
+        sp->f[sp->n] = f;
+        sp->col[sp->n++] = (struct fmt_col){
+            w < 0 ? -w : w, w < 0,
+            f <= SF_USER || f >= SF_CLUSTER ? FMT_CUT_PLUS : FMT_CUT_NONE};
+        if (f == SF_USER && partition) {
+            sp->f[sp->n] = SF_PARTITION;
+            sp->col[sp->n++] = (struct fmt_col){
+                share_fields[SF_PARTITION].width, false, FMT_CUT_PLUS};
+        }
+    }
+    free(copy);
+    if (rc == 0 && sp->n == 0)
+        rc = err_set(e, "no fields given");
+    return rc;
+}
 
 static bool in_list(const char *list, const char *s)
 {
@@ -58,7 +174,7 @@ static bool shown(const struct share_args *a, json_t *row)
     if (a->accounts != NULL && !in_list(a->accounts, acc))
         return false;
     if (user == NULL)
-        return true;
+        return !a->users_only;
     if (a->users != NULL)
         return in_list(a->users, user);
     return a->all || strcmp(user, a->me) == 0;
@@ -73,61 +189,103 @@ static void num(char *buf, size_t len, json_t *v, int digits)
         buf[0] = '\0';
 }
 
-/* sshare's columns: Account and User cut, the numbers whole. */
-static const struct fmt_col share_cols[] = {
-    {20, true, FMT_CUT},       {10, false, FMT_CUT},
-    {10, false, FMT_CUT_NONE}, {11, false, FMT_CUT_NONE},
-    {11, false, FMT_CUT_NONE}, {13, false, FMT_CUT_NONE},
-    {10, false, FMT_CUT_NONE}, {10, false, FMT_CUT_NONE}, /* -l: LevelFS */
-};
-
-static void share_row(const struct fmt_tab *t, json_t *row)
+/* One cell; total: root's raw usage, for NormUsage. */
+static const char *share_value(int f, json_t *row, double total, char *buf,
+                               size_t len)
 {
-    char acc[64], rs[32], ns[32], ru[32], eu[32], fs[32], lfs[32];
     const char *user = json_string_value(json_object_get(row, "user"));
     int depth = (int)json_integer_value(json_object_get(row, "depth"));
-    const char *cells[8] = {acc, user ? user : "", rs, ns, ru, eu, fs, lfs};
+    json_t *ru = json_object_get(row, "raw_usage");
 
-    snprintf(acc, sizeof(acc), "%*s%s", depth, "",
-             json_string_value(json_object_get(row, "account")));
-    snprintf(rs, sizeof(rs), "%lld",
-             (long long)json_integer_value(json_object_get(row, "raw_shares")));
-    num(ns, sizeof(ns), json_object_get(row, "norm_shares"), 6);
-    num(ru, sizeof(ru), json_object_get(row, "raw_usage"), 0);
-    num(eu, sizeof(eu), json_object_get(row, "effective_usage"), 6);
-    num(fs, sizeof(fs), json_object_get(row, "fairshare"), 6);
-    num(lfs, sizeof(lfs), json_object_get(row, "level_fs"), 6);
-    for (size_t i = 0; i < t->n; i++)
-        fmt_tab_cell(t, i, cells[i]);
+    switch (f) {
+    case SF_ACCOUNT:
+        snprintf(buf, len, "%*s%s", depth, "",
+                 json_string_value(json_object_get(row, "account")));
+        return buf;
+    case SF_USER:
+        return user ? user : "";
+    case SF_RAWSHARES:
+        if (!json_is_string(json_object_get(row, "parent")) && user == NULL)
+            return ""; /* root's own */
+        snprintf(
+            buf, len, "%lld",
+            (long long)json_integer_value(json_object_get(row, "raw_shares")));
+        return buf;
+    case SF_NORMSHARES:
+        num(buf, len, json_object_get(row, "norm_shares"), 6);
+        return buf;
+    case SF_RAWUSAGE:
+        num(buf, len, ru, 0);
+        return buf;
+    case SF_NORMUSAGE:
+        snprintf(buf, len, "%.6f",
+                 total > 0 ? json_number_value(ru) / total : 0.0);
+        return buf;
+    case SF_EFFUSAGE:
+        num(buf, len, json_object_get(row, "effective_usage"), 6);
+        return buf;
+    case SF_FAIRSHARE:
+        num(buf, len, json_object_get(row, "fairshare"), 6);
+        return buf;
+    case SF_LEVELFS:
+        num(buf, len, json_object_get(row, "level_fs"), 6);
+        return buf;
+    case SF_TRESRUNMINS:
+        return "cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,"
+               "pages=0";
+    default: /* GrpTRESMins, Cluster, Partition: none here */
+        return "";
+    }
 }
 
 static int share_print(const struct share_args *a, json_t *reply)
 {
-    static const char *const heads[] = {
-        "Account",  "User",         "RawShares", "NormShares",
-        "RawUsage", "EffectvUsage", "FairShare", "LevelFS",
-    };
-    struct fmt_tab t = {stdout, FMT_TAB_COLUMNS, share_cols, a->lng ? 8 : 7,
-                        false};
+    const char *fmt = a->format ? a->format
+                      : a->lng  ? SHARE_LONG
+                                : SHARE_DEFAULT;
+    json_t *rows = json_object_get(reply, "shares"), *row;
+    struct share_spec sp;
+    struct fmt_tab t;
+    double total = 0;
+    char buf[512];
+    struct err e;
     size_t i;
-    json_t *row;
 
     if (a->json) {
         json_dumpf(reply, stdout, JSON_INDENT(2));
         putchar('\n');
         return 0;
     }
+    if (share_spec_parse(fmt, a->partition, &sp, &e) < 0) {
+        cli_error("%s", e.text);
+        return 1;
+    }
+    t = (struct fmt_tab){stdout, a->mode, sp.col, sp.n, true};
     if (!a->noheader) {
-        for (i = 0; i < t.n; i++)
-            fmt_tab_cell(&t, i, heads[i]);
+        for (i = 0; i < sp.n; i++)
+            fmt_tab_cell(&t, i, share_fields[sp.f[i]].name);
         fmt_tab_rule(&t);
     }
-    json_array_foreach(json_object_get(reply, "shares"), i, row)
+    json_array_foreach(rows, i, row)
     {
-        if (shown(a, row))
-            share_row(&t, row);
+        if (json_integer_value(json_object_get(row, "depth")) == 0)
+            total += json_number_value(json_object_get(row, "raw_usage"));
+    }
+    json_array_foreach(rows, i, row)
+    {
+        if (!shown(a, row))
+            continue;
+        for (size_t k = 0; k < sp.n; k++)
+            fmt_tab_cell(&t, k,
+                         share_value(sp.f[k], row, total, buf, sizeof(buf)));
     }
     return 0;
+}
+
+static void share_helpformat(void)
+{
+    for (int f = 0; f < SF_COUNT; f++)
+        printf("%s%s", share_fields[f].name, f + 1 < SF_COUNT ? " " : "\n");
 }
 
 static int share_parse(struct share_args *a, int argc, char **argv)
@@ -155,13 +313,34 @@ static int share_parse(struct share_args *a, int argc, char **argv)
         case S_NOHEADER:
             a->noheader = true;
             break;
+        case S_USERS_ONLY:
+            a->users_only = true;
+            break;
+        case S_FORMAT:
+            a->format = arg;
+            break;
+        case S_PARSABLE:
+            a->mode = FMT_TAB_PARSABLE;
+            break;
+        case S_PARSABLE2:
+            a->mode = FMT_TAB_PARSABLE2;
+            break;
+        case S_PARTITION:
+            a->partition = true;
+            break;
+        case S_HELPFORMAT:
+            share_helpformat();
+            opt_free(&st);
+            return 0;
+        case S_IGNORED:
+            break;
         case S_JSON:
             a->json = true;
             cli_set_raw(true); /* exact JSON out */
             break;
         case S_HELP:
-            printf("Usage: %s [-a] [-l] [-A ACCOUNTS] [-u USERS] [-n] "
-                   "[--json]\n",
+            printf("Usage: %s [-a] [-l] [-U] [-m] [-A ACCOUNTS] [-u USERS] "
+                   "[-o FIELDS] [-n] [-p|-P] [-e] [--json]\n",
                    cli_slurm_face() ? "sshare" : "sluice share");
             opt_free(&st);
             return 0;
