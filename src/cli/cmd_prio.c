@@ -15,9 +15,9 @@
 #include "common/proto.h"
 
 #define PRIO_LETTERS "aAfFiIjJNopPqQrtTuyY"
-#define PRIO_FORMAT "%.15i %9r %.10Y %.10A %.10F %.10J %.10P %.10Q"
-#define PRIO_FORMAT_LONG                                                       \
-    "%.15i %9r %.8u %.10o %.10Y %.10A %.10F %.10J %.10P %.10Q %.6N %.10T"
+/* Slurm's columns; the factors' only where their weight is non-zero. */
+#define PRIO_HEAD "%.15i %9r "
+#define PRIO_HEAD_LONG "%.15i %9r %.8u %.10o "
 
 enum {
     P_JOBS = 1,
@@ -28,6 +28,8 @@ enum {
     P_NOHEADER,
     P_FORMAT,
     P_JSON,
+    P_PARTITION,
+    P_SORT,
     P_HELP
 };
 
@@ -40,6 +42,8 @@ static const struct opt_def prio_opts[] = {
     {"noheader", 'h', OPT_NOARG, P_NOHEADER},
     {"format", 'o', OPT_ARG, P_FORMAT},
     {"json", 0, OPT_NOARG, P_JSON},
+    {"partition", 'p', OPT_ARG, P_PARTITION},
+    {"sort", 'S', OPT_ARG, P_SORT},
     {"help", 0, OPT_NOARG, P_HELP},
     {"usage", 0, OPT_NOARG, P_HELP},
     {NULL, 0, OPT_NOARG, 0},
@@ -47,7 +51,7 @@ static const struct opt_def prio_opts[] = {
 
 struct prio_args {
     json_t *req;
-    const char *format;
+    const char *format, *parts, *sort;
     bool lng, norm, weights, noheader, json;
 };
 
@@ -260,13 +264,20 @@ static int prio_parse(struct prio_args *a, int argc, char **argv)
         case P_FORMAT:
             a->format = arg;
             break;
+        case P_PARTITION:
+            a->parts = arg;
+            break;
+        case P_SORT:
+            a->sort = arg;
+            break;
         case P_JSON:
             a->json = true;
             cli_set_raw(true); /* exact JSON out */
             break;
         case P_HELP:
-            printf("Usage: %s [-j JOBS] [-u USERS] [-l] [-n] [-w] [-h] "
-                   "[-o FORMAT] [--json]\nFormat letters: %s\n",
+            printf("Usage: %s [-j JOBS] [-u USERS] [-p PARTITIONS] [-l] [-n] "
+                   "[-w] [-h] [-o FORMAT] [-S SORT] [--json]\nFormat "
+                   "letters: %s\n",
                    cli_slurm_face() ? "sprio" : "sluice prio", PRIO_LETTERS);
             opt_free(&st);
             return 0;
@@ -288,22 +299,132 @@ static void print_notes(json_t *reply)
         fprintf(stderr, "%s\n", json_string_value(n));
 }
 
+/* Slurm's default columns: the factors whose weight is non-zero (a TRES
+ * column when PriorityWeightTRES is set). */
+static void default_format(const struct prio_args *a, json_t *w, char *buf,
+                           size_t len)
+{
+    static const struct {
+        const char *factor, *col;
+    } cols[] = {
+        {"age", "%.10A "},       {"fairshare", "%.10F "}, {"jobsize", "%.10J "},
+        {"partition", "%.10P "}, {"qos", "%.10Q "},
+    };
+    const char *tres = json_string_value(json_object_get(w, "tres"));
+    size_t used;
+
+    used =
+        (size_t)snprintf(buf, len, "%s%s", a->lng ? PRIO_HEAD_LONG : PRIO_HEAD,
+                         a->norm ? "%.10y " : "%.10Y ");
+    for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]) && used < len; i++)
+        if (json_integer_value(json_object_get(w, cols[i].factor)) != 0)
+            used += (size_t)snprintf(buf + used, len - used, "%s", cols[i].col);
+    if (a->lng && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "%%.11N ");
+    if (tres != NULL && tres[0] != '\0' && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "%%.20T ");
+    if (used > 0 && used <= len && buf[used - 1] == ' ')
+        buf[used - 1] = '\0';
+}
+
+static bool in_list(const char *list, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+
+    for (const char *p = list; s != NULL && *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, s, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+/* The jobs sprio lists: pending and not held (Slurm leaves out a job of
+ * priority 0), in -p's partitions; new array. */
+static json_t *listed(const struct prio_args *a, json_t *reply)
+{
+    json_t *out = json_array(), *job;
+    size_t i;
+
+    json_array_foreach(json_object_get(reply, "jobs"), i, job)
+    {
+        if (json_integer_value(json_object_get(job, "priority")) == 0 &&
+            !json_is_true(json_object_get(job, "fixed")))
+            continue;
+        if (a->parts != NULL &&
+            !in_list(a->parts,
+                     json_string_value(json_object_get(job, "partition"))))
+            continue;
+        json_array_append(out, job);
+    }
+    return out;
+}
+
+static const char *sort_keys;
+static json_t *sort_weights;
+
+/* -S: letters, each optionally after '-' (descending); numbers compare
+ * as numbers. */
+static int sort_cmp(const void *pa, const void *pb)
+{
+    json_t *ja = *(json_t *const *)pa, *jb = *(json_t *const *)pb;
+
+    for (const char *k = sort_keys; *k != '\0'; k++) {
+        bool desc = false;
+        char ba[128], bb[128], *ea, *eb;
+        if (*k == ',' || *k == '%')
+            continue;
+        if (*k == '-' || *k == '+') {
+            desc = *k == '-';
+            if (*++k == '\0')
+                break;
+        }
+        struct row ra = {ja, sort_weights, false},
+                   rb = {jb, sort_weights, false};
+        const char *va = prio_value(*k, &ra, ba, sizeof(ba));
+        const char *vb = prio_value(*k, &rb, bb, sizeof(bb));
+        double da = strtod(va, &ea), db = strtod(vb, &eb);
+        int c = *ea == '\0' && *eb == '\0' && *va && *vb ? (da > db) - (da < db)
+                                                         : strcmp(va, vb);
+        if (c != 0)
+            return desc ? -c : c;
+    }
+    return 0;
+}
+
+static void sort_jobs(const char *keys, json_t *w, json_t *jobs)
+{
+    size_t n = json_array_size(jobs);
+    json_t **v = calloc(n ? n : 1, sizeof(*v));
+
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(jobs, i));
+    sort_keys = keys;
+    sort_weights = w;
+    qsort(v, n, sizeof(*v), sort_cmp);
+    json_array_clear(jobs);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(jobs, v[i]);
+    free(v);
+}
+
 static int prio_print(struct prio_args *a, json_t *reply)
 {
     struct fmt_spec sp;
     struct err e;
     size_t i;
-    json_t *job, *w = json_object_get(reply, "weights");
+    json_t *job, *w = json_object_get(reply, "weights"), *jobs;
+    char def[256];
 
     if (a->json) {
         json_dumpf(reply, stdout, JSON_INDENT(2));
         putchar('\n');
         return 0;
     }
-    if (fmt_spec_parse(a->format ? a->format
-                       : a->lng  ? PRIO_FORMAT_LONG
-                                 : PRIO_FORMAT,
-                       PRIO_LETTERS, &sp, &e) < 0) {
+    default_format(a, w, def, sizeof(def));
+    if (fmt_spec_parse(a->format ? a->format : def, PRIO_LETTERS, &sp, &e) <
+        0) {
         cli_error("--format: %s", e.text);
         return 1;
     }
@@ -313,11 +434,15 @@ static int prio_print(struct prio_args *a, json_t *reply)
         struct row r = {NULL, w, a->norm};
         fmt_spec_print(stdout, &sp, prio_value, &r);
     } else {
-        json_array_foreach(json_object_get(reply, "jobs"), i, job)
+        jobs = listed(a, reply);
+        if (a->sort != NULL)
+            sort_jobs(a->sort, w, jobs);
+        json_array_foreach(jobs, i, job)
         {
             struct row r = {job, w, a->norm};
             fmt_spec_print(stdout, &sp, prio_value, &r);
         }
+        json_decref(jobs);
     }
     fmt_spec_free(&sp);
     print_notes(reply);
