@@ -17,7 +17,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
-enum kind { K_STR, K_INT, K_TIME, K_LIST, K_TRES, K_FLOAT, K_SHARE };
+enum kind { K_STR, K_INT, K_TIME, K_LIST, K_TRES, K_FLOAT, K_SHARE, K_EPOCH };
 
 struct col {
     const char *name; /* the format= name */
@@ -114,6 +114,19 @@ static const char assoc_default[] =
     "Cluster,Account,User,Partition,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,"
     "MaxTRES,MaxSubmit,MaxWall,QOS,DefaultQOS";
 
+/* sacctmgr show events: a node's DOWN or DRAIN, TimeEnd Unknown while it
+ * lasts. */
+static const struct col event_cols[] = {
+    {"Cluster", NULL, NULL, "Cluster", 10, "cluster", K_STR},
+    {"NodeName", "Node", "Nodes", "NodeName", 15, "node", K_STR},
+    {"TimeStart", "Start", NULL, "TimeStart", 19, "time_start", K_EPOCH},
+    {"TimeEnd", "End", NULL, "TimeEnd", 19, "time_end", K_EPOCH},
+    {"State", NULL, NULL, "State", 6, "state", K_STR},
+    {"Reason", NULL, NULL, "Reason", 30, "reason", K_STR},
+    {"User", NULL, NULL, "User", 10, "user", K_STR},
+    {NULL, NULL, NULL, NULL, 0, NULL, K_STR},
+};
+
 static const struct col cluster_cols[] = {
     {"Cluster", "Name", NULL, "Cluster", 10, "name", K_STR},
     {NULL, NULL, NULL, NULL, 0, NULL, K_STR},
@@ -178,6 +191,11 @@ static const struct col *cols_of(const char *entity, const char **def,
         *key = "associations";
         return assoc_cols;
     }
+    if (strcmp(entity, "events") == 0) {
+        *def = "Cluster,NodeName,TimeStart,TimeEnd,State,Reason,User";
+        *key = "events";
+        return event_cols;
+    }
     return cluster_cols;
 }
 
@@ -217,6 +235,9 @@ static void value_of(const struct col *c, json_t *o, char *buf, size_t len)
         break;
     case K_TIME:
         timefmt_format(json_integer_value(v), buf, len);
+        break;
+    case K_EPOCH:
+        fmt_time((time_t)json_integer_value(v), "Unknown", buf, len);
         break;
     case K_LIST:
         json_array_foreach(v, i, x)

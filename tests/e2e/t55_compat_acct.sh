@@ -26,6 +26,15 @@ is "$(sshare -U --format Account --noheader | sed 's/ *$//' | tr '\n' ' ')" \
 is "$(sshare -a -P -o Account,User,RawShares | head -2 | tr '\n' ' ')" \
     "Account|User|RawShares root|| " "sshare -P -o: Slurm's fields, root's shares empty"
 
+# --- sacctmgr show events: a node's DRAIN, open until it is resumed -------
+scontrol update NodeName=node02 State=DRAIN Reason="disk swap"
+like "$(sacctmgr -n -P show events)" "^e2e-preempt\|node02\|[0-9T:-]+\|Unknown\|DRAIN\|disk swap\|\$" \
+    "show events: the open DRAIN of node02"
+scontrol update NodeName=node02 State=RESUME
+like "$(sacctmgr -n -P show events where nodes=node02 format=NodeName,TimeEnd,State)" \
+    "^node02\|[0-9]{4}-[0-9T:-]+\|DRAIN\$" "resumed: the event has its end"
+is "$(sacctmgr -n -P show events where nodes=node01)" "" "where nodes= selects"
+
 # --- arrays, --name, snakemake's status query ------------------------------
 arr=$(submit -p backtest -a 1-2 -J arr --wrap true)
 one=$(submit -p backtest -J snk --wrap true)
