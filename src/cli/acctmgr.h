@@ -41,6 +41,13 @@ json_t *acctmgr_with_assoc(const char *entity, json_t *items, json_t *assocs,
  * assoc tree" and sshare print them; new array of new objects. */
 json_t *acctmgr_tree(json_t *assocs);
 
+/* acctmgr_dump: "sacctmgr dump [CLUSTER] [file=F]": the accounts, users
+ * and associations as Slurm's flat file, to file (NULL: stdout).
+ * acctmgr_load: "sacctmgr load file=F": adds what the file has and the
+ * cluster lacks.  -1 with e. */
+int acctmgr_dump(const char *cluster, const char *file, struct err *e);
+int acctmgr_load(const char *file, struct err *e);
+
 /* acctmgr_print_tres: "sacctmgr show tres" (Type, Name, ID). */
 int acctmgr_print_tres(const char *format, const struct acctmgr_out *out,
                        struct err *e);

@@ -235,6 +235,40 @@ static int parse_words(struct mgr *m, int n, char **w)
     return 0;
 }
 
+/* "dump [CLUSTER] [file=F]" and "load [file=]F"; 1 when w is neither. */
+static int dump_load(int n, char **w)
+{
+    const char *file = NULL, *cluster = NULL;
+    bool dump = strcasecmp(w[0], "dump") == 0;
+    struct err e;
+
+    if (!dump && strcasecmp(w[0], "load") != 0)
+        return 1;
+    for (int i = 1; i < n; i++) {
+        if (strncasecmp(w[i], "file=", 5) == 0)
+            file = w[i] + 5;
+        else if (dump && cluster == NULL && strchr(w[i], '=') == NULL)
+            cluster = w[i];
+        else if (!dump && file == NULL && strchr(w[i], '=') == NULL)
+            file = w[i];
+        else if (strncasecmp(w[i], "cluster=", 8) == 0)
+            cluster = w[i] + 8;
+        else {
+            cli_error("%s: unknown specification \"%s\"", w[0], w[i]);
+            return -1;
+        }
+    }
+    if (!dump && file == NULL) {
+        cli_error("load: no file given (load file=FILE)");
+        return -1;
+    }
+    if ((dump ? acctmgr_dump(cluster, file, &e) : acctmgr_load(file, &e)) < 0) {
+        cli_error("%s", e.text);
+        return -1;
+    }
+    return 0;
+}
+
 /* Options anywhere (sacctmgr -i add ..., sacctmgr show qos -P), then the
  * words in order. */
 static int parse(struct mgr *m, int argc, char **argv)
@@ -255,6 +289,11 @@ static int parse(struct mgr *m, int argc, char **argv)
     }
     if (rc < 0)
         return cli_opt_end(&st, rc, &e);
+    if (st.n_operands > 0 &&
+        (rc = dump_load(st.n_operands, st.operands)) <= 0) {
+        opt_free(&st);
+        return rc < 0 ? -1 : 2; /* done */
+    }
     rc = parse_words(m, st.n_operands, st.operands);
     opt_free(&st);
     return rc;
@@ -433,7 +472,10 @@ int cmd_acctmgr(int argc, char **argv)
     m.names = json_array();
     m.where = json_object();
     m.set = json_array();
-    if (parse(&m, argc, argv) < 0)
+    rc = parse(&m, argc, argv);
+    if (rc == 2)
+        rc = 0; /* dump or load, done */
+    else if (rc < 0)
         rc = 1;
     else if (m.verb == V_SHOW)
         rc = show(&m);

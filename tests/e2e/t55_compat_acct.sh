@@ -26,6 +26,24 @@ is "$(sshare -U --format Account --noheader | sed 's/ *$//' | tr '\n' ' ')" \
 is "$(sshare -a -P -o Account,User,RawShares | head -2 | tr '\n' ' ')" \
     "Account|User|RawShares root|| " "sshare -P -o: Slurm's fields, root's shares empty"
 
+# --- sacctmgr dump / load: Slurm's flat file -----------------------------
+sacctmgr -i add account research parent=quant Description=res >/dev/null
+sacctmgr -i add user root account=research >/dev/null
+sacctmgr dump file=acct.cfg
+like "$(cat acct.cfg)" "Parent - 'quant'
+Account - 'research':Description='res':Organization='[a-z]+':Fairshare=1
+Parent - 'research'
+User - 'root':DefaultAccount='root':AdminLevel='Administrator':Fairshare=1" \
+    "dump: Parent, Account and User lines"
+sacctmgr -i delete user root account=research >/dev/null
+sacctmgr -i delete account research >/dev/null
+is "$(sacctmgr load file=acct.cfg)" "sacctmgr load: 2 added from acct.cfg" "load adds what is missing"
+is "$(sacctmgr -n -P show assoc where account=research format=Account,User | tr '\n' ' ')" \
+    "research| research|root " "and the associations are back"
+echo "Acount - 'x'" >bad.cfg
+is "$(sacctmgr load file=bad.cfg 2>&1)" "sacctmgr: error: bad.cfg:1: unknown line kind \"Acount\"" \
+    "a bad line is named with its file and line"
+
 # --- sacctmgr show events: a node's DRAIN, open until it is resumed -------
 scontrol update NodeName=node02 State=DRAIN Reason="disk swap"
 like "$(sacctmgr -n -P show events)" "^e2e-preempt\|node02\|[0-9T:-]+\|Unknown\|DRAIN\|disk swap\|\$" \
