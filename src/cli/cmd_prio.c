@@ -12,12 +12,10 @@
 #include "cli/client.h"
 #include "cli/fmt.h"
 #include "cli/opt.h"
+#include "cli/prioview.h"
 #include "common/proto.h"
 
 #define PRIO_LETTERS "aAfFiIjJNopPqQrtTuyY"
-/* Slurm's columns; the factors' only where their weight is non-zero. */
-#define PRIO_HEAD "%.15i %9r "
-#define PRIO_HEAD_LONG "%.15i %9r %.8u %.10o "
 
 enum {
     P_JOBS = 1,
@@ -299,68 +297,6 @@ static void print_notes(json_t *reply)
         fprintf(stderr, "%s\n", json_string_value(n));
 }
 
-/* Slurm's default columns: the factors whose weight is non-zero (a TRES
- * column when PriorityWeightTRES is set). */
-static void default_format(const struct prio_args *a, json_t *w, char *buf,
-                           size_t len)
-{
-    static const struct {
-        const char *factor, *col;
-    } cols[] = {
-        {"age", "%.10A "},       {"fairshare", "%.10F "}, {"jobsize", "%.10J "},
-        {"partition", "%.10P "}, {"qos", "%.10Q "},
-    };
-    const char *tres = json_string_value(json_object_get(w, "tres"));
-    size_t used;
-
-    used =
-        (size_t)snprintf(buf, len, "%s%s", a->lng ? PRIO_HEAD_LONG : PRIO_HEAD,
-                         a->norm ? "%.10y " : "%.10Y ");
-    for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]) && used < len; i++)
-        if (json_integer_value(json_object_get(w, cols[i].factor)) != 0)
-            used += (size_t)snprintf(buf + used, len - used, "%s", cols[i].col);
-    if (a->lng && used < len)
-        used += (size_t)snprintf(buf + used, len - used, "%%.11N ");
-    if (tres != NULL && tres[0] != '\0' && used < len)
-        used += (size_t)snprintf(buf + used, len - used, "%%.20T ");
-    if (used > 0 && used <= len && buf[used - 1] == ' ')
-        buf[used - 1] = '\0';
-}
-
-static bool in_list(const char *list, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-
-    for (const char *p = list; s != NULL && *p != '\0';) {
-        size_t len = strcspn(p, ",");
-        if (len == n && strncmp(p, s, n) == 0)
-            return true;
-        p += len + (p[len] == ',');
-    }
-    return false;
-}
-
-/* The jobs sprio lists: pending and not held (Slurm leaves out a job of
- * priority 0), in -p's partitions; new array. */
-static json_t *listed(const struct prio_args *a, json_t *reply)
-{
-    json_t *out = json_array(), *job;
-    size_t i;
-
-    json_array_foreach(json_object_get(reply, "jobs"), i, job)
-    {
-        if (json_integer_value(json_object_get(job, "priority")) == 0 &&
-            !json_is_true(json_object_get(job, "fixed")))
-            continue;
-        if (a->parts != NULL &&
-            !in_list(a->parts,
-                     json_string_value(json_object_get(job, "partition"))))
-            continue;
-        json_array_append(out, job);
-    }
-    return out;
-}
-
 static const char *sort_keys;
 static json_t *sort_weights;
 
@@ -422,7 +358,7 @@ static int prio_print(struct prio_args *a, json_t *reply)
         putchar('\n');
         return 0;
     }
-    default_format(a, w, def, sizeof(def));
+    prioview_default_format(a->lng, a->norm, w, def, sizeof(def));
     if (fmt_spec_parse(a->format ? a->format : def, PRIO_LETTERS, &sp, &e) <
         0) {
         cli_error("--format: %s", e.text);
@@ -434,7 +370,7 @@ static int prio_print(struct prio_args *a, json_t *reply)
         struct row r = {NULL, w, a->norm};
         fmt_spec_print(stdout, &sp, prio_value, &r);
     } else {
-        jobs = listed(a, reply);
+        jobs = prioview_listed(a->parts, reply);
         if (a->sort != NULL)
             sort_jobs(a->sort, w, jobs);
         json_array_foreach(jobs, i, job)
