@@ -510,6 +510,15 @@ static const char *more_value(int f, const struct acctview_row *r, char *buf,
     case F_RESERVATION:
         return jobview_str(j, "reservation", "");
     case F_REQMEM:
+        if (usageview_units() != 0 &&
+            jobview_int(j, "mem_mib", 0) +
+                    jobview_int(j, "mem_per_cpu_mib", 0) >
+                0) {
+            char tmp[64];
+            return usageview_in_units(
+                strtoull(req_mem(j, tmp, sizeof(tmp)), NULL, 10) * 1024,
+                usageview_units(), buf, len);
+        }
         return req_mem(j, buf, len);
     case F_REQCPUS:
     case F_REQNODES:

@@ -7,6 +7,7 @@
  * each job unless -X; -j 12.0 selects one step.  --noconvert prints the
  * usage fields' memory in KiB and disk in bytes, as measured.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "cli/jobview.h"
 #include "cli/opt.h"
 #include "cli/stepview.h"
+#include "cli/usageview.h"
 #include "cli/when.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
@@ -203,6 +205,7 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
             errno = EINVAL;
             return err_set(e, "Invalid unit type: %s (K, M, G, T or P)", arg);
         }
+        usageview_set_units((char)toupper((unsigned char)arg[0]));
         return 0;
     case A_IGNORED:
         return 0;

@@ -16,6 +16,7 @@
 
 #include "cli/acctview.h"
 #include "cli/jobspec.h"
+#include "cli/usageview.h"
 #include "common/proto.h"
 
 static void test_spec(void **state)
@@ -277,6 +278,18 @@ static void test_new_fields(void **state)
     fclose(fp);
     assert_string_equal(out, "JobIDRaw,State\n42,COMPLETED\n42,COMPLETED,\n");
     free(out);
+    /* --units */
+    char ub[32];
+    assert_string_equal(usageview_in_units(204800, 'M', ub, sizeof(ub)),
+                        "200M");
+    assert_string_equal(usageview_in_units(200000, 'M', ub, sizeof(ub)),
+                        "195.31M");
+    assert_string_equal(usageview_in_units(0, 'G', ub, sizeof(ub)), "0");
+    usageview_set_units('G');
+    s = print(FMT_TAB_PARSABLE2, "ReqMem", full);
+    assert_string_equal(s, "ReqMem\n16G\n");
+    free(s);
+    usageview_set_units(0);
     assert_int_equal(acctview_spec_parse(ACCTVIEW_BRIEF, &sp, &e), 0);
     assert_int_equal(sp.n, 3);
     acctview_spec_free(&sp);
