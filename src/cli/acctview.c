@@ -298,15 +298,13 @@ static const char *when(json_t *job, const char *key, char *buf, size_t len)
     return fmt_time(jtime(job, key), "Unknown", buf, len);
 }
 
-/* The job's id as JobID shows it: "12", or "10_3" for task 3 of array job
- * 10 (raw: always the job's own id, as JobIDRaw). */
+/* The job's id as JobID shows it: "12", "10_3" for task 3 of array job
+ * 10, "10_[4-9]" for its tasks not yet started (raw: always the job's own
+ * id, as JobIDRaw). */
 static char *job_id_str(json_t *job, bool raw, char *buf, size_t len)
 {
-    long long task = jobview_int(job, "array_task_id", -1);
-    long long arr = jobview_int(job, "array_job_id", 0);
-
-    if (!raw && arr > 0 && task >= 0)
-        snprintf(buf, len, "%lld_%lld", arr, task);
+    if (!raw && jobview_int(job, "array_job_id", 0) > 0)
+        jobview_id(job, buf, len); /* 10_3, or 10_[4-9] still pending */
     else
         snprintf(buf, len, "%lld", jobview_int(job, "job_id", 0));
     return buf;

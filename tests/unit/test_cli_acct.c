@@ -237,6 +237,14 @@ static void test_array_rows(void **state)
                            "7_3          9            \n");
     free(s);
     json_decref(j);
+    /* the tasks not yet started: 7_[4-9] */
+    j = record("PENDING", 0, 0,
+               json_pack("{s:i, s:i, s:s}", "job_id", 7, "array_job_id", 7,
+                         "array_task_str", "4-9"));
+    s = print(FMT_TAB_PARSABLE2, "JobID,JobIDRaw", j);
+    assert_string_equal(s, "JobID|JobIDRaw\n7_[4-9]|7\n");
+    free(s);
+    json_decref(j);
 }
 
 /* The JOB object's comment, wckey, constraint and reservation (empty when
