@@ -17,7 +17,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
-enum kind { K_STR, K_INT, K_TIME, K_LIST, K_TRES, K_FLOAT, K_SHARE };
+enum kind { K_STR, K_INT, K_TIME, K_LIST, K_TRES, K_FLOAT, K_SHARE, K_EPOCH };
 
 struct col {
     const char *name; /* the format= name */
@@ -114,6 +114,19 @@ static const char assoc_default[] =
     "Cluster,Account,User,Partition,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,"
     "MaxTRES,MaxSubmit,MaxWall,QOS,DefaultQOS";
 
+/* sacctmgr show events: a node's DOWN or DRAIN, TimeEnd Unknown while it
+ * lasts. */
+static const struct col event_cols[] = {
+    {"Cluster", NULL, NULL, "Cluster", 10, "cluster", K_STR},
+    {"NodeName", "Node", "Nodes", "NodeName", 15, "node", K_STR},
+    {"TimeStart", "Start", NULL, "TimeStart", 19, "time_start", K_EPOCH},
+    {"TimeEnd", "End", NULL, "TimeEnd", 19, "time_end", K_EPOCH},
+    {"State", NULL, NULL, "State", 6, "state", K_STR},
+    {"Reason", NULL, NULL, "Reason", 30, "reason", K_STR},
+    {"User", NULL, NULL, "User", 10, "user", K_STR},
+    {NULL, NULL, NULL, NULL, 0, NULL, K_STR},
+};
+
 static const struct col cluster_cols[] = {
     {"Cluster", "Name", NULL, "Cluster", 10, "name", K_STR},
     {NULL, NULL, NULL, NULL, 0, NULL, K_STR},
@@ -134,6 +147,9 @@ const char *acctmgr_entity(const char *w)
         {"assoc", "association"},
         {"cluster", "cluster"},
         {"clusters", "cluster"},
+        {"tres", "tres"},
+        {"event", "events"},
+        {"events", "events"},
     };
 
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -141,6 +157,14 @@ const char *acctmgr_entity(const char *w)
             return map[i].entity;
     return NULL;
 }
+
+/* Slurm's columns of "list user withassoc" / "list account withassoc". */
+static const char user_assoc_default[] =
+    "User,DefaultAccount,AdminLevel,Cluster,Account,Partition,Share,MaxJobs,"
+    "MaxSubmit,MaxWall,QOS,DefaultQOS";
+static const char account_assoc_default[] =
+    "Account,Description,Organization,Cluster,ParentName,User,Share,MaxJobs,"
+    "MaxSubmit,MaxWall,QOS,DefaultQOS";
 
 static const struct col *cols_of(const char *entity, const char **def,
                                  const char **key)
@@ -166,6 +190,11 @@ static const struct col *cols_of(const char *entity, const char **def,
         *def = assoc_default;
         *key = "associations";
         return assoc_cols;
+    }
+    if (strcmp(entity, "events") == 0) {
+        *def = "Cluster,NodeName,TimeStart,TimeEnd,State,Reason,User";
+        *key = "events";
+        return event_cols;
     }
     return cluster_cols;
 }
@@ -207,6 +236,9 @@ static void value_of(const struct col *c, json_t *o, char *buf, size_t len)
     case K_TIME:
         timefmt_format(json_integer_value(v), buf, len);
         break;
+    case K_EPOCH:
+        fmt_time((time_t)json_integer_value(v), "Unknown", buf, len);
+        break;
     case K_LIST:
         json_array_foreach(v, i, x)
         {
@@ -235,7 +267,7 @@ struct field {
     int width;
 };
 
-static const struct col *find_col(const struct col *cols, const char *name)
+static const struct col *find_col1(const struct col *cols, const char *name)
 {
     for (; cols->name != NULL; cols++)
         if (strcasecmp(name, cols->name) == 0 ||
@@ -245,10 +277,20 @@ static const struct col *find_col(const struct col *cols, const char *name)
     return NULL;
 }
 
+/* With withassoc the association's columns come first ("Account" is the
+ * association's account, not the user's list of them). */
+static const struct col *find_col(const struct col *cols, const char *name,
+                                  bool withassoc)
+{
+    const struct col *c = withassoc ? find_col1(assoc_cols, name) : NULL;
+
+    return c != NULL ? c : find_col1(cols, name);
+}
+
 /* "Name,Priority%20" into fields; -1 with e on an unknown column. */
 static int parse_format(const struct col *cols, const char *entity,
-                        const char *format, struct field **out, size_t *n,
-                        struct err *e)
+                        bool withassoc, const char *format, struct field **out,
+                        size_t *n, struct err *e)
 {
     char *copy = xstrdup(format), *save = NULL, *it;
     int rc = 0;
@@ -263,7 +305,7 @@ static int parse_format(const struct col *cols, const char *entity,
             *pct = '\0';
             width = atoi(pct + 1);
         }
-        c = find_col(cols, it);
+        c = find_col(cols, it, withassoc);
         if (c == NULL) {
             errno = EINVAL;
             rc = err_set(e, "Unknown field for %s format: %s", entity, it);
@@ -284,24 +326,32 @@ static int parse_format(const struct col *cols, const char *entity,
     return rc;
 }
 
-int acctmgr_print(const char *entity, json_t *reply, const char *format,
-                  const struct acctmgr_out *out, struct err *e)
+/* The objects under key of reply in the columns of format (NULL: def). */
+static int print_cols(const struct col *cols, const char *entity,
+                      const char *key, const char *def, json_t *reply,
+                      const char *format, const struct acctmgr_out *out,
+                      struct err *e)
 {
-    const char *def, *key;
-    const struct col *cols = cols_of(entity, &def, &key);
     struct field *f;
     size_t n, i;
     json_t *items = json_object_get(reply, key), *o;
     struct fmt_col *tc;
     struct fmt_tab t;
     char buf[4096];
+    bool wa = out->withassoc && (cols == user_cols || cols == account_cols);
 
-    if (parse_format(cols, entity, format ? format : def, &f, &n, e) < 0)
+    if (wa)
+        def = cols == user_cols ? user_assoc_default : account_assoc_default;
+    if (parse_format(cols, entity, wa, format ? format : def, &f, &n, e) < 0)
         return -1;
-    /* Right-justified columns, no blank after the last; -p wins over -P. */
+    /* Right-justified columns, no blank after the last; -p wins over -P.
+     * The tree's indented Account is left-justified. */
     tc = xcalloc(n, sizeof(*tc));
     for (size_t k = 0; k < n; k++)
-        tc[k] = (struct fmt_col){f[k].width, false, FMT_CUT_PLUS};
+        tc[k] = (struct fmt_col){f[k].width,
+                                 out->tree && cols == assoc_cols &&
+                                     strcmp(f[k].col->name, "Account") == 0,
+                                 FMT_CUT_PLUS};
     t = (struct fmt_tab){stdout,
                          out->parsable    ? FMT_TAB_PARSABLE
                          : out->parsable2 ? FMT_TAB_PARSABLE2
@@ -322,4 +372,206 @@ int acctmgr_print(const char *entity, json_t *reply, const char *format,
     free(tc);
     free(f);
     return 0;
+}
+
+int acctmgr_print(const char *entity, json_t *reply, const char *format,
+                  const struct acctmgr_out *out, struct err *e)
+{
+    const char *def, *key;
+    const struct col *cols = cols_of(entity, &def, &key);
+
+    return print_cols(cols, entity, key, def, reply, format, out, e);
+}
+
+bool acctmgr_flag_word(const char *w, struct acctmgr_out *out)
+{
+    static const char *const ignored[] = {
+        "withcoordinator", "withcoord", "withdeleted",     "wopinfo",
+        "woplimits",       "wolimits",  "withrawqoslevel", "withsubaccounts",
+        "onlydefaults",    "withusage",
+    };
+
+    if (strcasecmp(w, "withassoc") == 0 || strcasecmp(w, "withassocs") == 0) {
+        out->withassoc = true;
+        return true;
+    }
+    if (strcasecmp(w, "tree") == 0) {
+        out->tree = true;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+        if (strcasecmp(w, ignored[i]) == 0)
+            return true;
+    return false;
+}
+
+static const char *ostr(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* Whether the condition of where named by one of keys (absent: any) lists
+ * the value s. */
+static bool where_ok(json_t *where, const char *const *keys, const char *s)
+{
+    const char *k;
+    json_t *v;
+
+    json_object_foreach(where, k, v)
+    {
+        for (size_t i = 0; keys[i] != NULL; i++) {
+            if (strcasecmp(k, keys[i]) != 0)
+                continue;
+            const char *list = json_string_value(v);
+            size_t n = s ? strlen(s) : 0;
+            if (s == NULL || list == NULL)
+                return false;
+            for (const char *p = list; *p != '\0';) {
+                size_t len = strcspn(p, ",");
+                if (len == n && strncmp(p, s, n) == 0)
+                    return true;
+                p += len + (p[len] == ',');
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+json_t *acctmgr_with_assoc(const char *entity, json_t *items, json_t *assocs,
+                           json_t *where)
+{
+    static const char *const k_acct[] = {"Account", "Accounts", "Acct", NULL};
+    static const char *const k_part[] = {"Partition", "Partitions", NULL};
+    static const char *const k_clus[] = {"Cluster", "Clusters", NULL};
+    bool user = strcmp(entity, "user") == 0;
+    json_t *rows = json_array(), *it, *as;
+    size_t i, j;
+
+    json_array_foreach(items, i, it)
+    {
+        const char *name = ostr(it, "name");
+        json_array_foreach(assocs, j, as)
+        {
+            const char *mine = ostr(as, user ? "user" : "account");
+            json_t *row;
+            if (name == NULL || mine == NULL || strcmp(name, mine) != 0 ||
+                (user && !where_ok(where, k_acct, ostr(as, "account"))) ||
+                !where_ok(where, k_part, ostr(as, "partition")) ||
+                !where_ok(where, k_clus, ostr(as, "cluster")))
+                continue;
+            row = json_deep_copy(as);
+            if (user) {
+                json_object_set(row, "name", json_object_get(it, "name"));
+                json_object_set(row, "default_account",
+                                json_object_get(it, "default_account"));
+                json_object_set(row, "admin_level",
+                                json_object_get(it, "admin_level"));
+            } else {
+                json_object_set(row, "name", json_object_get(it, "name"));
+                json_object_set(row, "description",
+                                json_object_get(it, "description"));
+                json_object_set(row, "organization",
+                                json_object_get(it, "organization"));
+                json_object_set(row, "parent", json_object_get(it, "parent"));
+            }
+            json_array_append_new(rows, row);
+        }
+    }
+    return rows;
+}
+
+static json_int_t oint(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+/* Appends the association at index i and, depth-first, those whose parent
+ * it is: the account's users first, then its sub-accounts, in list order
+ * (Slurm lists a user's association under its account). */
+static void tree_walk(json_t *assocs, size_t i, int depth, json_t *out,
+                      char *seen)
+{
+    json_t *as = json_array_get(assocs, i), *row = json_deep_copy(as), *c;
+    char buf[512];
+    size_t k;
+
+    seen[i] = 1;
+    snprintf(buf, sizeof(buf), "%*s%s", depth, "", ostr(as, "account"));
+    json_object_set_new(row, "account", json_string(buf));
+    json_array_append_new(out, row);
+    for (int pass = 0; pass < 2; pass++)
+        json_array_foreach(assocs, k, c)
+        {
+            bool is_user = ostr(c, "user") != NULL;
+            if (!seen[k] && oint(c, "parent_id") == oint(as, "id") &&
+                is_user == (pass == 0))
+                tree_walk(assocs, k, depth + 1, out, seen);
+        }
+}
+
+json_t *acctmgr_tree(json_t *assocs)
+{
+    size_t n = json_array_size(assocs), i;
+    char *seen = xcalloc(n ? n : 1, 1);
+    json_t *out = json_array(), *as;
+
+    /* roots: no parent among the listed ones */
+    json_array_foreach(assocs, i, as)
+    {
+        json_t *p;
+        size_t k;
+        bool has_parent = false;
+        json_array_foreach(
+            assocs, k, p) if (k != i && oint(p, "id") == oint(as, "parent_id"))
+            has_parent = true;
+        if (!seen[i] && !has_parent)
+            tree_walk(assocs, i, 0, out, seen);
+    }
+    json_array_foreach(assocs, i, as) /* a cycle: never, but keep them */
+        if (!seen[i]) tree_walk(assocs, i, 0, out, seen);
+    free(seen);
+    return out;
+}
+
+/* Slurm's TRES ids; gres/gpu is the first GRES TRES. */
+static const struct {
+    const char *type, *name;
+    int id;
+} tres_table[] = {
+    {"cpu", "", 1},  {"mem", "", 2},     {"energy", "", 3},
+    {"node", "", 4}, {"billing", "", 5}, {"fs", "disk", 6},
+    {"vmem", "", 7}, {"pages", "", 8},   {"gres", "gpu", 1001},
+};
+
+int acctmgr_print_tres(const char *format, const struct acctmgr_out *out,
+                       struct err *e)
+{
+    static const struct col tres_cols[] = {
+        {"Type", NULL, NULL, "Type", 8, "type", K_STR},
+        {"Name", NULL, NULL, "Name", 15, "name", K_STR},
+        {"ID", NULL, NULL, "ID", 6, "id", K_INT},
+        {NULL, NULL, NULL, NULL, 0, NULL, K_STR},
+    };
+    json_t *items = json_array(), *reply;
+    struct field *f;
+    size_t n;
+    int rc;
+
+    if (parse_format(tres_cols, "tres", false, format ? format : "Type,Name,ID",
+                     &f, &n, e) < 0) {
+        json_decref(items);
+        return -1;
+    }
+    free(f);
+    for (size_t i = 0; i < sizeof(tres_table) / sizeof(tres_table[0]); i++)
+        json_array_append_new(items, json_pack("{s:s, s:s, s:i}", "type",
+                                               tres_table[i].type, "name",
+                                               tres_table[i].name, "id",
+                                               tres_table[i].id));
+    reply = json_pack("{s:o}", "tres", items);
+    rc = print_cols(tres_cols, "tres", "tres", "Type,Name,ID", reply, format,
+                    out, e);
+    json_decref(reply);
+    return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,19 @@ enum {
     F_PRIORITY,
     F_WORKDIR,
     F_NTASKS,
+    F_COMMENT,
+    F_WCKEY,
+    F_CONSTRAINTS,
+    F_RESERVATION,
+    F_REQMEM,
+    F_REQCPUS,
+    F_REQNODES,
+    F_TIMELIMITRAW,
+    F_CLUSTER,
+    F_GROUP,
+    F_GID,
+    F_DERIVEDEXITCODE,
+    F_FLAGS,
     F_COUNT /* usageview's field u is F_COUNT + u */
 };
 
@@ -85,6 +99,19 @@ static const struct {
     [F_PRIORITY] = {"Priority", 10, false},
     [F_WORKDIR] = {"WorkDir", 20, false},
     [F_NTASKS] = {"NTasks", 8, false},
+    [F_COMMENT] = {"Comment", 15, false},
+    [F_WCKEY] = {"WCKey", 10, false},
+    [F_CONSTRAINTS] = {"Constraints", 19, false},
+    [F_RESERVATION] = {"Reservation", 20, false},
+    [F_REQMEM] = {"ReqMem", 10, false},
+    [F_REQCPUS] = {"ReqCPUS", 8, false},
+    [F_REQNODES] = {"ReqNodes", 8, false},
+    [F_TIMELIMITRAW] = {"TimelimitRaw", 12, false},
+    [F_CLUSTER] = {"Cluster", 10, false},
+    [F_GROUP] = {"Group", 9, false},
+    [F_GID] = {"GID", 6, false},
+    [F_DERIVEDEXITCODE] = {"DerivedExitCode", 15, false},
+    [F_FLAGS] = {"Flags", 20, false},
 };
 
 static const char *field_name(int f)
@@ -271,6 +298,37 @@ static const char *when(json_t *job, const char *key, char *buf, size_t len)
     return fmt_time(jtime(job, key), "Unknown", buf, len);
 }
 
+/* The job's id as JobID shows it: "12", "10_3" for task 3 of array job
+ * 10, "10_[4-9]" for its tasks not yet started (raw: always the job's own
+ * id, as JobIDRaw). */
+static char *job_id_str(json_t *job, bool raw, char *buf, size_t len)
+{
+    if (!raw && jobview_int(job, "array_job_id", 0) > 0)
+        jobview_id(job, buf, len); /* 10_3, or 10_[4-9] still pending */
+    else
+        snprintf(buf, len, "%lld", jobview_int(job, "job_id", 0));
+    return buf;
+}
+
+/* "code:signal" of an exit_code object; on the job's own line (job) a
+ * job that was cancelled, timed out or preempted shows 0:0, as Slurm
+ * records it, the signal showing on its batch step. */
+static const char *exit_str(json_t *ec, bool job_line, const char *state,
+                            char *buf, size_t len)
+{
+    long long rc = jobview_int(ec, "return_code", 0);
+    long long sig = jobview_int(ec, "signal", 0);
+
+    if (buf == NULL || len == 0)
+        return "";
+    if (job_line && rc == 0 && state != NULL &&
+        (strcmp(state, "CANCELLED") == 0 || strcmp(state, "TIMEOUT") == 0 ||
+         strcmp(state, "PREEMPTED") == 0 || strcmp(state, "DEADLINE") == 0))
+        sig = 0;
+    snprintf(buf, len, "%lld:%lld", rc, sig);
+    return buf;
+}
+
 /* The made-up .batch step's own values; NULL: as the job's. */
 static const char *step_value(int f, const struct acctview_row *r, char *buf,
                               size_t len)
@@ -300,7 +358,22 @@ static const char *step_value(int f, const struct acctview_row *r, char *buf,
     case F_PRIORITY:
     case F_WORKDIR:
     case F_ELIGIBLE:
+    case F_COMMENT:
+    case F_WCKEY:
+    case F_CONSTRAINTS:
+    case F_RESERVATION:
+    case F_REQMEM:
+    case F_REQCPUS:
+    case F_REQNODES:
+    case F_TIMELIMITRAW:
+    case F_GROUP:
+    case F_GID:
+    case F_DERIVEDEXITCODE:
+    case F_FLAGS:
         return "";
+    case F_EXITCODE: /* the signal that ended the script */
+        return exit_str(json_object_get(r->job, "exit_code"), false, NULL, buf,
+                        len);
     default:
         return NULL;
     }
@@ -325,11 +398,14 @@ static const char *rec_value(int f, const struct acctview_row *r, char *buf,
         return usageview_value(f - F_COUNT, &src, buf, len);
     switch (f) {
     case F_JOBID:
-    case F_JOBIDRAW:
-        snprintf(buf, len, "%lld.%s", jobview_int(r->job, "job_id", 0),
+    case F_JOBIDRAW: {
+        char id[64];
+        snprintf(buf, len, "%s.%s",
+                 job_id_str(r->job, f == F_JOBIDRAW, id, sizeof(id)),
                  stepview_step_str(jobview_int(rec, "step_id", 0), sid,
                                    sizeof(sid)));
         return buf;
+    }
     case F_JOBNAME:
         return jobview_str(rec, "name", "");
     case F_ACCOUNT:
@@ -390,10 +466,87 @@ static const char *job_usage(int f, json_t *job, char *buf, size_t len)
 static const char *id_value(int f, const struct acctview_row *r, char *buf,
                             size_t len)
 {
-    snprintf(buf, len, "%lld%s%s", jobview_int(r->job, "job_id", 0),
+    char id[64];
+
+    snprintf(buf, len, "%s%s%s",
+             job_id_str(r->job, f == F_JOBIDRAW, id, sizeof(id)),
              r->step ? "." : "", r->step ? r->step : "");
-    (void)f;
     return buf;
+}
+
+/* ReqMem: the memory asked for, per node ("4000M"; per CPU times the
+ * job's CPUs per node), "0" when none was. */
+static const char *req_mem(json_t *j, char *buf, size_t len)
+{
+    long long per_cpu = jobview_int(j, "mem_per_cpu_mib", 0);
+    long long mib = jobview_int(j, "mem_mib", 0);
+    long long nodes = jobview_int(j, "nodes", 1);
+
+    if (per_cpu > 0)
+        mib = per_cpu * jobview_int(j, "cpus", 1) / (nodes > 0 ? nodes : 1);
+    if (mib <= 0)
+        return "0";
+    snprintf(buf, len, "%lldM", mib);
+    return buf;
+}
+
+/* The new JOB keys (comment, wckey, constraint, reservation) and the
+ * other fields of the job's line that are plain; NULL: not one. */
+static const char *more_value(int f, const struct acctview_row *r, char *buf,
+                              size_t len)
+{
+    json_t *j = r->job;
+    int64_t lim = jobview_int(j, "time_limit_s", -1);
+
+    switch (f) {
+    case F_COMMENT:
+        return jobview_str(j, "comment", "");
+    case F_WCKEY:
+        return jobview_str(j, "wckey", "");
+    case F_CONSTRAINTS:
+        return jobview_str(j, "constraint", "");
+    case F_RESERVATION:
+        return jobview_str(j, "reservation", "");
+    case F_REQMEM:
+        if (usageview_units() != 0 &&
+            jobview_int(j, "mem_mib", 0) +
+                    jobview_int(j, "mem_per_cpu_mib", 0) >
+                0) {
+            char tmp[64];
+            return usageview_in_units(
+                strtoull(req_mem(j, tmp, sizeof(tmp)), NULL, 10) * 1024,
+                usageview_units(), buf, len);
+        }
+        return req_mem(j, buf, len);
+    case F_REQCPUS:
+    case F_REQNODES:
+    case F_GID:
+        snprintf(buf, len, "%lld",
+                 f == F_REQCPUS    ? jobview_int(j, "cpus", 0)
+                 : f == F_REQNODES ? jobview_int(j, "nodes", 1)
+                                   : jobview_int(j, "group_id", 0));
+        return buf;
+    case F_TIMELIMITRAW:
+        if (lim < 0)
+            return "UNLIMITED";
+        snprintf(buf, len, "%lld", (long long)((lim + 59) / 60));
+        return buf;
+    case F_CLUSTER:
+        return jobview_str(j, "cluster", "");
+    case F_GROUP: {
+        struct group *g = getgrgid((gid_t)jobview_int(j, "group_id", 0));
+        if (g == NULL)
+            return rec_int(j, "group_id", buf, len);
+        snprintf(buf, len, "%s", g->gr_name);
+        return buf;
+    }
+    case F_DERIVEDEXITCODE:
+        return "0:0";
+    case F_FLAGS:
+        return jtime(j, "start_time") > 0 ? "SchedMain" : "";
+    default:
+        return NULL;
+    }
 }
 
 static const char *time_value(int f, const struct acctview_row *r, char *buf,
@@ -464,9 +617,7 @@ const char *acctview_value(int f, const struct acctview_row *r, char *buf,
     case F_STATE:
         return acctview_state(r, buf, len);
     case F_EXITCODE:
-        snprintf(buf, len, "%lld:%lld", jobview_int(ec, "return_code", 0),
-                 jobview_int(ec, "signal", 0));
-        return buf;
+        return exit_str(ec, true, jobview_str(j, "job_state", ""), buf, len);
     case F_NODELIST:
         return jobview_str(j, "node_list", "None assigned");
     case F_ALLOCTRES:
@@ -480,7 +631,8 @@ const char *acctview_value(int f, const struct acctview_row *r, char *buf,
     case F_NTASKS:
         return "";
     default:
-        return time_value(f, r, buf, len);
+        v = more_value(f, r, buf, len);
+        return v != NULL ? v : time_value(f, r, buf, len);
     }
 }
 
@@ -493,10 +645,30 @@ static struct fmt_tab tab_of(FILE *fp, const struct acctview_spec *sp,
     return (struct fmt_tab){fp, mode, sp->tab, sp->n, true};
 }
 
+/* -p/-P with --delimiter: the cells joined by it (and after the last
+ * with -p). */
+static void delim_row(FILE *fp, const struct acctview_spec *sp,
+                      enum fmt_tab_mode mode, const char *const *cells)
+{
+    for (size_t i = 0; i < sp->n; i++)
+        fprintf(fp, "%s%s", cells[i],
+                i + 1 < sp->n || mode == FMT_TAB_PARSABLE ? sp->delim : "");
+    fputc('\n', fp);
+}
+
 void acctview_header(FILE *fp, const struct acctview_spec *sp,
                      enum fmt_tab_mode mode)
 {
     struct fmt_tab t = tab_of(fp, sp, mode);
+
+    if (sp->delim != NULL && mode != FMT_TAB_COLUMNS) {
+        const char **cells = xcalloc(sp->n, sizeof(*cells));
+        for (size_t i = 0; i < sp->n; i++)
+            cells[i] = field_name(sp->cols[i].field);
+        delim_row(fp, sp, mode, cells);
+        free(cells);
+        return;
+    }
 
     for (size_t i = 0; i < sp->n; i++)
         fmt_tab_cell(&t, i, field_name(sp->cols[i].field));
@@ -509,9 +681,98 @@ void acctview_print(FILE *fp, const struct acctview_spec *sp,
     struct fmt_tab t = tab_of(fp, sp, mode);
     char buf[1024];
 
+    if (sp->delim != NULL && mode != FMT_TAB_COLUMNS) {
+        char **cells = xcalloc(sp->n, sizeof(*cells));
+        for (size_t i = 0; i < sp->n; i++)
+            cells[i] =
+                xstrdup(acctview_value(sp->cols[i].field, r, buf, sizeof(buf)));
+        delim_row(fp, sp, mode, (const char *const *)cells);
+        for (size_t i = 0; i < sp->n; i++)
+            free(cells[i]);
+        free(cells);
+        return;
+    }
     for (size_t i = 0; i < sp->n; i++)
         fmt_tab_cell(&t, i,
                      acctview_value(sp->cols[i].field, r, buf, sizeof(buf)));
+}
+
+/* The steps of recs that started in [from, to] (to 0: no end); new. */
+static json_t *steps_between(json_t *recs, time_t from, time_t to)
+{
+    json_t *out = json_array(), *rec;
+    size_t i;
+
+    json_array_foreach(recs, i, rec)
+    {
+        time_t st = jtime(rec, "start_time");
+        if (st == 0 || (st >= from && (to == 0 || st <= to)))
+            json_array_append(out, rec);
+    }
+    return out;
+}
+
+/* "exit=3 signal=15" in a requeue event's detail into exit_code. */
+static json_t *detail_exit(const char *detail)
+{
+    const char *x = detail ? strstr(detail, "exit=") : NULL;
+    const char *s = detail ? strstr(detail, "signal=") : NULL;
+
+    return json_pack("{s:i, s:i}", "return_code", x ? atoi(x + 5) : 0, "signal",
+                     s ? atoi(s + 7) : 0);
+}
+
+/* The run that a requeue event ended: the job with that run's values. */
+static json_t *earlier_run(json_t *job, time_t start, const char *nodes,
+                           json_t *ev)
+{
+    json_t *o = json_copy(job);
+    const char *detail = jobview_str(ev, "detail", "");
+    time_t end = jtime(ev, "time");
+    const char *st = strncmp(detail, "after preemption", 16) == 0 ? "PREEMPTED"
+                     : strstr(detail, "node") != NULL             ? "NODE_FAIL"
+                                                                  : "REQUEUED";
+
+    json_object_set_new(o, "start_time", json_integer((json_int_t)start));
+    json_object_set_new(o, "end_time", json_integer((json_int_t)end));
+    json_object_set_new(o, "job_state", json_string(st));
+    json_object_set_new(o, "exit_code", detail_exit(detail));
+    json_object_set_new(o, "node_list", json_string(nodes ? nodes : ""));
+    json_object_set_new(o, "cancelled_by", json_null());
+    json_object_set_new(o, "restart_count", json_integer(0));
+    if (acctview_steps(job) != NULL)
+        json_object_set_new(o, "steps",
+                            steps_between(acctview_steps(job), start, end));
+    return o;
+}
+
+json_t *acctview_incarnations(json_t *job, bool dups)
+{
+    json_t *out = json_array(), *ev, *last = json_copy(job);
+    time_t start = 0, cur = jtime(job, "start_time");
+    char nodes[256] = "";
+    size_t i;
+
+    json_array_foreach(json_object_get(job, "events"), i, ev)
+    {
+        const char *name = jobview_str(ev, "event", "");
+        if (strcmp(name, "start") == 0) {
+            const char *d = strstr(jobview_str(ev, "detail", ""), "nodes=");
+            start = jtime(ev, "time");
+            snprintf(nodes, sizeof(nodes), "%.*s",
+                     d ? (int)strcspn(d + 6, " ") : 0, d ? d + 6 : "");
+        } else if (strcmp(name, "requeue") == 0 && start > 0) {
+            if (dups)
+                json_array_append_new(out, earlier_run(job, start, nodes, ev));
+            start = 0;
+        }
+    }
+    if (cur > 0 && acctview_steps(job) != NULL &&
+        jobview_int(job, "restart_count", 0) > 0)
+        json_object_set_new(last, "steps",
+                            steps_between(acctview_steps(job), cur, 0));
+    json_array_append_new(out, last);
+    return out;
 }
 
 /* One STEP record in --json: its ids and values as sacct shows them. */

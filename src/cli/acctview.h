@@ -19,6 +19,7 @@
 
 #define ACCTVIEW_DEFAULT                                                       \
     "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+#define ACCTVIEW_BRIEF "JobID,State,ExitCode"
 #define ACCTVIEW_LONG                                                          \
     "JobID,JobIDRaw,JobName,Partition,Account,QOS,User,Submit,Eligible,"       \
     "Start,End,Elapsed,Timelimit,NNodes,AllocCPUS,ReqTRES,AllocTRES,State,"    \
@@ -47,6 +48,7 @@ struct acctview_spec {
     struct acctview_col *cols;
     struct fmt_col *tab; /* the same columns for fmt_tab */
     size_t n;
+    const char *delim; /* --delimiter with -p/-P (NULL: "|") */
 };
 
 /*
@@ -82,6 +84,16 @@ bool acctview_has_batch(json_t *job);
 /* acctview_steps: the job's STEP records (borrowed), or NULL when the
  * record has none ("steps" absent). */
 json_t *acctview_steps(json_t *job);
+
+/*
+ * acctview_incarnations: the job as sacct -D shows it: one record per run
+ * ended by a requeue (its state PREEMPTED, NODE_FAIL or REQUEUED, its
+ * start, end, nodes and exit status from the job's "start" and "requeue"
+ * events, the steps that ran then), then the job itself with only the
+ * steps of its last run; without dups only that last one.  New array of
+ * new objects.
+ */
+json_t *acctview_incarnations(json_t *job, bool dups);
 
 /* acctview_json: the --json object of one job (docs/cli.md); new. */
 json_t *acctview_json(json_t *job, time_t now);

@@ -7,6 +7,8 @@
  * each job unless -X; -j 12.0 selects one step.  --noconvert prints the
  * usage fields' memory in KiB and disk in bytes, as measured.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "cli/jobview.h"
 #include "cli/opt.h"
 #include "cli/stepview.h"
+#include "cli/usageview.h"
 #include "cli/when.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
@@ -44,6 +47,12 @@ enum {
     A_JSON,
     A_EVENTS,
     A_HELPFORMAT,
+    A_NAME,
+    A_DELIMITER,
+    A_BRIEF,
+    A_DUPLICATES,
+    A_UNITS,
+    A_IGNORED,
     A_HELP,
     A_VERSION,
 };
@@ -68,6 +77,16 @@ static const struct opt_def acct_opts[] = {
     {"json", 0, OPT_NOARG, A_JSON},
     {"events", 0, OPT_ARG, A_EVENTS},
     {"helpformat", 'e', OPT_NOARG, A_HELPFORMAT},
+    {"name", 0, OPT_ARG, A_NAME},
+    {"jobname", 0, OPT_ARG, A_NAME},
+    {"delimiter", 0, OPT_ARG, A_DELIMITER},
+    {"brief", 'b', OPT_NOARG, A_BRIEF},
+    {"duplicates", 'D', OPT_NOARG, A_DUPLICATES},
+    {"units", 0, OPT_ARG, A_UNITS},
+    {"clusters", 'M', OPT_ARG, A_IGNORED},
+    {"allclusters", 'L', OPT_NOARG, A_IGNORED},
+    {"verbose", 'v', OPT_NOARG, A_IGNORED},
+    {"array", 0, OPT_NOARG, A_IGNORED},
     {"help", 'h', OPT_NOARG, A_HELP},
     {"usage", 0, OPT_NOARG, A_HELP},
     {"version", 'V', OPT_NOARG, A_VERSION},
@@ -79,10 +98,11 @@ struct acct {
     struct jobfilter whole;  /* the ids of -j given without a step */
     struct stepview_id *sel; /* the steps of -j 12.0 */
     size_t n_sel;
-    json_t *accounts;
-    const char *format, *events;
+    json_t *accounts, *names;
+    const char *format, *events, *delim;
     time_t start, end;
     bool start_set, end_set, all_users, alloc_only, noheader, json, noconvert;
+    bool dups;
     enum fmt_tab_mode mode;
 };
 
@@ -167,6 +187,27 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
         return jobfilter_add(&q->f, JOBFILTER_STATES, arg, e);
     case A_ACCOUNTS:
         add_list(&q->accounts, arg);
+        return 0;
+    case A_NAME:
+        add_list(&q->names, arg);
+        return 0;
+    case A_DELIMITER:
+        q->delim = arg;
+        return 0;
+    case A_BRIEF:
+        q->format = ACCTVIEW_BRIEF;
+        return 0;
+    case A_DUPLICATES:
+        q->dups = true;
+        return 0;
+    case A_UNITS:
+        if (strlen(arg) != 1 || strchr("KMGTPkmgtp", arg[0]) == NULL) {
+            errno = EINVAL;
+            return err_set(e, "Invalid unit type: %s (K, M, G, T or P)", arg);
+        }
+        usageview_set_units((char)toupper((unsigned char)arg[0]));
+        return 0;
+    case A_IGNORED:
         return 0;
     case A_START:
         q->start_set = true;
@@ -254,7 +295,8 @@ static json_t *acct_request(const struct acct *q)
     if (q->accounts != NULL)
         json_object_set(req, "accounts", q->accounts);
     json_object_set_new(req, "all_users", json_boolean(q->all_users));
-    json_object_set_new(req, "events", json_boolean(q->json || q->events));
+    json_object_set_new(req, "events",
+                        json_boolean(q->json || q->events || q->dups));
     return req;
 }
 
@@ -283,6 +325,46 @@ static json_t *acct_fetch(const struct acct *q)
     }
     json_decref(req);
     return all;
+}
+
+/* -j ARRAY_ID selects every task of the array, as in Slurm: the tasks
+ * other than the one that kept the array's id are looked up from the
+ * array's submit time on.  jobs changes; -1 after an error printed. */
+static int acct_array_tasks(const struct acct *q, json_t *jobs)
+{
+    json_t *masters = json_array(), *m, *job;
+    size_t i, k;
+    int rc = 0;
+
+    json_array_foreach(jobs, i, job)
+    {
+        long long id = jobview_int(job, "job_id", 0);
+        if (jobview_int(job, "array_job_id", 0) == id && id > 0)
+            json_array_append(masters, job);
+    }
+    json_array_foreach(masters, i, m)
+    {
+        struct acct all = *q;
+        json_t *more;
+        all.f.job_ids = NULL;
+        all.start_set = true;
+        all.start = (time_t)jobview_int(m, "submit_time", 0);
+        all.end_set = false;
+        if ((more = acct_fetch(&all)) == NULL) {
+            rc = -1;
+            break;
+        }
+        json_array_foreach(more, k, job)
+        {
+            if (jobview_int(job, "array_job_id", 0) ==
+                    jobview_int(m, "job_id", 0) &&
+                jobview_int(job, "job_id", 0) != jobview_int(m, "job_id", 0))
+                json_array_append(jobs, job);
+        }
+        json_decref(more);
+    }
+    json_decref(masters);
+    return rc;
 }
 
 static int print_events(json_t *jobs)
@@ -365,6 +447,23 @@ static void acct_print_steps(const struct acct *q,
     }
 }
 
+/* --name: the job's name is one of them (Slurm compares whole names). */
+static bool acct_name_ok(const struct acct *q, json_t *job)
+{
+    const char *name = jobview_str(job, "name", "");
+    json_t *v;
+    size_t i;
+
+    if (q->names == NULL)
+        return true;
+    json_array_foreach(q->names, i, v)
+    {
+        if (strcmp(json_string_value(v), name) == 0)
+            return true;
+    }
+    return false;
+}
+
 static int acct_print(const struct acct *q, json_t *jobs)
 {
     struct acctview_spec sp;
@@ -390,19 +489,30 @@ static int acct_print(const struct acct *q, json_t *jobs)
         cli_error("%s", e.text);
         return 1;
     }
+    sp.delim = q->delim;
     if (!q->noheader)
         acctview_header(stdout, &sp, q->mode);
     json_array_foreach(jobs, i, job)
     {
-        struct acctview_row r = {job, NULL, now, NULL, q->noconvert};
-        /* -X shows the job's line even where -j named one of its steps */
-        bool whole =
-            q->n_sel == 0 || q->alloc_only ||
-            (q->whole.job_ids != NULL && jobfilter_match(&q->whole, job));
-        if (whole)
-            acctview_print(stdout, &sp, q->mode, &r);
-        if (!q->alloc_only)
-            acct_print_steps(q, &sp, job, whole, now);
+        json_t *runs, *run;
+        size_t k;
+        if (!acct_name_ok(q, job))
+            continue;
+        runs = acctview_incarnations(job, q->dups);
+        json_array_foreach(runs, k, run)
+        {
+            struct acctview_row r = {run, NULL, now, NULL, q->noconvert};
+            /* -X shows the job's line even where -j named one of its
+             * steps */
+            bool whole =
+                q->n_sel == 0 || q->alloc_only ||
+                (q->whole.job_ids != NULL && jobfilter_match(&q->whole, job));
+            if (whole)
+                acctview_print(stdout, &sp, q->mode, &r);
+            if (!q->alloc_only)
+                acct_print_steps(q, &sp, run, whole, now);
+        }
+        json_decref(runs);
     }
     acctview_spec_free(&sp);
     return 0;
@@ -427,6 +537,11 @@ int cmd_acct(int argc, char **argv)
     }
     if (rc > 0) {
         jobs = acct_fetch(&q);
+        if (jobs != NULL && q.f.job_ids != NULL && q.events == NULL &&
+            acct_array_tasks(&q, jobs) < 0) {
+            json_decref(jobs);
+            jobs = NULL;
+        }
         rc = jobs != NULL ? acct_print(&q, jobs) : 1;
         cli_close();
     } else {
@@ -434,6 +549,7 @@ int cmd_acct(int argc, char **argv)
     }
     json_decref(jobs);
     json_decref(q.accounts);
+    json_decref(q.names);
     jobfilter_clear(&q.f);
     jobfilter_clear(&q.whole);
     free(q.sel);

@@ -52,6 +52,7 @@ enum {
     M_NOHEADER,
     M_JSON,
     M_QUIET,
+    M_ASSOC,
     M_HELP,
 };
 
@@ -63,6 +64,7 @@ static const struct opt_def mgr_opts[] = {
     {"json", 0, OPT_NOARG, M_JSON},
     {"quiet", 'Q', OPT_NOARG, M_QUIET},
     {"readonly", 'r', OPT_NOARG, M_QUIET},
+    {"associations", 's', OPT_NOARG, M_ASSOC},
     {"help", 'h', OPT_NOARG, M_HELP},
     {NULL, 0, OPT_NOARG, 0},
 };
@@ -84,6 +86,9 @@ static void option(struct mgr *m, int id)
         break;
     case M_JSON:
         m->json = true;
+        break;
+    case M_ASSOC:
+        m->out.withassoc = true;
         break;
     }
 }
@@ -147,6 +152,9 @@ static int spec(struct mgr *m, const char *w, bool in_set)
     const char *op, *val;
 
     if (split_kv(w, key, sizeof(key), &op, &val) < 0) {
+        /* "list user x withassoc", "show assoc tree": flags, not names */
+        if (m->verb == V_SHOW && acctmgr_flag_word(w, &m->out))
+            return 0;
         if (strchr(w, '=') != NULL) {
             cli_error("bad specification \"%s\": expected KEY=VALUE", w);
             return -1;
@@ -199,8 +207,13 @@ static int parse_words(struct mgr *m, int n, char **w)
     m->entity = acctmgr_entity(w[1]);
     if (m->entity == NULL) {
         cli_error("Unknown entity: %s (qos, account, user, association, "
-                  "cluster)",
+                  "cluster, tres, events)",
                   w[1]);
+        return -1;
+    }
+    if (m->verb != V_SHOW &&
+        (strcmp(m->entity, "tres") == 0 || strcmp(m->entity, "events") == 0)) {
+        cli_error("%s %s: only show/list is possible", w[0], w[1]);
         return -1;
     }
     for (int i = 2; i < n; i++) {
@@ -217,6 +230,40 @@ static int parse_words(struct mgr *m, int n, char **w)
         cli_error("modify %s: nothing to set (use: modify %s where ... set "
                   "KEY=VALUE)",
                   m->entity, m->entity);
+        return -1;
+    }
+    return 0;
+}
+
+/* "dump [CLUSTER] [file=F]" and "load [file=]F"; 1 when w is neither. */
+static int dump_load(int n, char **w)
+{
+    const char *file = NULL, *cluster = NULL;
+    bool dump = strcasecmp(w[0], "dump") == 0;
+    struct err e;
+
+    if (!dump && strcasecmp(w[0], "load") != 0)
+        return 1;
+    for (int i = 1; i < n; i++) {
+        if (strncasecmp(w[i], "file=", 5) == 0)
+            file = w[i] + 5;
+        else if (dump && cluster == NULL && strchr(w[i], '=') == NULL)
+            cluster = w[i];
+        else if (!dump && file == NULL && strchr(w[i], '=') == NULL)
+            file = w[i];
+        else if (strncasecmp(w[i], "cluster=", 8) == 0)
+            cluster = w[i] + 8;
+        else {
+            cli_error("%s: unknown specification \"%s\"", w[0], w[i]);
+            return -1;
+        }
+    }
+    if (!dump && file == NULL) {
+        cli_error("load: no file given (load file=FILE)");
+        return -1;
+    }
+    if ((dump ? acctmgr_dump(cluster, file, &e) : acctmgr_load(file, &e)) < 0) {
+        cli_error("%s", e.text);
         return -1;
     }
     return 0;
@@ -242,6 +289,11 @@ static int parse(struct mgr *m, int argc, char **argv)
     }
     if (rc < 0)
         return cli_opt_end(&st, rc, &e);
+    if (st.n_operands > 0 &&
+        (rc = dump_load(st.n_operands, st.operands)) <= 0) {
+        opt_free(&st);
+        return rc < 0 ? -1 : 2; /* done */
+    }
     rc = parse_words(m, st.n_operands, st.operands);
     opt_free(&st);
     return rc;
@@ -347,6 +399,34 @@ out:
     return rc;
 }
 
+/* "list user|account withassoc": the rows of their associations (a
+ * second ACCT_LIST); "show assoc tree": the tree order.  reply changes. */
+static int show_rows(struct mgr *m, json_t *reply, struct err *e)
+{
+    const char *key = strcmp(m->entity, "user") == 0 ? "users" : "accounts";
+    json_t *req, *assocs = NULL;
+
+    if (m->out.tree && strcmp(m->entity, "association") == 0)
+        json_object_set_new(
+            reply, "associations",
+            acctmgr_tree(json_object_get(reply, "associations")));
+    if (!m->out.withassoc ||
+        (strcmp(m->entity, "user") != 0 && strcmp(m->entity, "account") != 0))
+        return 0;
+    req = json_pack("{s:s, s:{}}", "entity", "association", "where");
+    if (cli_call(PROTO_MSG_ACCT_LIST, req, &assocs, e) < 0) {
+        json_decref(req);
+        return -1;
+    }
+    json_object_set_new(
+        reply, key,
+        acctmgr_with_assoc(m->entity, json_object_get(reply, key),
+                           json_object_get(assocs, "associations"), m->where));
+    json_decref(req);
+    json_decref(assocs);
+    return 0;
+}
+
 static int show(struct mgr *m)
 {
     json_t *req = request(m, false), *reply = NULL;
@@ -354,7 +434,16 @@ static int show(struct mgr *m)
     int rc = 1;
 
     cli_set_raw(m->json); /* exact JSON out */
-    if (cli_call(PROTO_MSG_ACCT_LIST, req, &reply, &e) < 0) {
+    if (strcmp(m->entity, "tres") == 0) {
+        json_decref(req);
+        if (acctmgr_print_tres(m->format, &m->out, &e) < 0) {
+            cli_error("%s", e.text);
+            return 1;
+        }
+        return 0;
+    }
+    if (cli_call(PROTO_MSG_ACCT_LIST, req, &reply, &e) < 0 ||
+        (!m->json && show_rows(m, reply, &e) < 0)) {
         cli_error("%s", e.text);
         goto out;
     }
@@ -383,7 +472,10 @@ int cmd_acctmgr(int argc, char **argv)
     m.names = json_array();
     m.where = json_object();
     m.set = json_array();
-    if (parse(&m, argc, argv) < 0)
+    rc = parse(&m, argc, argv);
+    if (rc == 2)
+        rc = 0; /* dump or load, done */
+    else if (rc < 0)
         rc = 1;
     else if (m.verb == V_SHOW)
         rc = show(&m);

@@ -12,12 +12,10 @@
 #include "cli/client.h"
 #include "cli/fmt.h"
 #include "cli/opt.h"
+#include "cli/prioview.h"
 #include "common/proto.h"
 
 #define PRIO_LETTERS "aAfFiIjJNopPqQrtTuyY"
-#define PRIO_FORMAT "%.15i %9r %.10Y %.10A %.10F %.10J %.10P %.10Q"
-#define PRIO_FORMAT_LONG                                                       \
-    "%.15i %9r %.8u %.10o %.10Y %.10A %.10F %.10J %.10P %.10Q %.6N %.10T"
 
 enum {
     P_JOBS = 1,
@@ -28,6 +26,8 @@ enum {
     P_NOHEADER,
     P_FORMAT,
     P_JSON,
+    P_PARTITION,
+    P_SORT,
     P_HELP
 };
 
@@ -40,6 +40,8 @@ static const struct opt_def prio_opts[] = {
     {"noheader", 'h', OPT_NOARG, P_NOHEADER},
     {"format", 'o', OPT_ARG, P_FORMAT},
     {"json", 0, OPT_NOARG, P_JSON},
+    {"partition", 'p', OPT_ARG, P_PARTITION},
+    {"sort", 'S', OPT_ARG, P_SORT},
     {"help", 0, OPT_NOARG, P_HELP},
     {"usage", 0, OPT_NOARG, P_HELP},
     {NULL, 0, OPT_NOARG, 0},
@@ -47,7 +49,7 @@ static const struct opt_def prio_opts[] = {
 
 struct prio_args {
     json_t *req;
-    const char *format;
+    const char *format, *parts, *sort;
     bool lng, norm, weights, noheader, json;
 };
 
@@ -260,13 +262,20 @@ static int prio_parse(struct prio_args *a, int argc, char **argv)
         case P_FORMAT:
             a->format = arg;
             break;
+        case P_PARTITION:
+            a->parts = arg;
+            break;
+        case P_SORT:
+            a->sort = arg;
+            break;
         case P_JSON:
             a->json = true;
             cli_set_raw(true); /* exact JSON out */
             break;
         case P_HELP:
-            printf("Usage: %s [-j JOBS] [-u USERS] [-l] [-n] [-w] [-h] "
-                   "[-o FORMAT] [--json]\nFormat letters: %s\n",
+            printf("Usage: %s [-j JOBS] [-u USERS] [-p PARTITIONS] [-l] [-n] "
+                   "[-w] [-h] [-o FORMAT] [-S SORT] [--json]\nFormat "
+                   "letters: %s\n",
                    cli_slurm_face() ? "sprio" : "sluice prio", PRIO_LETTERS);
             opt_free(&st);
             return 0;
@@ -288,22 +297,70 @@ static void print_notes(json_t *reply)
         fprintf(stderr, "%s\n", json_string_value(n));
 }
 
+static const char *sort_keys;
+static json_t *sort_weights;
+
+/* -S: letters, each optionally after '-' (descending); numbers compare
+ * as numbers. */
+static int sort_cmp(const void *pa, const void *pb)
+{
+    json_t *ja = *(json_t *const *)pa, *jb = *(json_t *const *)pb;
+
+    for (const char *k = sort_keys; *k != '\0'; k++) {
+        bool desc = false;
+        char ba[128], bb[128], *ea, *eb;
+        if (*k == ',' || *k == '%')
+            continue;
+        if (*k == '-' || *k == '+') {
+            desc = *k == '-';
+            if (*++k == '\0')
+                break;
+        }
+        struct row ra = {ja, sort_weights, false},
+                   rb = {jb, sort_weights, false};
+        const char *va = prio_value(*k, &ra, ba, sizeof(ba));
+        const char *vb = prio_value(*k, &rb, bb, sizeof(bb));
+        double da = strtod(va, &ea), db = strtod(vb, &eb);
+        int c = *ea == '\0' && *eb == '\0' && *va && *vb ? (da > db) - (da < db)
+                                                         : strcmp(va, vb);
+        if (c != 0)
+            return desc ? -c : c;
+    }
+    return 0;
+}
+
+static void sort_jobs(const char *keys, json_t *w, json_t *jobs)
+{
+    size_t n = json_array_size(jobs);
+    json_t **v = calloc(n ? n : 1, sizeof(*v));
+
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(jobs, i));
+    sort_keys = keys;
+    sort_weights = w;
+    qsort(v, n, sizeof(*v), sort_cmp);
+    json_array_clear(jobs);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(jobs, v[i]);
+    free(v);
+}
+
 static int prio_print(struct prio_args *a, json_t *reply)
 {
     struct fmt_spec sp;
     struct err e;
     size_t i;
-    json_t *job, *w = json_object_get(reply, "weights");
+    json_t *job, *w = json_object_get(reply, "weights"), *jobs;
+    char def[256];
 
     if (a->json) {
         json_dumpf(reply, stdout, JSON_INDENT(2));
         putchar('\n');
         return 0;
     }
-    if (fmt_spec_parse(a->format ? a->format
-                       : a->lng  ? PRIO_FORMAT_LONG
-                                 : PRIO_FORMAT,
-                       PRIO_LETTERS, &sp, &e) < 0) {
+    prioview_default_format(a->lng, a->norm, w, def, sizeof(def));
+    if (fmt_spec_parse(a->format ? a->format : def, PRIO_LETTERS, &sp, &e) <
+        0) {
         cli_error("--format: %s", e.text);
         return 1;
     }
@@ -313,11 +370,15 @@ static int prio_print(struct prio_args *a, json_t *reply)
         struct row r = {NULL, w, a->norm};
         fmt_spec_print(stdout, &sp, prio_value, &r);
     } else {
-        json_array_foreach(json_object_get(reply, "jobs"), i, job)
+        jobs = prioview_listed(a->parts, reply);
+        if (a->sort != NULL)
+            sort_jobs(a->sort, w, jobs);
+        json_array_foreach(jobs, i, job)
         {
             struct row r = {job, w, a->norm};
             fmt_spec_print(stdout, &sp, prio_value, &r);
         }
+        json_decref(jobs);
     }
     fmt_spec_free(&sp);
     print_notes(reply);

@@ -244,6 +244,36 @@ static char *exact_units(uint64_t n, int u, char *buf, size_t len)
     return buf;
 }
 
+static char units_wanted; /* sacct --units, for this run */
+
+void usageview_set_units(char unit)
+{
+    units_wanted = unit;
+}
+
+char usageview_units(void)
+{
+    return units_wanted;
+}
+
+char *usageview_in_units(uint64_t kib, char unit, char *buf, size_t len)
+{
+    const char *units = "KMGTP", *u = strchr(units, unit);
+    double v = (double)kib;
+
+    if (u == NULL || unit == '\0')
+        return usageview_kib(kib, buf, len);
+    for (const char *p = units; p < u; p++)
+        v /= 1024.0;
+    if (kib == 0)
+        snprintf(buf, len, "0");
+    else if (v == (double)(uint64_t)v)
+        snprintf(buf, len, "%llu%c", (unsigned long long)v, unit);
+    else
+        snprintf(buf, len, "%.2f%c", v, unit);
+    return buf;
+}
+
 char *usageview_kib(uint64_t kib, char *buf, size_t len)
 {
     return exact_units(kib, 0, buf, len);
@@ -274,6 +304,8 @@ static const char *plain(enum kind kind, const struct usageview_src *src,
 
     switch (kind) {
     case K_KIB:
+        if (units_wanted != 0)
+            return usageview_in_units(n, units_wanted, buf, len);
         return src->noconvert ? unconverted(n, "K", buf, len)
                               : usageview_kib(n, buf, len);
     case K_NODE:
@@ -286,6 +318,8 @@ static const char *plain(enum kind kind, const struct usageview_src *src,
     case K_CPU:
         return usageview_cpu(n, buf, len);
     case K_DISK:
+        if (units_wanted != 0)
+            return usageview_in_units(n / 1024, units_wanted, buf, len);
         return src->noconvert ? unconverted(n, "", buf, len)
                               : usageview_disk(n, buf, len);
     case K_CONST:

@@ -44,6 +44,14 @@ const char *usageview_value(int f, const struct usageview_src *src, char *buf,
 /* usageview_cpu: microseconds as sacct's CPU times: "00:02.013",
  * "00:01:05" (whole seconds), "01:02:03", "1-00:00:00".  Returns buf. */
 char *usageview_cpu(uint64_t us, char *buf, size_t len);
+/* usageview_set_units: sacct --units for the rest of the run: memory and
+ * disk in unit ('K'..'P'; 0: Slurm's own choice).  usageview_units: it. */
+void usageview_set_units(char unit);
+char usageview_units(void);
+
+/* usageview_in_units: KiB in unit ('K'..'P'), as sacct --units prints
+ * it: "200M", "195.31M" (two decimals unless whole).  Returns buf. */
+char *usageview_in_units(uint64_t kib, char unit, char *buf, size_t len);
 /* usageview_kib: KiB as "1348K", "200M" (converted only while exact),
  * "0".  Returns buf. */
 char *usageview_kib(uint64_t kib, char *buf, size_t len);

@@ -72,7 +72,7 @@ is "$(sacctmgr -n -P show qos dev_qos format=MaxSubmitPU)" "" "-1 clears a limit
 
 # --- bad input: one clear error, non-zero exit -------------------------------
 out=$(sacctmgr show qoss 2>&1)
-is "$?:$out" "1:sacctmgr: error: Unknown entity: qoss (qos, account, user, association, cluster)" \
+is "$?:$out" "1:sacctmgr: error: Unknown entity: qoss (qos, account, user, association, cluster, tres, events)" \
     "an unknown entity is named"
 out=$(sacctmgr -i add qos x_qos Priorty=5 2>&1)
 is "$?:$out" "1:sacctmgr: error: Unknown field for qos: Priorty" "an unknown key is named"

@@ -38,8 +38,8 @@ is "$(squeue -h -t all -j "$id" -o '%T %r')" "TIMEOUT TimeLimit" \
     "a job over its limit ends TIMEOUT"
 is "$(tr '\n' ' ' <limit.log)" "start usr1 term " \
     "--signal=B:USR1@30 arrived before the limit's SIGTERM, which the job trapped"
-is "$(sacct -n -X -P -j "$id" -o State,ExitCode)" "TIMEOUT|0:9" \
-    "it ignored SIGTERM and was killed by SIGKILL after KillWait (0:9)"
+is "$(sacct -n -P -j "$id" -o State,ExitCode | tr '\n' ' ')" "TIMEOUT|0:0 CANCELLED|0:9 " \
+    "it ignored SIGTERM and was killed by SIGKILL after KillWait (0:9 on the batch step, 0:0 on the job as Slurm records it)"
 ev=$(sluice acct --events "$id" | awk 'NR > 1 {print $2}' | tr '\n' ' ')
 is "$ev" "submit eligible start signal timeout end " \
     "its events: submitted, eligible, started, warned, timed out, ended"

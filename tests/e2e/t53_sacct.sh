@@ -27,9 +27,11 @@ row() {
 }
 is "$(row "$ok_id")" "ok|COMPLETED|0:0|0" "a completed job: COMPLETED 0:0"
 is "$(row "$fail_id")" "fail|FAILED|3:0|0" "a job that exits 3: FAILED 3:0"
-is "$(row "$cancel_id")" "cancel|CANCELLED by $me|0:15|0" \
-    "a cancelled job: CANCELLED by the canceller's uid, killed by SIGTERM"
-is "$(row "$to_id")" "to|TIMEOUT|0:15|0" "a timed-out job: TIMEOUT"
+is "$(row "$cancel_id")" "cancel|CANCELLED by $me|0:0|0" \
+    "a cancelled job: CANCELLED by the canceller's uid, 0:0 on its own line as Slurm records it"
+is "$(sacct -n -P -j "$cancel_id.batch" -o ExitCode)" "0:15" \
+    "the cancelled job's batch step shows SIGTERM (0:15)"
+is "$(row "$to_id")" "to|TIMEOUT|0:0|0" "a timed-out job: TIMEOUT 0:0"
 is "$(row "$held_id")" "held|COMPLETED|0:0|0" "the held and released job ran"
 like "$(sacct -n -X -P -j "$gpu_id" -o AllocTRES)" \
     '^billing=1,cpu=1,gres/gpu=2,node=1$' "the GPU job's AllocTRES has gres/gpu=2"

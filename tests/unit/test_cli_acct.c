@@ -16,6 +16,8 @@
 
 #include "cli/acctview.h"
 #include "cli/jobspec.h"
+#include "cli/usageview.h"
+#include "common/proto.h"
 
 static void test_spec(void **state)
 {
@@ -63,14 +65,17 @@ static void test_values(void **state)
     static const struct {
         const char *state;
         int code, sig;
-        const char *job, *batch, *exit;
+        const char *job, *batch, *exit, *batch_exit;
     } cases[] = {
-        {"COMPLETED", 0, 0, "COMPLETED", "COMPLETED", "0:0"},
-        {"FAILED", 3, 0, "FAILED", "FAILED", "3:0"},
-        {"TIMEOUT", 0, 9, "TIMEOUT", "CANCELLED", "0:9"},
-        {"NODE_FAIL", 0, 0, "NODE_FAIL", "NODE_FAIL", "0:0"},
-        {"OUT_OF_MEMORY", 0, 9, "OUT_OF_MEMORY", "OUT_OF_MEMORY", "0:9"},
-        {"PREEMPTED", 0, 15, "PREEMPTED", "CANCELLED", "0:15"},
+        /* Slurm records a job killed by a signal on its own line as 0:0
+         * (TIMEOUT, CANCELLED, PREEMPTED) and the signal on the batch
+         * step's; OUT_OF_MEMORY keeps it on both */
+        {"COMPLETED", 0, 0, "COMPLETED", "COMPLETED", "0:0", "0:0"},
+        {"FAILED", 3, 0, "FAILED", "FAILED", "3:0", "3:0"},
+        {"TIMEOUT", 0, 9, "TIMEOUT", "CANCELLED", "0:0", "0:9"},
+        {"NODE_FAIL", 0, 0, "NODE_FAIL", "NODE_FAIL", "0:0", "0:0"},
+        {"OUT_OF_MEMORY", 0, 9, "OUT_OF_MEMORY", "OUT_OF_MEMORY", "0:9", "0:9"},
+        {"PREEMPTED", 0, 15, "PREEMPTED", "CANCELLED", "0:0", "0:15"},
     };
     char buf[256];
 
@@ -85,6 +90,9 @@ static void test_values(void **state)
         assert_string_equal(
             acctview_value(acctview_field("ExitCode"), &r, buf, sizeof(buf)),
             cases[i].exit);
+        assert_string_equal(
+            acctview_value(acctview_field("ExitCode"), &b, buf, sizeof(buf)),
+            cases[i].batch_exit);
         json_decref(j);
     }
     json_t *j =
@@ -157,7 +165,7 @@ static void test_output(void **state)
     s = print(FMT_TAB_COLUMNS, "JobID,State,ExitCode", j);
     assert_string_equal(s, "JobID             State ExitCode \n"
                            "------------ ---------- -------- \n"
-                           "42           CANCELLED+     0:15 \n");
+                           "42           CANCELLED+      0:0 \n");
     free(s);
     s = print(FMT_TAB_PARSABLE2, "JobID,State", j);
     assert_string_equal(s, "JobID|State\n42|CANCELLED by 0\n");
@@ -172,6 +180,171 @@ static void test_output(void **state)
     assert_int_equal(json_array_size(json_object_get(o, "steps")), 1);
     assert_true(json_is_array(json_object_get(o, "events")));
     json_decref(o);
+    json_decref(j);
+}
+
+/* Prints every incarnation of job (acctview_incarnations) with its steps,
+ * as cmd_acct does, -P. */
+static char *print_runs(const char *fields, json_t *job, bool dups)
+{
+    json_t *runs = acctview_incarnations(job, dups), *run, *rec;
+    struct acctview_spec sp;
+    char *out = NULL;
+    size_t len = 0, i, k;
+    FILE *fp = open_memstream(&out, &len);
+    struct err e;
+
+    assert_int_equal(acctview_spec_parse(fields, &sp, &e), 0);
+    json_array_foreach(runs, i, run)
+    {
+        struct acctview_row r = {run, NULL, 5000, NULL, false};
+        acctview_print(fp, &sp, FMT_TAB_PARSABLE2, &r);
+        json_array_foreach(acctview_steps(run), k, rec)
+        {
+            struct acctview_row sr = {run, NULL, 5000, rec, false};
+            acctview_print(fp, &sp, FMT_TAB_PARSABLE2, &sr);
+        }
+    }
+    acctview_spec_free(&sp);
+    json_decref(runs);
+    fclose(fp);
+    return out;
+}
+
+/* Slurm 22.05's sacct (documented in docs/cli.md, "sacct"):
+ *   JobID        JobIDRaw
+ *   ------------ ------------
+ *   7_3          9
+ *   7_3.batch    9.batch
+ * an array task is ARRAYID_TASK with JobIDRaw its own job id. */
+static void test_array_rows(void **state)
+{
+    json_t *j =
+        record("COMPLETED", 0, 0,
+               json_pack("{s:i, s:i, s:i, s:[{s:I, s:s, s:i}]}", "job_id", 9,
+                         "array_job_id", 7, "array_task_id", 3, "steps",
+                         "step_id", (json_int_t)STEP_BATCH_ID, "state",
+                         "COMPLETED", "start_time", 1010));
+    char *s;
+
+    (void)state;
+    s = print_runs("JobID,JobIDRaw,State", j, false);
+    assert_string_equal(s, "7_3|9|COMPLETED\n7_3.batch|9.batch|COMPLETED\n");
+    free(s);
+    s = print(FMT_TAB_COLUMNS, "JobID,JobIDRaw", j);
+    assert_string_equal(s, "JobID        JobIDRaw     \n"
+                           "------------ ------------ \n"
+                           "7_3          9            \n");
+    free(s);
+    json_decref(j);
+    /* the tasks not yet started: 7_[4-9] */
+    j = record("PENDING", 0, 0,
+               json_pack("{s:i, s:i, s:s}", "job_id", 7, "array_job_id", 7,
+                         "array_task_str", "4-9"));
+    s = print(FMT_TAB_PARSABLE2, "JobID,JobIDRaw", j);
+    assert_string_equal(s, "JobID|JobIDRaw\n7_[4-9]|7\n");
+    free(s);
+    json_decref(j);
+}
+
+/* The JOB object's comment, wckey, constraint and reservation (empty when
+ * absent, as Slurm prints an unset one), ReqMem, --delimiter. */
+static void test_new_fields(void **state)
+{
+    const char *f = "JobID,Comment,WCKey,Constraints,Reservation,ReqMem";
+    json_t *bare = record("COMPLETED", 0, 0, NULL);
+    json_t *full =
+        record("COMPLETED", 0, 0,
+               json_pack("{s:s, s:s, s:s, s:s, s:i}", "comment", "sweep 3",
+                         "wckey", "submitit", "constraint", "a100&ib",
+                         "reservation", "maint", "mem_mib", 16384));
+    struct acctview_spec sp;
+    struct err e;
+    char *s;
+
+    (void)state;
+    s = print(FMT_TAB_PARSABLE2, f, bare);
+    assert_string_equal(s, "JobID|Comment|WCKey|Constraints|Reservation|"
+                           "ReqMem\n42|||||0\n");
+    free(s);
+    s = print(FMT_TAB_PARSABLE2, f, full);
+    assert_string_equal(s,
+                        "JobID|Comment|WCKey|Constraints|Reservation|"
+                        "ReqMem\n42|sweep 3|submitit|a100&ib|maint|16384M\n");
+    free(s);
+    /* --delimiter */
+    char *out = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&out, &len);
+    struct acctview_row r = {full, NULL, 2000, NULL, false};
+    assert_int_equal(acctview_spec_parse("JobIDRaw,State", &sp, &e), 0);
+    sp.delim = ",";
+    acctview_header(fp, &sp, FMT_TAB_PARSABLE2);
+    acctview_print(fp, &sp, FMT_TAB_PARSABLE2, &r);
+    acctview_print(fp, &sp, FMT_TAB_PARSABLE, &r);
+    acctview_spec_free(&sp);
+    fclose(fp);
+    assert_string_equal(out, "JobIDRaw,State\n42,COMPLETED\n42,COMPLETED,\n");
+    free(out);
+    /* --units */
+    char ub[32];
+    assert_string_equal(usageview_in_units(204800, 'M', ub, sizeof(ub)),
+                        "200M");
+    assert_string_equal(usageview_in_units(200000, 'M', ub, sizeof(ub)),
+                        "195.31M");
+    assert_string_equal(usageview_in_units(0, 'G', ub, sizeof(ub)), "0");
+    usageview_set_units('G');
+    s = print(FMT_TAB_PARSABLE2, "ReqMem", full);
+    assert_string_equal(s, "ReqMem\n16G\n");
+    free(s);
+    usageview_set_units(0);
+    assert_int_equal(acctview_spec_parse(ACCTVIEW_BRIEF, &sp, &e), 0);
+    assert_int_equal(sp.n, 3);
+    acctview_spec_free(&sp);
+    json_decref(bare);
+    json_decref(full);
+}
+
+/* sacct -D: a job preempted (requeued) once, then completed:
+ *   JobID|State|ExitCode|NodeList
+ *   42|PREEMPTED|0:0|node01        the first run, ended by the requeue
+ *   42.batch|CANCELLED|0:15|node01
+ *   42|COMPLETED|0:0|node04        the last run
+ *   42.batch|COMPLETED|0:0|node04
+ * without -D only the last run and its steps. */
+static void test_duplicates(void **state)
+{
+    json_t *j = record(
+        "COMPLETED", 0, 0,
+        json_pack(
+            "{s:i, s:s, s:[{s:i, s:s, s:s}, {s:i, s:s, s:s}, {s:i, s:s, "
+            "s:s}], s:[{s:I, s:s, s:i, s:i, s:i, s:s}, {s:I, s:s, s:i, s:i, "
+            "s:i, s:s}]}",
+            "restart_count", 1, "node_list", "node04", "events", "time", 100,
+            "event", "start", "detail", "nodes=node01 gpus=0", "time", 200,
+            "event", "requeue", "detail", "after preemption: exit=0 signal=15",
+            "time", 1010, "event", "start", "detail", "nodes=node04", "steps",
+            "step_id", (json_int_t)STEP_BATCH_ID, "state", "CANCELLED",
+            "start_time", 100, "signal", 15, "exit_code", 0, "nodes", "node01",
+            "step_id", (json_int_t)STEP_BATCH_ID, "state", "COMPLETED",
+            "start_time", 1010, "signal", 0, "exit_code", 0, "nodes",
+            "node04"));
+    const char *f = "JobID,State,ExitCode,NodeList,Start,End";
+    char *s;
+
+    (void)state;
+    s = print_runs("JobID,State,ExitCode,NodeList", j, true);
+    assert_string_equal(s, "42|PREEMPTED|0:0|node01\n"
+                           "42.batch|CANCELLED|0:15|node01\n"
+                           "42|COMPLETED|0:0|node04\n"
+                           "42.batch|COMPLETED|0:0|node04\n");
+    free(s);
+    s = print_runs("JobID,State", j, false);
+    assert_string_equal(s, "42|COMPLETED\n42.batch|COMPLETED\n");
+    free(s);
+    s = print_runs(f, j, true);
+    assert_non_null(strstr(s, "42|PREEMPTED|0:0|node01|1970-01-01T"));
+    free(s);
     json_decref(j);
 }
 
@@ -215,9 +388,9 @@ static void test_signal(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spec),
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_output),
+        cmocka_unit_test(test_spec),       cmocka_unit_test(test_values),
+        cmocka_unit_test(test_output),     cmocka_unit_test(test_array_rows),
+        cmocka_unit_test(test_new_fields), cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

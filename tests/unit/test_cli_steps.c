@@ -447,7 +447,8 @@ static void test_sacct_steps(void **state)
     assert_int_equal(sp.cols[1].width, 16);
     assert_false(sp.tab[0].left);
     acctview_spec_free(&sp);
-    assert_non_null(strstr(acctview_fields(), ",NTasks,MaxRSS,"));
+    assert_non_null(strstr(acctview_fields(), ",NTasks,"));
+    assert_non_null(strstr(acctview_fields(), ",Flags,MaxRSS,"));
 
     o = acctview_json(job, 2000);
     steps = json_object_get(o, "steps");

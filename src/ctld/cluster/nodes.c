@@ -14,6 +14,7 @@
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct/acct_events.h"
 #include "ctld/core/loop.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/net/listen.h"
@@ -547,6 +548,9 @@ int nodes_set_admin_by(struct nodes *ns, struct node *n, enum node_admin admin,
 
     free(stored);
     if (rc < 0)
+        return -1;
+    if (acct_events_node(ns->persist, n->cf->name, admin_name(admin), reason,
+                         NULL, now, e) < 0)
         return -1;
     n->admin = admin;
     set_str(&n->admin_reason, admin == NODE_ADMIN_NONE ? NULL : reason);

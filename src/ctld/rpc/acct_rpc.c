@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/conf.h"
 #include "common/log.h"
 #include "ctld/acct/acct.h"
+#include "ctld/acct/acct_events.h"
 #include "ctld/core/loop.h"
 #include "ctld/rpc/rpc.h"
 
@@ -192,6 +194,15 @@ int rpc_acct_delete(struct rpc *r, json_t **reply, struct err *e)
 int rpc_acct_list(struct rpc *r, json_t **reply, struct err *e)
 {
     struct acct_req req;
+    const char *entity =
+        json_string_value(json_object_get(r->req->body, "entity"));
+
+    if (entity != NULL && strcmp(entity, "events") == 0) {
+        json_t *where = json_object_get(r->req->body, "where");
+        *reply = acct_events_list(r->env->persist, r->env->conf->cluster_name,
+                                  json_is_object(where) ? where : NULL, e);
+        return *reply ? 0 : -1;
+    }
 
     if (parse_req(r->req->body, &req, e) < 0)
         return -1;

@@ -189,7 +189,9 @@ json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now)
 
     prio_drv_sync(p, now);
     for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next) {
-        if (j->state != JOB_PENDING || !wanted(req, j))
+        /* sprio leaves out held jobs, as Slurm does (priority 0) */
+        if (j->state != JOB_PENDING || j->held_user || j->held_admin ||
+            !wanted(req, j))
             continue;
         if (prio_job_key(p, j, key, sizeof(key)))
             *strchr(key, '/') = '\0'; /* the account */
