@@ -15,6 +15,7 @@
 #include "cli/showview.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
+#include "common/slurmjson.h"
 #include "common/value.h"
 
 enum show_kind {
@@ -92,6 +93,21 @@ static void show_print(enum show_kind kind, json_t *items, bool oneliner)
     }
 }
 
+/* items in Slurm's v0.0.38 schema (docs/json.md), under reply_key. */
+static void show_print_slurm(enum show_kind kind, const char *reply_key,
+                             json_t *items)
+{
+    struct slurmjson_ctx ctx = {cli_cluster_name(), time(NULL)};
+    json_t *out = json_array(), *v;
+    size_t i;
+
+    json_array_foreach(items, i, v) json_array_append_new(
+        out, kind == SHOW_JOB    ? slurmjson_job(v, &ctx)
+             : kind == SHOW_NODE ? slurmjson_node(v, &ctx)
+                                 : slurmjson_partition(v, &ctx));
+    cli_print_json(slurmjson_response(SLURMJSON_CTLD, reply_key, out));
+}
+
 int show_run(int argc, char **argv, bool json, bool oneliner)
 {
     json_t *req = json_object(), *reply = NULL, *items, *list;
@@ -125,12 +141,11 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
     items = json_is_array(reply)
                 ? reply
                 : json_object_get(reply, show_kinds[k].reply_key);
-    if (json) {
-        json_t *o = json_pack("{s:O}", show_kinds[k].reply_key,
-                              items ? items : json_array());
-        json_dumpf(o, stdout, JSON_INDENT(2));
-        putchar('\n');
-        json_decref(o);
+    if (json && cli_json_sluice()) {
+        cli_print_json(json_pack("{s:O}", show_kinds[k].reply_key,
+                                 items ? items : json_array()));
+    } else if (json) {
+        show_print_slurm(show_kinds[k].kind, show_kinds[k].reply_key, items);
     } else if (json_array_size(items) == 0 && argc == 2) {
         if (show_kinds[k].kind == SHOW_JOB)
             cli_error("Invalid job id specified: %s", argv[1]);
@@ -154,7 +169,7 @@ out:
 enum { S_JSON = 1, S_ONELINER, S_HELP };
 
 static const struct opt_def show_opts[] = {
-    {"json", 0, OPT_NOARG, S_JSON},
+    {"json", 0, OPT_OPTARG, S_JSON},
     {"oneliner", 'o', OPT_NOARG, S_ONELINER},
     {"help", 'h', OPT_NOARG, S_HELP},
     {NULL, 0, OPT_NOARG, 0},
@@ -163,7 +178,7 @@ static const struct opt_def show_opts[] = {
 int cmd_show(int argc, char **argv)
 {
     struct opt_state st;
-    bool json = false, oneliner = false;
+    bool json = false, oneliner = false, sluice;
     const char *arg;
     struct err e;
     int id, rc;
@@ -179,6 +194,10 @@ int cmd_show(int argc, char **argv)
         }
         json |= id == S_JSON;
         oneliner |= id == S_ONELINER;
+        if (id == S_JSON && cli_json_schema(arg, &sluice, &e) < 0) {
+            rc = -1;
+            break;
+        }
     }
     if (rc < 0) {
         cli_opt_end(&st, rc, &e);
