@@ -4,6 +4,7 @@
  * interface; the values come from Sluice's objects as docs/json.md lists.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -197,7 +198,7 @@ json_t *slurmjson_exit_code(int return_code, int signal)
 static json_t *tres_entry(const char *item, size_t len)
 {
     char type[128], *eq, *end;
-    long long count;
+    long long count, unit = 1;
     int id = 0;
 
     if (len == 0 || len >= sizeof(type))
@@ -212,17 +213,20 @@ static json_t *tres_entry(const char *item, size_t len)
         return NULL;
     switch (toupper((unsigned char)*end)) {
     case 'K':
-        count = (count + 1023) / 1024;
+        count = count / 1024 + (count % 1024 != 0);
         break;
     case 'G':
-        count *= 1024;
+        unit = 1024;
         break;
     case 'T':
-        count *= 1024 * 1024;
+        unit = 1024 * 1024;
         break;
     default:
         break; /* M, or a plain count */
     }
+    if (count > LLONG_MAX / unit || count < LLONG_MIN / unit)
+        return NULL;
+    count *= unit;
     for (size_t i = 0; i < sizeof(tres_ids) / sizeof(*tres_ids); i++)
         if (strcmp(type, tres_ids[i].type) == 0)
             id = tres_ids[i].id;

@@ -13,7 +13,7 @@ py() {
     python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"
 }
 
-run_id=$(submit -p dev -J spin --wrap 'sleep 60')
+run_id=$(submit -p dev -J spin --wrap 'sleep 600')
 pend_id=$(submit -p dev -J waits -H --time=10 --wrap true)
 fail_id=$(submit -p backtest -J fails --wrap 'sleep 1; exit 3')
 wait_for 10 eval '[ "$(job_state '"$run_id"')" = RUNNING ]' ||
