@@ -358,6 +358,40 @@ int cli_job_query(json_t *req, json_t **jobs, struct err *e)
     return 0;
 }
 
+const char *cli_cluster_name(void)
+{
+    const struct conf *c = cli_default ? cli_client_conf(cli_default) : NULL;
+
+    return c != NULL && c->cluster_name != NULL ? c->cluster_name : "";
+}
+
+static bool cli_json_sluice_set;
+
+bool cli_json_sluice(void)
+{
+    return cli_json_sluice_set;
+}
+
+int cli_json_schema(const char *arg, bool *sluice, struct err *e)
+{
+    *sluice = arg != NULL && strcmp(arg, "sluice") == 0;
+    cli_json_sluice_set = *sluice;
+    if (arg == NULL || *sluice)
+        return 0;
+    errno = EINVAL;
+    return err_set(e,
+                   "--json=%s: unknown schema (--json is Slurm's, "
+                   "--json=sluice Sluice's own)",
+                   arg);
+}
+
+void cli_print_json(json_t *o)
+{
+    json_dumpf(o, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(o);
+}
+
 void cli_close(void)
 {
     cli_client_close(cli_default);

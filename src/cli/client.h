@@ -89,6 +89,19 @@ int cli_call(uint16_t type, json_t *req, json_t **reply, struct err *e);
  * array.  An error reply is -1 with e, as cli_call.
  */
 int cli_job_query(json_t *req, json_t **jobs, struct err *e);
+/* cli_cluster_name: ClusterName of the process's configuration, "" before
+ * cli_call has loaded it or when unset (static). */
+const char *cli_cluster_name(void);
+/*
+ * cli_json_schema: the argument of --json[=SCHEMA]: NULL (Slurm's v0.0.38
+ * schema) or "sluice" (Sluice's own objects, docs/protocol.md); *sluice
+ * says which.  -1 with EINVAL and e for anything else.
+ */
+int cli_json_schema(const char *arg, bool *sluice, struct err *e);
+/* cli_json_sluice: whether the last cli_json_schema chose "sluice". */
+bool cli_json_sluice(void);
+/* cli_print_json: o indented on stdout with a newline; o is stolen. */
+void cli_print_json(json_t *o);
 /* cli_close: close the process's connection (atexit-safe). */
 void cli_close(void);
 

@@ -26,6 +26,7 @@
 #include "cli/usageview.h"
 #include "cli/when.h"
 #include "common/proto.h"
+#include "common/slurmjson.h"
 #include "common/xalloc.h"
 
 enum {
@@ -74,7 +75,7 @@ static const struct opt_def acct_opts[] = {
     {"noheader", 'n', OPT_NOARG, A_NOHEADER},
     {"noconvert", 0, OPT_NOARG, A_NOCONVERT},
     {"long", 'l', OPT_NOARG, A_LONG},
-    {"json", 0, OPT_NOARG, A_JSON},
+    {"json", 0, OPT_OPTARG, A_JSON},
     {"events", 0, OPT_ARG, A_EVENTS},
     {"helpformat", 'e', OPT_NOARG, A_HELPFORMAT},
     {"name", 0, OPT_ARG, A_NAME},
@@ -103,6 +104,7 @@ struct acct {
     time_t start, end;
     bool start_set, end_set, all_users, alloc_only, noheader, json, noconvert;
     bool dups;
+    bool json_sluice; /* --json=sluice */
     enum fmt_tab_mode mode;
 };
 
@@ -246,7 +248,7 @@ static int acct_opt(struct acct *q, int id, const char *arg, struct err *e)
     case A_JSON:
         q->json = true;
         cli_set_raw(true); /* exact JSON out */
-        return 0;
+        return cli_json_schema(arg, &q->json_sluice, e);
     case A_EVENTS:
         q->events = arg;
         return jobfilter_add(&q->f, JOBFILTER_IDS, arg, e);
@@ -474,14 +476,19 @@ static int acct_print(const struct acct *q, json_t *jobs)
 
     if (q->events != NULL)
         return print_events(jobs);
-    if (q->json) {
-        json_t *out = json_array(), *o;
+    if (q->json && q->json_sluice) {
+        json_t *out = json_array();
         json_array_foreach(jobs, i, job)
             json_array_append_new(out, acctview_json(job, now));
-        o = json_pack("{s:o}", "jobs", out);
-        json_dumpf(o, stdout, JSON_INDENT(2));
-        putchar('\n');
-        json_decref(o);
+        cli_print_json(json_pack("{s:o}", "jobs", out));
+        return 0;
+    }
+    if (q->json) { /* Slurm's dbv0.0.38 schema (docs/json.md) */
+        struct slurmjson_ctx ctx = {cli_cluster_name(), now};
+        json_t *out = json_array();
+        json_array_foreach(jobs, i, job)
+            json_array_append_new(out, slurmjson_acct_job(job, &ctx));
+        cli_print_json(slurmjson_response(SLURMJSON_DBD, "jobs", out));
         return 0;
     }
     if (acctview_spec_parse(q->format ? q->format : ACCTVIEW_DEFAULT, &sp, &e) <

@@ -19,6 +19,7 @@
 #include "cli/opt.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
+#include "common/slurmjson.h"
 #include "common/xalloc.h"
 
 enum {
@@ -63,7 +64,7 @@ static const struct opt_def info_opts[] = {
     {"iterate", 'i', OPT_ARG, I_ITERATE},
     {"sort", 'S', OPT_ARG, I_SORT},
     {"noheader", 'h', OPT_NOARG, I_NOHEADER},
-    {"json", 0, OPT_NOARG, I_JSON},
+    {"json", 0, OPT_OPTARG, I_JSON},
     {"responding", 'r', OPT_NOARG, I_RESPONDING},
     {"dead", 'd', OPT_NOARG, I_DEAD},
     {"all", 'a', OPT_NOARG, I_ALL},
@@ -77,6 +78,7 @@ static const struct opt_def info_opts[] = {
 struct info {
     bool per_node, lng, reasons, summary, noheader, json, responding, dead;
     bool resv; /* -T, --reservation (cmd_resv.c) */
+    bool json_sluice; /* --json=sluice */
     const char *format;
     const char *named;  /* -O FIELDS */
     const char *sort;   /* -S KEYS */
@@ -186,7 +188,7 @@ static int info_option(struct info *in, int id, const char *arg, struct err *e)
     case I_JSON:
         in->json = true;
         cli_set_raw(true); /* exact JSON out */
-        return 0;
+        return cli_json_schema(arg, &in->json_sluice, e);
     case I_RESPONDING:
         in->responding = true;
         return 0;
@@ -491,11 +493,26 @@ static void info_print_json(const struct info *in, json_t *parts, json_t *nodes)
         if (info_node_ok(in, v))
             json_array_append(no, v);
     }
-    json_object_set_new(o, "partitions", po);
-    json_object_set_new(o, "nodes", no);
-    json_dumpf(o, stdout, JSON_INDENT(2));
-    putchar('\n');
-    json_decref(o);
+    if (in->json_sluice) {
+        json_object_set_new(o, "partitions", po);
+        json_object_set_new(o, "nodes", no);
+        cli_print_json(o);
+        return;
+    }
+    json_decref(o); /* Slurm's v0.0.38 schema (docs/json.md) */
+    {
+        struct slurmjson_ctx ctx = {cli_cluster_name(), time(NULL)};
+        json_t *sn = json_array(), *sp = json_array();
+        json_array_foreach(no, i, v)
+            json_array_append_new(sn, slurmjson_node(v, &ctx));
+        json_array_foreach(po, i, v)
+            json_array_append_new(sp, slurmjson_partition(v, &ctx));
+        o = slurmjson_response(SLURMJSON_CTLD, "nodes", sn);
+        json_object_set_new(o, "partitions", sp);
+        json_decref(no);
+        json_decref(po);
+        cli_print_json(o);
+    }
 }
 
 static int info_print(struct info *in, json_t *parts, json_t *nodes)

@@ -21,6 +21,7 @@
 #include "cli/opt.h"
 #include "cli/stepview.h"
 #include "common/proto.h"
+#include "common/slurmjson.h"
 #include "common/xalloc.h"
 
 enum {
@@ -63,7 +64,7 @@ static const struct opt_def queue_opts[] = {
     {"iterate", 'i', OPT_ARG, Q_ITERATE},
     {"noheader", 'h', OPT_NOARG, Q_NOHEADER},
     {"long", 'l', OPT_NOARG, Q_LONG},
-    {"json", 0, OPT_NOARG, Q_JSON},
+    {"json", 0, OPT_OPTARG, Q_JSON},
     {"all", 'a', OPT_NOARG, Q_ALL},
     {"array", 'r', OPT_NOARG, Q_ARRAY},
     {"start", 0, OPT_NOARG, Q_START},
@@ -88,7 +89,7 @@ struct queue {
     const char *sort;  /* -S KEYS */
     long iterate_s;    /* -i SECONDS, 0: once */
     char *all;         /* the format %all stands for */
-    bool noheader, json, lng;
+    bool noheader, json, json_sluice, lng;
     bool expand;             /* -r: one line per array task */
     bool steps;              /* -s: steps instead of jobs */
     struct stepview_id *sel; /* -s LIST: these steps (or jobs' steps) */
@@ -191,6 +192,7 @@ static int queue_parse(struct queue *q, int argc, char **argv)
             q->lng = true;
             break;
         case Q_JSON:
+            rc = cli_json_schema(arg, &q->json_sluice, &e);
             q->json = true;
             cli_set_raw(true); /* exact JSON out */
             break;
@@ -417,11 +419,16 @@ static int queue_print(struct queue *q, json_t *jobs)
     size_t i;
     json_t *job;
 
-    if (q->json) {
-        json_t *o = json_pack("{s:O}", "jobs", jobs);
-        json_dumpf(o, stdout, JSON_INDENT(2));
-        putchar('\n');
-        json_decref(o);
+    if (q->json && q->json_sluice) {
+        cli_print_json(json_pack("{s:O}", "jobs", jobs));
+        return 0;
+    }
+    if (q->json) { /* Slurm's v0.0.38 schema (docs/json.md) */
+        struct slurmjson_ctx ctx = {cli_cluster_name(), time(NULL)};
+        json_t *out = json_array();
+        json_array_foreach(jobs, i, job)
+            json_array_append_new(out, slurmjson_job(job, &ctx));
+        cli_print_json(slurmjson_response(SLURMJSON_CTLD, "jobs", out));
         return 0;
     }
     if (queue_spec(q, &sp, &e) < 0) {

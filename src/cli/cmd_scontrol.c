@@ -19,7 +19,7 @@ enum { SC_ONELINER = 1, SC_JSON, SC_HELP, SC_VERSION, SC_QUIET, SC_DETAILS };
 
 static const struct opt_def scontrol_opts[] = {
     {"oneliner", 'o', OPT_NOARG, SC_ONELINER},
-    {"json", 0, OPT_NOARG, SC_JSON},
+    {"json", 0, OPT_OPTARG, SC_JSON},
     {"help", 'h', OPT_NOARG, SC_HELP},
     {"usage", 0, OPT_NOARG, SC_HELP},
     {"version", 'V', OPT_NOARG, SC_VERSION},
@@ -217,7 +217,7 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
 int cmd_scontrol(int argc, char **argv)
 {
     struct opt_state st;
-    bool json = false, oneliner = false;
+    bool json = false, oneliner = false, sluice;
     const char *arg;
     struct err e;
     int id, rc, details = 0;
@@ -237,6 +237,10 @@ int cmd_scontrol(int argc, char **argv)
         json |= id == SC_JSON;
         oneliner |= id == SC_ONELINER;
         details += id == SC_DETAILS;
+        if (id == SC_JSON && cli_json_schema(arg, &sluice, &e) < 0) {
+            rc = -1;
+            break;
+        }
     }
     show_set_detail(details);
     if (rc < 0) {

@@ -16,6 +16,8 @@
 #include "cli/showview.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
+#include "common/slurmjson.h"
+#include "common/value.h"
 
 enum show_kind {
     SHOW_JOB,
@@ -129,6 +131,21 @@ static void show_only(json_t *jobs, const char *id)
     jobfilter_clear(&f);
 }
 
+/* items in Slurm's v0.0.38 schema (docs/json.md), under reply_key. */
+static void show_print_slurm(enum show_kind kind, const char *reply_key,
+                             json_t *items)
+{
+    struct slurmjson_ctx ctx = {cli_cluster_name(), time(NULL)};
+    json_t *out = json_array(), *v;
+    size_t i;
+
+    json_array_foreach(items, i, v) json_array_append_new(
+        out, kind == SHOW_JOB    ? slurmjson_job(v, &ctx)
+             : kind == SHOW_NODE ? slurmjson_node(v, &ctx)
+                                 : slurmjson_partition(v, &ctx));
+    cli_print_json(slurmjson_response(SLURMJSON_CTLD, reply_key, out));
+}
+
 int show_run(int argc, char **argv, bool json, bool oneliner)
 {
     json_t *req = json_object(), *reply = NULL, *items, *list;
@@ -167,12 +184,11 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
                 : json_object_get(reply, show_kinds[k].reply_key);
     if (show_kinds[k].kind == SHOW_JOB && argc == 2)
         show_only(items, argv[1]);
-    if (json) {
-        json_t *o = json_pack("{s:O}", show_kinds[k].reply_key,
-                              items ? items : json_array());
-        json_dumpf(o, stdout, JSON_INDENT(2));
-        putchar('\n');
-        json_decref(o);
+    if (json && cli_json_sluice()) {
+        cli_print_json(json_pack("{s:O}", show_kinds[k].reply_key,
+                                 items ? items : json_array()));
+    } else if (json) {
+        show_print_slurm(show_kinds[k].kind, show_kinds[k].reply_key, items);
     } else if (json_array_size(items) == 0 && argc == 2) {
         if (show_kinds[k].kind == SHOW_JOB) /* Slurm's words exactly */
             show_no_job();
@@ -196,7 +212,7 @@ out:
 enum { S_JSON = 1, S_ONELINER, S_DETAILS, S_HELP };
 
 static const struct opt_def show_opts[] = {
-    {"json", 0, OPT_NOARG, S_JSON},
+    {"json", 0, OPT_OPTARG, S_JSON},
     {"oneliner", 'o', OPT_NOARG, S_ONELINER},
     {"details", 'd', OPT_NOARG, S_DETAILS},
     {"help", 'h', OPT_NOARG, S_HELP},
@@ -206,7 +222,7 @@ static const struct opt_def show_opts[] = {
 int cmd_show(int argc, char **argv)
 {
     struct opt_state st;
-    bool json = false, oneliner = false;
+    bool json = false, oneliner = false, sluice;
     const char *arg;
     struct err e;
     int id, rc;
@@ -224,6 +240,10 @@ int cmd_show(int argc, char **argv)
         oneliner |= id == S_ONELINER;
         if (id == S_DETAILS)
             show_set_detail(show_detail + 1);
+        if (id == S_JSON && cli_json_schema(arg, &sluice, &e) < 0) {
+            rc = -1;
+            break;
+        }
     }
     if (rc < 0) {
         cli_opt_end(&st, rc, &e);

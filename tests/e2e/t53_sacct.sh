@@ -51,8 +51,10 @@ is "$hdr" "JobID           JobName  Partition    Account  AllocCPUS      State E
 is "$(sacct -p -n -X -j "$ok_id" -o JobID,State)" "$ok_id|COMPLETED|" "-p ends each field with |"
 is "$(sacct -P -X -j "$ok_id" -o JobID,State | head -1)" "JobID|State" "-P has a header"
 is "$(sacct -X -n -j "$cancel_id" -o State)" "CANCELLED+ " "a long value is cut with + as Slurm does"
-n=$(sacct --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["jobs"]), sorted(j["state"] for j in d["jobs"])[0], all("events" in j for j in d["jobs"]))')
-is "$n" "6 CANCELLED by $me True" "--json parses: 6 jobs with their states and events"
+n=$(sacct --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["jobs"]), sorted(j["state"]["current"] for j in d["jobs"])[0], all("events" in j["sluice"] for j in d["jobs"]))')
+is "$n" "6 CANCELLED True" "--json parses: 6 jobs with their states and events (Slurm's schema)"
+n=$(sacct --json=sluice | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["jobs"]), sorted(j["state"] for j in d["jobs"])[0], all("events" in j for j in d["jobs"]))')
+is "$n" "6 CANCELLED by $me True" "--json=sluice: Sluice's own records"
 msg=$(sacct -o JobID,Bogus 2>&1)
 like "$msg" 'Invalid field requested: "Bogus"' "an unknown field is named"
 msg=$(sacct -S yesterday-ish 2>&1)
