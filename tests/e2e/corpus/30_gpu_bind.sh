@@ -2,7 +2,7 @@
 #SBATCH --job-name=gpu-bind
 #SBATCH --ntasks=2
 #SBATCH --gpus-per-task=1
-#SBATCH --gpu-bind=closest
+#SBATCH --gpu-bind=single:1
 #SBATCH --cpus-per-task=2
 #SBATCH --time=00:15:00
 # corpus-lines: 2
