@@ -89,7 +89,7 @@ has_line() {
     return 1
 }
 
-declare -A ID JDIR TASKS WAITF WAITPID
+declare -A ID JDIR TASKS WAITF
 NAMES=()
 SCRIPTS=("$CORPUS"/[0-9]*.sh)
 # CORPUS_ONLY=ERE: only the scripts whose names match (a quicker look at a
