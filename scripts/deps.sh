@@ -3,9 +3,12 @@
 # Idempotent and quiet when everything is present already.
 set -eu
 
+# snakemake: a real Slurm client for tests/e2e/t99_snakemake.sh (its
+# --slurm executor), which skips itself where snakemake is missing.
+
 PKGS="build-essential pkg-config libevent-dev libjansson-dev libsqlite3-dev
 libssl-dev libmunge-dev munge libcmocka-dev clang libclang-rt-14-dev
-clang-format sqlite3 util-linux procps curl python3 passwd tmux"
+clang-format sqlite3 util-linux procps curl python3 passwd tmux snakemake"
 
 missing=""
 for p in $PKGS; do
