@@ -37,7 +37,6 @@ const struct opt_def jobspec_opts[] = {
     {"export", 0, OPT_ARG, JS_EXPORT},
     {"qos", 'q', OPT_ARG, JS_QOS},
     {"account", 'A', OPT_ARG, JS_ACCOUNT},
-    {"reservation", 0, OPT_ARG, JS_RESERVATION},
     {"nodelist", 'w', OPT_ARG, JS_NODELIST},
     {"exclude", 'x', OPT_ARG, JS_EXCLUDE},
     {"gres", 0, OPT_ARG, JS_GRES},
