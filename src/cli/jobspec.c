@@ -413,8 +413,6 @@ static int js_set_value(struct jobspec *js, int id, const char *arg, time_t now,
         return js_string(js, "std_err", arg, e);
     case JS_QOS:
         return js_string(js, "qos", arg, e);
-    case JS_RESERVATION:
-        return js_string(js, "reservation", arg, e);
     case JS_ACCOUNT:
         return js_string(js, "account", arg, e);
     case JS_NODELIST:
