@@ -95,6 +95,18 @@ is "$(printf '%s\n' "$(node_of "$c1")" "$(node_of "$c2")" | sort | tr '\n' ' ')"
 is "$(field "$c2" constraint)" '"a100&ib"' "the JOB object echoes the constraint"
 is "$(field "$c2" comment)" '"c2 here"' "... and the comment"
 
+# exclusive on a GPU node: every GPU of it, though it asked for none
+scancel "$c1" "$c2"
+wait_for 10 sh -c "squeue -h -t all -j $c1,$c2 -o %T | grep -vq RUNNING" ||
+    not_ok "the a100 jobs end"
+g=$(sub '{"exclusive": "node", "nodelist": "node01"}')
+wait_for 10 running "$g" || not_ok "the exclusive job runs on node01"
+is "$(field "$g" tres_per_node)" '"gres:gpu:2"' \
+    "an exclusive job holds all GPUs of its node"
+is "$(node_field node01 gres_used)" '"gpu:2(IDX:0-1)"' \
+    "node01 shows both GPUs in use"
+is "$(field "$g" mem_mib)" 4000 "... and all its memory"
+
 # deadline: a held job that can no longer end by its deadline
 now=$(date +%s)
 d=$(sub "{\"hold\": true, \"time_limit_s\": 600, \"deadline\": $((now + 300))}")
@@ -104,5 +116,5 @@ wait_for 10 sh -c "squeue -h -t all -j $d -o %T | grep -qx DEADLINE" ||
 is "$(squeue -h -t all -j "$d" -o %T)" DEADLINE "it ended DEADLINE"
 is "$(field "$d" state_reason)" '"DeadLine"' "with reason DeadLine"
 
-scancel "$x" "$y" "$c1" "$c2"
+scancel "$x" "$y" "$g"
 finish
