@@ -95,6 +95,15 @@ is "$(printf '%s\n' "$(node_of "$c1")" "$(node_of "$c2")" | sort | tr '\n' ' ')"
 is "$(field "$c2" constraint)" '"a100&ib"' "the JOB object echoes the constraint"
 is "$(field "$c2" comment)" '"c2 here"' "... and the comment"
 
+# a third a100 job waits; explain says why node03 is no use to it
+c3=$(sub '{"constraint": "a100", "cpus_per_task": 4}')
+sleep 1
+is "$(job_state "$c3")" PENDING "a third a100 job waits for an a100 node"
+like "$(sluice explain "$c3" | grep node03)" \
+    "node03.*does not meet the job's needs: Features=ib do not match constraint a100" \
+    "sluice explain says node03 lacks the feature"
+scancel "$c3"
+
 # exclusive on a GPU node: every GPU of it, though it asked for none
 scancel "$c1" "$c2"
 wait_for 10 sh -c "squeue -h -t all -j $c1,$c2 -o %T | grep -vq RUNNING" ||
