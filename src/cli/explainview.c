@@ -146,6 +146,8 @@ static void node_line(FILE *fp, json_t *n, time_t now)
                 TXT(n, "reservation"));
     } else if (strcmp(st, "not_requested") == 0) {
         fprintf(fp, "not among the -w/--nodelist nodes");
+    } else if (strcmp(st, "unsuitable") == 0) {
+        fprintf(fp, "does not meet the job's needs: %s", TXT(n, "why"));
     } else if (strcmp(st, "not_in_partition") == 0) {
         fprintf(fp, "asked for with -w but not in partition");
     } else {

@@ -95,6 +95,47 @@ is "$(printf '%s\n' "$(node_of "$c1")" "$(node_of "$c2")" | sort | tr '\n' ' ')"
 is "$(field "$c2" constraint)" '"a100&ib"' "the JOB object echoes the constraint"
 is "$(field "$c2" comment)" '"c2 here"' "... and the comment"
 
+# a third a100 job waits; explain says why node03 is no use to it
+c3=$(sub '{"constraint": "a100", "cpus_per_task": 4}')
+sleep 1
+is "$(job_state "$c3")" PENDING "a third a100 job waits for an a100 node"
+like "$(sluice explain "$c3" | grep node03)" \
+    "node03.*does not meet the job's needs: Features=ib do not match constraint a100" \
+    "sluice explain says node03 lacks the feature"
+scancel "$c3"
+
+# exclusive on a GPU node: every GPU of it, though it asked for none
+scancel "$c1" "$c2"
+wait_for 10 sh -c "squeue -h -t all -j $c1,$c2 -o %T | grep -vq RUNNING" ||
+    not_ok "the a100 jobs end"
+g=$(sub '{"exclusive": "node", "nodelist": "node01"}')
+wait_for 10 running "$g" || not_ok "the exclusive job runs on node01"
+is "$(field "$g" tres_per_node)" '"gres:gpu:2"' \
+    "an exclusive job holds all GPUs of its node"
+is "$(node_field node01 gres_used)" '"gpu:2(IDX:0-1)"' \
+    "node01 shows both GPUs in use"
+is "$(field "$g" mem_mib)" 4000 "... and all its memory"
+
+# time-min: node03 runs a 10-minute job on 2 CPUs and a 4-CPU job waits
+# for it (a backfill reservation at its end); a 2-CPU job asking for 20
+# minutes would delay that, but with --time-min=5 backfill starts it now
+# with a limit that ends before the reservation
+scancel "$x" "$y"
+wait_for 10 sh -c "squeue -h -t all -j $x,$y -o %T | grep -vq -e RUNNING -e PENDING" ||
+    not_ok "the exclusive jobs end"
+a=$(sub '{"nodelist": "node03", "cpus_per_task": 2, "time_limit_s": 600}')
+wait_for 10 running "$a" || not_ok "the 10-minute job runs on node03"
+b=$(sub '{"nodelist": "node03", "cpus_per_task": 4, "time_limit_s": 600}')
+t=$(sub '{"nodelist": "node03", "cpus_per_task": 2, "time_limit_s": 1200, "time_min_s": 300}')
+wait_for 15 running "$t" || not_ok "backfill starts the time-min job"
+is "$(job_state "$b")" PENDING "the 4-CPU job still waits for node03"
+lim=$(field "$t" time_limit_s)
+ok_lim=no
+[ "$lim" -ge 300 ] && [ "$lim" -le 600 ] && [ $((lim % 60)) = 0 ] && ok_lim=yes
+is "$ok_lim" yes "its limit was cut to whole minutes between 5 and 10 ($lim s)"
+is "$(field "$t" time_min_s)" 300 "the JOB object keeps time_min_s"
+scancel "$a" "$b" "$t"
+
 # deadline: a held job that can no longer end by its deadline
 now=$(date +%s)
 d=$(sub "{\"hold\": true, \"time_limit_s\": 600, \"deadline\": $((now + 300))}")
@@ -104,5 +145,5 @@ wait_for 10 sh -c "squeue -h -t all -j $d -o %T | grep -qx DEADLINE" ||
 is "$(squeue -h -t all -j "$d" -o %T)" DEADLINE "it ended DEADLINE"
 is "$(field "$d" state_reason)" '"DeadLine"' "with reason DeadLine"
 
-scancel "$x" "$y" "$c1" "$c2"
+scancel "$g"
 finish

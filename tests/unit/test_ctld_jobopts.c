@@ -219,6 +219,30 @@ static void test_exclusive_node(void **state)
     json_decref(o);
 }
 
+/* --exclusive=user (and mcs) hold the node to the user, as ExclusiveUser
+ * does; --exclusive holds it whole; both are given back at the end. */
+static void test_exclusive_user_marks(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t u = fx_submit(f, SPEC("\"exclusive\": \"user\""), &alice, &e);
+    uint64_t m = fx_submit(f, SPEC("\"exclusive\": \"mcs\""), &alice, &e);
+    const size_t n1 = 1;
+    struct node *nd = nodes_get(f->c->nodes, 1);
+
+    nd->registered = true;
+    assert_int_equal(
+        jobs_start(f->c->jobs, fx_job(f, u), &n1, 1, time(NULL), &e), 0);
+    assert_int_equal(
+        jobs_start(f->c->jobs, fx_job(f, m), &n1, 1, time(NULL), &e), 0);
+    assert_int_equal(nd->n_users, 1);
+    assert_int_equal(nd->users[0].exclusive, 2);
+    assert_int_equal(nd->users[0].whole, 0);
+    assert_int_equal(fx_job(f, u)->cpus_per_node, 1); /* not the whole */
+    assert_string_equal(node_state_name(nd), "MIXED");
+    assert_int_equal(jobs_cancel(f->c->jobs, fx_job(f, u), 0, 0, &e), 0);
+}
+
 /* A pending job that can no longer end by its deadline ends DEADLINE. */
 static void test_deadline(void **state)
 {
@@ -295,6 +319,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_echo_and_record, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exclusive_node, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exclusive_user_marks, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_deadline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_priority_and_uid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mem_defaults, setup, teardown),

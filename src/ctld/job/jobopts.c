@@ -202,11 +202,9 @@ void jobopts_take_whole(struct job *j, const struct conf *conf,
     }
     if (cpus > j->cpus_per_node)
         j->cpus_per_node = cpus;
-    if (mem > job_mem_per_node(j)) {
-        j->mem_mib = mem;
-        j->mem_per_cpu_mib = 0;
-        j->mem_per_gpu_mib = 0;
-    }
+    j->mem_mib = mem; /* all of it, whatever it asked for */
+    j->mem_per_cpu_mib = 0;
+    j->mem_per_gpu_mib = 0;
 }
 
 void jobopts_clear(struct job_opts *opt)

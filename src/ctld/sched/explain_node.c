@@ -14,6 +14,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/job/jobgpu.h"
+#include "ctld/job/jobopts.h"
 #include "ctld/sched/explain_int.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/cluster/nodes.h"
@@ -186,6 +187,7 @@ static json_t *node_entry(struct explain *ex, const struct job *j,
     struct amount need = {j->cpus_per_node, (int64_t)job_mem_per_node(j),
                           j->gpus_per_node};
     const char *why = node_reason(n);
+    char why_not[256];
     json_t *o = json_pack("{s:s, s:s, s:o}", "name", n->cf->name, "state",
                           node_state_name(n), "reason",
                           why ? json_string(why) : json_null());
@@ -201,7 +203,10 @@ static json_t *node_entry(struct explain *ex, const struct job *j,
         json_object_set_new(o, "reservation", json_string(resv));
     } else if (j->node_allowed != NULL && !j->node_allowed[n->idx])
         json_object_set_new(o, "status", json_string("not_requested"));
-    else if (big_enough(j, n, &need, o)) {
+    else if (!jobopts_node_ok(&j->opt, n->cf, why_not, sizeof(why_not))) {
+        json_object_set_new(o, "status", json_string("unsuitable"));
+        json_object_set_new(o, "why", json_string(why_not));
+    } else if (big_enough(j, n, &need, o)) {
         if (!node_usable(n))
             json_object_set_new(o, "status", json_string("down"));
         else if (n->admin == NODE_ADMIN_DRAIN)

@@ -173,10 +173,25 @@ static uint64_t min_prio_reserve(const struct model *md, const struct job *j)
     return q->limits.min_prio_threshold;
 }
 
+/* The nodes j may use: -w/-x and its per-node needs (jobopts.h),
+ * worked out once and kept with the job. */
+static void node_use(const struct conf *conf, const struct job *cj)
+{
+    struct job *j = (struct job *)cj; /* node_use is a cache of the job's */
+
+    if (j->opt.node_ok == NULL || j->opt.node_use != NULL)
+        return;
+    j->opt.node_use = xcalloc(conf->n_nodes ? conf->n_nodes : 1, sizeof(bool));
+    for (size_t i = 0; i < conf->n_nodes; i++)
+        j->opt.node_use[i] = j->opt.node_ok[i] &&
+                             (j->node_allowed == NULL || j->node_allowed[i]);
+}
+
 static struct sched_job model_job(const struct model *md, const struct job *j)
 {
     const struct conf_part *cp = &md->src.conf->parts[j->part];
 
+    node_use(md->src.conf, j);
     return (struct sched_job){
         .id = j->id,
         .part = j->part,
@@ -218,18 +233,6 @@ static void grow(struct pass_model *pm, size_t cap)
     pm->nmine = xreallocarray(pm->nmine, pm->cap, sizeof(*pm->nmine));
 }
 
-/* The nodes j may use: -w/-x and its per-node needs (jobopts.h),
- * worked out once and kept with the job. */
-static void node_use(const struct conf *conf, struct job *j)
-{
-    if (j->opt.node_ok == NULL || j->opt.node_use != NULL)
-        return;
-    j->opt.node_use = xcalloc(conf->n_nodes ? conf->n_nodes : 1, sizeof(bool));
-    for (size_t i = 0; i < conf->n_nodes; i++)
-        j->opt.node_use[i] = j->opt.node_ok[i] &&
-                             (j->node_allowed == NULL || j->node_allowed[i]);
-}
-
 /* The reservations' rule (resvs_job_mask) on entry sj of j: a gate, or
  * a node mask of the pass's own, with the nodes j could use in it. */
 static void resv_apply(struct pass_model *pm, struct sched_job *sj,
@@ -269,7 +272,6 @@ static void resv_apply(struct pass_model *pm, struct sched_job *sj,
 
 static void push(struct pass_model *pm, struct job *j, int64_t task)
 {
-    node_use(pm->md->src.conf, j);
     if (pm->n == pm->cap)
         grow(pm, pm->cap ? 2 * pm->cap : 256);
     pm->pend[pm->n] = j;

@@ -122,6 +122,35 @@ static uint32_t *decision_gpus(struct nodes *nodes, const struct job *j,
     return out;
 }
 
+/* --exclusive: j gets every GPU of its nodes (as many as the one with
+ * the fewest has), not only those it asked for; *gpus is replaced by the
+ * registered indices of all of them (caller frees). */
+static void whole_gpus(struct nodes *nodes, struct job *j,
+                       const struct sched_decision *d, uint32_t **gpus)
+{
+    uint32_t g = UINT32_MAX, *out;
+
+    if (j->opt.exclusive != JOB_EXCL_NODE || d->nnodes == 0)
+        return;
+    for (size_t k = 0; k < d->nnodes; k++) {
+        uint32_t n = (uint32_t)nodes_get(nodes, d->nodes[k])->gpus.n;
+        g = n < g ? n : g;
+    }
+    if (g == 0 || g <= j->gpus_per_node)
+        return;
+    out = xcalloc(d->nnodes * g, sizeof(*out));
+    for (size_t k = 0; k < d->nnodes; k++) {
+        const struct node *nd = nodes_get(nodes, d->nodes[k]);
+        for (uint32_t i = 0; i < g; i++)
+            out[k * g + i] = nd->gpus.v[i].index;
+    }
+    log_info("job=%" PRIu64 " exclusive: all %u GPUs of each node (asked %u)",
+             j->id, g, j->gpus_per_node);
+    j->gpus_per_node = g;
+    free(*gpus);
+    *gpus = out;
+}
+
 /* Start j on nodes (gpus: registered indices, NULL: none) and launch it:
  * JOB_LAUNCH to its batch host, or nothing for an allocation, whose
  * steps come from srun. */
@@ -180,6 +209,7 @@ static bool apply(struct sched_drv *s, const struct pass_model *m,
             j->time_limit_s = d->time_limit_s;
         }
         gpus = decision_gpus(s->src.nodes, j, d);
+        whole_gpus(s->src.nodes, j, d, &gpus);
         start_job(s, j, d->nodes, d->nnodes, gpus, now);
         free(gpus);
     }
