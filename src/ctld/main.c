@@ -27,6 +27,7 @@
 
 struct opts {
     const char *conf_path;
+    char *abs_conf; /* conf_path made absolute (owned), or NULL */
     const char *log_path;
     bool foreground;
     int verbose;
@@ -81,6 +82,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
         usage(stderr);
         return -1;
     }
+    /* absolute, for scontrol reconfigure after the chdir of daemonizing */
+    if (o->conf_path[0] != '/' &&
+        (o->abs_conf = realpath(o->conf_path, NULL)) != NULL)
+        o->conf_path = o->abs_conf;
     return 0;
 }
 
@@ -443,6 +448,7 @@ out:
     auth_destroy(r.auth);
     conf_destroy(r.conf);
     conf_destroy(r.next_conf);
+    free(o.abs_conf);
     for (size_t i = 0; i < r.n_old_confs; i++)
         conf_destroy(r.old_confs[i]);
     free(r.old_confs);

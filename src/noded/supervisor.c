@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,91 @@ static void propagate_limits(const struct launch *l)
     }
 }
 
+/* Read fd to its end or until deadline (CLOCK_MONOTONIC ms); the bytes
+ * in a new buffer, *len of them. */
+static char *read_until(int fd, int64_t deadline_ms, size_t *len)
+{
+    size_t cap = 1 << 16;
+    char *buf = xmalloc(cap);
+    struct pollfd pfd = {fd, POLLIN, 0};
+    ssize_t n;
+
+    *len = 0;
+    for (;;) {
+        int64_t left = deadline_ms - clock_mono_us() / 1000;
+        if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+            break;
+        if (*len == cap)
+            buf = xrealloc(buf, cap *= 2);
+        n = read(fd, buf + *len, cap - *len);
+        if (n <= 0)
+            break;
+        *len += (size_t)n;
+    }
+    return buf;
+}
+
+/*
+ * --get-user-env[=T][S|L]: the user's login environment, as Slurm takes it
+ * ("su - USER -c env"): bash -l run as the user (this process is the user
+ * already) with a clean environment, for at most T seconds (default 8).
+ * Its variables go under the job's: the submitted environment and the
+ * SLURM_* ones win.  On a failure or a timeout the job goes on without.
+ */
+static char **add_login_env(char **env, const struct launch *l,
+                            const char *user, const char *home)
+{
+    const char *t = l->get_user_env;
+    int64_t secs = t != NULL && *t >= '0' && *t <= '9' ? atoll(t) : 8;
+    char *envp[6], *out;
+    int p[2];
+    pid_t pid;
+    size_t len;
+
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return env;
+    if ((pid = fork()) == 0) {
+        int dn = open("/dev/null", O_RDWR);
+        dup2(dn, 0);
+        dup2(p[1], 1);
+        dup2(dn, 2);
+        envp[0] = xasprintf("HOME=%s", home);
+        envp[1] = xasprintf("USER=%s", user);
+        envp[2] = xasprintf("LOGNAME=%s", user);
+        envp[3] = xstrdup("SHELL=/bin/bash");
+        envp[4] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
+        envp[5] = NULL;
+        execle("/bin/bash", "bash", "-l", "-c", "env -0", (char *)NULL, envp);
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return env;
+    }
+    out = read_until(p[0], clock_mono_us() / 1000 + secs * 1000, &len);
+    close(p[0]);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    for (size_t i = 0; i < len;) {
+        char *kv = out + i, *eq;
+        size_t n = strnlen(kv, len - i);
+        if (n == len - i)
+            break; /* cut short: the last one is not whole */
+        i += n + 1;
+        if ((eq = strchr(kv, '=')) == NULL || eq == kv)
+            continue;
+        *eq = '\0';
+        if (jobenv_get(env, kv) == NULL && strcmp(kv, "_") != 0 &&
+            strcmp(kv, "SHLVL") != 0 && strcmp(kv, "PWD") != 0 &&
+            strcmp(kv, "OLDPWD") != 0)
+            env = jobenv_set(env, kv, eq + 1);
+    }
+    free(out);
+    return env;
+}
+
 /* In the job's process, once the supervisor said go: become the job, or
  * tell fd why not and exit. */
 static void job_exec(const struct supervisor_args *a, int fd)
@@ -121,6 +207,8 @@ static void job_exec(const struct supervisor_args *a, int fd)
         _exit(127);
     propagate_limits(l);
     env = jobenv_build(l, a->gpus, user, a->node);
+    if (l->get_user_env != NULL)
+        env = add_login_env(env, l, user, a->user->home);
     /* created by sluiced before SIGTERM when the job is preempted
      * (docs/preemption.md) */
     char *marker = xasprintf("%s/%s", a->jobdir, JOBENV_PREEMPT_FILE);

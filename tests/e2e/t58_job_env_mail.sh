@@ -55,6 +55,14 @@ en=$(envof SLURM_JOB_END_TIME)
 like "$st" '^[0-9]{10}$' "SLURM_JOB_START_TIME is an epoch"
 is "$((en - st))" 600 "SLURM_JOB_END_TIME is the start plus the limit"
 
+# --- get-user-env: the login environment under the job's -------------------------
+j=$(rawsub '{"name":"gue","script":"#!/bin/sh\necho \"login=$LOGNAME g=$SLURM_GET_USER_ENV\"\n","std_out":"gue.out","get_user_env":true,"environment":{"KEEP":"1"}}')
+wait_for 20 job_ended "$j"
+is "$(cat gue.out)" "login=$(id -un) g=1" "--get-user-env: the login shell's variables (LOGNAME) are there"
+j=$(rawsub '{"name":"nogue","script":"#!/bin/sh\necho \"login=$LOGNAME\"\n","std_out":"nogue.out","environment":{"KEEP":"1"}}')
+wait_for 20 job_ended "$j"
+is "$(cat nogue.out)" "login=" "without it only the submitted environment"
+
 # --- open-mode ----------------------------------------------------------------------
 printf 'old line\n' >om.out
 j=$(submit -o om.out --wrap 'echo fresh')
