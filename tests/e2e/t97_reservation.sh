@@ -129,4 +129,5 @@ is "$(scontrol show reservation)" "No reservations in the system" \
     "it is removed at its end"
 
 scancel "$pin" "$free"
+cluster_gone
 finish

@@ -20,6 +20,8 @@
 #include "ctld/cluster/resv.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
+#include "sched/backfill.h"
+#include "sched/sched.h"
 
 static char dir[] = "/tmp/sluice-test-resv.XXXXXX";
 
@@ -317,6 +319,89 @@ static void test_job_mask(void **state)
     assert_null(resvs_maint_node(f->rs, 1, NOW + 5));
 }
 
+/* The rule as the pure core applies it: a 10-minute job kept off node01
+ * (MAINT from NOW+2) starts on node02; one that must have node01 waits
+ * (Resources); a job of the reservation waits (Reservation) before it
+ * begins and then starts on node01 alone; with backfill as well. */
+static void test_sched_rule(void **state)
+{
+    struct fx *f = *state;
+    struct sched_node nodes[4];
+    const size_t all[] = {0, 1, 2, 3};
+    struct sched_part part = {"all", true, false, all, 4};
+    bool m[3][5], only01[4] = {true, false, false, false};
+    struct sched_job jobs[3];
+    struct sched_result r;
+    struct sched_bf bf;
+    struct err e;
+
+    assert_int_equal(add(f,
+                         "{\"name\": \"m\", \"nodes\": \"node01\", \"users\": "
+                         "\"root\", \"start_time\": 1000002, \"duration_s\": "
+                         "600, \"flags\": \"MAINT\"}",
+                         NULL, &e),
+                     0);
+    for (int pass = 0; pass < 3; pass++) {
+        time_t at = pass < 2 ? NOW : NOW + 2;
+        struct sched_cluster c = {.nodes = nodes,
+                                  .nnodes = 4,
+                                  .parts = &part,
+                                  .nparts = 1,
+                                  .jobs = jobs,
+                                  .njobs = 3};
+        for (size_t i = 0; i < 4; i++)
+            nodes[i] = (struct sched_node){
+                .name = "n", .cpus = 8, .mem_mib = 1000, .up = true};
+        for (size_t k = 0; k < 3; k++)
+            jobs[k] = (struct sched_job){.id = k + 1,
+                                         .nodes = 1,
+                                         .cpus_per_node = 8,
+                                         .time_limit_s = 600,
+                                         .submit_time = NOW};
+        /* job 1 -w node01 with the mask, job 2 plain, job 3 in "m" */
+        assert_int_equal(resvs_job_mask(f->rs, NULL, 600, at, m[0], 4, NULL),
+                         RESV_MASKED);
+        for (size_t i = 0; i < 4; i++)
+            m[0][i] = m[0][i] && only01[i];
+        jobs[0].node_allowed = m[0];
+        assert_int_equal(resvs_job_mask(f->rs, NULL, 600, at, m[1], 4, NULL),
+                         RESV_MASKED);
+        jobs[1].node_allowed = m[1];
+        enum resv_verdict v =
+            resvs_job_mask(f->rs, "m", 600, at, m[2], 4, NULL);
+        if (v == RESV_WAIT)
+            jobs[2].resv_gate = SCHED_REASON_RESERVATION;
+        else
+            jobs[2].node_allowed = m[2];
+        if (pass == 1) {
+            memset(&bf, 0, sizeof(bf));
+            sched_bf_params_parse("", &bf, &e);
+            assert_int_equal(sched_backfill_pass(&c, &bf, at, &r, NULL), 0);
+        } else {
+            assert_int_equal(sched_pass(&c, at, &r), 0);
+        }
+        for (size_t k = 0; k < r.n; k++) {
+            const struct sched_decision *d = &r.decisions[k];
+            if (d->job == 0) {
+                assert_int_equal(d->nnodes, 0);
+                assert_int_equal(d->reason, SCHED_REASON_NEVER_FITS);
+            } else if (d->job == 1) {
+                assert_int_equal(d->nnodes, 1);
+                assert_int_not_equal(d->nodes[0], 0);
+            } else if (pass < 2) {
+                assert_int_equal(d->nnodes, 0);
+                assert_int_equal(d->reason, SCHED_REASON_RESERVATION);
+                assert_string_equal(sched_reason_name(d->reason),
+                                    "Reservation");
+            } else {
+                assert_int_equal(d->nnodes, 1);
+                assert_int_equal(d->nodes[0], 0);
+            }
+        }
+        sched_result_clear(&r);
+    }
+}
+
 static void test_end_daily_restart(void **state)
 {
     struct fx *f = *state;
@@ -377,6 +462,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_access, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_mask, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sched_rule, setup, teardown),
         cmocka_unit_test_setup_teardown(test_end_daily_restart, setup,
                                         teardown),
     };

@@ -504,15 +504,17 @@ static int load_one(void *arg, const char *name, const char *text)
     struct resvs *rs = arg;
     json_t *o = json_loads(text, 0, NULL);
     struct resv *r = xcalloc(1, sizeof(*r));
-    struct err e;
+    struct err e = {.text = ""};
+    const char *fl;
 
     r->name = xstrdup(name);
+    json_object_del(o, "name"); /* the row's name is the one */
     if (!json_is_object(o) ||
         get_epoch(json_object_get(o, "start_time"), "start_time", &r->start,
                   &e) < 0 ||
         get_epoch(json_object_get(o, "end_time"), "end_time", &r->end, &e) <
             0 ||
-        json_object_del(o, "name") < 0 || apply(rs, o, r, &e) < 0) {
+        apply(rs, o, r, &e) < 0) {
         log_warnx("reservation=%s dropped: %s", name,
                   json_is_object(o) ? e.text : "unreadable record");
         json_decref(o);
@@ -520,8 +522,8 @@ static int load_one(void *arg, const char *name, const char *text)
         return 0;
     }
     /* SPEC_NODES is what the record says, not what apply() infers */
-    if (strstr(json_string_value(json_object_get(o, "flags")), "SPEC_NODES") ==
-        NULL)
+    fl = json_string_value(json_object_get(o, "flags"));
+    if (fl == NULL || strstr(fl, "SPEC_NODES") == NULL)
         r->flags &= ~(unsigned)RESV_SPEC_NODES;
     json_decref(o);
     insert(rs, r);

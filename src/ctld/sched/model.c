@@ -240,11 +240,21 @@ static void resv_apply(struct pass_model *pm, struct sched_job *sj,
 {
     struct resvs *rs = pm->md->src.resv;
     size_t n = nodes_count(pm->md->src.nodes);
-    bool *mask;
+    bool *mask, plain = j->reservation == NULL && j->node_allowed == NULL;
     int64_t limit = j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s;
 
     if (resvs_count(rs) == 0 && j->reservation == NULL)
         return;
+    for (size_t k = 0; plain && k < pm->nresv_cache; k++) {
+        if (pm->resv_lim[k] == limit) {
+            sj->node_allowed = pm->resv_mask[k];
+            return;
+        }
+    }
+    if (plain && pm->nresv_cache < PASS_MODEL_RESV_CACHE) {
+        pm->resv_lim[pm->nresv_cache] = limit;
+        pm->resv_mask[pm->nresv_cache++] = NULL; /* until masked below */
+    }
     /* one more entry: a MAINT reservation took nodes away (resv_reason) */
     mask = xcalloc(n + 1, sizeof(*mask));
     switch (
@@ -259,10 +269,16 @@ static void resv_apply(struct pass_model *pm, struct sched_job *sj,
         /* sj->node_allowed: -w/-x and the job's per-node needs */
         for (size_t i = 0; sj->node_allowed != NULL && i < n; i++)
             mask[i] = mask[i] && sj->node_allowed[i];
-        pm->masks =
-            xreallocarray(pm->masks, pm->nmasks + 1, sizeof(*pm->masks));
+        if (pm->nmasks == pm->capmasks) {
+            pm->capmasks = pm->capmasks ? 2 * pm->capmasks : 16;
+            pm->masks =
+                xreallocarray(pm->masks, pm->capmasks, sizeof(*pm->masks));
+        }
         pm->masks[pm->nmasks++] = mask;
         sj->node_allowed = mask;
+        if (plain && pm->nresv_cache > 0 &&
+            pm->resv_lim[pm->nresv_cache - 1] == limit)
+            pm->resv_mask[pm->nresv_cache - 1] = mask;
         return;
     case RESV_FREE:
         break;

@@ -58,6 +58,9 @@ enum pass_model_mode {
     PASS_MODEL_WHAT_IF, /* change nothing: model them as resumed */
 };
 
+/* Distinct time limits whose reservation masks a pass shares. */
+#define PASS_MODEL_RESV_CACHE 16
+
 /* One pass's model.  The fields above the line are the caller's to read
  * (and the core's to change, as a pass does); cl.parts stays valid until
  * the next build on the same model. */
@@ -87,7 +90,12 @@ struct pass_model {
     bool limits_open; /* a limit pass begun (jlimits.h) */
     time_t now;       /* the pass's time, for the reservations */
     bool **masks;     /* node_allowed masks made for reservations (owned) */
-    size_t nmasks;
+    size_t nmasks, capmasks;
+    /* the masks of jobs in no reservation and without -w/-x, by time
+     * limit (NULL: no reservation in the way), shared by such jobs */
+    int64_t resv_lim[PASS_MODEL_RESV_CACHE];
+    bool *resv_mask[PASS_MODEL_RESV_CACHE];
+    size_t nresv_cache;
 };
 
 /*
