@@ -79,6 +79,7 @@ void ctld_mail_tick(struct ctld *c, time_t now)
     uint32_t div = c->time_divisor ? c->time_divisor : 1;
     unsigned ev;
 
+    mail_reap();
     for (struct job *j = jobs_first(c->jobs); j != NULL; j = j->next) {
         if (j->mail_type == NULL)
             continue;

@@ -83,7 +83,7 @@ is "$ok_top" 1 "the topped job's priority is above its sibling's ($pb > $pa)"
 scancel "$ja" "$jb"
 
 # --- update NodeName: reason with who and when -----------------------------
-node_json=$(sluice show node node01 --json 2>/dev/null || scontrol --json show node node01)
+node_json=$(sluice show node node01 --json=sluice)
 like "$node_json" '"reason_user": *"[a-z]' "the node records who set the reason"
 like "$node_json" '"reason_time": *[0-9]{9,}' "and when"
 like "$(scontrol show node node01)" "Reason=maintenance window" "scontrol show node has the reason"

@@ -121,6 +121,8 @@ like "$(grep "|$j|REQUEUE" mail.log)" "Slurm Job_id=$j Name=half Requeued" "REQU
 scancel "$j"
 bad=$(rawsub '{"name":"x","script":"#!/bin/sh\ntrue\n","mail_type":"BEGINNING"}')
 like "$bad" 'invalid mail type "BEGINNING"' "a misspelled mail type is refused"
-is "$(ps -eo stat=,args= | grep -c '^Z.*fakemail')" 0 "no zombie mail processes"
+zombies() { ps -eo stat=,args= | grep -c '^Z.*fakemail'; }
+wait_for 5 eval '[ "$(zombies)" -eq 0 ]'
+is "$(zombies)" 0 "no zombie mail processes (the controller reaps them)"
 
 finish

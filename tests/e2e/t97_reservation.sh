@@ -58,7 +58,7 @@ like "$(sluice explain "$pin")" 'node01 +held by reservation maint' \
 wait_for 15 job_ended "$inside"
 is "$(squeue -h -t all -j "$inside" -o '%T %N')" "COMPLETED node01" \
     "the reservation's user runs inside it, on node01, once it began"
-like "$(scontrol --json show job "$inside")" '"reservation": "maint"' \
+like "$(scontrol --json=sluice show job "$inside")" '"reservation": "maint"' \
     "its JOB object names the reservation"
 is "$(sinfo -h -n node01 -o '%t')" "maint" "sinfo shows node01 maint"
 like "$(scontrol show node node01)" 'State=(IDLE|MIXED|ALLOCATED)\+MAINT( |$)' \

@@ -274,15 +274,15 @@ int mail_send(const struct conf *conf, const struct job *j, unsigned event,
     const char *to = j->mail_user != NULL ? j->mail_user : j->user_name;
     char *subject = mail_subject(j, event, now, array_summary);
     pid_t pid;
-    int status;
 
     if (to == NULL || to[0] == '\0') {
         free(subject);
         errno = EINVAL;
         return err_set(e, "job %" PRIu64 " has no mail user", j->id);
     }
-    /* the child forks the program and exits at once: reaped here, the
-     * program is init's to reap and the loop never waits on it */
+    /* the program is the controller's child, reaped by mail_reap on the
+     * tick: never waited for here, and no orphan left for an init that
+     * may not reap it */
     if ((pid = fork()) < 0) {
         free(subject);
         return err_set(e, "cannot fork for MailProg %s: %s", prog,
@@ -290,12 +290,14 @@ int mail_send(const struct conf *conf, const struct job *j, unsigned event,
     }
     if (pid == 0) {
         setsid();
-        if (fork() == 0)
-            mail_exec(prog, subject, to, j, event);
-        _exit(0);
+        mail_exec(prog, subject, to, j, event);
     }
     free(subject);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
     return 0;
+}
+
+void mail_reap(void)
+{
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
 }

@@ -54,9 +54,9 @@ char *mail_subject(const struct job *j, unsigned event, time_t now,
  * mail_send: run conf's MailProg (CONF_MAIL_PROG_DEFAULT when unset) as
  * "MailProg -s SUBJECT RECIPIENT" for event of j, the recipient being
  * j's mail_user or else its user's name, with SLURM_JOB_* in its
- * environment.  The program runs detached (double fork, reaped at
- * once), so nothing waits on it and no zombie is left.  0, or -1 with e
- * when the fork failed.
+ * environment.  The program runs in a session of its own and nothing
+ * waits for it: mail_reap collects it once it has ended.  0, or -1 with
+ * e when the fork failed.
  */
 int mail_send(const struct conf *conf, const struct job *j, unsigned event,
               time_t now, bool array_summary, struct err *e);
@@ -75,5 +75,9 @@ unsigned mail_wanted(const struct job *j, const char *what, bool array_first,
  * div shortens the limit as the controller's test divisor does.
  */
 unsigned mail_time_due(const struct job *j, time_t now, uint32_t div);
+
+/* mail_reap: collect the MailProg processes that have ended (the
+ * controller has no other children); called on the controller's tick. */
+void mail_reap(void);
 
 #endif
