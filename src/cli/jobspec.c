@@ -6,6 +6,8 @@
 #include "cli/jobspec.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,7 @@ const struct opt_def jobspec_opts[] = {
     {"ntasks", 'n', OPT_ARG, JS_NTASKS},
     {"nodes", 'N', OPT_ARG, JS_NODES},
     {"ntasks-per-node", 0, OPT_ARG, JS_NTASKS_PER_NODE},
+    {"tasks-per-node", 0, OPT_ARG, JS_NTASKS_PER_NODE}, /* Slurm's other name */
     {"mem", 0, OPT_ARG, JS_MEM},
     {"mem-per-cpu", 0, OPT_ARG, JS_MEM_PER_CPU},
     {"output", 'o', OPT_ARG, JS_OUTPUT},
@@ -162,12 +165,16 @@ static int js_nodes(struct jobspec *js, const char *arg, struct err *e)
 
     if (optval_nodes(arg, &min, &max, e) < 0)
         return -1;
-    if (max != min) {
-        errno = EINVAL;
-        return err_set(e, "node count ranges (MIN-MAX) are not supported; "
-                          "give one count");
-    }
     json_object_set_new(js->job, "nodes", json_integer(min));
+    if (max != min) {
+        /* Slurm may give any count in the range: Sluice gives MIN */
+        char line[160];
+        snprintf(line, sizeof(line),
+                 "--nodes=%s: Sluice allocates the minimum, %" PRIu32
+                 " node%s",
+                 arg, min, min == 1 ? "" : "s");
+        json_array_append_new(js->notes, json_string(line));
+    }
     return 0;
 }
 

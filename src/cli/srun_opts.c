@@ -71,6 +71,7 @@ static const struct opt_def srun_opt_defs[] = {
     {"ntasks", 'n', OPT_ARG, SR_NTASKS},
     {"nodes", 'N', OPT_ARG, SR_NODES},
     {"ntasks-per-node", 0, OPT_ARG, SR_NTASKS_PER_NODE},
+    {"tasks-per-node", 0, OPT_ARG, SR_NTASKS_PER_NODE},
     {"cpus-per-task", 'c', OPT_ARG, SR_CPUS_PER_TASK},
     {"gpus-per-task", 0, OPT_ARG, SR_GPUS_PER_TASK},
     {"gpus-per-node", 0, OPT_ARG, SR_GPUS_PER_NODE},

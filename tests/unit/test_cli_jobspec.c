@@ -89,7 +89,7 @@ static void test_set_errors(void **state)
         {JS_CPUS_PER_TASK, "0", "--cpus-per-task=0: "},
         {JS_NTASKS, "-1", "--ntasks=-1: "},
         {JS_NTASKS_PER_NODE, "0", "--ntasks-per-node=0: "},
-        {JS_NODES, "1-2", "--nodes=1-2: node count ranges"},
+        {JS_NODES, "2-1", "--nodes=2-1: "},
         {JS_NODELIST, "node[01-", "--nodelist=node[01-: "},
         {JS_GRES, "gpu:x:y:z", "--gres=gpu:x:y:z: "},
         {JS_GPUS, "lots", "--gpus=lots: "},

@@ -109,8 +109,6 @@ static void test_errors(void **state)
         const char *text;
     } cases[] = {
         {"salloc -t abc", false, "--time=abc: bad time \"abc\""},
-        {"salloc -N 1-2", false,
-         "--nodes=1-2: node count ranges (MIN-MAX) are not supported"},
         {"salloc --gres=gpu:x:y:z", false, "--gres=gpu:x:y:z: "},
         {"salloc -Iabc", false, "--immediate=abc: "},
         {"salloc --frob", true, "unrecognized option '--frob'"},
