@@ -279,13 +279,18 @@ static void submit_print_test(json_t *reply)
     fputc('\n', stderr);
 }
 
-/* SLURM_SUBMIT_HOST's source: this host's name. */
+/* SLURM_SUBMIT_HOST's and SLURM_SUBMIT_DIR's sources: this host's name
+ * and the directory sbatch runs in (not -D's). */
 static void submit_set_host(json_t *job)
 {
     char host[256] = "";
+    char *cwd = getcwd(NULL, 0);
 
     if (gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0')
         json_object_set_new(job, "submit_host", json_string(host));
+    if (cwd != NULL && cwd[0] == '/')
+        json_object_set_new(job, "submit_dir", json_string(cwd));
+    free(cwd);
 }
 
 /* Whether a job in state has ended (or may not come back). */

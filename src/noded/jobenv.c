@@ -151,7 +151,9 @@ char **jobenv_build(const struct launch *l, const struct jobenv_gpus *g,
     envlist_twin(&b, "SLURM_NODELIST", nodes);
     envlist_twin_u64(&b, "SLURM_JOB_NUM_NODES", n_nodes);
     envlist_twin_u64(&b, "SLURM_NNODES", n_nodes);
-    envlist_twin(&b, "SLURM_SUBMIT_DIR", l->work_dir);
+    envlist_twin(&b, "SLURM_SUBMIT_DIR",
+                 l->submit_dir && l->submit_dir[0] ? l->submit_dir
+                                                   : l->work_dir);
     envlist_twin_u64(&b, "SLURM_CPUS_ON_NODE", l->cpus);
     env_cpus(&b, l, n_nodes);
     envlist_twin(&b, "SLURM_JOB_USER", user);

@@ -150,6 +150,7 @@ static int get_extras(json_t *job, struct launch *l, struct err *e)
 
     if (get_str(job, "open_mode", "", &l->open_mode, e) < 0 ||
         get_str(job, "submit_host", "", &l->submit_host, e) < 0 ||
+        get_str(job, "submit_dir", "", &l->submit_dir, e) < 0 ||
         get_str(job, "get_user_env", NULL, &l->get_user_env, e) < 0 ||
         get_str(job, "propagate", NULL, &l->propagate, e) < 0 ||
         get_str(job, "account", "", &l->account, e) < 0 ||
@@ -231,6 +232,7 @@ void launch_clear(struct launch *l)
     free(l->std_err);
     free(l->open_mode);
     free(l->submit_host);
+    free(l->submit_dir);
     free(l->get_user_env);
     free(l->propagate);
     free(l->account);

@@ -63,6 +63,7 @@ struct launch {
     /* the batch environment's extras (helper verbs; "" or 0: absent) */
     char *open_mode;    /* "append", "truncate" or "" */
     char *submit_host;  /* SLURM_SUBMIT_HOST */
+    char *submit_dir;   /* SLURM_SUBMIT_DIR ("": the work_dir) */
     char *get_user_env; /* --get-user-env ("" for the bare option), or NULL */
     char *propagate;    /* --propagate list, or NULL */
     char *account, *qos, *cluster_name, *req_gpus;

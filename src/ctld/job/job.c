@@ -166,6 +166,7 @@ void job_free(struct job *j)
     free(j->get_user_env);
     free(j->propagate);
     free(j->submit_host);
+    free(j->submit_dir);
     free(j->work_dir);
     free(j->qos);
     free(j->account);
@@ -274,6 +275,7 @@ static void add_spec_fields(json_t *o, const struct job *j,
                                      : json_string(j->get_user_env));
     set(o, "propagate", str_or_null(j->propagate));
     set(o, "submit_host", str_or_null(j->submit_host));
+    set(o, "submit_dir", str_or_null(j->submit_dir));
     set(o, "work_dir", str_or_null(j->work_dir));
     set(o, "qos", str_or_null(j->qos));
     set(o, "account", str_or_null(j->account));
@@ -462,6 +464,7 @@ static void restore_fields(struct job *j, json_t *o)
                           : get_str(o, "get_user_env");
     j->propagate = get_str(o, "propagate");
     j->submit_host = get_str(o, "submit_host");
+    j->submit_dir = get_str(o, "submit_dir");
     j->work_dir = get_str(o, "work_dir");
     j->qos = get_str(o, "qos");
     j->account = get_str(o, "account");

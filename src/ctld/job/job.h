@@ -139,6 +139,7 @@ struct job {
      * the bare option), --propagate, sbatch's host; NULL: not given */
     char *open_mode, *mail_type, *mail_user, *get_user_env, *propagate;
     char *submit_host;
+    char *submit_dir; /* where sbatch ran (SLURM_SUBMIT_DIR); NULL: work_dir */
     /* scontrol requeue asked for (JOB_REQUEUE_*), judged when the node
      * reports the end; mail_sent: the JOB_MAIL_* already sent this run */
     uint8_t requeue_req;

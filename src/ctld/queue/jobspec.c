@@ -431,8 +431,14 @@ static int parse_verbs_fields(json_t *spec, struct job *j, struct err *e)
         opt_str(spec, "mail_type", SPEC_MAX_NAME, &mt, e) < 0 ||
         opt_str(spec, "mail_user", SPEC_MAX_NAME, &j->mail_user, e) < 0 ||
         opt_str(spec, "propagate", SPEC_MAX_NAME, &j->propagate, e) < 0 ||
-        opt_str(spec, "submit_host", SPEC_MAX_NAME, &j->submit_host, e) < 0)
+        opt_str(spec, "submit_host", SPEC_MAX_NAME, &j->submit_host, e) < 0 ||
+        opt_str(spec, "submit_dir", SPEC_MAX_PATH, &j->submit_dir, e) < 0)
         goto error;
+    if (j->submit_dir != NULL && j->submit_dir[0] != '/') {
+        err_inval(e, "job submit_dir \"%.200s\" is not an absolute path",
+                  j->submit_dir);
+        goto error;
+    }
     if (j->open_mode != NULL && strcmp(j->open_mode, "append") != 0 &&
         strcmp(j->open_mode, "truncate") != 0) {
         err_inval(e, "job open_mode \"%.64s\": expected append or truncate",

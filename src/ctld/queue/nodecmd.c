@@ -181,6 +181,8 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
         S("open_mode", json_string(j->open_mode));
     if (j->submit_host != NULL)
         S("submit_host", json_string(j->submit_host));
+    if (j->submit_dir != NULL)
+        S("submit_dir", json_string(j->submit_dir));
     if (j->get_user_env != NULL)
         S("get_user_env", json_string(j->get_user_env));
     if (j->propagate != NULL)
