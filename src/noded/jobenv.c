@@ -267,6 +267,7 @@ static int expand_one(struct sbuf *b, char c, int width, const struct launch *l,
 {
     switch (c) {
     case 'j':
+    case 'J': /* jobid.stepid; the batch script's is the job id alone */
         sb_num(b, l->job_id, width);
         return 1;
     case 'A':

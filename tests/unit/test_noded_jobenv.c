@@ -139,6 +139,7 @@ static void test_expand(void **state)
         {"%x-%u-%N.log", "train-zhangsan-node01.log"},
         {"%A_%a.out", "42_4294967294.out"},
         {"%5j", "00042"},
+        {"dask-worker-%J.out", "dask-worker-42.out"},
         {"100%%", "100%"},
         {"%q%", "%q%"},
         {"job\\%j", "job%j"},
