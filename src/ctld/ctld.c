@@ -189,6 +189,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .nodecmd = c->nodecmd,
     });
     nodecmd_set_step_reply(c->nodecmd, steps_launch_reply, c->steps);
+    jobs_set_steps(c->jobs, c->steps);
     if (steps_load(c->steps, e) < 0)
         goto error;
     /* after the loading, which tells no one: the new prio_drv computes

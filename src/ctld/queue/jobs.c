@@ -22,6 +22,7 @@
 #include "ctld/queue/jobdep.h"
 #include "ctld/queue/jobspec_opts.h"
 #include "ctld/queue/nodecmd.h"
+#include "ctld/queue/steps.h"
 #include "ctld/policy/jlimits.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/job/jobopts.h"
@@ -31,6 +32,7 @@
 struct jobs {
     struct jobs_env env;     /* jobs_create's */
     struct nodecmd *nodecmd; /* jobs_set_nodecmd's */
+    struct steps *steps;     /* jobs_set_steps's; may be NULL */
     struct job **buckets;
     size_t nbuckets; /* a power of two */
     size_t n;
@@ -212,6 +214,20 @@ size_t jobs_count(const struct jobs *js)
 void jobs_set_nodecmd(struct jobs *js, struct nodecmd *nc)
 {
     js->nodecmd = nc;
+}
+
+void jobs_set_steps(struct jobs *js, struct steps *ss)
+{
+    js->steps = ss;
+}
+
+int jobs_warn(struct jobs *js, struct job *j, struct err *e)
+{
+    if (j->warn_batch)
+        return nodecmd_signal(js->nodecmd, j, j->warn_signal, true, e);
+    if (js->steps == NULL)
+        return 0;
+    return steps_signal_job(js->steps, j->id, j->warn_signal, e) < 0 ? -1 : 0;
 }
 
 const struct jobs_env *jobs_env(const struct jobs *js)
@@ -956,7 +972,6 @@ static time_t deadline(const struct jobs *js, const struct job *j, int64_t secs)
 /* --signal: warn_signal goes warn_time_s before the limit, once. */
 static void warn_before_limit(struct jobs *js, struct job *j, time_t now)
 {
-    struct nodecmd *nc = js->nodecmd;
     uint32_t div = js->env.time_divisor ? js->env.time_divisor : 1;
     char detail[64];
     struct err e;
@@ -965,7 +980,7 @@ static void warn_before_limit(struct jobs *js, struct job *j, time_t now)
         now < deadline(js, j, j->time_limit_s) - (time_t)(j->warn_time_s / div))
         return;
     j->warn_sent = true;
-    if (nodecmd_signal(nc, j, j->warn_signal, j->warn_batch, &e) < 0)
+    if (jobs_warn(js, j, &e) < 0)
         log_warnx("job=%" PRIu64 " warning signal not sent: %s", j->id, e.text);
     snprintf(detail, sizeof(detail), "signal %d to %s, %us before the limit",
              j->warn_signal, j->warn_batch ? "the batch shell" : "all steps",

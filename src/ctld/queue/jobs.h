@@ -73,6 +73,17 @@ struct jobs *jobs_create(const struct jobs_env *env);
  * Called by the root before anything else uses the table but jobs_load.
  */
 void jobs_set_nodecmd(struct jobs *js, struct nodecmd *nc);
+/* jobs_set_steps: the step table, which --signal without B: reaches
+ * (jobs_warn); set by the root once both exist. */
+struct steps;
+void jobs_set_steps(struct jobs *js, struct steps *ss);
+/*
+ * jobs_warn: j's --signal notice now (its time limit is near, or it is
+ * being preempted): with B: to the batch shell alone, else to every step
+ * but the batch script (Slurm: "all job steps ... but not the batch shell
+ * itself"), which is none when the job runs no srun.  -1 with e.
+ */
+int jobs_warn(struct jobs *js, struct job *j, struct err *e);
 /* jobs_destroy: frees every job (accepts NULL). */
 void jobs_destroy(struct jobs *js);
 

@@ -286,6 +286,21 @@ static int signal_step(struct steps *ss, struct step *s, int signal,
     return rc;
 }
 
+int steps_signal_job(struct steps *ss, uint64_t job_id, int signal,
+                     struct err *e)
+{
+    int n = 0, rc = 0;
+
+    for (struct step *s = steps_first(ss, job_id); s != NULL; s = s->next) {
+        if (s->step_id == STEP_BATCH_ID || s->state != STEP_RUNNING)
+            continue;
+        if (signal_step(ss, s, signal, e) < 0)
+            rc = -1;
+        n++;
+    }
+    return rc < 0 ? -1 : n;
+}
+
 int steps_cancel(struct steps *ss, uint64_t job_id, uint32_t step_id,
                  int signal, uid_t uid, struct err *e)
 {

@@ -186,6 +186,14 @@ void steps_batch_usage(struct steps *ss, uint64_t job_id, size_t node,
  */
 int steps_cancel(struct steps *ss, uint64_t job_id, uint32_t step_id,
                  int signal, uid_t uid, struct err *e);
+/*
+ * steps_signal_job: signal to the tasks of every running step of job_id
+ * but its batch script (STEP_SIGNAL to each node), as Slurm's --signal
+ * without B: does.  The number of steps signalled, or -1 with e when a
+ * node could not be asked (the others still are).
+ */
+int steps_signal_job(struct steps *ss, uint64_t job_id, int signal,
+                     struct err *e);
 
 /*
  * steps_query: STEP_QUERY body: {"steps": [STEP...]} into *reply.

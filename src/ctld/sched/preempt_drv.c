@@ -642,9 +642,7 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
         }
         /* --signal: the job's own notice first, as Slurm sends it at the
          * start of the grace time */
-        if (v->warn_signal != 0 &&
-            nodecmd_signal(p->src.nodecmd, v, v->warn_signal, v->warn_batch,
-                           &e) < 0)
+        if (v->warn_signal != 0 && jobs_warn(p->src.jobs, v, &e) < 0)
             log_warnx("job=%" PRIu64 " preemption notice: %s", v->id, e.text);
         if (jobs_preempt(p->src.jobs, v, pj->id, m == CONF_PREEMPT_MODE_REQUEUE,
                          grace_of(p, v), &e) < 0)
