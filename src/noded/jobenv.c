@@ -112,6 +112,8 @@ static void env_extras(struct envlist *b, const struct launch *l,
         envlist_twin_u64(b, "SLURM_MEM_PER_GPU", l->mem_per_gpu_mib);
     twin_if(b, "SLURM_GPUS", l->req_gpus);
     twin_if(b, "SLURM_GPUS_PER_NODE", l->req_gpus_per_node);
+    twin_if(b, "SLURM_GPUS_PER_TASK", l->req_gpus_per_task);
+    twin_if(b, "SLURM_DISTRIBUTION", l->distribution);
     twin_if(b, "SLURM_JOB_ACCOUNT", l->account);
     twin_if(b, "SLURM_JOB_QOS", l->qos);
     twin_if(b, "SLURM_CLUSTER_NAME", l->cluster_name);

@@ -158,6 +158,8 @@ static int get_extras(json_t *job, struct launch *l, struct err *e)
         get_str(job, "cluster_name", "", &l->cluster_name, e) < 0 ||
         get_str(job, "req_gpus", "", &l->req_gpus, e) < 0 ||
         get_str(job, "req_gpus_per_node", "", &l->req_gpus_per_node, e) < 0 ||
+        get_str(job, "req_gpus_per_task", "", &l->req_gpus_per_task, e) < 0 ||
+        get_str(job, "distribution", "", &l->distribution, e) < 0 ||
         get_str(job, "reservation", "", &l->reservation, e) < 0)
         return -1;
     if (get_int(job, "mem_per_cpu_mib", 0, INT64_MAX, 0, &v, e) < 0)
@@ -240,6 +242,8 @@ void launch_clear(struct launch *l)
     free(l->cluster_name);
     free(l->req_gpus);
     free(l->req_gpus_per_node);
+    free(l->req_gpus_per_task);
+    free(l->distribution);
     free(l->reservation);
     for (size_t i = 0; i < l->n_env; i++)
         free(l->env[i]);

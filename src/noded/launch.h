@@ -70,6 +70,8 @@ struct launch {
     uint64_t mem_per_cpu_mib, mem_per_gpu_mib;
     uint32_t gpus_per_node;
     char *req_gpus_per_node, *reservation; /* as requested; "" absent */
+    /* inherited by srun inside, as requested; "" absent */
+    char *req_gpus_per_task, *distribution;
     int64_t start_time, end_time;          /* 0: absent */
     int64_t nice;
     json_t *json; /* the object as received (a reference) */

@@ -199,6 +199,11 @@ static json_t *launch_body(const struct conf *conf, const struct job *j,
         S("req_gpus", json_string(j->gpus));
     if (j->req_gpus_per_node != NULL)
         S("req_gpus_per_node", json_string(j->req_gpus_per_node));
+    /* what srun inside inherits (SLURM_GPUS_PER_TASK, SLURM_DISTRIBUTION) */
+    if (j->req_gpus_per_task != NULL)
+        S("req_gpus_per_task", json_string(j->req_gpus_per_task));
+    if (j->opt.distribution != NULL)
+        S("distribution", json_string(j->opt.distribution));
     S("cluster_name", json_string(conf->cluster_name));
     S("start_time", json_integer((json_int_t)j->start_time));
     if (j->time_limit_s != TIMEFMT_INFINITE)
