@@ -317,7 +317,7 @@ static int srun_relay(struct srun *r, struct err *e)
     int rc;
 
     out = srun_out_create(&r->step, r->o.out_pattern, r->o.err_pattern,
-                          r->o.label, r->o.unbuffered, e);
+                          r->o.label, r->o.unbuffered, r->o.out_append, e);
     if (out == NULL)
         return -1;
     ends = xcalloc(r->step.ntasks, sizeof(*ends));

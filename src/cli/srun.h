@@ -46,6 +46,7 @@ struct srun_opts {
     char *input_file;         /* -i FILE: read instead of stdin */
     char *out_pattern, *err_pattern;
     bool exact, overlap, label, unbuffered, kill_on_bad_exit, no_kill;
+    bool out_append; /* --open-mode=append (SLURM_OPEN_MODE=a in a job) */
     /* --interactive: salloc's interactive step (one task on the first
      * node, holding nothing); --preserve-env: the tasks keep srun's
      * SLURM_NNODES and SLURM_NTASKS */
@@ -171,14 +172,15 @@ int srun_label_width(uint32_t ntasks);
 /*
  * srun_out_create: where each task's stdout and stderr go: fds 1 and 2,
  * or the files of out_pattern / err_pattern expanded per task ("none":
- * nowhere; err_pattern NULL: where stdout goes), opened here (truncated).
- * label: "T: " before each line; unbuffered: bytes as they come instead
- * of whole lines.  NULL with e ("cannot open out-12.0.txt: ...").
+ * nowhere; err_pattern NULL: where stdout goes), opened here (truncated,
+ * or appended to with append: --open-mode=append).  label: "T: " before
+ * each line; unbuffered: bytes as they come instead of whole lines.  NULL
+ * with e ("cannot open out-12.0.txt: ...").
  */
 struct srun_out *srun_out_create(const struct srun_step *s,
                                  const char *out_pattern,
                                  const char *err_pattern, bool label,
-                                 bool unbuffered, struct err *e);
+                                 bool unbuffered, bool append, struct err *e);
 /* srun_out_fds: the same over two given fds (tests, and the terminal). */
 struct srun_out *srun_out_fds(uint32_t ntasks, int out_fd, int err_fd,
                               bool label, bool unbuffered);

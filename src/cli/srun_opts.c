@@ -554,6 +554,8 @@ static int sr_set_alloc(struct srun_opts *o, int js_id, const char *arg,
     jobspec_init(&js);
     rc = jobspec_set(&js, js_id, arg, 0, e);
     jobspec_clear(&js);
+    if (rc == 0 && js_id == JS_OPEN_MODE)
+        o->out_append = arg[0] == 'a' || arg[0] == 'A';
     if (rc == 0 && js_id == JS_EXCLUSIVE)
         o->exact = true;
     for (size_t i = 0;

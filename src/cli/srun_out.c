@@ -46,6 +46,7 @@ struct sr_stream {
 struct srun_out {
     uint32_t ntasks;
     bool label, unbuffered;
+    bool append; /* files opened without truncating them */
     int width;
     struct sr_dest *dests;
     size_t n_dests;
@@ -204,7 +205,9 @@ static int out_file(struct srun_out *o, const char *path, struct err *e)
     for (size_t i = 0; i < o->n_dests; i++)
         if (o->dests[i].path != NULL && strcmp(o->dests[i].path, path) == 0)
             return (int)i;
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    fd = open(path,
+              O_WRONLY | O_CREAT | O_CLOEXEC | (o->append ? O_APPEND : O_TRUNC),
+              0666);
     if (fd < 0)
         return err_set(e, "cannot open %s: %s", path, strerror(errno));
     return out_add_dest(o, fd, true, path);
@@ -235,12 +238,13 @@ static int out_dest(struct srun_out *o, const struct srun_step *s,
 struct srun_out *srun_out_create(const struct srun_step *s,
                                  const char *out_pattern,
                                  const char *err_pattern, bool label,
-                                 bool unbuffered, struct err *e)
+                                 bool unbuffered, bool append, struct err *e)
 {
     struct srun_out *o = out_new(s->ntasks, label, unbuffered);
     const char *errp = err_pattern != NULL ? err_pattern : out_pattern;
     int fd1 = -1, fd2 = -1;
 
+    o->append = append;
     for (uint32_t t = 0; t < s->ntasks; t++) {
         struct sr_stream *st = &o->streams[2 * t];
         st[SRUN_STDOUT].dest =

@@ -114,6 +114,9 @@ static void env_extras(struct envlist *b, const struct launch *l,
     twin_if(b, "SLURM_GPUS_PER_NODE", l->req_gpus_per_node);
     twin_if(b, "SLURM_GPUS_PER_TASK", l->req_gpus_per_task);
     twin_if(b, "SLURM_DISTRIBUTION", l->distribution);
+    if (l->open_mode != NULL && l->open_mode[0] != '\0') /* a or t */
+        envlist_twin(b, "SLURM_OPEN_MODE",
+                     strcmp(l->open_mode, "append") == 0 ? "a" : "t");
     twin_if(b, "SLURM_JOB_ACCOUNT", l->account);
     twin_if(b, "SLURM_JOB_QOS", l->qos);
     twin_if(b, "SLURM_CLUSTER_NAME", l->cluster_name);

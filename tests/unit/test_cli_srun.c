@@ -554,7 +554,7 @@ static void test_files(void **state)
     /* One file per node, stderr discarded. */
     pat = malloc(256);
     snprintf(pat, 256, "%s/o-%%n.txt", dir);
-    o = srun_out_create(&s, pat, "none", true, false, &e);
+    o = srun_out_create(&s, pat, "none", true, false, false, &e);
     assert_non_null(o);
     srun_out_data(o, 1, SRUN_STDOUT, "one\n", 4);
     srun_out_data(o, 5, SRUN_STDOUT, "five\n", 5);
@@ -573,7 +573,7 @@ static void test_files(void **state)
     unlink(path);
     /* A file that cannot be opened is named. */
     snprintf(pat, 256, "%s/no/such/%%t", dir);
-    assert_null(srun_out_create(&s, pat, NULL, false, false, &e));
+    assert_null(srun_out_create(&s, pat, NULL, false, false, false, &e));
     assert_non_null(strstr(e.text, "no/such/0: No such file or directory"));
     rmdir(dir);
     free(pat);
