@@ -77,7 +77,7 @@ static const struct opt_def info_opts[] = {
 
 struct info {
     bool per_node, lng, reasons, summary, noheader, json, responding, dead;
-    bool resv; /* -T, --reservation (cmd_resv.c) */
+    bool resv;        /* -T, --reservation (cmd_resv.c) */
     bool json_sluice; /* --json=sluice */
     const char *format;
     const char *named;  /* -O FIELDS */

@@ -170,8 +170,7 @@ static int js_nodes(struct jobspec *js, const char *arg, struct err *e)
         /* Slurm may give any count in the range: Sluice gives MIN */
         char line[160];
         snprintf(line, sizeof(line),
-                 "--nodes=%s: Sluice allocates the minimum, %" PRIu32
-                 " node%s",
+                 "--nodes=%s: Sluice allocates the minimum, %" PRIu32 " node%s",
                  arg, min, min == 1 ? "" : "s");
         json_array_append_new(js->notes, json_string(line));
     }

@@ -192,8 +192,8 @@ static int jss_bind(struct jobspec *js, const char *key, const char *arg,
         (strncasecmp(p, "verbose", n) == 0 || strncasecmp(p, "quiet", n) == 0))
         p += n + 1;
     n = strlen(p);
-    if (n > 0 &&
-        (strncasecmp(p, "verbose", n) == 0 || strncasecmp(p, "quiet", n) == 0)) {
+    if (n > 0 && (strncasecmp(p, "verbose", n) == 0 ||
+                  strncasecmp(p, "quiet", n) == 0)) {
         /* only the reporting ("q", "v" as short): the default binding */
         json_object_set_new(js->job, key, json_string(arg));
         return 0;

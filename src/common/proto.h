@@ -68,8 +68,8 @@ enum proto_type {
     PROTO_MSG_SHARE_QUERY = 51,
     PROTO_MSG_SCHED_DIAG = 52,
     PROTO_MSG_JOB_CHECKPOINT = 55,
-    PROTO_MSG_JOB_REQUEUE = 56, /* scontrol requeue, requeuehold */
-    PROTO_MSG_RECONFIGURE = 57, /* scontrol reconfigure */
+    PROTO_MSG_JOB_REQUEUE = 56,  /* scontrol requeue, requeuehold */
+    PROTO_MSG_RECONFIGURE = 57,  /* scontrol reconfigure */
     PROTO_MSG_CONFIG_QUERY = 58, /* scontrol show config */
     /* job steps (docs/protocol.md, "Steps") */
     PROTO_MSG_STEP_CREATE = 60,

@@ -72,7 +72,7 @@ struct launch {
     char *req_gpus_per_node, *reservation; /* as requested; "" absent */
     /* inherited by srun inside, as requested; "" absent */
     char *req_gpus_per_task, *distribution;
-    int64_t start_time, end_time;          /* 0: absent */
+    int64_t start_time, end_time; /* 0: absent */
     int64_t nice;
     json_t *json; /* the object as received (a reference) */
 };

@@ -470,7 +470,7 @@ static json_t *launch_common(struct steps *ss, const struct job *j,
       json_string(r->lay.dist == SL_DIST_CYCLIC ? "cyclic" : "block"));
     S("job_node_list", json_string(jnl));
     S("job_num_nodes", json_integer((json_int_t)j->n_alloc));
-    S("submit_dir", json_string(j->submit_dir   ? j->submit_dir
+    S("submit_dir", json_string(j->submit_dir ? j->submit_dir
                                 : j->work_dir ? j->work_dir
                                               : "/"));
     S("job_name", json_string(j->name));
