@@ -172,6 +172,9 @@ int show_run(int argc, char **argv, bool json, bool oneliner)
             goto out;
         }
         json_object_set_new(req, show_kinds[k].req_key, list);
+        /* -dd: the batch script too, as scontrol lists it */
+        if (show_kinds[k].kind == SHOW_JOB && show_detail >= 2)
+            json_object_set_new(req, "batch_script", json_true());
     }
     if ((show_kinds[k].kind == SHOW_JOB
              ? cli_job_query(req, &reply, &e)

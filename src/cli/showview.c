@@ -429,6 +429,31 @@ static void job_files(struct kv *k, json_t *job)
     }
 }
 
+/* -dd: the batch script after the record, as scontrol prints it.  The
+ * reply reached us escaped (client.c: a newline is "^J", a tab "^I"):
+ * those two are written back, every other control stays visible. */
+static void job_script(FILE *fp, json_t *job)
+{
+    const char *p = jobview_str(job, "batch_script", NULL);
+    bool nl = true;
+
+    if (p == NULL)
+        return;
+    fputs("   BatchScript=\n", fp);
+    for (; *p != '\0'; p++) {
+        if (p[0] == '^' && (p[1] == 'J' || p[1] == 'I')) {
+            fputc(p[1] == 'J' ? '\n' : '\t', fp);
+            nl = p[1] == 'J';
+            p++;
+            continue;
+        }
+        fputc(*p, fp);
+        nl = false;
+    }
+    if (!nl)
+        fputc('\n', fp);
+}
+
 void showview_job(FILE *fp, json_t *job, time_t now, bool oneliner, int detail)
 {
     struct kv k = {fp, oneliner, true, false};
@@ -439,6 +464,8 @@ void showview_job(FILE *fp, json_t *job, time_t now, bool oneliner, int detail)
     job_place(&k, job);
     job_files(&k, job);
     kv_end(&k);
+    if (detail >= 2)
+        job_script(fp, job);
 }
 
 /* "a,b" of a JSON array of strings (or numbers) into buf. */

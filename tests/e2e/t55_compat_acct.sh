@@ -46,7 +46,7 @@ is "$(sacctmgr load file=bad.cfg 2>&1)" "sacctmgr: error: bad.cfg:1: unknown lin
 
 # --- sacctmgr show events: a node's DRAIN, open until it is resumed -------
 scontrol update NodeName=node02 State=DRAIN Reason="disk swap"
-like "$(sacctmgr -n -P show events)" "^e2e-preempt\|node02\|[0-9T:-]+\|Unknown\|DRAIN\|disk swap\|\$" \
+like "$(sacctmgr -n -P show events)" "^e2e-preempt\|node02\|[0-9T:-]+\|Unknown\|DRAIN\|disk swap\|root\$" \
     "show events: the open DRAIN of node02"
 scontrol update NodeName=node02 State=RESUME
 like "$(sacctmgr -n -P show events where nodes=node02 format=NodeName,TimeEnd,State)" \

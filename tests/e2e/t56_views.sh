@@ -56,6 +56,15 @@ is "$(scontrol -o show job "$run" | wc -l)" 1 "scontrol -o: one line"
 is "$(scontrol show jobid "$run" | head -1)" "JobId=$run JobName=runner" \
     "scontrol show jobid is show job"
 like "$(scontrol -d show job "$run")" "DerivedExitCode=0:0" "scontrol -d adds DerivedExitCode"
+is "$(scontrol -dd show job "$run" | sed -n '/^   BatchScript=$/,$p' | grep -c 'sleep 300')" 1 \
+    "scontrol -dd lists the batch script after the record"
+is "$(scontrol -d show job "$run" | grep -c BatchScript)" 0 "scontrol -d does not"
+scontrol hold "$run"
+is "$?" 0 "scontrol hold of a running job is accepted, as Slurm does"
+is "$(job_state "$run")" RUNNING "and the job goes on running"
+like "$(scontrol show job "$run")" "Priority=0 " "held, it shows Priority=0"
+scontrol release "$run"
+is "$?" 0 "scontrol release takes the hold back"
 like "$(scontrol show job "$dep")" "Dependency=afterok:$run\\(unfulfilled\\)" \
     "a waiting dependency shows (unfulfilled)"
 is "$(squeue -h -j "$dep" -o '%E')" "afterok:$run(unfulfilled)" "squeue %E the same"

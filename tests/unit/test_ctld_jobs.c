@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -217,6 +218,34 @@ static void test_hold_release_permissions(void **state)
     assert_int_equal(jobs_cancel(f->c->jobs, j, alice.uid, 0, &e), 0);
     assert_int_equal(j->state, JOB_CANCELLED);
     assert_int_equal(jobs_hold(f->c->jobs, j, alice.uid, &e), -1);
+}
+
+/* scontrol hold of a running job is accepted, as Slurm does: it keeps
+ * running, and waits held should it be requeued. */
+static void test_hold_running(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    uint64_t id = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    struct job *j = fx_job(f, id);
+    const size_t node = 0;
+    struct job_end r = {0, SIGKILL, time(NULL), false};
+
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
+    assert_int_equal(jobs_hold(f->c->jobs, j, alice.uid, &e), 0);
+    assert_int_equal(j->state, JOB_RUNNING);
+    assert_true(j->held_user);
+    assert_int_equal(jobs_release(f->c->jobs, j, alice.uid, &e), 0);
+    assert_false(j->held_user);
+    assert_int_equal(jobs_hold(f->c->jobs, j, alice.uid, &e), 0);
+    assert_int_equal(jobs_requeue(f->c->jobs, j, alice.uid, false, &e), 0);
+    assert_int_equal(jobs_ended(f->c->jobs, j, &r, &e), 0);
+    assert_int_equal(j->state, JOB_PENDING);
+    assert_int_equal(j->restart_count, 1);
+    assert_string_equal(job_reason(j), "JobHeldUser");
+    assert_int_equal(j->eligible_time, 0);
+    assert_int_equal(jobs_release(f->c->jobs, j, alice.uid, &e), 0);
+    assert_int_not_equal(j->eligible_time, 0);
 }
 
 static void test_update_time_limit(void **state)
@@ -508,6 +537,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_submit_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_over_maxtime_held,
                                         setup_no_enforce, teardown),
+        cmocka_unit_test_setup_teardown(test_hold_running, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hold_release_permissions, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_update_time_limit, setup,

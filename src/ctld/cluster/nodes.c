@@ -14,7 +14,6 @@
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/acct/acct_events.h"
 #include "ctld/core/loop.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/net/listen.h"
@@ -380,19 +379,30 @@ static void node_shape_json(json_t *o, const struct conf_node *cf)
                         json_integer(cf->threads_per_core));
 }
 
-/* The user name (else the uid) of who set n's admin reason, or null. */
-static json_t *reason_user(const struct node *n)
+/* uid's user name (else the number) into out; "" when uid < 0. */
+static const char *uid_name(int64_t uid, char *out, size_t len)
 {
     struct passwd pw, *res = NULL;
     char buf[1024];
 
+    if (uid < 0)
+        out[0] = '\0';
+    else if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 &&
+             res != NULL)
+        snprintf(out, len, "%s", res->pw_name);
+    else
+        snprintf(out, len, "%" PRId64, uid);
+    return out;
+}
+
+/* The user name (else the uid) of who set n's admin reason, or null. */
+static json_t *reason_user(const struct node *n)
+{
+    char name[256];
+
     if (n->admin == NODE_ADMIN_NONE || n->admin_reason_uid < 0)
         return json_null();
-    if (getpwuid_r((uid_t)n->admin_reason_uid, &pw, buf, sizeof(buf), &res) ==
-            0 &&
-        res != NULL)
-        return json_string(res->pw_name);
-    return json_sprintf("%" PRId64, n->admin_reason_uid);
+    return json_string(uid_name(n->admin_reason_uid, name, sizeof(name)));
 }
 
 json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)
@@ -548,9 +558,6 @@ int nodes_set_admin_by(struct nodes *ns, struct node *n, enum node_admin admin,
 
     free(stored);
     if (rc < 0)
-        return -1;
-    if (acct_events_node(ns->persist, n->cf->name, admin_name(admin), reason,
-                         NULL, now, e) < 0)
         return -1;
     n->admin = admin;
     set_str(&n->admin_reason, admin == NODE_ADMIN_NONE ? NULL : reason);

@@ -612,10 +612,12 @@ int persist_part_save(struct persist *p, const char *name, const char *text,
     return exec_stmt(p, s, "saving a partition", e);
 }
 
-int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
-                      struct err *e)
+/* Each (name, text) row of statement id to fn, which may stop it with
+ * -1; what names the rows in a database error. */
+static int load_pairs(struct persist *p, enum stmt_id id, const char *what,
+                      persist_part_fn fn, void *arg, struct err *e)
 {
-    sqlite3_stmt *s = stmt(p, ST_PART_LOAD);
+    sqlite3_stmt *s = stmt(p, id);
     int rc, ret = 0;
 
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -626,9 +628,15 @@ int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
         }
     }
     if (ret == 0 && rc != SQLITE_DONE)
-        ret = db_error(p, rc, "loading partitions", e);
+        ret = db_error(p, rc, what, e);
     sqlite3_reset(s);
     return ret;
+}
+
+int persist_part_load(struct persist *p, persist_part_fn fn, void *arg,
+                      struct err *e)
+{
+    return load_pairs(p, ST_PART_LOAD, "loading partitions", fn, arg, e);
 }
 
 int persist_hold_save(struct persist *p, uint64_t job, int64_t task,
@@ -779,18 +787,5 @@ int persist_resv_delete(struct persist *p, const char *name, struct err *e)
 int persist_resv_load(struct persist *p, persist_part_fn fn, void *arg,
                       struct err *e)
 {
-    sqlite3_stmt *s = stmt(p, ST_RESV_LOAD);
-    int rc, ret = 0;
-
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (fn(arg, (const char *)sqlite3_column_text(s, 0),
-               (const char *)sqlite3_column_text(s, 1)) < 0) {
-            ret = -1;
-            break;
-        }
-    }
-    if (ret == 0 && rc != SQLITE_DONE)
-        ret = db_error(p, rc, "loading reservations", e);
-    sqlite3_reset(s);
-    return ret;
+    return load_pairs(p, ST_RESV_LOAD, "loading reservations", fn, arg, e);
 }

@@ -645,10 +645,11 @@ static int requeue(struct jobs *js, struct job *j, const char *why,
     j->eligible_time = time(NULL);
     j->mail_sent = 0;
     job_set_reason(j, NULL);
-    if (j->requeue_req == JOB_REQUEUE_HOLD) {
-        j->held_user = true; /* Slurm: its owner may release it */
+    if (j->requeue_req == JOB_REQUEUE_HOLD)
+        j->held_user = true;             /* Slurm: its owner may release it */
+    if (j->held_user || j->held_admin) { /* or held while it ran */
         j->eligible_time = 0;
-        job_set_reason(j, "JobHeldUser");
+        job_set_reason(j, j->held_admin ? "JobHeldAdmin" : "JobHeldUser");
     }
     j->requeue_req = JOB_REQUEUE_NONE;
     log_info("job=%" PRIu64 " state=PENDING requeued restarts=%u why=\"%s\"",
@@ -900,13 +901,16 @@ int jobs_hold(struct jobs *js, struct job *j, uid_t uid, struct err *e)
 
     if (!jobs_may_act(js, j, uid))
         return deny(e);
-    if (j->state != JOB_PENDING)
+    if (job_state_final(j->state))
         return not_pending(e);
     if (admin)
         j->held_admin = true;
     else
         j->held_user = true;
-    job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
+    /* a job that runs keeps running: held (priority 0) should it be
+     * requeued, as Slurm does */
+    if (j->state == JOB_PENDING)
+        job_set_reason(j, admin ? "JobHeldAdmin" : "JobHeldUser");
     log_info("job=%" PRIu64 " held by uid=%u", j->id, (unsigned)uid);
     snprintf(detail, sizeof(detail), "by uid %u (%s)", (unsigned)uid,
              admin ? "admin hold" : "user hold");
@@ -936,13 +940,18 @@ int jobs_release(struct jobs *js, struct job *j, uid_t uid, struct err *e)
     char detail[32];
     if (!jobs_may_act(js, j, uid))
         return deny(e);
-    if (j->state != JOB_PENDING)
+    if (job_state_final(j->state))
         return not_pending(e);
     if (j->held_admin && !acct_is_operator(js->env.acct, uid))
         return deny(e);
     if (!j->held_admin && !j->held_user)
         return 0;
     j->held_admin = j->held_user = false;
+    if (j->state != JOB_PENDING) { /* held while it ran: nothing else */
+        log_info("job=%" PRIu64 " released by uid=%u", j->id, (unsigned)uid);
+        snprintf(detail, sizeof(detail), "by uid %u", (unsigned)uid);
+        return save(js, j, "release", detail, e);
+    }
     job_set_reason(j, j->part_time_limit   ? "PartitionTimeLimit"
                       : j->part_node_limit ? "PartitionNodeLimit"
                                            : NULL);

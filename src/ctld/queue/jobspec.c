@@ -6,6 +6,7 @@
  */
 #include "ctld/acct/acct.h"
 #include "ctld/queue/jobs.h"
+#include "ctld/queue/specval.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -44,64 +45,6 @@
 #define SPEC_MAX_ENV_VARS 8192         /* environment variables */
 #define SPEC_MAX_ENV_BYTES (1u << 20)  /* NAME=value strings in all */
 #define SPEC_MAX_STRING (128u << 10)   /* one argv or NAME=value string */
-
-/* A string field within max bytes: the error names field and limit. */
-static int check_len(json_t *v, const char *what, size_t max, struct err *e)
-{
-    if (json_string_length(v) <= max)
-        return 0;
-    return err_inval(e, "job %s is %zu bytes, the limit is %zu", what,
-                     json_string_length(v), max);
-}
-
-/* An optional string field: absent or null leaves *out NULL. */
-static int opt_str(json_t *spec, const char *key, size_t max, char **out,
-                   struct err *e)
-{
-    json_t *v = json_object_get(spec, key);
-
-    *out = NULL;
-    if (v == NULL || json_is_null(v))
-        return 0;
-    if (!json_is_string(v))
-        return err_inval(e, "job %s: expected a string", key);
-    if (check_len(v, key, max, e) < 0)
-        return -1;
-    *out = xstrdup(json_string_value(v));
-    return 0;
-}
-
-/* An optional integer in [min, max]; absent or null keep *out. */
-static int opt_int(json_t *spec, const char *key, int64_t min, int64_t max,
-                   int64_t *out, struct err *e)
-{
-    json_t *v = json_object_get(spec, key);
-
-    if (v == NULL || json_is_null(v))
-        return 0;
-    if (!json_is_integer(v))
-        return err_inval(e, "job %s: expected an integer", key);
-    if (json_integer_value(v) < min || json_integer_value(v) > max)
-        return err_inval(e,
-                         "job %s: %" JSON_INTEGER_FORMAT
-                         " is out of range %" PRId64 "-%" PRId64,
-                         key, json_integer_value(v), min, max);
-    *out = json_integer_value(v);
-    return 0;
-}
-
-static int opt_bool(json_t *spec, const char *key, bool *out, struct err *e)
-{
-    json_t *v = json_object_get(spec, key);
-
-    *out = false;
-    if (v == NULL || json_is_null(v))
-        return 0;
-    if (!json_is_boolean(v))
-        return err_inval(e, "job %s: expected true or false", key);
-    *out = json_is_true(v);
-    return 0;
-}
 
 /* time_limit_s: seconds >= 1, or -1, "INFINITE" or "UNLIMITED" for no
  * limit; null: unset. */
@@ -226,7 +169,7 @@ static int resolve_partition(const struct conf *conf, json_t *spec,
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v))
             return err_inval(e, "job partition: expected a string");
-        if (check_len(v, "partition", SPEC_MAX_NAME, e) < 0)
+        if (spec_len(v, "partition", SPEC_MAX_NAME, e) < 0)
             return -1;
         p = conf_part_find(conf, json_string_value(v));
         if (p == NULL) {
@@ -324,14 +267,6 @@ static int check_mem_max(const struct conf *conf, const struct job *j,
     return 0;
 }
 
-/* Whether spec gives key (not absent, not null). */
-static bool given(json_t *spec, const char *key)
-{
-    json_t *v = json_object_get(spec, key);
-
-    return v != NULL && !json_is_null(v);
-}
-
 /* --ntasks-per-node with -N and -n (Slurm's sbatch): without -n the job
  * has nodes * N tasks; with -n and without -N, as many nodes as N per
  * node needs; either way each node holds N tasks' CPUs. */
@@ -339,9 +274,9 @@ static void tasks_per_node(json_t *spec, int64_t ntpn, int64_t *nt, int64_t *nn)
 {
     if (ntpn == 0)
         return;
-    if (given(spec, "ntasks") && !given(spec, "nodes"))
+    if (spec_given(spec, "ntasks") && !spec_given(spec, "nodes"))
         *nn = (*nt + ntpn - 1) / ntpn;
-    else if (!given(spec, "ntasks"))
+    else if (!spec_given(spec, "ntasks"))
         *nt = *nn * ntpn;
 }
 
@@ -351,12 +286,12 @@ static int parse_resources(json_t *spec, struct job *j, struct err *e)
     int64_t cpt = 1, nt = 1, nn = 1, mem = 0, mpc = 0, ntpn = 0;
     uint64_t cpus;
 
-    if (opt_int(spec, "cpus_per_task", 1, 65535, &cpt, e) < 0 ||
-        opt_int(spec, "ntasks", 1, 65535, &nt, e) < 0 ||
-        opt_int(spec, "nodes", 1, CONF_MAX_NODES, &nn, e) < 0 ||
-        opt_int(spec, "ntasks_per_node", 0, 65535, &ntpn, e) < 0 ||
-        opt_int(spec, "mem_mib", 0, INT64_C(1) << 40, &mem, e) < 0 ||
-        opt_int(spec, "mem_per_cpu_mib", 0, INT64_C(1) << 40, &mpc, e) < 0)
+    if (spec_int(spec, "cpus_per_task", 1, 65535, &cpt, e) < 0 ||
+        spec_int(spec, "ntasks", 1, 65535, &nt, e) < 0 ||
+        spec_int(spec, "nodes", 1, CONF_MAX_NODES, &nn, e) < 0 ||
+        spec_int(spec, "ntasks_per_node", 0, 65535, &ntpn, e) < 0 ||
+        spec_int(spec, "mem_mib", 0, INT64_C(1) << 40, &mem, e) < 0 ||
+        spec_int(spec, "mem_per_cpu_mib", 0, INT64_C(1) << 40, &mpc, e) < 0)
         return -1;
     if (mem != 0 && mpc != 0)
         return err_inval(e, "job mem_mib and mem_per_cpu_mib are mutually "
@@ -371,8 +306,8 @@ static int parse_resources(json_t *spec, struct job *j, struct err *e)
     j->ntasks = (uint32_t)nt;
     j->nodes = (uint32_t)nn;
     j->ntasks_per_node = (uint32_t)ntpn;
-    j->ntasks_set = given(spec, "ntasks") || ntpn != 0;
-    j->cpus_per_task_set = given(spec, "cpus_per_task");
+    j->ntasks_set = spec_given(spec, "ntasks") || ntpn != 0;
+    j->cpus_per_task_set = spec_given(spec, "cpus_per_task");
     cpus = (uint64_t)cpt * (uint64_t)nt;
     j->cpus_per_node = (uint32_t)((cpus + (uint64_t)nn - 1) / (uint64_t)nn);
     if ((uint64_t)ntpn * (uint64_t)cpt > j->cpus_per_node)
@@ -393,17 +328,17 @@ static int parse_strings(json_t *spec, struct job *j, struct err *e)
 {
     struct gres_list gl;
 
-    if (opt_str(spec, "name", SPEC_MAX_NAME, &j->name, e) < 0 ||
-        opt_str(spec, "std_out", SPEC_MAX_PATH, &j->std_out, e) < 0 ||
-        opt_str(spec, "std_err", SPEC_MAX_PATH, &j->std_err, e) < 0 ||
-        opt_str(spec, "work_dir", SPEC_MAX_PATH, &j->work_dir, e) < 0 ||
-        opt_str(spec, "qos", SPEC_MAX_NAME, &j->qos, e) < 0 ||
-        opt_str(spec, "account", SPEC_MAX_NAME, &j->account, e) < 0 ||
-        opt_str(spec, "nodelist", SPEC_MAX_PATH, &j->nodelist, e) < 0 ||
-        opt_str(spec, "exclude", SPEC_MAX_PATH, &j->exclude, e) < 0 ||
-        opt_str(spec, "gres", SPEC_MAX_NAME, &j->gres, e) < 0 ||
-        opt_str(spec, "gpus", SPEC_MAX_NAME, &j->gpus, e) < 0 ||
-        opt_str(spec, "reservation", SPEC_MAX_NAME, &j->reservation, e) < 0)
+    if (spec_str(spec, "name", SPEC_MAX_NAME, &j->name, e) < 0 ||
+        spec_str(spec, "std_out", SPEC_MAX_PATH, &j->std_out, e) < 0 ||
+        spec_str(spec, "std_err", SPEC_MAX_PATH, &j->std_err, e) < 0 ||
+        spec_str(spec, "work_dir", SPEC_MAX_PATH, &j->work_dir, e) < 0 ||
+        spec_str(spec, "qos", SPEC_MAX_NAME, &j->qos, e) < 0 ||
+        spec_str(spec, "account", SPEC_MAX_NAME, &j->account, e) < 0 ||
+        spec_str(spec, "nodelist", SPEC_MAX_PATH, &j->nodelist, e) < 0 ||
+        spec_str(spec, "exclude", SPEC_MAX_PATH, &j->exclude, e) < 0 ||
+        spec_str(spec, "gres", SPEC_MAX_NAME, &j->gres, e) < 0 ||
+        spec_str(spec, "gpus", SPEC_MAX_NAME, &j->gpus, e) < 0 ||
+        spec_str(spec, "reservation", SPEC_MAX_NAME, &j->reservation, e) < 0)
         return -1;
     if (j->work_dir != NULL && j->work_dir[0] != '/')
         return err_inval(e, "job work_dir \"%.200s\" is not an absolute path",
@@ -427,12 +362,12 @@ static int parse_verbs_fields(json_t *spec, struct job *j, struct err *e)
     json_t *gue = json_object_get(spec, "get_user_env");
     char *mt = NULL;
 
-    if (opt_str(spec, "open_mode", SPEC_MAX_NAME, &j->open_mode, e) < 0 ||
-        opt_str(spec, "mail_type", SPEC_MAX_NAME, &mt, e) < 0 ||
-        opt_str(spec, "mail_user", SPEC_MAX_NAME, &j->mail_user, e) < 0 ||
-        opt_str(spec, "propagate", SPEC_MAX_NAME, &j->propagate, e) < 0 ||
-        opt_str(spec, "submit_host", SPEC_MAX_NAME, &j->submit_host, e) < 0 ||
-        opt_str(spec, "submit_dir", SPEC_MAX_PATH, &j->submit_dir, e) < 0)
+    if (spec_str(spec, "open_mode", SPEC_MAX_NAME, &j->open_mode, e) < 0 ||
+        spec_str(spec, "mail_type", SPEC_MAX_NAME, &mt, e) < 0 ||
+        spec_str(spec, "mail_user", SPEC_MAX_NAME, &j->mail_user, e) < 0 ||
+        spec_str(spec, "propagate", SPEC_MAX_NAME, &j->propagate, e) < 0 ||
+        spec_str(spec, "submit_host", SPEC_MAX_NAME, &j->submit_host, e) < 0 ||
+        spec_str(spec, "submit_dir", SPEC_MAX_PATH, &j->submit_dir, e) < 0)
         goto error;
     if (j->submit_dir != NULL && j->submit_dir[0] != '/') {
         err_inval(e, "job submit_dir \"%.200s\" is not an absolute path",
@@ -651,10 +586,10 @@ static int parse_array_dep(struct jobs *js, const struct conf *conf,
     if (array != NULL && !json_is_null(array) && conf->max_array_size == 0)
         return err_inval(e, "job arrays are disabled (MaxArraySize=0)");
     if (json_is_string(array) &&
-        check_len(array, "array", SPEC_MAX_ARRAY, e) < 0)
+        spec_len(array, "array", SPEC_MAX_ARRAY, e) < 0)
         return -1;
     if (jobarray_parse(spec, conf->max_array_size, j, e) < 0 ||
-        opt_str(spec, "dependency", SPEC_MAX_PATH, &dep, e) < 0)
+        spec_str(spec, "dependency", SPEC_MAX_PATH, &dep, e) < 0)
         return -1;
     rc = jobdep_set(js, j, dep, e);
     free(dep);
@@ -675,9 +610,9 @@ static int parse_warn(json_t *spec, struct job *j, struct err *e)
     int64_t sig = 0, secs = 60;
     bool batch;
 
-    if (opt_int(spec, "warn_signal", 1, 64, &sig, e) < 0 ||
-        opt_int(spec, "warn_time_s", 0, 65535, &secs, e) < 0 ||
-        opt_bool(spec, "warn_batch", &batch, e) < 0)
+    if (spec_int(spec, "warn_signal", 1, 64, &sig, e) < 0 ||
+        spec_int(spec, "warn_time_s", 0, 65535, &secs, e) < 0 ||
+        spec_bool(spec, "warn_batch", &batch, e) < 0)
         return -1;
     j->warn_signal = (int)sig;
     j->warn_time_s = sig ? (uint32_t)secs : 0;
@@ -693,7 +628,7 @@ static int parse_nice(struct jobs *js, json_t *o, uid_t uid, const char *what,
 {
     int64_t v = *out;
 
-    if (opt_int(o, "nice", -PRIO_NICE_MAX, PRIO_NICE_MAX, &v, e) < 0)
+    if (spec_int(o, "nice", -PRIO_NICE_MAX, PRIO_NICE_MAX, &v, e) < 0)
         return -1;
     if (v < 0 && v != *out && !acct_is_operator(jobs_env(js)->acct, uid)) {
         errno = EPERM;
@@ -770,10 +705,10 @@ static struct job *parse_spec(struct jobs *js, const struct conf *conf,
         parse_verbs_fields(spec, j, e) < 0 || jobgpu_parse(spec, j, e) < 0 ||
         jobspec_opts_parse(spec, j, e) < 0 ||
         jobspec_opts_identity(js, spec, j, &as, e) < 0 ||
-        opt_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
-        opt_bool(spec, "hold", &hold, e) < 0 ||
-        opt_bool(spec, "requeue", &requeue, e) < 0 ||
-        opt_bool(spec, "no_kill", &j->no_kill, e) < 0 ||
+        spec_int(spec, "begin_time", 0, INT64_C(1) << 40, &begin, e) < 0 ||
+        spec_bool(spec, "hold", &hold, e) < 0 ||
+        spec_bool(spec, "requeue", &requeue, e) < 0 ||
+        spec_bool(spec, "no_kill", &j->no_kill, e) < 0 ||
         parse_spec_time(ps, spec, j, e) < 0 || parse_warn(spec, j, e) < 0 ||
         parse_nice(js, spec, who->uid, "--nice", &j->nice, e) < 0 ||
         jobs_node_filter(conf, j->nodelist, j->exclude, &j->node_allowed, e) <
@@ -880,7 +815,7 @@ struct job *jobs_submit_parse(struct jobs *js, json_t *spec,
         err_inval(e, "SUBMIT: expected {\"job\": {...}}");
         return NULL;
     }
-    if (opt_bool(spec, "test_only", &test_only, e) < 0)
+    if (spec_bool(spec, "test_only", &test_only, e) < 0)
         return NULL;
     if (test_only) {
         err_inval(e, "SUBMIT: a test_only job is for jobs_submit_test");
@@ -1033,7 +968,7 @@ static int update_dependency(struct jobs *js, struct job *j, json_t *set,
         return 0;
     if (!json_is_null(v) && !json_is_string(v))
         return err_inval(e, "job dependency: expected a string");
-    if (json_is_string(v) && check_len(v, "dependency", SPEC_MAX_PATH, e) < 0)
+    if (json_is_string(v) && spec_len(v, "dependency", SPEC_MAX_PATH, e) < 0)
         return -1;
     if (j->state != JOB_PENDING) {
         errno = EBUSY;
@@ -1094,8 +1029,8 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
     }
     if (!json_is_object(set))
         return err_inval(e, "JOB_UPDATE: expected \"set\": {...}");
-    if (opt_str(set, "name", SPEC_MAX_NAME, &name, e) < 0 ||
-        opt_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0 ||
+    if (spec_str(set, "name", SPEC_MAX_NAME, &name, e) < 0 ||
+        spec_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0 ||
         parse_nice(js, set, uid, "Nice", &nice, e) < 0)
         goto error;
     if (prio >= 0 && !acct_is_administrator(env->acct, uid)) {

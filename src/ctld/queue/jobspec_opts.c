@@ -21,86 +21,32 @@
 #include "ctld/acct/acct.h"
 #include "ctld/job/jobopts.h"
 #include "ctld/queue/jobs.h"
+#include "ctld/queue/specval.h"
 #include "sched/features.h"
 
 #define OPT_MAX_TEXT 1024 /* comment, wckey, the binding strings */
-
-static bool given(json_t *spec, const char *key)
-{
-    json_t *v = json_object_get(spec, key);
-
-    return v != NULL && !json_is_null(v);
-}
-
-static int get_str(json_t *spec, const char *key, size_t max, char **out,
-                   struct err *e)
-{
-    json_t *v = json_object_get(spec, key);
-
-    if (!given(spec, key))
-        return 0;
-    if (!json_is_string(v))
-        return err_inval(e, "job %s: expected a string", key);
-    if (json_string_length(v) > max)
-        return err_inval(e, "job %s is %zu bytes, the limit is %zu", key,
-                         json_string_length(v), max);
-    if (strlen(json_string_value(v)) != json_string_length(v))
-        return err_inval(e, "job %s: contains a NUL byte", key);
-    *out = xstrdup(json_string_value(v));
-    return 0;
-}
-
-static int get_int(json_t *spec, const char *key, int64_t min, int64_t max,
-                   int64_t *out, struct err *e)
-{
-    json_t *v = json_object_get(spec, key);
-
-    if (!given(spec, key))
-        return 0;
-    if (!json_is_integer(v))
-        return err_inval(e, "job %s: expected an integer", key);
-    if (json_integer_value(v) < min || json_integer_value(v) > max)
-        return err_inval(e,
-                         "job %s: %" JSON_INTEGER_FORMAT
-                         " is out of range %" PRId64 "-%" PRId64,
-                         key, json_integer_value(v), min, max);
-    *out = json_integer_value(v);
-    return 0;
-}
 
 static int get_u32(json_t *spec, const char *key, int64_t min, int64_t max,
                    uint32_t *out, struct err *e)
 {
     int64_t v = 0;
 
-    if (get_int(spec, key, min, max, &v, e) < 0)
+    if (spec_int(spec, key, min, max, &v, e) < 0)
         return -1;
     *out = (uint32_t)v;
     return 0;
 }
 
-static int get_bool(json_t *spec, const char *key, bool *out, struct err *e)
-{
-    json_t *v = json_object_get(spec, key);
-
-    if (!given(spec, key))
-        return 0;
-    if (!json_is_boolean(v))
-        return err_inval(e, "job %s: expected true or false", key);
-    *out = json_is_true(v);
-    return 0;
-}
-
 static int parse_strings(json_t *spec, struct job_opts *o, struct err *e)
 {
-    if (get_str(spec, "comment", OPT_MAX_TEXT, &o->comment, e) < 0 ||
-        get_str(spec, "wckey", OPT_MAX_TEXT, &o->wckey, e) < 0 ||
-        get_str(spec, "constraint", FEATURES_MAX_LEN, &o->constraint, e) < 0 ||
-        get_str(spec, "gres_flags", OPT_MAX_TEXT, &o->gres_flags, e) < 0 ||
-        get_str(spec, "gpu_bind", OPT_MAX_TEXT, &o->gpu_bind, e) < 0 ||
-        get_str(spec, "cpu_bind", OPT_MAX_TEXT, &o->cpu_bind, e) < 0 ||
-        get_str(spec, "hint", OPT_MAX_TEXT, &o->hint, e) < 0 ||
-        get_str(spec, "distribution", OPT_MAX_TEXT, &o->distribution, e) < 0)
+    if (spec_str(spec, "comment", OPT_MAX_TEXT, &o->comment, e) < 0 ||
+        spec_str(spec, "wckey", OPT_MAX_TEXT, &o->wckey, e) < 0 ||
+        spec_str(spec, "constraint", FEATURES_MAX_LEN, &o->constraint, e) < 0 ||
+        spec_str(spec, "gres_flags", OPT_MAX_TEXT, &o->gres_flags, e) < 0 ||
+        spec_str(spec, "gpu_bind", OPT_MAX_TEXT, &o->gpu_bind, e) < 0 ||
+        spec_str(spec, "cpu_bind", OPT_MAX_TEXT, &o->cpu_bind, e) < 0 ||
+        spec_str(spec, "hint", OPT_MAX_TEXT, &o->hint, e) < 0 ||
+        spec_str(spec, "distribution", OPT_MAX_TEXT, &o->distribution, e) < 0)
         return -1;
     if (o->gres_flags != NULL && strcmp(o->gres_flags, "enforce-binding") &&
         strcmp(o->gres_flags, "disable-binding"))
@@ -119,7 +65,7 @@ static int parse_exclusive(json_t *spec, struct job_opts *o, struct err *e)
 {
     json_t *v = json_object_get(spec, "exclusive");
 
-    if (!given(spec, "exclusive"))
+    if (!spec_given(spec, "exclusive"))
         return 0;
     if (json_is_true(v)) {
         o->exclusive = JOB_EXCL_NODE;
@@ -139,7 +85,7 @@ static int tasks_per_gpu(json_t *spec, struct job *j, struct err *e)
 {
     uint64_t gpus = (uint64_t)j->gpus_per_node * j->nodes, nt;
 
-    if (j->opt.ntasks_per_gpu == 0 || given(spec, "ntasks"))
+    if (j->opt.ntasks_per_gpu == 0 || spec_given(spec, "ntasks"))
         return 0;
     if (gpus == 0)
         return err_inval(e, "job ntasks_per_gpu: the job asks for no GPUs "
@@ -164,13 +110,13 @@ int jobspec_opts_parse(json_t *spec, struct job *j, struct err *e)
     int64_t deadline = 0;
 
     if (parse_strings(spec, o, e) < 0 || parse_exclusive(spec, o, e) < 0 ||
-        get_int(spec, "deadline", 1, INT64_C(1) << 40, &deadline, e) < 0 ||
-        get_int(spec, "time_min_s", 1, JOBS_TIME_LIMIT_MAX_S, &o->time_min_s,
-                e) < 0 ||
-        get_int(spec, "tmp_mib", 0, INT64_C(1) << 40, (int64_t *)&o->tmp_mib,
-                e) < 0 ||
+        spec_int(spec, "deadline", 1, INT64_C(1) << 40, &deadline, e) < 0 ||
+        spec_int(spec, "time_min_s", 1, JOBS_TIME_LIMIT_MAX_S, &o->time_min_s,
+                 e) < 0 ||
+        spec_int(spec, "tmp_mib", 0, INT64_C(1) << 40, (int64_t *)&o->tmp_mib,
+                 e) < 0 ||
         get_u32(spec, "mincpus", 0, 65535, &o->mincpus, e) < 0 ||
-        get_bool(spec, "oversubscribe", &o->oversubscribe, e) < 0 ||
+        spec_bool(spec, "oversubscribe", &o->oversubscribe, e) < 0 ||
         get_u32(spec, "sockets_per_node", 0, 65535, &o->sockets_per_node, e) <
             0 ||
         get_u32(spec, "cores_per_socket", 0, 65535, &o->cores_per_socket, e) <
@@ -178,8 +124,8 @@ int jobspec_opts_parse(json_t *spec, struct job *j, struct err *e)
         get_u32(spec, "threads_per_core", 0, 65535, &o->threads_per_core, e) <
             0 ||
         get_u32(spec, "ntasks_per_gpu", 0, 65535, &o->ntasks_per_gpu, e) < 0 ||
-        get_bool(spec, "spread_job", &o->spread_job, e) < 0 ||
-        get_bool(spec, "use_min_nodes", &o->use_min_nodes, e) < 0)
+        spec_bool(spec, "spread_job", &o->spread_job, e) < 0 ||
+        spec_bool(spec, "use_min_nodes", &o->use_min_nodes, e) < 0)
         return -1;
     o->deadline = (time_t)deadline;
     if (o->mincpus > j->cpus_per_node)
@@ -193,13 +139,13 @@ static int parse_priority(json_t *spec, int64_t *prio, struct err *e)
     json_t *v = json_object_get(spec, "priority");
 
     *prio = -1;
-    if (!given(spec, "priority"))
+    if (!spec_given(spec, "priority"))
         return 0;
     if (json_is_string(v) && strcasecmp(json_string_value(v), "TOP") == 0) {
         *prio = UINT32_MAX - 1;
         return 0;
     }
-    return get_int(spec, "priority", 0, UINT32_MAX - 1, prio, e);
+    return spec_int(spec, "priority", 0, UINT32_MAX - 1, prio, e);
 }
 
 int jobspec_opts_identity(struct jobs *js, json_t *spec, struct job *j,
@@ -210,8 +156,8 @@ int jobspec_opts_identity(struct jobs *js, json_t *spec, struct job *j,
     bool root = who->uid == 0 || who->uid == geteuid();
 
     if (parse_priority(spec, &prio, e) < 0 ||
-        get_int(spec, "uid", 0, UINT32_MAX - 1, &uid, e) < 0 ||
-        get_int(spec, "gid", 0, UINT32_MAX - 1, &gid, e) < 0)
+        spec_int(spec, "uid", 0, UINT32_MAX - 1, &uid, e) < 0 ||
+        spec_int(spec, "gid", 0, UINT32_MAX - 1, &gid, e) < 0)
         return -1;
     if (prio >= 0 && !acct_is_operator(acct, who->uid)) {
         errno = EPERM;

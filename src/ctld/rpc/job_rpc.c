@@ -445,6 +445,39 @@ static uint64_t query_ids(struct rpc *r, const struct filter *f, int64_t after,
     return next;
 }
 
+/* scontrol -dd: "batch_script" on each JOB of out that the caller may
+ * act on and whose script is still stored (a batch job not yet final). */
+static void add_scripts(struct rpc *r, json_t *out)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(out, i, v)
+    {
+        json_t *id = json_object_get(v, "job_id");
+        struct job *j =
+            json_is_integer(id)
+                ? jobs_find(r->env->jobs, (uint64_t)json_integer_value(id))
+                : NULL;
+        json_t *payload;
+        char *text;
+        struct err e;
+
+        if (j == NULL || j->alloc_kind != JOB_ALLOC_NONE ||
+            job_state_final(j->state) ||
+            !jobs_may_act(r->env->jobs, j, r->who.uid))
+            continue;
+        if ((text = persist_job_payload(r->env->persist, j->id, &e)) == NULL)
+            continue;
+        payload = json_loads(text, 0, NULL);
+        free(text);
+        if (json_is_string(json_object_get(payload, "script")))
+            json_object_set(v, "batch_script",
+                            json_object_get(payload, "script"));
+        json_decref(payload);
+    }
+}
+
 int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
 {
     const struct conf *conf = r->env->conf;
@@ -487,6 +520,8 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
             next = j->prev ? j->prev->id : 0;
     }
     filter_clear(&f);
+    if (json_is_true(json_object_get(body, "batch_script")))
+        add_scripts(r, out);
     *reply = json_pack("{s:o, s:o}", "jobs", out, "next_after_job_id",
                        j != NULL || next != 0 ? json_integer((json_int_t)next)
                                               : json_null());

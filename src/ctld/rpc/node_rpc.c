@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
+#include "ctld/acct/acct_events.h"
 #include "ctld/core/loop.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
@@ -124,6 +126,19 @@ int rpc_part_query(struct rpc *r, json_t **reply, struct err *e)
     return 0;
 }
 
+/* uid's user name, else the number, into out. */
+static const char *who_name(uid_t uid, char *out, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+
+    if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res != NULL)
+        snprintf(out, len, "%s", res->pw_name);
+    else
+        snprintf(out, len, "%u", (unsigned)uid);
+    return out;
+}
+
 int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *body = r->req->body, *names;
@@ -131,6 +146,7 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
     const char *reason = json_string_value(json_object_get(body, "reason"));
     enum node_admin admin;
     struct node **todo;
+    char who[256];
     size_t n;
     int rc = 0;
 
@@ -171,9 +187,19 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
             return err_inval(e, "invalid node name \"%.64s\"", name);
         }
     }
-    for (size_t i = 0; i < n && rc == 0; i++)
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        time_t now = time(NULL);
         rc = nodes_set_admin_by(r->env->nodes, todo[i], admin, reason,
-                                (int64_t)r->who.uid, time(NULL), e);
+                                (int64_t)r->who.uid, now, e);
+        /* sacctmgr show events: the change, and who made it */
+        if (rc == 0)
+            rc = acct_events_node(
+                r->env->persist, todo[i]->cf->name,
+                admin == NODE_ADMIN_DRAIN  ? "DRAIN"
+                : admin == NODE_ADMIN_DOWN ? "DOWN"
+                                           : "",
+                reason, who_name(r->who.uid, who, sizeof(who)), now, e);
+    }
     free(todo);
     return rc;
 }
