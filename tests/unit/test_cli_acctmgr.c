@@ -62,7 +62,7 @@ static json_t *assocs(void)
 
 static void test_tree(void **state)
 {
-    json_t *t = acctmgr_tree(assocs()), *a;
+    json_t *as = assocs(), *t = acctmgr_tree(as), *a;
     const char *want[][2] = {
         {"root", NULL},       {" root", "root"},    {" quant", NULL},
         {"  quant", "alice"}, {"  research", NULL}, {"   research", "alice"},
@@ -82,6 +82,7 @@ static void test_tree(void **state)
             assert_string_equal(u, want[i][1]);
     }
     json_decref(t);
+    json_decref(as);
 }
 
 struct print_args {
