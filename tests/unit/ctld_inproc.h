@@ -131,4 +131,31 @@ static inline uint64_t fx_submit(struct fx *f, const char *spec,
     return id;
 }
 
+/* A table of SUBMIT bodies: each accepted (error NULL), or refused with
+ * an error holding error. */
+struct fx_submit_case {
+    const char *spec, *error;
+};
+
+static inline void fx_submit_cases(struct fx *f,
+                                   const struct fx_submit_case *cases, size_t n,
+                                   const struct auth_id *who)
+{
+    struct err e;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = fx_submit(f, cases[i].spec, who, &e);
+        if (cases[i].error == NULL) {
+            if (id == 0)
+                fail_msg("case %zu refused: %s", i, e.text);
+            continue;
+        }
+        if (id != 0)
+            fail_msg("case %zu accepted: %s", i, cases[i].spec);
+        if (strstr(e.text, cases[i].error) == NULL)
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, e.text,
+                     cases[i].error);
+    }
+}
+
 #endif

@@ -50,10 +50,8 @@ static int teardown(void **state)
 
 static void test_validation(void **state)
 {
-    static const struct {
-        const char *spec;
-        const char *error; /* NULL: accepted */
-    } cases[] = {
+    static const struct fx_submit_case cases[] = {
+        /* error NULL: accepted */
         {SPEC("\"constraint\": \"a100&ib\""), NULL},
         {SPEC("\"constraint\": \"h100\""),
          "Invalid feature specification: no node of partition batch matches "
@@ -99,21 +97,8 @@ static void test_validation(void **state)
         {SPEC("\"mincpus\": -1"), "job mincpus: -1 is out of range"},
     };
     struct fx *f = *state;
-    struct err e;
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        uint64_t id = fx_submit(f, cases[i].spec, &alice, &e);
-        if (cases[i].error == NULL) {
-            if (id == 0)
-                fail_msg("case %zu refused: %s", i, e.text);
-            continue;
-        }
-        if (id != 0)
-            fail_msg("case %zu accepted: %s", i, cases[i].spec);
-        if (strstr(e.text, cases[i].error) == NULL)
-            fail_msg("case %zu: got \"%s\", want \"%s\"", i, e.text,
-                     cases[i].error);
-    }
+    fx_submit_cases(f, cases, sizeof(cases) / sizeof(cases[0]), &alice);
 }
 
 static const char all_opts[] = SPEC(
