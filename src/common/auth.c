@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,4 +375,16 @@ error:
     free(tmp);
     errno = EIO;
     return -1;
+}
+
+const char *auth_uid_name(uid_t uid, char *buf, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char pwbuf[4096];
+
+    if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res != NULL)
+        snprintf(buf, len, "%s", pw.pw_name);
+    else
+        snprintf(buf, len, "%u", (unsigned)uid);
+    return buf;
 }

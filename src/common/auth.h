@@ -147,6 +147,10 @@ int auth_precheck(struct auth *a, const char *cred, size_t cred_len,
  * -1 with EAFNOSUPPORT for any other socket (Linux would say uid -1). */
 int auth_peer_cred(int fd, struct auth_id *who);
 
+/* auth_uid_name: uid's user name, else the number, into buf (len > 0);
+ * returns buf. */
+const char *auth_uid_name(uid_t uid, char *buf, size_t len);
+
 /* auth_keygen: write AUTH_KEY_MIN random bytes, hex-encoded, to path with
  * mode 0600, atomically (temporary file and rename). */
 int auth_keygen(const char *path, struct err *e);

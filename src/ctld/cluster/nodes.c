@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,22 +378,6 @@ static void node_shape_json(json_t *o, const struct conf_node *cf)
                         json_integer(cf->threads_per_core));
 }
 
-/* uid's user name (else the number) into out; "" when uid < 0. */
-static const char *uid_name(int64_t uid, char *out, size_t len)
-{
-    struct passwd pw, *res = NULL;
-    char buf[1024];
-
-    if (uid < 0)
-        out[0] = '\0';
-    else if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 &&
-             res != NULL)
-        snprintf(out, len, "%s", res->pw_name);
-    else
-        snprintf(out, len, "%" PRId64, uid);
-    return out;
-}
-
 /* The user name (else the uid) of who set n's admin reason, or null. */
 static json_t *reason_user(const struct node *n)
 {
@@ -402,7 +385,8 @@ static json_t *reason_user(const struct node *n)
 
     if (n->admin == NODE_ADMIN_NONE || n->admin_reason_uid < 0)
         return json_null();
-    return json_string(uid_name(n->admin_reason_uid, name, sizeof(name)));
+    return json_string(
+        auth_uid_name((uid_t)n->admin_reason_uid, name, sizeof(name)));
 }
 
 json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)

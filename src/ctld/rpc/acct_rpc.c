@@ -7,7 +7,6 @@
  * iteration's transaction, so its reply goes out after the commit.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,17 +118,6 @@ static int parse_req(json_t *body, struct acct_req *r, struct err *e)
     return check_sizes(r, e);
 }
 
-static void user_name(uid_t uid, char *buf, size_t len)
-{
-    struct passwd pw, *res = NULL;
-    char pwbuf[4096];
-
-    if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
-        snprintf(buf, len, "%s", pw.pw_name);
-    else
-        snprintf(buf, len, "%u", (unsigned)uid);
-}
-
 /* May the sender change accounting?  Sets ACCT_REQ_ADMIN_LEVEL for
  * administrators. */
 static int authorize(struct rpc *r, const char *verb, struct acct_req *req,
@@ -145,7 +133,7 @@ static int authorize(struct rpc *r, const char *verb, struct acct_req *req,
         req->flags |= ACCT_REQ_ADMIN_LEVEL;
     if (level != ACCT_ADMIN_NONE)
         return 0;
-    user_name(r->who.uid, name, sizeof(name));
+    auth_uid_name(r->who.uid, name, sizeof(name));
     errno = EPERM;
     return err_set(e,
                    "Only admins/operators can %s %s: user %s (uid %u) has "
@@ -169,7 +157,7 @@ static int change(struct rpc *r, const char *verb, change_fn fn, json_t **reply,
     if (fn(r->env->acct, &req, reply, e) < 0)
         return -1;
     if (!(req.flags & ACCT_REQ_DRY_RUN)) {
-        user_name(r->who.uid, name, sizeof(name));
+        auth_uid_name(r->who.uid, name, sizeof(name));
         log_info("acct %s entity=%s by=%s", verb, req.entity, name);
         loop_want_pass(r->env->loop); /* limits may have moved */
     }

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,19 +125,6 @@ int rpc_part_query(struct rpc *r, json_t **reply, struct err *e)
     return 0;
 }
 
-/* uid's user name, else the number, into out. */
-static const char *who_name(uid_t uid, char *out, size_t len)
-{
-    struct passwd pw, *res = NULL;
-    char buf[1024];
-
-    if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res != NULL)
-        snprintf(out, len, "%s", res->pw_name);
-    else
-        snprintf(out, len, "%u", (unsigned)uid);
-    return out;
-}
-
 int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *body = r->req->body, *names;
@@ -198,7 +184,7 @@ int rpc_node_update(struct rpc *r, json_t **reply, struct err *e)
                 admin == NODE_ADMIN_DRAIN  ? "DRAIN"
                 : admin == NODE_ADMIN_DOWN ? "DOWN"
                                            : "",
-                reason, who_name(r->who.uid, who, sizeof(who)), now, e);
+                reason, auth_uid_name(r->who.uid, who, sizeof(who)), now, e);
     }
     free(todo);
     return rc;
