@@ -68,10 +68,12 @@ struct web_route {
 /* public only when SluiceMetricsAuth=none (the default) */
 #define WEB_ROUTE_METRICS 0x2u
 
-/* The route tables, ended by an entry with pattern NULL: rest.c,
- * rest_db.c, metrics.c, static.c. */
+/* The route tables, ended by an entry with pattern NULL: rest.c
+ * (/slurm/v0.0.38, /openapi/v3), rest_db.c (/slurmdb/v0.0.38),
+ * rest_sluice.c (/sluice/v1), metrics.c, static.c. */
 extern const struct web_route rest_routes[];
 extern const struct web_route rest_db_routes[];
+extern const struct web_route sluice_routes[];
 extern const struct web_route metrics_routes[];
 extern const struct web_route static_routes[];
 
