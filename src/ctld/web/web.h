@@ -37,8 +37,8 @@ struct web_req;
 /* What the server runs in and serves (all borrowed). */
 struct web_env {
     struct event_base *base;
-    struct loop *loop;         /* loop_holding: replies wait for the commit */
-    const struct conf *conf;   /* SluiceRest*, AuthAlt*, ClusterName */
+    struct loop *loop;       /* loop_holding: replies wait for the commit */
+    const struct conf *conf; /* SluiceRest*, AuthAlt*, ClusterName */
     /* the subsystems (rpc.h): REST requests are served by rpc_dispatch,
      * and /metrics reads the state and the counters through them */
     const struct rpc_env *rpc;
@@ -109,8 +109,8 @@ time_t web_req_now(const struct web_req *wr);
  * rules.  0 with *reply (a new reference, never NULL), or -1 with errno as
  * the handler's code and e its message.
  */
-int web_req_rpc(struct web_req *wr, uint16_t type, json_t *body,
-                json_t **reply, struct err *e);
+int web_req_rpc(struct web_req *wr, uint16_t type, json_t *body, json_t **reply,
+                struct err *e);
 
 /*
  * Replies: exactly one per request.  The body is stolen (json) or copied
@@ -123,9 +123,8 @@ void web_reply_text(struct web_req *wr, int status, const char *content_type,
                     const char *data, size_t len);
 void web_reply_buf(struct web_req *wr, int status, const char *content_type,
                    struct evbuffer *buf);
-void web_reply_error(struct web_req *wr, int status, int code,
-                     const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void web_reply_error(struct web_req *wr, int status, int code, const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
 /* web_reply_header: add a header to the coming reply (before it). */
 void web_reply_header(struct web_req *wr, const char *name, const char *value);
 /* web_status_of_errno: the HTTP status for an RPC error code: EPERM and
