@@ -46,6 +46,7 @@ pty_session() {
     tmux_type 'echo "job=$SLURM_JOB_ID gpus=$CUDA_VISIBLE_DEVICES node=$SLURMD_NODENAME"; tty; [ -t 0 ] && echo "stdin a tty"'
     waited 10 "^job=$id gpus=[0-3] node=node01\$" \
         "the shell runs in job $id on node01 and sees exactly one GPU"
+    tmux_wait 5 '^/dev/' 'job=[$]SLURM_JOB_ID' >/dev/null # tty's line may follow late
     rtty=$(tmux_line '^/dev/' 'job=[$]SLURM_JOB_ID')
     like "$rtty" '^/dev/pts/[0-9]+$' "tty in the remote shell: a pseudo-terminal ($rtty)"
     check "$([ -n "$rtty" ] && [ "$rtty" != "$(cat tty.local)" ] && echo 1)" \

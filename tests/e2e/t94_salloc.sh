@@ -203,6 +203,7 @@ interactive_step() {
     id=$(granted 'salloc -p dev')
     tmux_type 'echo "in=$SLURM_JOB_ID on=$SLURMD_NODENAME"; tty'
     waited 10 "^in=$id on=node01\$" "the shell runs on the allocated node (SLURMD_NODENAME=node01)"
+    tmux_wait 5 '^/dev/' 'in=[$]SLURM_JOB_ID' >/dev/null # tty's line may follow late
     like "$(tmux_line '^/dev/' 'in=[$]SLURM_JOB_ID')" '^/dev/pts/[0-9]+$' "on a pseudo-terminal"
     like "$(squeue -s -h -j "$id" -o %i 2>&1 | tr '\n' ' ')" "$id\\.interactive" \
         "squeue -s: step $id.interactive"
