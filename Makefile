@@ -36,6 +36,9 @@ CFLAGS ?= $(OPT) -g
 ALL_CFLAGS := -std=gnu17 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
 	-Isrc $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lmunge -lm
+# The controller's HTTP server (src/ctld/web) serves TLS through libevent's
+# OpenSSL bufferevents; the daemons and tests link them, the CLI does not.
+WEB_LIBS := $(shell pkg-config --libs libevent_openssl libssl libcrypto 2>/dev/null)
 # The CLI starts once per command (sbatch in a shell loop): with libevent,
 # jansson and munge linked statically the dynamic loader has only libc to
 # map, which cuts a third of its start-up CPU (bench/RESULTS.md).  Shared
@@ -46,6 +49,7 @@ CLI_STATIC_LDLIBS := -Wl,-Bstatic $(addprefix -l,$(CLI_STATIC)) -Wl,-Bdynamic \
 	-lm -lpthread
 CLI_LDLIBS := $(if $(word $(words $(CLI_STATIC)),$(CLI_HAVE_STATIC)),\
 	$(CLI_STATIC_LDLIBS),$(LDLIBS))
+DAEMON_LDLIBS := $(LDLIBS) $(WEB_LIBS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # The Slurm commands implemented so far (sacct, sacctmgr, sprio, sshare come
@@ -109,6 +113,7 @@ $(BUILD)/bin/sluicectld: $(call obj,src/ctld/main.c) $(CTLD_LIB) $(SCHED_LIB) $(
 $(BUILD)/bin/sluiced: $(call obj,src/noded/main.c) $(NODED_LIB) $(COMMON_LIB)
 $(BUILD)/bin/sluice: $(call obj,src/cli/main.c) $(CLI_LIB) $(SCHED_LIB) $(COMMON_LIB)
 $(BUILD)/bin/sluice: LDLIBS := $(CLI_LDLIBS)
+$(BUILD)/bin/sluicectld: LDLIBS := $(DAEMON_LDLIBS)
 $(BINS):
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -118,7 +123,7 @@ $(LINKS): | $(BUILD)/bin/sluice
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBS) $(DAEMON_LDLIBS) -lcmocka
 
 $(FAKE_NVML): tests/fake_nvml/fake_nvml.c
 	@mkdir -p $(@D)

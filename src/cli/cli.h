@@ -75,6 +75,8 @@ int ping_run(int argc, char **argv);
 int show_config_run(int argc, char **argv);
 int reconfigure_run(int argc, char **argv);
 int top_run(int argc, char **argv);
+/* scontrol token: an auth/jwt token for the REST API */
+int token_run(int argc, char **argv);
 /* Reservations (cmd_resv.c), given the words after create, update,
  * delete, show reservation; resv_sinfo_run is sinfo -T. */
 int resv_create_run(int argc, char **argv);

@@ -151,3 +151,48 @@ int top_run(int argc, char **argv)
     }
     return rc;
 }
+
+/* scontrol token [lifespan=SECONDS] [username=NAME]: SLURM_JWT=..., a
+ * line a shell can eval (docs/rest.md). */
+int token_run(int argc, char **argv)
+{
+    json_t *req = json_object(), *reply = NULL;
+    struct err e;
+    int rc = 2;
+
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        char *end;
+        long long v;
+
+        if (strncasecmp(a, "lifespan=", 9) == 0) {
+            errno = 0;
+            v = strtoll(a + 9, &end, 10);
+            if (a[9] == '\0' || *end != '\0' || errno != 0 || v < 1) {
+                cli_error("token: lifespan=%s: a number of seconds is needed",
+                          a + 9);
+                goto out;
+            }
+            json_object_set_new(req, "lifespan", json_integer(v));
+        } else if (strncasecmp(a, "username=", 9) == 0) {
+            json_object_set_new(req, "username", json_string(a + 9));
+        } else {
+            cli_error("token: unknown argument \"%s\" (usage: token "
+                      "[lifespan=SECONDS] [username=NAME])",
+                      a);
+            goto out;
+        }
+    }
+    if (cli_call(PROTO_MSG_AUTH_TOKEN, req, &reply, &e) < 0) {
+        cli_error("%s", e.text);
+        rc = 1;
+        goto out;
+    }
+    printf("SLURM_JWT=%s\n",
+           json_string_value(json_object_get(reply, "token")));
+    rc = 0;
+out:
+    json_decref(req);
+    json_decref(reply);
+    return rc;
+}

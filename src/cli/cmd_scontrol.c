@@ -1,6 +1,6 @@
 /*
  * scontrol: "scontrol [-o] [--json] show|hold|uhold|release|suspend|resume|
- * update|requeue|requeuehold|top|ping|reconfigure ...",
+ * update|requeue|requeuehold|top|ping|reconfigure|token ...",
  * each command served by the sluice verb that does the same; "show
  * hostnames" and "show hostlist" are answered here, without the controller.
  */
@@ -44,6 +44,7 @@ static void scontrol_help(void)
            "  create reservation KEY=VALUE...   show reservation [NAME]\n"
            "  update ReservationName=NAME KEY=VALUE...\n"
            "  delete ReservationName=NAME\n"
+           "  token [lifespan=SECONDS] [username=NAME]   (REST API)\n"
            "  version\n");
 }
 
@@ -202,6 +203,8 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
         return reconfigure_run(n - 1, w + 1);
     if (strcasecmp(w[0], "top") == 0)
         return top_run(n - 1, w + 1);
+    if (strcasecmp(w[0], "token") == 0)
+        return token_run(n - 1, w + 1);
     if (strcasecmp(w[0], "version") == 0) {
         printf("sluice %s\n", SLUICE_VERSION);
         return 0;

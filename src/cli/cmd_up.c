@@ -66,10 +66,11 @@ static void up_replace(char **dst, char *s)
     *dst = s;
 }
 
-/* Point c at this machine and at d; -1 with e when no port is free. */
+/* Point c at this machine and at d; -1 with e when no port is free.  The
+ * REST API and the dashboard get a port of their own, with auth/jwt. */
 static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
 {
-    int *fds = xcalloc(c->n_nodes + 1, sizeof(*fds)), port, rc = 0;
+    int *fds = xcalloc(c->n_nodes + 2, sizeof(*fds)), port, rc = 0;
 
     for (size_t i = 0; i < c->n_ctld_hosts; i++) {
         free(c->ctld_hosts[i].host);
@@ -79,16 +80,19 @@ static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
     c->ctld_hosts = xreallocarray(c->ctld_hosts, 1, sizeof(*c->ctld_hosts));
     c->ctld_hosts[0].host = xstrdup("localhost");
     c->ctld_hosts[0].addr = xstrdup("127.0.0.1");
-    for (size_t i = 0; i <= c->n_nodes && rc == 0; i++) {
+    for (size_t i = 0; i <= c->n_nodes + 1; i++)
         fds[i] = -1;
+    for (size_t i = 0; i <= c->n_nodes + 1 && rc == 0; i++) {
         if ((port = up_port(&fds[i], e)) < 0)
             rc = -1;
         else if (i == 0)
             c->slurmctld_port = (uint16_t)port;
-        else
+        else if (i <= c->n_nodes)
             c->nodes[i - 1].port = (uint16_t)port;
+        else
+            up_replace(&c->sluice_rest_addr, xasprintf("127.0.0.1:%d", port));
     }
-    for (size_t i = 0; i <= c->n_nodes; i++)
+    for (size_t i = 0; i <= c->n_nodes + 1; i++)
         if (fds[i] >= 0)
             close(fds[i]);
     free(fds);
@@ -96,6 +100,11 @@ static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
     up_replace(&c->slurmd_spool_dir, xasprintf("%s/%%n", d->spool));
     c->auth_type = CONF_AUTH_KEY;
     up_replace(&c->auth_info, xstrdup(d->key));
+    up_replace(&c->auth_alt_types, xstrdup("auth/jwt"));
+    up_replace(&c->auth_alt_parameters, xasprintf("jwt_key=%s", d->jwt));
+    /* a certificate of the source's would not be this machine's */
+    up_replace(&c->sluice_rest_tls_cert, xstrdup(""));
+    up_replace(&c->sluice_rest_tls_key, xstrdup(""));
     if (!c->slurmd_config_overrides)
         up_replace(
             &c->slurmd_parameters,
@@ -470,6 +479,11 @@ static int up_run(const struct local_dir *d, const struct up_bins *b,
             "(%.1f s); logs in %s\n",
             (unsigned)c->slurmctld_port, c->n_nodes, c->n_nodes == 1 ? "" : "s",
             up_now() - t0, d->log);
+    if (c->sluice_rest_addr[0] != '\0')
+        fprintf(stderr,
+                "up: REST API, /metrics and the dashboard on http%s://%s/ "
+                "(a token: scontrol token)\n",
+                c->sluice_rest_tls_cert[0] ? "s" : "", c->sluice_rest_addr);
     rc = 0;
 out:
     cli_client_close(cl);
@@ -522,6 +536,11 @@ static int up_prepare(const struct local_dir *d, const char *src,
         if (auth_keygen(d->key, e) < 0)
             return -1;
         fprintf(stderr, "up: generated the auth/key key %s\n", d->key);
+    }
+    if (stat(d->jwt, &st) < 0) {
+        if (auth_keygen(d->jwt, e) < 0)
+            return -1;
+        fprintf(stderr, "up: generated the auth/jwt key %s\n", d->jwt);
     }
     return 0;
 }

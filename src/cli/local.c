@@ -39,6 +39,7 @@ int local_dir_init(struct local_dir *d, const char *dir, bool create,
     d->conf = xasprintf("%s/sluice.conf", d->dir);
     d->gres = xasprintf("%s/gres.conf", d->dir);
     d->key = xasprintf("%s/sluice.key", d->dir);
+    d->jwt = xasprintf("%s/jwt_hs256.key", d->dir);
     d->state = xasprintf("%s/state", d->dir);
     d->spool = xasprintf("%s/spool", d->dir);
     d->log = xasprintf("%s/log", d->dir);
@@ -62,6 +63,7 @@ void local_dir_clear(struct local_dir *d)
     free(d->conf);
     free(d->gres);
     free(d->key);
+    free(d->jwt);
     free(d->state);
     free(d->spool);
     free(d->log);

@@ -20,6 +20,7 @@ struct local_dir {
     char *conf;  /* DIR/sluice.conf */
     char *gres;  /* DIR/gres.conf */
     char *key;   /* DIR/sluice.key */
+    char *jwt;   /* DIR/jwt_hs256.key: auth/jwt for the REST API */
     char *state; /* DIR/state */
     char *spool; /* DIR/spool */
     char *log;   /* DIR/log */

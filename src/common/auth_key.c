@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsmode.h"
 #include "common/hex.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -23,53 +24,17 @@
 #define KEY_MAC_LEN 32
 #define KEY_CRED_MAX 256
 
-/* Read the key file, refusing one others could read or write. */
+/* Read the key file (fsmode_read_secret: private to us), trimmed of the
+ * trailing newline an editor leaves. */
 static int read_key(const char *path, uint8_t *buf, size_t *len, struct err *e)
 {
-    struct stat st;
-    size_t n = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t n;
 
-    if (fd < 0)
-        return err_set(e, "auth/key: %s: %s", path, strerror(errno));
-    if (fstat(fd, &st) < 0) {
-        err_set(e, "auth/key: %s: %s", path, strerror(errno));
-        goto error;
-    }
-    errno = EPERM;
-    if (!S_ISREG(st.st_mode)) {
-        err_set(e, "auth/key: %s is not a regular file", path);
-        goto error;
-    }
-    if ((st.st_mode & 077) != 0) {
-        err_set(e, "auth/key: %s must be mode 0600 (is %04o)", path,
-                (unsigned)(st.st_mode & 07777));
-        goto error;
-    }
-    if (st.st_uid != geteuid()) {
-        err_set(e, "auth/key: %s must be owned by uid %u (is %u)", path,
-                (unsigned)geteuid(), (unsigned)st.st_uid);
-        goto error;
-    }
-    while (n <= AUTH_KEY_MAX) {
-        ssize_t r = read(fd, buf + n, AUTH_KEY_MAX + 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            err_set(e, "auth/key: %s: %s", path, strerror(errno));
-            goto error;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
+    if (fsmode_read_secret(path, "auth/key", buf, AUTH_KEY_MAX, &n, e) < 0)
+        return -1;
     while (n > 0 && isspace(buf[n - 1]))
         n--;
     errno = EINVAL;
-    if (n > AUTH_KEY_MAX)
-        return err_set(e, "auth/key: %s is larger than %d bytes", path,
-                       AUTH_KEY_MAX);
     if (n < AUTH_KEY_MIN)
         return err_set(e,
                        "auth/key: %s holds %zu bytes of key; at least %d "
@@ -77,13 +42,6 @@ static int read_key(const char *path, uint8_t *buf, size_t *len, struct err *e)
                        path, n, AUTH_KEY_MIN);
     *len = n;
     return 0;
-error:
-    if (fd >= 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-    }
-    return -1;
 }
 
 int auth_key_init(struct auth *a, const char *path, struct err *e)

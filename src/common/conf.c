@@ -25,6 +25,12 @@ static const struct conf_enum auth_names[] = {
     {NULL, 0},
 };
 
+static const struct conf_enum metrics_auth_names[] = {
+    {"none", CONF_METRICS_AUTH_NONE},
+    {"token", CONF_METRICS_AUTH_TOKEN},
+    {NULL, 0},
+};
+
 static const struct conf_enum enforce_names[] = {
     {"NO", CONF_ENFORCE_NO},
     {"ANY", CONF_ENFORCE_ANY},
@@ -339,6 +345,21 @@ const struct conf_key conf_cluster_keys[] = {
     K_STR("SlurmdSpoolDir", "slurmd_spool_dir", slurmd_spool_dir, 0),
     K_ENUM("AuthType", "auth_type", auth_type, auth_names),
     K_STR("AuthInfo", "auth_info", auth_info, CKF_OMIT_EMPTY),
+    K_STR("AuthAltTypes", "auth_alt_types", auth_alt_types, CKF_OMIT_EMPTY),
+    K_STR("AuthAltParameters", "auth_alt_parameters", auth_alt_parameters,
+          CKF_OMIT_EMPTY),
+    K_STR("SluiceRestAddr", "sluice_rest_addr", sluice_rest_addr,
+          CKF_OMIT_EMPTY),
+    K_STR("SluiceRestTLSCert", "sluice_rest_tls_cert", sluice_rest_tls_cert,
+          CKF_OMIT_EMPTY),
+    K_STR("SluiceRestTLSKey", "sluice_rest_tls_key", sluice_rest_tls_key,
+          CKF_OMIT_EMPTY),
+    {.name = "SluiceMetricsAuth",
+     .json = "sluice_metrics_auth",
+     .kind = CK_ENUM,
+     .off = OFF(sluice_metrics_auth),
+     .enums = metrics_auth_names,
+     .flags = CKF_OMIT_ZERO},
     K_INT(CK_U32, "SlurmdTimeout", "slurmd_timeout_s", slurmd_timeout_s, 0,
           31536000),
     K_INT(CK_U32, "KillWait", "kill_wait_s", kill_wait_s, 0, 65535),
@@ -563,6 +584,11 @@ static struct conf *conf_new(const char *path)
     c->slurmd_spool_dir = xstrdup("/var/spool/sluice/d");
     c->auth_type = CONF_AUTH_MUNGE;
     c->auth_info = xstrdup("");
+    c->auth_alt_types = xstrdup("");
+    c->auth_alt_parameters = xstrdup("");
+    c->sluice_rest_addr = xstrdup("");
+    c->sluice_rest_tls_cert = xstrdup("");
+    c->sluice_rest_tls_key = xstrdup("");
     c->slurmd_timeout_s = 300;
     c->kill_wait_s = 30;
     c->message_timeout_s = 10;

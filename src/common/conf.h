@@ -78,6 +78,12 @@ enum conf_auth_type {
     CONF_AUTH_KEY,   /* auth/key: HMAC with a shared key file (Sluice) */
 };
 
+/* SluiceMetricsAuth: whether GET /metrics needs a token. */
+enum conf_metrics_auth {
+    CONF_METRICS_AUTH_NONE, /* none (the default): Prometheus scrapes */
+    CONF_METRICS_AUTH_TOKEN,
+};
+
 enum conf_enforce_part_limits {
     CONF_ENFORCE_NO,
     CONF_ENFORCE_ANY, /* YES is a synonym, as in Slurm */
@@ -242,6 +248,14 @@ struct conf {
     char *slurmd_spool_dir;
     enum conf_auth_type auth_type;
     char *auth_info;
+    char *auth_alt_types;      /* AuthAltTypes: "auth/jwt" or "" */
+    char *auth_alt_parameters; /* AuthAltParameters: "jwt_key=PATH" */
+    /* the controller's HTTP server (docs/rest.md): "[host:]port" ("": none;
+     * host 127.0.0.1 when left out), TLS when a certificate is set */
+    char *sluice_rest_addr;
+    char *sluice_rest_tls_cert;
+    char *sluice_rest_tls_key;
+    enum conf_metrics_auth sluice_metrics_auth;
     uint32_t slurmd_timeout_s;
     uint32_t kill_wait_s;
     uint32_t message_timeout_s;

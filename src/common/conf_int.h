@@ -84,7 +84,7 @@ enum conf_kind {
 #define CKF_OMIT_EMPTY 0x2 /* a string not printed while "" */
 #define CKF_UNLIMITED 0x4  /* UNLIMITED/INFINITE accepted: the max */
 #define CKF_LATE 0x8       /* applied after the other keys of its line */
-#define CKF_OMIT_ZERO 0x10 /* a number not printed while 0 (unset) */
+#define CKF_OMIT_ZERO 0x10 /* a number (or enum) not printed while 0 */
 
 struct conf_enum {
     const char *name; /* the first name of a value is its canonical one */

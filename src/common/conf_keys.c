@@ -266,6 +266,9 @@ static void key_print(const struct conf_key *k, const void *obj, FILE *fp,
     if (k->kind == CK_MEM && (k->flags & CKF_OMIT_ZERO) &&
         *(const uint64_t *)field == 0)
         return;
+    if (k->kind == CK_ENUM && (k->flags & CKF_OMIT_ZERO) &&
+        *(const int *)field == 0)
+        return;
     fprintf(fp, "%s%s=", pre, k->name);
     switch (k->kind) {
     case CK_STR:

@@ -133,3 +133,57 @@ int fsmode_create_excl(const char *path, mode_t mode)
     }
     return fd;
 }
+
+int fsmode_read_secret(const char *path, const char *what, uint8_t *buf,
+                       size_t max, size_t *len, struct err *e)
+{
+    struct stat st;
+    size_t n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+    if (fd < 0)
+        return err_set(e, "%s: %s: %s", what, path, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        err_set(e, "%s: %s: %s", what, path, strerror(errno));
+        goto error;
+    }
+    errno = EPERM;
+    if (!S_ISREG(st.st_mode)) {
+        err_set(e, "%s: %s is not a regular file", what, path);
+        goto error;
+    }
+    if ((st.st_mode & 077) != 0) {
+        err_set(e, "%s: %s must be mode 0600 (is %04o)", what, path,
+                (unsigned)(st.st_mode & 07777));
+        goto error;
+    }
+    if (st.st_uid != geteuid()) {
+        err_set(e, "%s: %s must be owned by uid %u (is %u)", what, path,
+                (unsigned)geteuid(), (unsigned)st.st_uid);
+        goto error;
+    }
+    while (n <= max) {
+        ssize_t r = read(fd, buf + n, max + 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            err_set(e, "%s: %s: %s", what, path, strerror(errno));
+            goto error;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > max) {
+        errno = EINVAL;
+        return err_set(e, "%s: %s is larger than %zu bytes", what, path, max);
+    }
+    *len = n;
+    return 0;
+error:;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}

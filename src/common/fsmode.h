@@ -8,6 +8,8 @@
 #define SLUICE_COMMON_FSMODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -50,5 +52,16 @@ int fsmode_open_private(const char *path, int flags, struct err *e);
  * (close-on-exec) or -1 with errno (no text: callers name what failed).
  */
 int fsmode_create_excl(const char *path, mode_t mode);
+
+/*
+ * fsmode_read_secret: the whole of path, a key file (auth/key's, the jwt
+ * key), into buf (max bytes; the buffer must hold max + 1), refusing
+ * anything but a regular file of the effective user that nobody else may
+ * read or write.  what names the file's use in e: "auth/key: /etc/k must
+ * be mode 0600 (is 0644)", "... must be owned by uid 0 (is 1000)", "...
+ * is larger than 65536 bytes".  0 with *len, or -1 with errno and e.
+ */
+int fsmode_read_secret(const char *path, const char *what, uint8_t *buf,
+                       size_t max, size_t *len, struct err *e);
 
 #endif

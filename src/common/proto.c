@@ -66,6 +66,7 @@ static const struct {
     {PROTO_MSG_RESV_UPDATE, "RESV_UPDATE"},
     {PROTO_MSG_RESV_DELETE, "RESV_DELETE"},
     {PROTO_MSG_RESV_QUERY, "RESV_QUERY"},
+    {PROTO_MSG_AUTH_TOKEN, "AUTH_TOKEN"},
 };
 
 const char *proto_type_name(uint16_t type)

@@ -89,6 +89,8 @@ enum proto_type {
     PROTO_MSG_RESV_UPDATE = 71,
     PROTO_MSG_RESV_DELETE = 72,
     PROTO_MSG_RESV_QUERY = 73,
+    /* scontrol token: an auth/jwt token for the REST API (docs/rest.md) */
+    PROTO_MSG_AUTH_TOKEN = 74,
 };
 
 /* The step id of a job's batch script (Slurm's SLURM_BATCH_SCRIPT), shown

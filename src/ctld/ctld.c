@@ -13,9 +13,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/jwt.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct/acct.h"
@@ -36,6 +38,8 @@
 #include "ctld/sched/preempt_drv.h"
 #include "ctld/sched/prio_drv.h"
 #include "ctld/sched/sched_drv.h"
+#include "ctld/web/rest.h"
+#include "ctld/web/web.h"
 
 /* The loop's flush (core/loop.h): schedule, commit, send. */
 static void flush(void *arg, bool pass)
@@ -67,6 +71,7 @@ static void flush(void *arg, bool pass)
     }
     if (c->listen != NULL)
         listen_release(c->listen);
+    web_release(c->web);
 }
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -125,6 +130,27 @@ static uint32_t test_time_divisor(void)
     return (uint32_t)v;
 }
 
+/* AuthAltTypes=auth/jwt: the key of AuthAltParameters=jwt_key=, or
+ * StateSaveLocation/jwt_hs256.key as in Slurm.  0 (and no key) when
+ * auth/jwt is not configured. */
+static int jwt_setup(struct ctld *c, struct err *e)
+{
+    const struct conf *conf = c->conf;
+    char *path;
+
+    if (conf->auth_alt_types[0] == '\0')
+        return 0;
+    if (strcasecmp(conf->auth_alt_types, "auth/jwt") != 0)
+        return err_inval(e, "AuthAltTypes=%.100s: Sluice knows auth/jwt only",
+                         conf->auth_alt_types);
+    path = jwt_param_key(conf->auth_alt_parameters);
+    if (path == NULL)
+        path = xasprintf("%s/jwt_hs256.key", conf->state_save_location);
+    c->jwt = jwt_key_load(path, e);
+    free(path);
+    return c->jwt != NULL ? 0 : -1;
+}
+
 struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
                          struct event_base *base, struct err *e)
 {
@@ -140,6 +166,8 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     /* with the I/O: libevent runs only the most urgent active queue, so
      * a lower priority would wait for as long as clients keep sending */
     event_priority_set(c->tick_ev, LOOP_PRIO_IO);
+    if (jwt_setup(c, e) < 0)
+        goto error;
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;
@@ -291,7 +319,31 @@ static const struct listen_ops listen_ops = {
     .auth_tag = auth_tag,
 };
 
-int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
+/* What the HTTP server serves (web/web.h), first match first. */
+static const struct web_route *const web_routes[] = {
+    rest_routes,
+    NULL,
+};
+
+static int web_listen(struct ctld *c, int fd, struct err *e)
+{
+    struct web_env env = {.base = c->base,
+                          .loop = c->loop,
+                          .conf = c->conf,
+                          .rpc = &c->rpc,
+                          .routes = web_routes};
+
+    if (fd < 0)
+        return 0;
+    if (c->jwt == NULL)
+        log_warnx("SluiceRestAddr is set but AuthAltTypes has no auth/jwt: "
+                  "only the public pages are served (docs/rest.md)");
+    c->web = web_create(&env, fd, e);
+    return c->web != NULL ? 0 : -1;
+}
+
+int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
+                struct err *e)
 {
     struct listen_env env = {.base = c->base,
                              .loop = c->loop,
@@ -313,12 +365,18 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e)
         .explain = c->explain,
         .resv = c->resv,
         .self_uid = c->self_uid,
+        .jwt = c->jwt,
         .conf_path = c->conf_path,
         .reconfigure = c->reconfigure,
         .reconf_arg = c->reconf_arg,
     };
     c->listen = listen_create(&env, &listen_ops, c, tcp_fd, unix_fd, e);
-    return c->listen ? 0 : -1;
+    if (c->listen == NULL) {
+        if (web_fd >= 0)
+            close(web_fd);
+        return -1;
+    }
+    return web_listen(c, web_fd, e);
 }
 
 void ctld_destroy(struct ctld *c)
@@ -335,6 +393,8 @@ void ctld_destroy(struct ctld *c)
         listen_release(c->listen);
     listen_destroy(c->listen);
     c->listen = NULL;
+    web_destroy(c->web); /* answers what it held: committed above */
+    c->web = NULL;
     explain_destroy(c->explain);
     c->explain = NULL;
     sched_drv_destroy(c->sched);
@@ -362,6 +422,7 @@ void ctld_destroy(struct ctld *c)
     parts_destroy(c->parts);
     persist_close(c->persist);
     loop_destroy(c->loop);
+    jwt_key_free(c->jwt);
     if (c->tick_ev)
         event_free(c->tick_ev);
     free(c);

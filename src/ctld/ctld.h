@@ -41,6 +41,8 @@ struct prio_drv;
 struct resvs;
 struct jlimits;
 struct jchain;
+struct jwt_key;
+struct web;
 
 struct ctld {
     const struct conf *conf; /* borrowed from main */
@@ -66,7 +68,9 @@ struct ctld {
     struct jlimits *limits;      /* resource limits (jlimits.h) */
     struct jchain *chain;        /* their chain from acct (jchain.h) */
     struct listen *listen;
-    struct rpc_env rpc; /* what the request handlers use (rpc/rpc.h) */
+    struct jwt_key *jwt; /* auth/jwt's key, or NULL (common/jwt.h) */
+    struct web *web;     /* the HTTP server, or NULL (web/web.h) */
+    struct rpc_env rpc;  /* what the request handlers use (rpc/rpc.h) */
 
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
     /* Tests only: time limits and --signal times are divided by this
@@ -90,8 +94,11 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
                          struct event_base *base, struct err *e);
 void ctld_destroy(struct ctld *c);
 
-/* ctld_listen: serve on already bound and listening sockets (either may
- * be -1); they are owned by the controller from now on. */
-int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, struct err *e);
+/* ctld_listen: serve on already bound and listening sockets (any may be
+ * -1): the protocol's TCP and unix sockets, and HTTP's (web_bind); they
+ * are owned by the controller from now on (on failure the caller still
+ * closes the first two; the HTTP socket is closed). */
+int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
+                struct err *e);
 
 #endif

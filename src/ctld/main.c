@@ -24,6 +24,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/net/listen.h"
+#include "ctld/web/web.h"
 
 struct opts {
     const char *conf_path;
@@ -147,7 +148,7 @@ struct run {
     const struct opts *o;
     struct conf *conf;
     struct auth *auth;
-    int pid_fd, tcp_fd, unix_fd, ready_fd;
+    int pid_fd, tcp_fd, unix_fd, web_fd, ready_fd;
     char *pid_path, *sock_path;
     FILE *log_fp;
     char *log_path; /* the file log_fp writes, for reopening */
@@ -223,7 +224,10 @@ static int prepare(struct run *r, struct err *e)
     if (r->tcp_fd < 0)
         return -1;
     r->unix_fd = listen_bind_unix(r->sock_path, e);
-    return r->unix_fd < 0 ? -1 : 0;
+    if (r->unix_fd < 0)
+        return -1;
+    r->web_fd = web_bind(conf, e); /* -2: no SluiceRestAddr */
+    return r->web_fd == -1 ? -1 : 0;
 }
 
 static int open_log(struct run *r, struct err *e)
@@ -286,7 +290,7 @@ static void on_reconfigure(void *arg, struct conf *next)
 static struct ctld *build(struct run *r, struct event_base *base, struct err *e)
 {
     struct ctld *c = ctld_create(r->conf, r->auth, base, e);
-    int tfd = -1, ufd = -1;
+    int tfd = -1, ufd = -1, wfd = -1;
 
     if (c == NULL)
         return NULL;
@@ -295,19 +299,24 @@ static struct ctld *build(struct run *r, struct event_base *base, struct err *e)
     c->reconf_arg = r;
     if ((r->tcp_fd >= 0 && (tfd = fcntl(r->tcp_fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
         (r->unix_fd >= 0 &&
-         (ufd = fcntl(r->unix_fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+         (ufd = fcntl(r->unix_fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
+        (r->web_fd >= 0 && (wfd = fcntl(r->web_fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
         err_set(e, "cannot duplicate the listening sockets: %s",
                 strerror(errno));
         goto error;
     }
-    if (ctld_listen(c, tfd, ufd, e) < 0)
+    if (ctld_listen(c, tfd, ufd, wfd, e) < 0) {
+        wfd = -1; /* the HTTP socket is closed by a failed ctld_listen */
         goto error;
+    }
     return c;
 error:
     if (tfd >= 0)
         close(tfd);
     if (ufd >= 0)
         close(ufd);
+    if (wfd >= 0)
+        close(wfd);
     ctld_destroy(c);
     return NULL;
 }
@@ -401,8 +410,12 @@ out:
 int main(int argc, char **argv)
 {
     struct opts o;
-    struct run r = {
-        .o = &o, .pid_fd = -1, .tcp_fd = -1, .unix_fd = -1, .ready_fd = -1};
+    struct run r = {.o = &o,
+                    .pid_fd = -1,
+                    .tcp_fd = -1,
+                    .unix_fd = -1,
+                    .web_fd = -1,
+                    .ready_fd = -1};
     struct conf_diag diag;
     struct err e;
     int status = 1;
@@ -443,6 +456,8 @@ out:
         close(r.tcp_fd);
     if (r.unix_fd >= 0)
         close(r.unix_fd);
+    if (r.web_fd >= 0)
+        close(r.web_fd);
     if (r.pid_fd >= 0)
         close(r.pid_fd);
     auth_destroy(r.auth);

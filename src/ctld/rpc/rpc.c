@@ -50,6 +50,7 @@ static const rpc_fn handlers[] = {
     [PROTO_MSG_RESV_UPDATE] = rpc_resv_update,
     [PROTO_MSG_RESV_DELETE] = rpc_resv_delete,
     [PROTO_MSG_RESV_QUERY] = rpc_resv_query,
+    [PROTO_MSG_AUTH_TOKEN] = rpc_auth_token,
 };
 
 int rpc_dispatch(const struct rpc_env *env, struct conn *conn,
@@ -72,8 +73,9 @@ int rpc_dispatch(const struct rpc_env *env, struct conn *conn,
     }
     if (fn(&r, reply, e) < 0) {
         int code = errno ? errno : EINVAL;
-        log_debug("peer=%s uid=%u type=%s error=\"%s\"", listen_conn_peer(conn),
-                  r.who.uid, name, e->text);
+        log_debug("peer=%s uid=%u type=%s error=\"%s\"",
+                  conn != NULL ? listen_conn_peer(conn) : "http", r.who.uid,
+                  name, e->text);
         errno = code;
         return -1;
     }

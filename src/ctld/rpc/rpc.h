@@ -4,7 +4,9 @@
  * and the sender's identity (from its credential or, on the unix socket,
  * SO_PEERCRED; never from the body).  A handler returns 0 with *reply set
  * (a new reference; NULL means "{}"), or -1 with errno as the error code
- * and e as the message of the error reply.  Handlers reach the
+ * and e as the message of the error reply.  conn is NULL for a request
+ * that came over HTTP (web/), which sends only the types a user sends
+ * with the CLI (web.c's list).  Handlers reach the
  * controller's subsystems only through struct rpc_env, which the root
  * fills.
  */
@@ -24,6 +26,7 @@ struct conf;
 struct conn;
 struct explain;
 struct jobs;
+struct jwt_key;
 struct loop;
 struct nodes;
 struct parts;
@@ -53,7 +56,10 @@ struct rpc_env {
     struct explain *explain; /* explain_job's context (sched/explain.h) */
     struct resvs *resv;      /* reservations (cluster/resv.h) */
     uid_t self_uid;          /* the controller's own uid: an operator */
-    const char *conf_path;   /* the file read at start (RECONFIGURE) */
+    /* auth/jwt's key (AuthAltParameters=jwt_key=): scontrol token and
+     * REST requests; NULL when AuthAltTypes has no auth/jwt */
+    const struct jwt_key *jwt;
+    const char *conf_path; /* the file read at start (RECONFIGURE) */
     /* reconfigure: hand next (owned) to the root, which rebuilds the
      * controller on it once the current replies are out; NULL: no
      * reconfiguring */
@@ -130,6 +136,9 @@ int rpc_resv_create(struct rpc *r, json_t **reply, struct err *e);
 int rpc_resv_update(struct rpc *r, json_t **reply, struct err *e);
 int rpc_resv_delete(struct rpc *r, json_t **reply, struct err *e);
 int rpc_resv_query(struct rpc *r, json_t **reply, struct err *e);
+
+/* token_rpc.c: AUTH_TOKEN (scontrol token) */
+int rpc_auth_token(struct rpc *r, json_t **reply, struct err *e);
 
 /* sched_rpc.c */
 int rpc_prio_query(struct rpc *r, json_t **reply, struct err *e);

@@ -26,6 +26,7 @@ struct loop;
 struct rpc_env;
 struct web;
 struct web_req;
+struct web_route;
 
 /* The largest request body taken (larger: 413, read no further). */
 #define WEB_MAX_BODY (4u << 20)
@@ -38,10 +39,14 @@ struct web_req;
 struct web_env {
     struct event_base *base;
     struct loop *loop;       /* loop_holding: replies wait for the commit */
-    const struct conf *conf; /* SluiceRest*, AuthAlt*, ClusterName */
+    const struct conf *conf; /* SluiceRest*, SluiceMetricsAuth, ClusterName */
     /* the subsystems (rpc.h): REST requests are served by rpc_dispatch,
-     * and /metrics reads the state and the counters through them */
+     * and /metrics reads the state and the counters through them; its jwt
+     * key checks the tokens (NULL: no auth/jwt, only public routes) */
     const struct rpc_env *rpc;
+    /* the route tables, each ended by an entry with pattern NULL, the
+     * list ended by NULL; the first route that matches serves */
+    const struct web_route *const *routes;
 };
 
 /*
@@ -67,15 +72,6 @@ struct web_route {
 #define WEB_ROUTE_PUBLIC 0x1u
 /* public only when SluiceMetricsAuth=none (the default) */
 #define WEB_ROUTE_METRICS 0x2u
-
-/* The route tables, ended by an entry with pattern NULL: rest.c
- * (/slurm/v0.0.38, /openapi/v3), rest_db.c (/slurmdb/v0.0.38),
- * rest_sluice.c (/sluice/v1), metrics.c, static.c. */
-extern const struct web_route rest_routes[];
-extern const struct web_route rest_db_routes[];
-extern const struct web_route sluice_routes[];
-extern const struct web_route metrics_routes[];
-extern const struct web_route static_routes[];
 
 /* The request. */
 const char *web_req_method(const struct web_req *wr); /* "GET" ... */
