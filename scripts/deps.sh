@@ -5,10 +5,15 @@ set -eu
 
 # snakemake: a real Slurm client for tests/e2e/t99_snakemake.sh (its
 # --slurm executor), which skips itself where snakemake is missing.
+# The REST API, /metrics and the dashboard are tested with real clients:
+# curl, python3-jsonschema (responses against the served OpenAPI
+# document), python3-prometheus-client (its text parser), chromium
+# (headless, the dashboard) and openssl (a test certificate for TLS).
 
 PKGS="build-essential pkg-config libevent-dev libjansson-dev libsqlite3-dev
 libssl-dev libmunge-dev munge libcmocka-dev clang libclang-rt-14-dev
-clang-format sqlite3 util-linux procps curl python3 passwd tmux snakemake"
+clang-format sqlite3 util-linux procps curl python3 passwd tmux snakemake
+openssl python3-jsonschema python3-prometheus-client chromium"
 
 missing=""
 for p in $PKGS; do
