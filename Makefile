@@ -89,7 +89,7 @@ E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/%,$(E2E_SRC))
 # dlopen path (SLUICE_NVML_LIBRARY).
 FAKE_NVML := $(BUILD)/tests/fake_nvml/libnvidia-ml.so.1
 
-.PHONY: all check check-san san fuzz fuzz-smoke demo format format-check \
+.PHONY: FORCE all check check-san san fuzz fuzz-smoke demo format format-check \
 	install clean deps unit
 all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS) $(E2E_BINS) $(FAKE_NVML)
 
@@ -99,7 +99,24 @@ $(BUILD)/obj/%.o: %.c
 
 $(COMMON_LIB): $(call obj,$(COMMON_SRC))
 $(SCHED_LIB): $(call obj,$(SCHED_SRC))
-$(CTLD_LIB): $(call obj,$(filter-out src/ctld/main.c,$(CTLD_SRC)))
+# The files the controller serves (dashboard, OpenAPI document), compiled
+# into it: scripts/embed.sh makes one C table of everything under web/.
+WEB_ASSETS := $(sort $(shell find web -type f 2>/dev/null))
+WEB_ASSETS_C := $(BUILD)/gen/web_assets.c
+WEB_ASSETS_O := $(BUILD)/obj/gen/web_assets.o
+# the list of names, rewritten only when it changes: a file removed from
+# web/ makes the table again too
+$(BUILD)/gen/web_assets.list: FORCE
+	@mkdir -p $(@D)
+	@echo '$(WEB_ASSETS)' | cmp -s - $@ || echo '$(WEB_ASSETS)' >$@
+$(WEB_ASSETS_C): scripts/embed.sh $(WEB_ASSETS) $(BUILD)/gen/web_assets.list
+	@mkdir -p $(@D)
+	scripts/embed.sh $@ web $(WEB_ASSETS)
+$(WEB_ASSETS_O): $(WEB_ASSETS_C)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(CTLD_LIB): $(call obj,$(filter-out src/ctld/main.c,$(CTLD_SRC))) $(WEB_ASSETS_O)
 $(NODED_LIB): $(call obj,$(filter-out src/noded/main.c,$(NODED_SRC)))
 $(CLI_LIB): $(call obj,$(filter-out src/cli/main.c,$(CLI_SRC)))
 $(BUILD)/lib/%.a:
