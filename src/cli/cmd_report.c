@@ -15,7 +15,7 @@
 #include "cli/client.h"
 #include "cli/fmt.h"
 #include "cli/opt.h"
-#include "cli/preempt_report.h"
+#include "common/preempt_report.h"
 #include "cli/when.h"
 #include "common/conf.h"
 #include "common/proto.h"

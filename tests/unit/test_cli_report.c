@@ -1,5 +1,5 @@
 /*
- * The preemption review (src/cli/preempt_report.c) on hand-made
+ * The preemption review (src/common/preempt_report.c) on hand-made
  * accounting jobs: suffered and caused per user, QOS and partition, lost
  * GPU- and CPU-hours from the last checkpoint (or start) to the kill,
  * requeues and the median wait before running again, the flag share, and
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "cli/preempt_report.h"
+#include "common/preempt_report.h"
 
 /* victim 1 (alice, dev_qos, dev, 2 GPUs): start 100, checkpoint 160,
  * preempted at 200 by 3, requeued at 205, runs again at 215, preempted

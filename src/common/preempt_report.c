@@ -3,7 +3,7 @@
  * events (start, checkpoint, preempt, requeue, end), charged to its
  * user, QOS and partition, and to its preemptor's for "caused".
  */
-#include "cli/preempt_report.h"
+#include "common/preempt_report.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

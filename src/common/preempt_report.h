@@ -1,5 +1,6 @@
 /*
- * The preemption review behind `sluice report preemptions`: from
+ * The preemption review behind `sluice report preemptions` and the
+ * dashboard's /sluice/v1/preemptions (docs/rest-sluice.md): from
  * accounting jobs with their events (JOB_ACCT), per user, QOS and
  * partition: preemptions suffered and caused, GPU-hours (and CPU-hours)
  * lost between the last checkpoint (or start) and the kill, requeues,
@@ -7,8 +8,8 @@
  * users preempted in more than a share of their runs.  Pure: JSON in,
  * JSON out (docs/preemption.md).
  */
-#ifndef SLUICE_CLI_PREEMPT_REPORT_H
-#define SLUICE_CLI_PREEMPT_REPORT_H
+#ifndef SLUICE_PREEMPT_REPORT_H
+#define SLUICE_PREEMPT_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
