@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "common/hostlist.h"
+#include "common/stdpath.h"
 #include "common/envlist.h"
 #include "common/xalloc.h"
 
@@ -242,117 +243,36 @@ mode_t jobenv_umask(const struct launch *l)
     return jobenv_umask_env(l->env, l->n_env);
 }
 
-struct sbuf {
-    char *s;
-    size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
+/* The letters of the output patterns, from the launch. */
+static struct stdpath_job stdpath_of(const struct launch *l, const char *user,
+                                     const char *node)
 {
-    if (b->len + n + 1 > b->cap) {
-        b->cap = 2 * (b->len + n + 1);
-        b->s = xrealloc(b->s, b->cap);
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_num(struct sbuf *b, uint64_t v, int width)
-{
-    char buf[48];
-    int n = snprintf(buf, sizeof(buf), "%0*" PRIu64, width, v);
-
-    sb_add(b, buf, (size_t)n);
-}
-
-/* One %-letter; 0 when the letter is unknown. */
-static int expand_one(struct sbuf *b, char c, int width, const struct launch *l,
-                      const char *user, const char *node)
-{
-    switch (c) {
-    case 'j':
-    case 'J': /* jobid.stepid; the batch script's is the job id alone */
-        sb_num(b, l->job_id, width);
-        return 1;
-    case 'A':
-        sb_num(b, l->is_array ? l->array_job_id : l->job_id, width);
-        return 1;
-    case 'a':
-        sb_num(b, l->is_array ? l->array_task_id : LAUNCH_NO_ARRAY_TASK, width);
-        return 1;
-    case 'n':
-    case 't':
-        sb_num(b, 0, width);
-        return 1;
-    case 'x':
-        sb_add(b, l->name, strlen(l->name));
-        return 1;
-    case 'u':
-        sb_add(b, user, strlen(user));
-        return 1;
-    case 'N':
-        sb_add(b, node, strcspn(node, "."));
-        return 1;
-    case 's':
-        sb_add(b, "batch", 5);
-        return 1;
-    default:
-        return 0;
-    }
+    return (struct stdpath_job){.job_id = l->job_id,
+                                .is_array = l->is_array,
+                                .array_job_id = l->array_job_id,
+                                .array_task_id = l->array_task_id,
+                                .name = l->name,
+                                .user = user,
+                                .node = node};
 }
 
 char *jobenv_expand(const char *pattern, const struct launch *l,
                     const char *user, const char *node)
 {
-    struct sbuf b = {0};
+    struct stdpath_job j = stdpath_of(l, user, node);
 
-    sb_add(&b, "", 0);
-    if (strchr(pattern, '\\') != NULL) {
-        for (const char *p = pattern; *p != '\0'; p++)
-            if (*p != '\\')
-                sb_add(&b, p, 1);
-        return b.s;
-    }
-    for (const char *p = pattern; *p != '\0'; p++) {
-        const char *q = p + 1;
-        int width = 0;
-        if (*p != '%') {
-            sb_add(&b, p, 1);
-            continue;
-        }
-        if (*q == '%') {
-            sb_add(&b, "%", 1);
-            p = q;
-            continue;
-        }
-        while (isdigit((unsigned char)*q) && width < 100)
-            width = width * 10 + (*q++ - '0');
-        if (width > 10)
-            width = 10;
-        if (*q != '\0' && expand_one(&b, *q, width, l, user, node)) {
-            p = q;
-            continue;
-        }
-        sb_add(&b, p, 1); /* unknown: keep the '%' and go on */
-    }
-    return b.s;
+    return stdpath_expand(pattern, &j);
 }
 
 char *jobenv_output_path(const struct launch *l, int err, const char *user,
                          const char *node, const char *work_dir)
 {
-    const char *pattern = l->std_out[0] ? l->std_out : "slurm-%j.out";
-    char *name, *path;
+    struct stdpath_job j = stdpath_of(l, user, node);
+    const char *pattern = l->std_out;
 
     if (err && l->std_err[0] != '\0')
         pattern = l->std_err;
-    name = jobenv_expand(pattern, l, user, node);
-    if (name[0] == '/')
-        return name;
-    path = xasprintf("%s/%s", work_dir, name);
-    free(name);
-    return path;
+    return stdpath_resolve(pattern, &j, work_dir);
 }
 
 size_t jobenv_cancel_line(uint32_t job_id, const char *node, const char *reason,

@@ -68,14 +68,9 @@ mode_t jobenv_umask(const struct launch *l);
 mode_t jobenv_umask_env(char *const *env, size_t n);
 
 /*
- * jobenv_expand: pattern with %j (job id), %x (job name), %u (user),
- * %N (short node name), %n (node index, 0), %t (task, 0), %s ("batch"),
- * %A (array job id; the job id for other jobs), %a (array task id;
- * 4294967294 for other jobs, as Slurm prints), %% ('%').  A number
- * between '%' and the letter pads numbers with zeros to that width
- * (%4j -> 0042).  Unknown letters stay as written.  A pattern containing
- * '\' is taken literally, backslashes removed (Slurm's rule).  New
- * string, caller frees.
+ * jobenv_expand: the launch's pattern expanded by stdpath_expand
+ * (common/stdpath.h: %j, %x, %u, %N, %A, %a, ...), with user and node
+ * (the NodeName) for %u and %N.  New string, caller frees.
  */
 char *jobenv_expand(const char *pattern, const struct launch *l,
                     const char *user, const char *node);

@@ -23,10 +23,6 @@ struct cgroup_job_spec;
 struct ucache;
 struct ucache_user;
 
-/* Slurm prints this for %a of a job that is not part of an array
- * (NO_VAL - 1). */
-#define LAUNCH_NO_ARRAY_TASK 4294967294u
-
 /* The LAUNCH object; every string is owned and never NULL unless said. */
 struct launch {
     uint32_t job_id;
