@@ -322,6 +322,7 @@ static const struct listen_ops listen_ops = {
 /* What the HTTP server serves (web/web.h), first match first. */
 static const struct web_route *const web_routes[] = {
     rest_routes,
+    sluice_routes,
     NULL,
 };
 
