@@ -323,6 +323,7 @@ static const struct listen_ops listen_ops = {
 static const struct web_route *const web_routes[] = {
     rest_routes,
     sluice_routes,
+    static_routes,
     NULL,
 };
 
