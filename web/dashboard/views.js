@@ -360,7 +360,8 @@ function jobFacts(j, now) {
       fact(j.job_state === 'PENDING' ? 'Estimated start' : 'Started', fmtStamp(j.start_time)),
       fact('Ended', j.end_time ? fmtStamp(j.end_time) : null), fact('Run time', ran),
       fact('Time limit', fmtLimit(j.time_limit_s)), fact('Restarts', j.restart_count),
-      fact('Exit', j.exit_code ? `${j.exit_code.return_code}:${j.exit_code.signal}` : null),
+      fact(j.end_time ? 'Exit' : 'Last run\'s exit', j.exit_code && (j.end_time || j.restart_count) ?
+        `${j.exit_code.return_code}:${j.exit_code.signal}` : null),
       fact('Work dir', j.work_dir));
 }
 
