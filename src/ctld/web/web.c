@@ -30,6 +30,7 @@
 #include "common/slurmjson.h"
 #include "common/xalloc.h"
 #include "ctld/core/loop.h"
+#include "ctld/core/stats.h"
 #include "ctld/net/listen.h"
 #include "ctld/rpc/rpc.h"
 
@@ -314,6 +315,7 @@ static void send_now(struct web_req *wr)
               peer, (unsigned)port, wr->method, wr->path ? wr->path : "?",
               wr->user ? wr->user : "-", wr->status,
               (long long)(clock_mono_us() - wr->t0_us));
+    stats_http(wr->w->env.rpc->stats, wr->status);
     evhttp_send_reply(wr->req, wr->status, reason_of(wr->status), wr->out);
     req_free(wr);
 }
