@@ -348,6 +348,7 @@ static const struct listen_ops listen_ops = {
 /* What the HTTP server serves (web/web.h), first match first. */
 static const struct web_route *const web_routes[] = {
     rest_routes,
+    metrics_routes,
     NULL,
 };
 
@@ -357,6 +358,7 @@ static int web_listen(struct ctld *c, int fd, struct err *e)
                           .loop = c->loop,
                           .conf = c->conf,
                           .rpc = &c->rpc,
+                          .listen = c->listen,
                           .routes = web_routes};
 
     if (fd < 0)

@@ -1,7 +1,7 @@
 /*
  * The route tables the HTTP server (web.h) serves, one per file: rest.c
- * (slurmrestd's /slurm/v0.0.38 and /openapi/v3), each ended by an entry
- * with pattern NULL.
+ * (slurmrestd's /slurm/v0.0.38 and /openapi/v3), metrics.c (/metrics),
+ * each ended by an entry with pattern NULL.
  */
 #ifndef SLUICE_CTLD_REST_H
 #define SLUICE_CTLD_REST_H
@@ -9,5 +9,6 @@
 #include "ctld/web/web.h"
 
 extern const struct web_route rest_routes[];
+extern const struct web_route metrics_routes[];
 
 #endif
