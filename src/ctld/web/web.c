@@ -5,6 +5,7 @@
  */
 #include "ctld/web/web.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -450,6 +451,18 @@ static const char *method_name(enum evhttp_cmd_type t)
     }
 }
 
+/* Whether every % in s[0..len) starts an escape of two hex digits
+ * (evhttp_uridecode passes a bad one through as it is). */
+static bool escapes_ok(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '%' &&
+            (i + 2 >= len || !isxdigit((unsigned char)s[i + 1]) ||
+             !isxdigit((unsigned char)s[i + 2])))
+            return false;
+    return true;
+}
+
 /* Split the raw path into decoded segments ("/a/b%20c/" -> "a", "b c").
  * -1 with e on an encoding error, a NUL, ".", "..", or too many. */
 static int split_path(struct web_req *wr, const char *raw, struct err *e)
@@ -465,7 +478,7 @@ static int split_path(struct web_req *wr, const char *raw, struct err *e)
         size_t len = strcspn(p, "/");
         char *enc = xstrndup(p, len);
         size_t n = 0;
-        char *dec = evhttp_uridecode(enc, 0, &n);
+        char *dec = escapes_ok(p, len) ? evhttp_uridecode(enc, 0, &n) : NULL;
 
         free(enc);
         if (dec == NULL || strlen(dec) != n || strcmp(dec, ".") == 0 ||
