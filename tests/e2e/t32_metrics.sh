@@ -8,7 +8,8 @@
 # (submissions, starts, SUBMIT requests) and with the controller's own
 # preemption line (one preemption, its GPU-seconds); histograms are
 # cumulative.  Then SluiceMetricsAuth=token: 401 without a token, 200 with
-# one from scontrol token.
+# one from scontrol token.  Nothing of the cluster is left, and no
+# sanitizer report.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -225,4 +226,5 @@ is "$(code -H "X-SLURM-USER-TOKEN: $tok")" 200 "with it in X-SLURM-USER-TOKEN: 2
 is "$(code -H "Authorization: Bearer ${tok%?}x")" 401 "with a forged token: 401"
 like "$(curl -s -H "Authorization: Bearer $tok" "$URL")" \
     'sluice_http_requests_total\{code="401"\} [1-9]' "the refusals are counted by status"
+cluster_gone
 finish
