@@ -322,6 +322,8 @@ static const struct listen_ops listen_ops = {
 /* What the HTTP server serves (web/web.h), first match first. */
 static const struct web_route *const web_routes[] = {
     rest_routes,
+    rest_job_routes,
+    rest_db_routes,
     NULL,
 };
 
