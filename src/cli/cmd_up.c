@@ -102,9 +102,6 @@ static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
     up_replace(&c->auth_info, xstrdup(d->key));
     up_replace(&c->auth_alt_types, xstrdup("auth/jwt"));
     up_replace(&c->auth_alt_parameters, xasprintf("jwt_key=%s", d->jwt));
-    /* a certificate of the source's would not be this machine's */
-    up_replace(&c->sluice_rest_tls_cert, xstrdup(""));
-    up_replace(&c->sluice_rest_tls_key, xstrdup(""));
     if (!c->slurmd_config_overrides)
         up_replace(
             &c->slurmd_parameters,

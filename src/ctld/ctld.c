@@ -32,6 +32,7 @@
 #include "ctld/cluster/resv.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
+#include "ctld/core/stats.h"
 #include "ctld/rpc/rpc.h"
 #include "ctld/sched/explain.h"
 #include "ctld/sched/model.h"
@@ -65,6 +66,7 @@ static void flush(void *arg, bool pass)
                    "from the database)",
                    e.text);
         t2 = clock_mono_us();
+        stats_commit(c->stats, t2 - t1);
         /* the start latency's controller stages (bench/RESULTS.md) */
         log_debug("flush sched_us=%" PRId64 " commit_us=%" PRId64, t1 - t0,
                   t2 - t1);
@@ -108,6 +110,27 @@ static void node_down(void *arg, size_t idx, enum node_down why, time_t now)
 }
 
 static const struct nodes_events node_events = {.node_down = node_down};
+
+/* jobs_events for the counters of /metrics (core/stats.h): submissions
+ * (an array once: the tasks split off it are not), and starts. */
+static void stats_job_event(void *arg, struct job *j, const char *what,
+                            time_t when)
+{
+    struct ctld *c = arg;
+
+    (void)when;
+    if (what == NULL)
+        return;
+    if (strcmp(what, "submit") == 0 &&
+        (j->array_job_id == 0 || j->array_job_id == j->id))
+        stats_submitted(c->stats, j->part);
+    else if (strcmp(what, "start") == 0)
+        stats_started(c->stats, j->part);
+}
+
+static const struct jobs_events stats_job_events = {
+    .job_event = stats_job_event,
+};
 
 /* SLUICE_TEST_TIME_DIVISOR (ctld.h): 1 unless a test sets 1..3600. */
 static uint32_t test_time_divisor(void)
@@ -162,6 +185,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->base = base;
     c->self_uid = geteuid();
     c->time_divisor = test_time_divisor();
+    c->stats = stats_create(conf->n_parts);
     c->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, c);
     /* with the I/O: libevent runs only the most urgent active queue, so
      * a lower priority would wait for as long as clients keep sending */
@@ -237,6 +261,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     jobs_subscribe(c->jobs, &prio_drv_events, c->prio);
     jobs_subscribe(c->jobs, &steps_job_events, c->steps);
     jobs_subscribe(c->jobs, &ctld_mail_events, c);
+    jobs_subscribe(c->jobs, &stats_job_events, c);
     c->preempt = preempt_drv_create(&(struct preempt_drv_src){
         .conf = conf,
         .base = base,
@@ -247,6 +272,7 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
         .nodes = c->nodes,
         .jobs = c->jobs,
         .nodecmd = c->nodecmd,
+        .stats = c->stats,
     });
     c->model = model_create(&(struct model_src){
         .conf = conf,
@@ -324,6 +350,7 @@ static const struct web_route *const web_routes[] = {
     rest_routes,
     rest_job_routes,
     rest_db_routes,
+    metrics_routes,
     NULL,
 };
 
@@ -333,6 +360,7 @@ static int web_listen(struct ctld *c, int fd, struct err *e)
                           .loop = c->loop,
                           .conf = c->conf,
                           .rpc = &c->rpc,
+                          .listen = c->listen,
                           .routes = web_routes};
 
     if (fd < 0)
@@ -366,6 +394,7 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
         .prio = c->prio,
         .explain = c->explain,
         .resv = c->resv,
+        .stats = c->stats,
         .self_uid = c->self_uid,
         .jwt = c->jwt,
         .conf_path = c->conf_path,
@@ -425,6 +454,7 @@ void ctld_destroy(struct ctld *c)
     persist_close(c->persist);
     loop_destroy(c->loop);
     jwt_key_free(c->jwt);
+    stats_destroy(c->stats);
     if (c->tick_ev)
         event_free(c->tick_ev);
     free(c);

@@ -42,6 +42,7 @@ struct resvs;
 struct jlimits;
 struct jchain;
 struct jwt_key;
+struct stats;
 struct web;
 
 struct ctld {
@@ -71,6 +72,7 @@ struct ctld {
     struct jwt_key *jwt; /* auth/jwt's key, or NULL (common/jwt.h) */
     struct web *web;     /* the HTTP server, or NULL (web/web.h) */
     struct rpc_env rpc;  /* what the request handlers use (rpc/rpc.h) */
+    struct stats *stats; /* the counters of /metrics (core/stats.h) */
 
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
     /* Tests only: time limits and --signal times are divided by this

@@ -320,6 +320,20 @@ static void conn_free(struct conn *conn)
     free(conn);
 }
 
+void listen_counts(const struct listen *l, struct listen_counts *out)
+{
+    *out = (struct listen_counts){0};
+    for (const struct conn *c = l != NULL ? l->conns : NULL; c != NULL;
+         c = c->next) {
+        if (c->node >= 0)
+            out->nodes++;
+        else if (c->is_unix)
+            out->local++;
+        else
+            out->tcp++;
+    }
+}
+
 /* A closing connection goes once everything it was sent is written. */
 static bool conn_maybe_free(struct conn *conn)
 {

@@ -101,6 +101,13 @@ void listen_release(struct listen *l);
 /* listen_has_held: whether output waits for a commit. */
 bool listen_has_held(const struct listen *l);
 
+/* Open connections by kind (GET /metrics): those of node daemons, and
+ * the others on the unix socket and on TCP. */
+struct listen_counts {
+    size_t nodes, local, tcp;
+};
+void listen_counts(const struct listen *l, struct listen_counts *out);
+
 /* The node a connection speaks for (-1: none), set on registration. */
 void listen_conn_set_node(struct conn *conn, long node);
 long listen_conn_node(const struct conn *conn);

@@ -8,7 +8,9 @@
 
 #include <errno.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "ctld/core/stats.h"
 #include "ctld/net/listen.h"
 
 static const rpc_fn handlers[] = {
@@ -60,6 +62,8 @@ int rpc_dispatch(const struct rpc_env *env, struct conn *conn,
     struct rpc r = {.env = env, .conn = conn, .req = req, .who = *who};
     const char *name = proto_type_name(req->type);
     rpc_fn fn = NULL;
+    int64_t t0;
+    int rc, code;
 
     if (req->type < sizeof(handlers) / sizeof(handlers[0]))
         fn = handlers[req->type];
@@ -71,8 +75,11 @@ int rpc_dispatch(const struct rpc_env *env, struct conn *conn,
         errno = EOPNOTSUPP;
         return err_set(e, "sluicectld does not serve %s requests", name);
     }
-    if (fn(&r, reply, e) < 0) {
-        int code = errno ? errno : EINVAL;
+    t0 = clock_mono_us();
+    rc = fn(&r, reply, e);
+    code = errno ? errno : EINVAL;
+    stats_rpc(env->stats, req->type, clock_mono_us() - t0, rc < 0);
+    if (rc < 0) {
         log_debug("peer=%s uid=%u type=%s error=\"%s\"",
                   conn != NULL ? listen_conn_peer(conn) : "http", r.who.uid,
                   name, e->text);

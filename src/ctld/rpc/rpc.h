@@ -34,6 +34,7 @@ struct persist;
 struct prio_drv;
 struct resvs;
 struct sched_drv;
+struct stats;
 struct steps;
 
 /*
@@ -55,7 +56,10 @@ struct rpc_env {
     struct prio_drv *prio;
     struct explain *explain; /* explain_job's context (sched/explain.h) */
     struct resvs *resv;      /* reservations (cluster/resv.h) */
-    uid_t self_uid;          /* the controller's own uid: an operator */
+    /* the controller's counters (core/stats.h): rpc_dispatch counts each
+     * request and its time; GET /metrics reads them */
+    struct stats *stats;
+    uid_t self_uid; /* the controller's own uid: an operator */
     /* auth/jwt's key (AuthAltParameters=jwt_key=): scontrol token and
      * REST requests; NULL when AuthAltTypes has no auth/jwt */
     const struct jwt_key *jwt;

@@ -28,6 +28,7 @@
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/core/persist.h"
+#include "ctld/core/stats.h"
 #include "sched/preempt.h"
 #include "sched/select.h"
 #include "sched/sched.h"
@@ -616,8 +617,28 @@ static void hold_add(struct hold *h, const struct victims *vs, size_t x,
     }
 }
 
+/* Count victim x's preemption for /metrics, once it is done (suspended,
+ * or being killed to be requeued or to end), with the work it loses:
+ * none when suspended, as it resumes where it stopped. */
+static void count(struct preempt_drv *p, const struct victims *vs, size_t x,
+                  bool suspended, time_t now)
+{
+    const struct job *v = vs->j[x];
+    bool gpu = false;
+    uint64_t lost = 0;
+
+    if (!suspended)
+        lost = sched_preempt_lost(&vs->v[x], now, &gpu);
+    stats_preempt(p->src.stats, v->part, v->qos,
+                  suspended                     ? "suspend"
+                  : v->kill == JOB_KILL_REQUEUE ? "requeue"
+                                                : "cancel",
+                  gpu ? lost : 0, gpu ? 0 : lost);
+}
+
 static void act(struct preempt_drv *p, struct job *pj, int64_t task,
-                struct victims *vs, const struct sched_preempt_plan *plan)
+                struct victims *vs, const struct sched_preempt_plan *plan,
+                time_t now)
 {
     struct hold *h = xcalloc(1, sizeof(*h));
     char list[256] = "";
@@ -638,6 +659,8 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
         if (m == CONF_PREEMPT_MODE_SUSPEND) {
             if (jobs_preempt_suspend(p->src.jobs, v, pj->id, &e) < 0)
                 log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
+            else
+                count(p, vs, x, true, now);
             continue;
         }
         /* --signal: the job's own notice first, as Slurm sends it at the
@@ -647,6 +670,8 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
         if (jobs_preempt(p->src.jobs, v, pj->id, m == CONF_PREEMPT_MODE_REQUEUE,
                          grace_of(p, v), &e) < 0)
             log_warnx("job=%" PRIu64 " preempt: %s", v->id, e.text);
+        else
+            count(p, vs, x, false, now);
     }
     char tk[32] = "";
     if (task >= 0)
@@ -796,7 +821,7 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
         if (rc < 0)
             log_warn("job=%" PRIu64 " preempt: the model was refused", pj->id);
         if (rc == 1 && plan.nvictims > 0) {
-            act(p, pj, t, &vs, &plan);
+            act(p, pj, t, &vs, &plan, now);
             claim(cl, &cl->jobs[d->job], &vs, &plan);
         } else
             exempt_wake(p, &vs, now);

@@ -37,6 +37,7 @@ struct sched_cluster;
 struct sched_node;
 struct sched_job;
 struct sched_result;
+struct stats;
 
 /* ExemptUntilCheckpoint without a checkpoint: exempt for at most
  * PreemptParameters=exempt_until_checkpoint_max, by default this many
@@ -66,6 +67,8 @@ struct preempt_drv_src {
     struct nodes *nodes;
     struct jobs *jobs;
     struct nodecmd *nodecmd; /* the victims' warning signals */
+    struct stats *stats;     /* preemptions counted (core/stats.h); may be
+                                NULL */
 };
 
 /* preempt_drv_create: never NULL; src is copied; the holds are loaded

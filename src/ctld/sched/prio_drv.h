@@ -82,4 +82,26 @@ void prio_drv_refresh(struct prio_drv *p, time_t now);
 json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now);
 json_t *prio_drv_share_json(struct prio_drv *p, json_t *req);
 
+/* One association of the fair-share tree as sshare shows it. */
+struct prio_share {
+    const char *account; /* a user's association: the account it is under */
+    const char *user;    /* NULL for an account */
+    double shares_norm;  /* its share of the machine, [0,1] */
+    double usage_raw;    /* decayed billed seconds, its own and its
+                            descendants' */
+    double usage_eff;    /* effective usage (Fair Tree: normalised) */
+    double fairshare;    /* a user's fair-share factor, [0,1]; NAN for an
+                            account */
+    double level_fs;     /* Fair Tree's level (INFINITY without usage);
+                            NAN with the classic algorithm */
+};
+
+/*
+ * prio_drv_share_each: fn(arg, s) for every association of the tree,
+ * after prio_drv_sync (s and its strings borrowed for the call).
+ */
+void prio_drv_share_each(struct prio_drv *p, time_t now,
+                         void (*fn)(void *arg, const struct prio_share *s),
+                         void *arg);
+
 #endif

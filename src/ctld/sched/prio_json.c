@@ -269,3 +269,29 @@ json_t *prio_drv_share_json(struct prio_drv *p, json_t *req)
                      (json_int_t)p->last_calc, "shares", out, "qos",
                      qos_usage_json(p), "notes", notes_json(p));
 }
+
+void prio_drv_share_each(struct prio_drv *p, time_t now,
+                         void (*fn)(void *arg, const struct prio_share *s),
+                         void *arg)
+{
+    char account[256];
+
+    prio_drv_sync(p, now);
+    for (size_t i = 0; i < p->nfs; i++) {
+        const struct fs_assoc *a = &p->fs[i];
+        const char *slash = strchr(p->fs_key[i], '/');
+        int len =
+            slash ? (int)(slash - p->fs_key[i]) : (int)strlen(p->fs_key[i]);
+
+        snprintf(account, sizeof(account), "%.*s", len, p->fs_key[i]);
+        fn(arg, &(struct prio_share){
+                    .account = account,
+                    .user = a->is_user ? a->name : NULL,
+                    .shares_norm = a->shares_norm,
+                    .usage_raw = a->usage_tree,
+                    .usage_eff = p->fair_tree ? a->usage_norm : a->usage_eff,
+                    .fairshare = a->is_user ? a->factor : NAN,
+                    .level_fs = p->fair_tree ? a->level_fs : NAN,
+                });
+    }
+}

@@ -498,6 +498,11 @@ void sched_drv_start(struct sched_drv *s, struct job *j,
     start_job(s, j, pl->nodes, pl->nnodes, pl->gpus, now);
 }
 
+const struct sched_stats *sched_drv_stats(const struct sched_drv *s)
+{
+    return &s->st;
+}
+
 json_t *sched_drv_diag(struct sched_drv *s, time_t now)
 {
     json_t *o = sched_stats_json(&s->st, now);

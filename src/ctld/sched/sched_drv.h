@@ -35,6 +35,7 @@ struct parts;
 struct preempt_drv;
 struct prio_drv;
 struct sched_drv;
+struct sched_stats;
 
 /* What the driver works on: all borrowed, all outliving it. */
 struct sched_drv_src {
@@ -99,6 +100,10 @@ void sched_drv_place_clear(struct sched_drv_place *pl);
  * for an allocation). */
 void sched_drv_start(struct sched_drv *s, struct job *j,
                      const struct sched_drv_place *pl, time_t now);
+
+/* sched_drv_stats: the statistics sdiag shows, for GET /metrics
+ * (borrowed). */
+const struct sched_stats *sched_drv_stats(const struct sched_drv *s);
 
 /* sched_drv_diag: the SCHED_DIAG reply (docs/protocol.md), a new
  * reference. */

@@ -26,6 +26,7 @@ static void cycle_add(struct sched_stats *st, const struct sched_sample *x)
     st->cycles++;
     st->cycle_last_us = st->cycle_us;
     st->cycle_total_us += st->cycle_us;
+    stats_hist_add(&st->cycle_hist, st->cycle_us);
     if (st->cycle_us > st->cycle_max_us)
         st->cycle_max_us = st->cycle_us;
     st->depth_last = st->depth;
@@ -40,6 +41,7 @@ void sched_stats_add(struct sched_stats *st, const struct sched_sample *x)
     st->passes++;
     st->total_us += x->dur_us;
     st->last_us = x->dur_us;
+    stats_hist_add(&st->pass_hist, x->dur_us);
     if (x->dur_us > st->max_us)
         st->max_us = x->dur_us;
     st->started += x->started;

@@ -2,7 +2,8 @@
  * Scheduler statistics for `sluice diag` / sdiag (SCHED_DIAG in
  * docs/protocol.md): passes and their durations, jobs started per pass,
  * backfill cycles (a cycle is the slices from the top of the queue to its
- * end), the depth they reached, and the queue length.
+ * end), the depth they reached, and the queue length; GET /metrics
+ * reads them too, with the durations of passes and cycles in buckets.
  */
 #ifndef SLUICE_CTLD_SCHED_STATS_H
 #define SLUICE_CTLD_SCHED_STATS_H
@@ -13,6 +14,8 @@
 #include <time.h>
 
 #include <jansson.h>
+
+#include "ctld/core/stats.h"
 
 /* What one pass did (sched_drv.c fills it). */
 struct sched_sample {
@@ -42,6 +45,8 @@ struct sched_stats {
     int64_t cycle_us, cycle_last_us, cycle_max_us, cycle_total_us;
     size_t depth, depth_last, depth_max, reserved_last, slice_jobs;
     time_t cycle_last_end;
+    /* for /metrics: every pass's duration, every whole cycle's */
+    struct stats_hist pass_hist, cycle_hist;
 };
 
 void sched_stats_init(struct sched_stats *st, time_t now);

@@ -1,11 +1,12 @@
 /*
- * The route tables of slurmrestd's API (docs/rest.md), one per file, each
- * ended by an entry with pattern NULL: rest.c (/slurm/v0.0.38 queries and
- * /openapi/v3), rest_job.c (submitting, updating and cancelling jobs) and
- * rest_db.c (/slurmdb/v0.0.38).  Every request is served through
- * web_req_rpc as the token's user, and its reply converted to Slurm's
- * objects (common/slurmjson.h).  Below the tables, what the three files
- * share.
+ * The route tables the HTTP server (web.h) serves, one per file, each
+ * ended by an entry with pattern NULL: slurmrestd's API (docs/rest.md) in
+ * rest.c (/slurm/v0.0.38 queries and /openapi/v3), rest_job.c
+ * (submitting, updating and cancelling jobs) and rest_db.c
+ * (/slurmdb/v0.0.38), and metrics.c (/metrics).  Every REST request is
+ * served through web_req_rpc as the token's user, and its reply converted
+ * to Slurm's objects (common/slurmjson.h).  Below the tables, what the
+ * three REST files share.
  */
 #ifndef SLUICE_CTLD_REST_H
 #define SLUICE_CTLD_REST_H
@@ -20,6 +21,7 @@
 extern const struct web_route rest_routes[];
 extern const struct web_route rest_job_routes[];
 extern const struct web_route rest_db_routes[];
+extern const struct web_route metrics_routes[];
 
 /* rest_status: the HTTP status of a request's error code: web.h's, but a
  * conflict with the job's state (EALREADY, EBUSY, EEXIST) is 409. */

@@ -5,8 +5,10 @@
  */
 #include "ctld/web/web.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include "common/slurmjson.h"
 #include "common/xalloc.h"
 #include "ctld/core/loop.h"
+#include "ctld/core/stats.h"
 #include "ctld/net/listen.h"
 #include "ctld/rpc/rpc.h"
 
@@ -335,17 +338,24 @@ static void send_now(struct web_req *wr)
               peer, (unsigned)port, wr->method, wr->path ? wr->path : "?",
               wr->user ? wr->user : "-", wr->status,
               (long long)(clock_mono_us() - wr->t0_us));
+    stats_http(wr->w->env.rpc->stats, wr->status);
     evhttp_send_reply(wr->req, wr->status, reason_of(wr->status), wr->out);
     req_free(wr);
 }
 
-/* The reply is made: now, or after the commit when a transaction is open
- * (the reply may tell of what it holds). */
+/* A reply is only recorded while the handler runs (the handler may go on
+ * after it); serve() sends it when the request is done. */
 static void reply_done(struct web_req *wr)
+{
+    wr->replied = true;
+}
+
+/* The request is done: send its reply now, or after the commit when a
+ * transaction is open (the reply may tell of what it holds). */
+static void finish(struct web_req *wr)
 {
     struct web *w = wr->w;
 
-    wr->replied = true;
     if (loop_holding(w->env.loop)) {
         wr->next = NULL;
         *w->held_tail = wr;
@@ -471,6 +481,18 @@ static const char *method_name(enum evhttp_cmd_type t)
     }
 }
 
+/* Whether every % in s[0..len) starts an escape of two hex digits
+ * (evhttp_uridecode passes a bad one through as it is). */
+static bool escapes_ok(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '%' &&
+            (i + 2 >= len || !isxdigit((unsigned char)s[i + 1]) ||
+             !isxdigit((unsigned char)s[i + 2])))
+            return false;
+    return true;
+}
+
 /* Split the raw path into decoded segments ("/a/b%20c/" -> "a", "b c").
  * -1 with e on an encoding error, a NUL, ".", "..", or too many. */
 static int split_path(struct web_req *wr, const char *raw, struct err *e)
@@ -486,7 +508,7 @@ static int split_path(struct web_req *wr, const char *raw, struct err *e)
         size_t len = strcspn(p, "/");
         char *enc = xstrndup(p, len);
         size_t n = 0;
-        char *dec = evhttp_uridecode(enc, 0, &n);
+        char *dec = escapes_ok(p, len) ? evhttp_uridecode(enc, 0, &n) : NULL;
 
         free(enc);
         if (dec == NULL || strlen(dec) != n || strcmp(dec, ".") == 0 ||
@@ -663,24 +685,33 @@ error:
 /* ------------------------------------------------------------------ */
 /* Serving.                                                            */
 
-static void serve(struct evhttp_request *req, void *arg)
+/* A reply larger than one write of the bufferevent (16 KiB: /metrics,
+ * REST lists) goes out in two; without TCP_NODELAY the second waits for
+ * the client's delayed ACK, 40 ms on every request of a kept-alive
+ * connection after its first (Prometheus keeps them). */
+static void no_delay(struct evhttp_request *req)
 {
-    struct web *w = arg;
-    struct web_req *wr = xcalloc(1, sizeof(*wr));
-    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    struct evhttp_connection *ec = evhttp_request_get_connection(req);
+    struct bufferevent *bev =
+        ec != NULL ? evhttp_connection_get_bufferevent(ec) : NULL;
+    evutil_socket_t fd = bev != NULL ? bufferevent_getfd(bev) : -1;
+    int one = 1;
+
+    if (fd >= 0)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* The request's route, authentication and handler; every path records
+ * exactly one reply, which serve() then sends. */
+static void handle(struct web *w, struct web_req *wr)
+{
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(wr->req);
     const char *q = uri != NULL ? evhttp_uri_get_query(uri) : NULL;
     const struct web_route *r;
     bool path_known;
     struct err e;
     int rc;
 
-    wr->w = w;
-    wr->req = req;
-    wr->now = time(NULL);
-    wr->t0_us = clock_mono_us();
-    wr->out = evbuffer_new();
-    wr->method = method_name(evhttp_request_get_command(req));
-    web_reply_header(wr, "X-Content-Type-Options", "nosniff");
     if (uri == NULL || split_path(wr, evhttp_uri_get_path(uri), &e) < 0) {
         if (uri == NULL)
             err_set(&e, "the request's URI cannot be parsed");
@@ -722,6 +753,23 @@ static void serve(struct evhttp_request *req, void *arg)
         log_warnx("http path=%s: the handler made no reply", wr->path);
         web_reply_error(wr, 500, EIO, "the request was not answered");
     }
+}
+
+static void serve(struct evhttp_request *req, void *arg)
+{
+    struct web *w = arg;
+    struct web_req *wr = xcalloc(1, sizeof(*wr));
+
+    wr->w = w;
+    wr->req = req;
+    wr->now = time(NULL);
+    wr->t0_us = clock_mono_us();
+    wr->out = evbuffer_new();
+    wr->method = method_name(evhttp_request_get_command(req));
+    no_delay(req);
+    web_reply_header(wr, "X-Content-Type-Options", "nosniff");
+    handle(w, wr);
+    finish(wr);
     /* a steady stream of requests must not starve the commit */
     if (loop_txn_old(w->env.loop))
         loop_flush(w->env.loop);

@@ -22,6 +22,7 @@
 #include "common/err.h"
 
 struct conf;
+struct listen;
 struct loop;
 struct rpc_env;
 struct web;
@@ -44,6 +45,9 @@ struct web_env {
      * and /metrics reads the state and the counters through them; its jwt
      * key checks the tokens (NULL: no auth/jwt, only public routes) */
     const struct rpc_env *rpc;
+    /* the protocol's listener, whose connections /metrics counts (may be
+     * NULL) */
+    const struct listen *listen;
     /* the route tables, each ended by an entry with pattern NULL, the
      * list ended by NULL; the first route that matches serves */
     const struct web_route *const *routes;
