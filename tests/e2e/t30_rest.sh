@@ -345,4 +345,5 @@ while IFS= read -r line; do
     esac
 done <<<"$checked"
 is "$rc" 0 "rest_check.py: every one of $(cat "$REC/n") answers matches the document"
+cluster_gone
 finish
