@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "common/slurmjson.h"
+#include "common/xalloc.h"
 
 /* A count one job may ask for (CPUs, tasks, nodes): the controller checks
  * its own bounds; this only keeps the numbers sane. */
@@ -211,9 +212,7 @@ static int env_entry(struct desc *d, const char *field, size_t i, json_t *a,
 
     if (eq == NULL || eq == s)
         return bad(d, field, "[%zu]: expected \"NAME=value\"", i);
-    name = strndup(s, (size_t)(eq - s));
-    if (name == NULL)
-        abort();
+    name = xstrndup(s, (size_t)(eq - s));
     json_object_set_new(env, name, json_string(eq + 1));
     free(name);
     return 0;

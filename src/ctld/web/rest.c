@@ -127,7 +127,7 @@ json_t *rest_job_ref(struct web_req *wr)
     size_t digits = id ? strspn(id, "0123456789") : 0;
     unsigned long long n;
 
-    if (digits > 0 && digits <= 19 && id[0] != '0') {
+    if (digits > 0 && digits <= 18 && id[0] != '0') {
         n = strtoull(id, NULL, 10);
         if (id[digits] == '\0')
             return json_integer((json_int_t)n);
