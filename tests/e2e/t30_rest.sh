@@ -147,6 +147,11 @@ is "$STATUS" 200 "POST job/{id} (time_limit, name, comment): 200"
 rest GET "/slurm/v0.0.38/job/$id"
 is "$(jv 'd["jobs"][0]["time_limit"]') $(jv 'd["jobs"][0]["name"]') $(jv 'd["jobs"][0]["comment"]')" \
     "5 rest1b via rest" "the job shows the new limit, name and comment"
+like "$(scontrol show job "$id")" "Comment=via rest" "scontrol show job has the comment"
+scontrol update JobId="$id" Comment="by scontrol"
+rest GET "/slurm/v0.0.38/job/$id"
+is "$(jv 'd["jobs"][0]["comment"]')" "by scontrol" \
+    "scontrol update Comment= changes it too, seen over HTTP"
 
 rest DELETE "/slurm/v0.0.38/job/$id?signal=SIGUSR1"
 is "$STATUS" 200 "DELETE job/{id}?signal=SIGUSR1: 200"
