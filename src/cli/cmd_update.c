@@ -96,12 +96,14 @@ static int upd_job_key(json_t *set, const char *w, struct err *e)
         return upd_nice(set, v, e);
     } else if ((v = upd_value(w, "Dependency")) != NULL) {
         return upd_dependency(set, v, e);
+    } else if ((v = upd_value(w, "Comment")) != NULL) {
+        json_object_set_new(set, "comment", json_string(v));
     } else {
         errno = EINVAL;
         return err_set(e,
                        "Invalid input: %s (a job update takes "
-                       "TimeLimit, Partition, JobName, Priority, Nice "
-                       "and Dependency)",
+                       "TimeLimit, Partition, JobName, Priority, Nice, "
+                       "Dependency and Comment)",
                        w);
     }
     return 0;

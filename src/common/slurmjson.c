@@ -14,6 +14,7 @@
 #include "common/hostlist.h"
 #include "common/proto.h"
 #include "common/slurmjson.h"
+#include "common/slurmjson_int.h"
 #include "common/version.h"
 
 /* Slurm's TRES ids: gres/gpu and other gres come after 1000. */
@@ -93,47 +94,6 @@ static const char *const part_sluice_keys[] = {
     "min_nodes", "changed",    "exclusive_user", NULL,
 };
 
-/* Readers: absent, null or of another type give the default. */
-static const char *str_of(json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-static json_t *jstr(json_t *o, const char *key)
-{
-    const char *s = str_of(o, key);
-    return json_string(s != NULL ? s : "");
-}
-
-static json_int_t int_of(json_t *o, const char *key, json_int_t dflt)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? json_integer_value(v) : dflt;
-}
-
-static json_t *jint(json_t *o, const char *key, json_int_t dflt)
-{
-    return json_integer(int_of(o, key, dflt));
-}
-
-/* The value when it is a positive integer, else null (Slurm's "not set"). */
-static json_t *jint_or_null(json_t *o, const char *key)
-{
-    json_int_t v = int_of(o, key, 0);
-    return v > 0 ? json_integer(v) : json_null();
-}
-
-static json_t *jbool(json_t *o, const char *key)
-{
-    return json_boolean(json_is_true(json_object_get(o, key)));
-}
-
-/* Seconds as Slurm's minutes (rounded up; a limit is never shortened). */
-static json_int_t minutes(json_int_t s)
-{
-    return s > 0 ? (s + 59) / 60 : 0;
-}
-
 /* "gres:gpu:N" from a GPU count string ("2", "a100:2"), or "". */
 static json_t *gres_spec(json_t *o, const char *key)
 {
@@ -175,6 +135,13 @@ json_t *slurmjson_response(enum slurmjson_plugin plugin, const char *key,
                      "errors", key, items != NULL ? items : json_array());
 }
 
+const char *slurmjson_signal_name(int sig)
+{
+    int n = (int)(sizeof(sig_names) / sizeof(*sig_names));
+
+    return sig > 0 && sig < n ? sig_names[sig] : NULL;
+}
+
 json_t *slurmjson_exit_code(int return_code, int signal)
 {
     json_t *o = json_object();
@@ -185,11 +152,10 @@ json_t *slurmjson_exit_code(int return_code, int signal)
     json_object_set_new(o, "status", json_string(status));
     json_object_set_new(o, "return_code", json_integer(return_code));
     if (signal != 0) {
-        int n = (int)(sizeof(sig_names) / sizeof(*sig_names));
-        json_object_set_new(
-            o, "signal",
-            json_pack("{s:i, s:s}", "signal_id", signal, "name",
-                      signal > 0 && signal < n ? sig_names[signal] : ""));
+        const char *name = slurmjson_signal_name(signal);
+        json_object_set_new(o, "signal",
+                            json_pack("{s:i, s:s}", "signal_id", signal, "name",
+                                      name ? name : ""));
     }
     return o;
 }

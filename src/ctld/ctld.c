@@ -347,7 +347,8 @@ static const struct listen_ops listen_ops = {
 
 /* What the HTTP server serves (web/web.h), first match first. */
 static const struct web_route *const web_routes[] = {
-    rest_routes, sluice_routes, metrics_routes, static_routes, NULL,
+    rest_routes,    rest_job_routes, rest_db_routes, sluice_routes,
+    metrics_routes, static_routes,   NULL,
 };
 
 static int web_listen(struct ctld *c, int fd, struct err *e)

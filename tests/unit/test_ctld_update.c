@@ -260,6 +260,41 @@ static void test_priority_needs_administrator(void **state)
     assert_true(acct_is_administrator(f->c->acct, 0));
 }
 
+/* Comment= (scontrol update, the REST API's POST job/{id}): the owner
+ * changes it, "" clears it, a string too long is refused and changes
+ * nothing, another user may not touch it. */
+static void test_comment(void **state)
+{
+    struct fx *f = *state;
+    const struct auth_id bob = {1002, 1002};
+    struct err e;
+    char big[1100];
+    uint64_t id = fx_submit(f,
+                            "{\"script\": \"#!/bin/sh\", \"hold\": true, "
+                            "\"comment\": \"first\"}",
+                            &alice, &e);
+
+    assert_int_not_equal(id, 0);
+    assert_string_equal(fx_job(f, id)->opt.comment, "first");
+    assert_int_equal(update(f, id, &alice, "{\"comment\": \"second\"}", &e), 0);
+    assert_string_equal(fx_job(f, id)->opt.comment, "second");
+    memset(big, 'x', sizeof(big) - 3);
+    big[0] = '"';
+    big[sizeof(big) - 3] = '"';
+    big[sizeof(big) - 2] = '\0';
+    {
+        char set[1200];
+        snprintf(set, sizeof(set), "{\"comment\": %s}", big);
+        assert_int_equal(update(f, id, &alice, set, &e), -1);
+        assert_int_equal(errno, EINVAL);
+    }
+    assert_string_equal(fx_job(f, id)->opt.comment, "second");
+    assert_int_equal(update(f, id, &bob, "{\"comment\": \"mine\"}", &e), -1);
+    assert_int_equal(errno, EPERM);
+    assert_int_equal(update(f, id, &alice, "{\"comment\": \"\"}", &e), 0);
+    assert_null(fx_job(f, id)->opt.comment);
+}
+
 /* Finding 20: a time limit of a century or more is no limit, so that
  * start_time + limit cannot overflow. */
 static void test_huge_time_limit_is_infinite(void **state)
@@ -335,6 +370,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_priority_needs_administrator,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_comment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_time_limit_is_infinite, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_mem_defaults_and_max, setup,

@@ -1014,7 +1014,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
     const struct jobs_env *env = jobs_env(js);
     bool admin = acct_is_operator(env->acct, uid), judged = false;
     struct job saved = *j;
-    char *name = NULL, what[128] = "", detail[192];
+    char *name = NULL, *comment = NULL, what[128] = "", detail[192];
     int64_t prio = -1;
     int32_t nice = j->nice;
     size_t part;
@@ -1030,6 +1030,7 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
     if (!json_is_object(set))
         return err_inval(e, "JOB_UPDATE: expected \"set\": {...}");
     if (spec_str(set, "name", SPEC_MAX_NAME, &name, e) < 0 ||
+        spec_str(set, "comment", SPEC_MAX_NAME, &comment, e) < 0 ||
         spec_int(set, "priority", 0, UINT32_MAX, &prio, e) < 0 ||
         parse_nice(js, set, uid, "Nice", &nice, e) < 0)
         goto error;
@@ -1054,12 +1055,19 @@ int jobs_update(struct jobs *js, struct job *j, uid_t uid, json_t *set,
         jlimits_job_added(env->limits, j);
         if (readmitted(js, j, e) < 0) {
             free(name);
+            free(comment);
             return -1; /* the database failed: the move stands */
         }
     }
     if (name != NULL) {
         free(j->name);
         j->name = name;
+    }
+    if (comment != NULL) { /* "" clears it, as scontrol's Comment= */
+        free(j->opt.comment);
+        j->opt.comment = comment[0] ? comment : NULL;
+        if (comment[0] == '\0')
+            free(comment);
     }
     if (prio >= 0) {
         j->priority = (uint32_t)prio;
@@ -1079,5 +1087,6 @@ error:
     if (judged)
         jlimits_job_added(env->limits, j); /* back on its old chain */
     free(name);
+    free(comment);
     return -1;
 }

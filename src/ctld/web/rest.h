@@ -1,17 +1,66 @@
 /*
- * The route tables the HTTP server (web.h) serves, one per file: rest.c
- * (slurmrestd's /slurm/v0.0.38 and /openapi/v3), rest_sluice.c
- * (/sluice/v1), static.c (the dashboard's files), metrics.c (/metrics),
- * each ended by an entry with pattern NULL.
+ * The route tables the HTTP server (web.h) serves, one per file, each
+ * ended by an entry with pattern NULL: slurmrestd's API (docs/rest.md) in
+ * rest.c (/slurm/v0.0.38 queries and /openapi/v3), rest_job.c
+ * (submitting, updating and cancelling jobs) and rest_db.c
+ * (/slurmdb/v0.0.38), Sluice's own API in rest_sluice.c (/sluice/v1,
+ * docs/rest-sluice.md), metrics.c (/metrics) and the dashboard's files in
+ * static.c.  Every API request is served through web_req_rpc as the
+ * token's user; slurmrestd's replies are converted to Slurm's objects
+ * (common/slurmjson.h).  Below the tables, what the three REST files
+ * share.
  */
 #ifndef SLUICE_CTLD_REST_H
 #define SLUICE_CTLD_REST_H
 
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/slurmjson.h"
 #include "ctld/web/web.h"
 
 extern const struct web_route rest_routes[];
+extern const struct web_route rest_job_routes[];
+extern const struct web_route rest_db_routes[];
 extern const struct web_route sluice_routes[];
 extern const struct web_route static_routes[];
 extern const struct web_route metrics_routes[];
+
+/* rest_status: the HTTP status of a request's error code: web.h's, but a
+ * conflict with the job's state (EALREADY, EBUSY, EEXIST) is 409. */
+int rest_status(int code);
+
+/* rest_fail: answer the error (code, e) with its status. */
+void rest_fail(struct web_req *wr, int code, const struct err *e);
+
+/* rest_call: web_req_rpc (body stolen); on failure the request is
+ * answered with the error and -1 returned. */
+int rest_call(struct web_req *wr, uint16_t type, json_t *body, json_t **reply);
+
+/* rest_each: serve a paged request (JOB_QUERY, JOB_ACCT: body borrowed,
+ * asked again with after_job_id until next_after_job_id is null) and hand
+ * every element of reply[key] to fn.  -1 when a page failed (answered). */
+int rest_each(struct web_req *wr, uint16_t type, json_t *body, const char *key,
+              void (*fn)(json_t *item, void *arg), void *arg);
+
+/* rest_check_query: answer 400 and return -1 when the query has a key not
+ * in known (ended by NULL), naming it. */
+int rest_check_query(struct web_req *wr, const char *const *known);
+
+/* rest_job_ref: the path's {job_id} ("42" or an array task "42_7") as a
+ * job reference of the job messages (an integer, or the "N_T" string);
+ * answered 400 and NULL when it is neither.  New reference. */
+json_t *rest_job_ref(struct web_req *wr);
+
+/* rest_list: a comma list ("a,b") as an array of its non-empty items
+ * (new reference). */
+json_t *rest_list(const char *s);
+
+/* rest_ctx: what the converters need (ClusterName, the request's time). */
+struct slurmjson_ctx rest_ctx(const struct web_req *wr);
+
+/* rest_ok: {"meta", "errors": [], "warnings": []} (plugin's meta). */
+json_t *rest_ok(enum slurmjson_plugin plugin);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -127,6 +128,24 @@ const char *web_req_arg(const struct web_req *wr, const char *name)
 const char *web_req_query(const struct web_req *wr, const char *key)
 {
     return wr->query_parsed ? evhttp_find_header(&wr->query, key) : NULL;
+}
+
+const char *web_req_query_unknown(const struct web_req *wr,
+                                  const char *const *known)
+{
+    struct evkeyval *kv;
+    size_t i;
+
+    if (!wr->query_parsed)
+        return NULL;
+    TAILQ_FOREACH(kv, &wr->query, next)
+    {
+        for (i = 0; known[i] != NULL && strcmp(known[i], kv->key) != 0; i++)
+            ;
+        if (known[i] == NULL)
+            return kv->key;
+    }
+    return NULL;
 }
 
 const char *web_req_header(const struct web_req *wr, const char *name)
@@ -289,6 +308,8 @@ static const char *reason_of(int status)
         return "Not Found";
     case 405:
         return "Method Not Allowed";
+    case 409:
+        return "Conflict";
     case 413:
         return "Payload Too Large";
     case 415:

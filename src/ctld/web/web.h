@@ -86,6 +86,10 @@ const char *web_req_arg(const struct web_req *wr, const char *name);
 /* web_req_query: the value of ?key=... (decoded; "" for a bare key), or
  * NULL when absent. */
 const char *web_req_query(const struct web_req *wr, const char *key);
+/* web_req_query_unknown: the first query key not in known (a list ended
+ * by NULL), or NULL when every key is known (or there is no query). */
+const char *web_req_query_unknown(const struct web_req *wr,
+                                  const char *const *known);
 /* web_req_header: a request header's value, or NULL. */
 const char *web_req_header(const struct web_req *wr, const char *name);
 /* web_req_body: the body (NUL-terminated; *len without the NUL). */
