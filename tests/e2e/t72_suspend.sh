@@ -44,6 +44,8 @@ sleep 1.5
 is "$(count c1.n)" "$n1" "its counter does not advance while suspended"
 is "$(squeue -h -j "$j1" -o %t) $(reason_of "$j1")" "S Reason=JobSuspended" \
     "squeue shows S, scontrol Reason=JobSuspended"
+like "$(squeue -h -o '%i %t' | tr '\n' ' ')" "(^| )$j1 S " \
+    "plain squeue lists the suspended job (Slurm's default states include S)"
 
 # --- SUSPENDED survives a kill -9 of the controller ------------------------
 ctld_pid=$(cat "$DIR/pids/sluicectld.pid")

@@ -96,8 +96,9 @@ static const char *find_line(json_t *lines, const char *key, size_t klen)
 static bool needs_restart(const char *key, size_t n)
 {
     static const char *const keys[] = {
-        "SlurmctldHost", "SlurmctldPort", "SlurmdPort",  "StateSaveLocation",
-        "AuthType",      "AuthInfo",      "ClusterName", NULL};
+        "SlurmctldHost",     "SlurmctldPort",  "SlurmdPort",
+        "StateSaveLocation", "AuthType",       "AuthInfo",
+        "ClusterName",       "SluiceRestAddr", NULL};
 
     for (size_t i = 0; keys[i] != NULL; i++)
         if (strlen(keys[i]) == n && strncmp(keys[i], key, n) == 0)
