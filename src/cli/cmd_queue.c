@@ -259,10 +259,9 @@ static json_t *queue_fetch(struct queue *q, bool *unknown)
 
     *unknown = false;
     if (by_default && q->f.job_ids == NULL)
-        json_object_set_new(
-            req, "states",
-            json_pack("[ssss]", "PENDING", "RUNNING", "SUSPENDED",
-                      "COMPLETING"));
+        json_object_set_new(req, "states",
+                            json_pack("[ssss]", "PENDING", "RUNNING",
+                                      "SUSPENDED", "COMPLETING"));
     if (cli_job_query(req, &jobs, &e) < 0) {
         cli_error("cannot load jobs: %s", e.text);
         json_decref(req);
