@@ -21,11 +21,11 @@ static const struct {
     bool query; /* a job_state of docs/protocol.md, for -t */
 } jv_states[] = {
     {"PENDING", "PD", 0, true},         {"RUNNING", "R", 1, true},
-    {"COMPLETING", "CG", 1, true},      {"SUSPENDED", "S", 2, false},
+    {"COMPLETING", "CG", 1, true},      {"SUSPENDED", "S", 2, true},
     {"COMPLETED", "CD", 3, true},       {"CANCELLED", "CA", 4, true},
     {"FAILED", "F", 5, true},           {"TIMEOUT", "TO", 6, true},
     {"NODE_FAIL", "NF", 7, true},       {"PREEMPTED", "PR", 8, true},
-    {"BOOT_FAIL", "BF", 9, true},       {"DEADLINE", "DL", 10, false},
+    {"BOOT_FAIL", "BF", 9, true},       {"DEADLINE", "DL", 10, true},
     {"OUT_OF_MEMORY", "OOM", 11, true}, {"REQUEUED", "RQ", 12, false},
     {"CONFIGURING", "CF", 13, false},
 };
@@ -57,8 +57,8 @@ const char *jobview_state_parse(const char *s, struct err *e)
         return "COMPLETED";
     errno = EINVAL;
     err_set(e,
-            "invalid job state \"%s\" (expected PD, R, CG, CD, CA, F, TO, "
-            "NF, PR, BF, OOM, their long names, or all)",
+            "invalid job state \"%s\" (expected PD, R, CG, S, CD, CA, F, "
+            "TO, NF, PR, BF, DL, OOM, their long names, or all)",
             s);
     return NULL;
 }

@@ -46,6 +46,7 @@ is "$(squeue -h -j "$j1" -o %t) $(reason_of "$j1")" "S Reason=JobSuspended" \
     "squeue shows S, scontrol Reason=JobSuspended"
 like "$(squeue -h -o '%i %t' | tr '\n' ' ')" "(^| )$j1 S " \
     "plain squeue lists the suspended job (Slurm's default states include S)"
+is "$(squeue -h -t S -o %i | tr '\n' ' ')" "$j1 " "squeue -t S lists it alone"
 
 # --- SUSPENDED survives a kill -9 of the controller ------------------------
 ctld_pid=$(cat "$DIR/pids/sluicectld.pid")
