@@ -175,6 +175,41 @@ is "$(cat "$DIR/pids/sluicectld.pid")" "$CTLD_PID" "the controller is the same p
 alive "$CTLD_PID" && ok "... and alive" || not_ok "... and alive"
 is "$(squeue -h | wc -l)" 0 "the CLI is still served"
 
+# --- large answers, a page per turn of the loop --------------------------------------
+# 130 held jobs: three pages of JOB_QUERY's 50 (REST_PAGE_JOBS), six of
+# JOB_ACCT's 25; the answers are streamed in chunks, whole and valid.
+for i in $(seq 130); do sbatch -H -J "many$i" -o /dev/null --wrap true; done >/dev/null
+count() { # PATH: how many "jobs" the answer lists (its ids distinct), or why not
+    curl -s -D head.txt -H "Authorization: Bearer $TOK" "$URL$1" >big.json
+    $PY -c 'import json,sys
+d = json.load(open("big.json"))
+ids = [j["job_id"] for j in d["jobs"]]
+print(len(ids) if len(set(ids)) == len(ids) else "duplicates")' 2>&1 | tail -1
+}
+is "$(count /slurm/v0.0.38/jobs)" 130 "GET /slurm/v0.0.38/jobs: 130 jobs, each once, in valid JSON"
+like "$(tr -d '\r' <head.txt)" 'Transfer-Encoding: chunked' "... sent in chunks"
+is "$(count /slurmdb/v0.0.38/jobs)" 130 "GET /slurmdb/v0.0.38/jobs: 130 jobs, each once"
+is "$(count /sluice/v1/queue)" 130 "GET /sluice/v1/queue: 130 jobs, each once"
+is "$(curl -s -o /dev/null -w '%{http_code} %{size_download}' -I \
+    -H "Authorization: Bearer $TOK" "$URL/slurm/v0.0.38/jobs")" "200 0" \
+    "HEAD of a streamed answer: 200 and no body"
+resp=$($PY - "$ADDR" "$TOK" <<'PY'
+import socket, sys
+host, port = sys.argv[1].rsplit(':', 1)
+for _ in range(5):   # readers that leave after the head, mid-answer
+    s = socket.create_connection((host, int(port)), timeout=5)
+    s.sendall(('GET /slurm/v0.0.38/jobs HTTP/1.1\r\nHost: x\r\n'
+               'Authorization: Bearer %s\r\n\r\n' % sys.argv[2]).encode())
+    first = s.recv(64)
+    s.close()
+print(first.split(b'\r\n')[0].decode())
+PY
+)
+is "$resp" "HTTP/1.1 200 OK" "five readers leave in the middle of a streamed answer"
+is "$(code $PING -H "Authorization: Bearer $TOK")" 200 "... and the controller goes on serving"
+is "$(count /slurm/v0.0.38/jobs)" 130 "... whole answers too"
+scancel -u "$(id -un)" >/dev/null 2>&1
+
 # --- TLS ----------------------------------------------------------------------------
 if command -v openssl >/dev/null; then
     openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \

@@ -118,18 +118,19 @@ function preemptBadge(j) {
 }
 
 async function clusterView(ctx) {
-  const [c, q] = await Promise.all([ctx.api('/cluster'), ctx.api('/queue')]);
+  // /cluster brings the first pending jobs by priority and the counts:
+  // the whole queue is the queue view's (10,000 jobs are not polled here)
+  const c = await ctx.api('/cluster');
   keep.colors = partitionColors(c.partitions);
   const colors = keep.colors, t = c.totals;
-  const pending = q.jobs.filter((j) => j.job_state === 'PENDING')
-      .sort((a, b) => b.priority - a.priority || a.job_id - b.job_id);
-  const preempted = pending.filter((j) => j.preemptions > 0).length;
+  const pending = c.waiting;
+  const preempted = t.jobs_pending_preempted;
   const legend = h('div', {class: 'legend'},
       c.partitions.map((p) => h('span', {}, swatch(colors, p.name), p.name)),
       h('span', {}, h('span', {class: 'swatch idle'}), 'idle'),
       h('span', {}, h('span', {class: 'swatch suspended'}), 'suspended'),
       h('span', {}, h('span', {class: 'swatch unavailable'}), 'unavailable'));
-  const waiting = pending.slice(0, 10).map((j) => h('tr', {
+  const waiting = pending.map((j) => h('tr', {
     class: 'job', 'data-job-id': j.job_id, 'data-state': j.job_state,
     'data-reason': j.state_reason},
   h('td', {}, jobLink(j.job_id)), h('td', {}, j.user_name),
@@ -146,11 +147,11 @@ async function clusterView(ctx) {
       section('Nodes and GPUs', legend,
               h('div', {class: 'nodes'}, c.nodes.map((n) => nodeCard(n, colors)))),
       section('Partitions', partitionsTable(c.partitions, colors)),
-      section(`Waiting (${pending.length})`, pending.length ?
+      section(`Waiting (${t.jobs_pending})`, pending.length ?
         table(['Job', 'User', 'Partition', '#GPUs', 'Reason', 'Waiting'], waiting,
               {class: 'grid waiting'}) :
         h('p', {class: 'muted'}, 'Nothing waits.'),
-              pending.length > 10 ? h('p', {}, h('a', {href: '#/queue'}, 'The whole queue →')) : null));
+              t.jobs_pending > pending.length ? h('p', {}, h('a', {href: '#/queue'}, 'The whole queue →')) : null));
 }
 
 // ---------------------------------------------------------------------

@@ -327,3 +327,20 @@ json_t *dashview_queue(json_t *jobs, json_t *preempted)
     }
     return rows;
 }
+
+void dashview_add_pending(json_t *totals, json_t *parts, const char *part,
+                          json_int_t n, json_int_t gpus)
+{
+    json_t *p;
+    size_t i;
+
+    add_int(totals, "jobs_pending", n);
+    json_array_foreach(parts, i, p)
+    {
+        if (strcmp(str_of(p, "name"), part) == 0) {
+            add_int(p, "jobs_pending", n);
+            add_int(p, "gpus_pending", gpus);
+            return;
+        }
+    }
+}

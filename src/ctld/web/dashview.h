@@ -67,4 +67,12 @@ json_t *dashview_preemptions(json_t *acct_jobs);
  */
 json_t *dashview_queue(json_t *jobs, json_t *preempted);
 
+/*
+ * dashview_add_pending: n pending jobs asking for gpus GPUs in all, of
+ * partition part (a name), into dashview_cluster's totals and into the
+ * partition of parts (its "partitions" array) that has that name.
+ */
+void dashview_add_pending(json_t *totals, json_t *parts, const char *part,
+                          json_int_t n, json_int_t gpus);
+
 #endif

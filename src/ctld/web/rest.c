@@ -15,6 +15,7 @@
 
 #include "common/conf.h"
 #include "common/proto.h"
+#include "common/xalloc.h"
 #include "ctld/web/assets.h"
 
 /* A paged request that does not move on is not asked again forever. */
@@ -74,6 +75,103 @@ int rest_each(struct web_req *wr, uint16_t type, json_t *body, const char *key,
         json_decref(reply);
     }
     return 0;
+}
+
+char *rest_head(json_t *obj, const char *key)
+{
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    size_t n = text != NULL ? strlen(text) : 0;
+    char *out;
+
+    if (n < 2 || text[n - 1] != '}') { /* not an object: no head */
+        free(text);
+        return xasprintf("{\"%s\":[", key);
+    }
+    text[n - 1] = '\0';
+    out = xasprintf("%s%s\"%s\":[", text, n > 2 ? "," : "", key);
+    free(text);
+    return out;
+}
+
+struct pager {
+    struct rest_pages p;
+    json_int_t after;
+    bool head_out, any;
+};
+
+static int to_evbuffer(const char *buf, size_t len, void *arg)
+{
+    return evbuffer_add(arg, buf, len);
+}
+
+static void pager_free(void *arg)
+{
+    struct pager *pg = arg;
+
+    if (pg->p.done != NULL)
+        pg->p.done(pg->p.arg);
+    json_decref(pg->p.body);
+    free(pg->p.head);
+    free(pg);
+}
+
+/* One page (web_stream_fn). */
+static int pager_slice(struct web_req *wr, struct evbuffer *out, void *arg)
+{
+    struct pager *pg = arg;
+    json_t *req = json_deep_copy(pg->p.body), *reply = NULL, *items, *v, *next;
+    struct err e;
+    size_t i;
+
+    json_object_set_new(req, "limit", json_integer(pg->p.limit));
+    if (pg->after > 0)
+        json_object_set_new(req, "after_job_id", json_integer(pg->after));
+    if (web_req_rpc(wr, pg->p.type, req, &reply, &e) < 0 ||
+        (items = pg->p.page(wr, json_object_get(reply, pg->p.key), pg->p.arg,
+                            &e)) == NULL) {
+        int code = errno;
+        json_decref(reply);
+        if (pg->head_out)
+            return -1;
+        rest_fail(wr, code, &e);
+        return 1;
+    }
+    if (pg->p.head != NULL && !pg->head_out) {
+        evbuffer_add(out, pg->p.head, strlen(pg->p.head));
+        pg->head_out = true;
+    }
+    json_array_foreach(items, i, v)
+    {
+        if (pg->p.head == NULL)
+            break;
+        if (pg->any)
+            evbuffer_add(out, ",", 1);
+        json_dump_callback(v, to_evbuffer, out,
+                           JSON_COMPACT | JSON_PRESERVE_ORDER);
+        pg->any = true;
+    }
+    json_decref(items);
+    next = json_object_get(reply, "next_after_job_id");
+    if (json_is_integer(next) && json_integer_value(next) > pg->after) {
+        pg->after = json_integer_value(next);
+        json_decref(reply);
+        return 0;
+    }
+    json_decref(reply);
+    if (pg->p.head == NULL) {
+        pg->p.end(wr, pg->p.arg);
+        return 1;
+    }
+    evbuffer_add(out, "]}", 2);
+    return 1;
+}
+
+void rest_pages(struct web_req *wr, const struct rest_pages *p)
+{
+    struct pager *pg = xcalloc(1, sizeof(*pg));
+
+    pg->p = *p;
+    web_reply_stream(wr, 200, "application/json", pager_slice, pg, pager_free);
 }
 
 int rest_check_query(struct web_req *wr, const char *const *known)
@@ -190,6 +288,40 @@ done:
     json_decref(req);
 }
 
+/* A page of JOB objects as v0.0.38_job_info objects. */
+static json_t *jobs_page(struct web_req *wr, json_t *items, void *arg,
+                         struct err *e)
+{
+    struct slurmjson_ctx ctx = rest_ctx(wr);
+    json_t *out = json_array(), *job;
+    size_t i;
+
+    (void)arg;
+    (void)e;
+    json_array_foreach(items, i, job)
+    {
+        json_array_append_new(out, slurmjson_job(job, &ctx));
+    }
+    return out;
+}
+
+/* The jobs of a JOB_QUERY body (stolen) as v0.0.38_jobs_response, a page
+ * per turn of the loop. */
+static void stream_jobs(struct web_req *wr, json_t *req)
+{
+    /* slurmjson_response's members before "jobs" */
+    json_t *obj = json_pack("{s:o, s:[]}", "meta",
+                            slurmjson_meta(SLURMJSON_CTLD), "errors");
+
+    rest_pages(wr, &(struct rest_pages){.type = PROTO_MSG_JOB_QUERY,
+                                        .body = req,
+                                        .key = "jobs",
+                                        .limit = REST_PAGE_JOBS,
+                                        .head = rest_head(obj, "jobs"),
+                                        .page = jobs_page});
+    json_decref(obj);
+}
+
 /* GET /slurm/v0.0.38/jobs: what squeue shows (every user's jobs that are
  * not finished), or with Sluice's filters user=, partition= and state=
  * (comma lists; state=all is every job the controller holds). */
@@ -216,7 +348,7 @@ static void get_jobs(struct web_req *wr)
         json_object_set_new(req, "users", rest_list(user));
     if (part != NULL)
         json_object_set_new(req, "partitions", rest_list(part));
-    reply_jobs(wr, req, false);
+    stream_jobs(wr, req);
 }
 
 /* GET /slurm/v0.0.38/job/{job_id}: the job, finished or not (an array's
@@ -294,6 +426,7 @@ static void get_reservations(struct web_req *wr)
 struct diag_count {
     struct slurmjson_jobcount c;
     time_t since;
+    json_t *diag; /* SCHED_DIAG's reply */
 };
 
 static void count_job(json_t *job, void *arg)
@@ -303,27 +436,60 @@ static void count_job(json_t *job, void *arg)
     slurmjson_diag_count(&d->c, job, d->since);
 }
 
+static json_t *diag_page(struct web_req *wr, json_t *items, void *arg,
+                         struct err *e)
+{
+    struct diag_count *d = arg;
+    json_t *job;
+    size_t i;
+
+    (void)wr;
+    (void)e;
+    json_array_foreach(items, i, job)
+    {
+        count_job(job, d);
+    }
+    return json_array();
+}
+
+static void diag_end(struct web_req *wr, void *arg)
+{
+    struct diag_count *d = arg;
+
+    web_reply_json(wr, 200,
+                   slurmjson_response(SLURMJSON_CTLD, "statistics",
+                                      slurmjson_diag(d->diag, &d->c)));
+}
+
+static void diag_free(void *arg)
+{
+    struct diag_count *d = arg;
+
+    json_decref(d->diag);
+    free(d);
+}
+
 /* GET /slurm/v0.0.38/diag: SCHED_DIAG, and the jobs the controller holds
- * counted by state. */
+ * counted by state (a page per turn of the loop). */
 static void get_diag(struct web_req *wr)
 {
-    struct diag_count d = {{0}, 0};
-    json_t *diag, *all = json_object();
-    int rc;
+    struct diag_count *d;
+    json_t *diag;
 
     if (rest_check_query(wr, (const char *const[]){NULL}) < 0 ||
-        rest_call(wr, PROTO_MSG_SCHED_DIAG, NULL, &diag) < 0) {
-        json_decref(all);
+        rest_call(wr, PROTO_MSG_SCHED_DIAG, NULL, &diag) < 0)
         return;
-    }
-    d.since = (time_t)json_integer_value(json_object_get(diag, "since"));
-    rc = rest_each(wr, PROTO_MSG_JOB_QUERY, all, "jobs", count_job, &d);
-    json_decref(all);
-    if (rc == 0)
-        web_reply_json(wr, 200,
-                       slurmjson_response(SLURMJSON_CTLD, "statistics",
-                                          slurmjson_diag(diag, &d.c)));
-    json_decref(diag);
+    d = xcalloc(1, sizeof(*d));
+    d->diag = diag;
+    d->since = (time_t)json_integer_value(json_object_get(diag, "since"));
+    rest_pages(wr, &(struct rest_pages){.type = PROTO_MSG_JOB_QUERY,
+                                        .body = json_object(),
+                                        .key = "jobs",
+                                        .limit = REST_PAGE_JOBS * 10,
+                                        .page = diag_page,
+                                        .end = diag_end,
+                                        .arg = d,
+                                        .done = diag_free});
 }
 
 /* GET /openapi/v3: the document that describes all of this

@@ -44,6 +44,44 @@ int rest_call(struct web_req *wr, uint16_t type, json_t *body, json_t **reply);
 int rest_each(struct web_req *wr, uint16_t type, json_t *body, const char *key,
               void (*fn)(json_t *item, void *arg), void *arg);
 
+/*
+ * rest_pages: answer a paged request (JOB_QUERY, JOB_ACCT: body stolen,
+ * asked again with after_job_id until next_after_job_id is null) one page
+ * of at most limit jobs per turn of the loop (web_reply_stream), so that
+ * 10,000 jobs never hold the controller for more than one page.  page()
+ * gets each page's reply[key] (borrowed) and returns a new array of what
+ * to write (or NULL with errno and e: the request fails).  With head set
+ * (rest_head) the answer is streamed: head, the values page() returns
+ * joined by commas (compact JSON), then "]}"; end is not called.  Without
+ * head nothing is written and end() answers when the pages are done (page
+ * then gathers into arg and returns an empty array).  done(arg) frees arg
+ * when it is all over (may be NULL).  An RPC error before the first byte
+ * is answered as rest_fail does; after it, the body is cut short.
+ */
+struct rest_pages {
+    uint16_t type;
+    json_t *body;
+    const char *key;
+    json_int_t limit;
+    char *head; /* owned */
+    json_t *(*page)(struct web_req *wr, json_t *items, void *arg,
+                    struct err *e);
+    void (*end)(struct web_req *wr, void *arg);
+    void *arg;
+    void (*done)(void *arg);
+};
+/* The jobs a page of a REST answer holds, so that a page (asked, converted
+ * and written) takes some 5 ms of the loop: JOB_QUERY's and JOB_ACCT's
+ * (whose jobs bring their steps and events) (bench/RESULTS.md). */
+#define REST_PAGE_JOBS 50
+#define REST_PAGE_ACCT 25
+void rest_pages(struct web_req *wr, const struct rest_pages *p);
+
+/* rest_head: the text of obj (borrowed; compact) up to the opening of
+ * its last member key, an array to come: {"meta":...,"jobs":[ (newly
+ * allocated; obj itself does not hold key). */
+char *rest_head(json_t *obj, const char *key);
+
 /* rest_check_query: answer 400 and return -1 when the query has a key not
  * in known (ended by NULL), naming it. */
 int rest_check_query(struct web_req *wr, const char *const *known);

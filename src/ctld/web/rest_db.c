@@ -10,6 +10,7 @@
 
 #include "common/conf.h"
 #include "common/proto.h"
+#include "common/xalloc.h"
 #include "ctld/web/rest.h"
 
 /* slurmdbd's job filters Sluice has no equivalent for: refused by name
@@ -154,18 +155,59 @@ static void reply_acct_jobs(struct web_req *wr, json_t *req,
     a->out = NULL;
 }
 
-/* GET /slurmdb/v0.0.38/jobs: sacct's history, every user's by default. */
+/* A page of ACCT_JOB objects as dbv0.0.38_job objects (a's filters). */
+static json_t *acct_page(struct web_req *wr, json_t *items, void *arg,
+                         struct err *e)
+{
+    struct acct_jobs *a = arg;
+    json_t *job;
+    size_t i;
+
+    (void)wr;
+    (void)e;
+    json_decref(a->out); /* the last page's, written */
+    a->out = json_array();
+    json_array_foreach(items, i, job)
+    {
+        add_acct_job(job, a);
+    }
+    return json_incref(a->out);
+}
+
+static void acct_free(void *arg)
+{
+    struct acct_jobs *a = arg;
+
+    json_decref(a->names);
+    json_decref(a->qos);
+    json_decref(a->out);
+    free(a);
+}
+
+/* GET /slurmdb/v0.0.38/jobs: sacct's history, every user's by default, a
+ * page per turn of the loop. */
 static void get_acct_jobs(struct web_req *wr)
 {
-    struct acct_jobs a = {rest_ctx(wr), NULL, NULL, false, false, json_array()};
-    json_t *req = json_object();
+    struct acct_jobs *a = xcalloc(1, sizeof(*a));
+    json_t *req = json_object(), *obj;
 
-    if (jobs_filters(wr, req, &a) == 0)
-        reply_acct_jobs(wr, req, &a, false);
-    json_decref(req);
-    json_decref(a.names);
-    json_decref(a.qos);
-    json_decref(a.out);
+    a->ctx = rest_ctx(wr);
+    if (jobs_filters(wr, req, a) < 0) {
+        json_decref(req);
+        acct_free(a);
+        return;
+    }
+    obj = json_pack("{s:o, s:[]}", "meta", slurmjson_meta(SLURMJSON_DBD),
+                    "errors");
+    rest_pages(wr, &(struct rest_pages){.type = PROTO_MSG_JOB_ACCT,
+                                        .body = req,
+                                        .key = "jobs",
+                                        .limit = REST_PAGE_ACCT,
+                                        .head = rest_head(obj, "jobs"),
+                                        .page = acct_page,
+                                        .arg = a,
+                                        .done = acct_free});
+    json_decref(obj);
 }
 
 /* GET /slurmdb/v0.0.38/job/{job_id}: one job's record, with its steps. */

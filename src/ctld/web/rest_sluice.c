@@ -19,7 +19,10 @@
 #include "common/proto.h"
 #include "common/stdpath.h"
 #include "common/version.h"
+#include "common/xalloc.h"
 #include "ctld/acct/acct.h"
+#include "ctld/job/job.h"
+#include "ctld/queue/jobs.h"
 #include "ctld/rpc/rpc.h"
 #include "ctld/web/dashview.h"
 #include "ctld/web/jobout.h"
@@ -70,18 +73,6 @@ static json_t *all_pages(struct web_req *wr, uint16_t type, json_t *body,
         json_object_set(req, "after_job_id", next);
         json_decref(reply);
     }
-}
-
-/* The jobs that are not finished: pending, running, suspended,
- * completing.  A new array, or NULL with errno and e. */
-static json_t *active_jobs(struct web_req *wr, bool *truncated, struct err *e)
-{
-    json_t *body = json_pack("{s:[s,s,s,s]}", "states", "PENDING", "RUNNING",
-                             "SUSPENDED", "COMPLETING");
-    json_t *jobs = all_pages(wr, PROTO_MSG_JOB_QUERY, body, truncated, e);
-
-    json_decref(body);
-    return jobs;
 }
 
 /* The "{id}" of the route: a job id, or 0 after a 400 reply. */
@@ -177,13 +168,65 @@ static void get_whoami(struct web_req *wr)
 
 /* GET /sluice/v1/cluster: every node's GPUs with the job holding each,
  * and the partitions' load. */
+/* The WAITING_TOP pending jobs of the highest priority (then lowest id),
+ * their ids into ids, and every pending job (each array task) into the
+ * partitions' and totals' figures of view, from one walk of the job table:
+ * the cluster view is polled every few seconds, and asking JOB_QUERY for
+ * 10,000 pending jobs each time would cost the controller 0.3 s. */
+#define WAITING_TOP 10
+static void pending_figures(struct web_req *wr, json_t *view, json_t *ids)
+{
+    const struct rpc_env *env = web_req_env(wr)->rpc;
+    const struct conf *conf = web_req_env(wr)->conf;
+    json_t *parts = json_object_get(view, "partitions");
+    json_t *totals = json_object_get(view, "totals");
+    const struct job *top[WAITING_TOP];
+    size_t ntop = 0;
+    json_int_t preempted = 0;
+
+    for (const struct job *j = jobs_first(env->jobs); j != NULL; j = j->next) {
+        uint64_t n = j->array_pending != NULL ? j->array_pending->count : 1;
+        size_t k;
+        if (j->state != JOB_PENDING || n == 0)
+            continue;
+        dashview_add_pending(
+            totals, parts,
+            j->part < conf->n_parts ? conf->parts[j->part].name : "",
+            (json_int_t)n,
+            (json_int_t)n * (j->nodes ? j->nodes : 1) * j->gpus_per_node);
+        preempted += j->preempted_by != 0;
+        /* insertion into the top list, best first */
+        for (k = ntop; k > 0 && top[k - 1]->priority < j->priority; k--)
+            if (k < WAITING_TOP)
+                top[k] = top[k - 1];
+        if (k < WAITING_TOP) {
+            top[k] = j;
+            if (ntop < WAITING_TOP)
+                ntop++;
+        }
+    }
+    for (size_t k = 0; k < ntop; k++)
+        json_array_append_new(ids, json_integer((json_int_t)top[k]->id));
+    json_object_set_new(totals, "jobs_pending_preempted",
+                        json_integer(preempted));
+}
+
+static json_t *queue_preemptions(struct web_req *wr, json_t *jobs,
+                                 struct err *e);
+
+/* GET /sluice/v1/cluster: the GPU map, the partitions' load, the totals
+ * and the first pending jobs. */
 static void get_cluster(struct web_req *wr)
 {
-    json_t *nodes = NULL, *parts = NULL, *jobs, *view;
+    json_t *nodes = NULL, *parts = NULL, *jobs = NULL, *ids = json_array();
+    json_t *waiting = NULL, *pre = NULL, *view;
     bool truncated;
     struct err e;
+    json_t *holders = json_pack("{s:[s,s,s]}", "states", "RUNNING", "SUSPENDED",
+                                "COMPLETING");
 
-    if ((jobs = active_jobs(wr, &truncated, &e)) == NULL ||
+    jobs = all_pages(wr, PROTO_MSG_JOB_QUERY, holders, &truncated, &e);
+    if (jobs == NULL ||
         web_req_rpc(wr, PROTO_MSG_NODE_QUERY, NULL, &nodes, &e) < 0 ||
         web_req_rpc(wr, PROTO_MSG_PART_QUERY, NULL, &parts, &e) < 0) {
         reply_rpc_error(wr, &e);
@@ -191,6 +234,22 @@ static void get_cluster(struct web_req *wr)
     }
     view = dashview_cluster(json_object_get(nodes, "nodes"),
                             json_object_get(parts, "partitions"), jobs);
+    pending_figures(wr, view, ids);
+    if (json_array_size(ids) > 0) {
+        json_t *reply = NULL;
+        if (web_req_rpc(wr, PROTO_MSG_JOB_QUERY,
+                        json_pack("{s:O}", "job_ids", ids), &reply, &e) < 0 ||
+            (pre = queue_preemptions(wr, json_object_get(reply, "jobs"), &e)) ==
+                NULL) {
+            json_decref(reply);
+            json_decref(view);
+            reply_rpc_error(wr, &e);
+            goto done;
+        }
+        waiting = dashview_queue(json_object_get(reply, "jobs"), pre);
+        json_decref(reply);
+    }
+    json_object_set_new(view, "waiting", waiting ? waiting : json_array());
     json_object_set_new(view, "cluster",
                         json_string(web_req_env(wr)->conf->cluster_name
                                         ? web_req_env(wr)->conf->cluster_name
@@ -199,9 +258,12 @@ static void get_cluster(struct web_req *wr)
     json_object_set_new(view, "truncated", json_boolean(truncated));
     web_reply_json(wr, 200, view);
 done:
+    json_decref(holders);
     json_decref(jobs);
     json_decref(nodes);
     json_decref(parts);
+    json_decref(ids);
+    json_decref(pre);
 }
 
 /* The preemptions of the jobs that were ever preempted (their JOB names
@@ -233,26 +295,37 @@ static json_t *queue_preemptions(struct web_req *wr, json_t *jobs,
     return out;
 }
 
+/* A page of the queue: its jobs as rows, with their preemptions. */
+static json_t *queue_page(struct web_req *wr, json_t *jobs, void *arg,
+                          struct err *e)
+{
+    json_t *pre = queue_preemptions(wr, jobs, e), *rows;
+
+    (void)arg;
+    if (pre == NULL)
+        return NULL;
+    rows = dashview_queue(jobs, pre);
+    json_decref(pre);
+    return rows;
+}
+
 /* GET /sluice/v1/queue: the jobs not finished, each pending one with its
- * reason, each with the preemptions it suffered. */
+ * reason, each with the preemptions it suffered; a page per turn of the
+ * loop. */
 static void get_queue(struct web_req *wr)
 {
-    json_t *jobs, *pre = NULL;
-    bool truncated;
-    struct err e;
+    json_t *head = json_pack("{s:I, s:b}", "now", (json_int_t)web_req_now(wr),
+                             "truncated", 0);
 
-    if ((jobs = active_jobs(wr, &truncated, &e)) == NULL ||
-        (pre = queue_preemptions(wr, jobs, &e)) == NULL) {
-        reply_rpc_error(wr, &e);
-        json_decref(jobs);
-        return;
-    }
-    web_reply_json(wr, 200,
-                   json_pack("{s:I, s:b, s:o}", "now",
-                             (json_int_t)web_req_now(wr), "truncated",
-                             truncated, "jobs", dashview_queue(jobs, pre)));
-    json_decref(jobs);
-    json_decref(pre);
+    rest_pages(wr, &(struct rest_pages){
+                       .type = PROTO_MSG_JOB_QUERY,
+                       .body = json_pack("{s:[s,s,s,s]}", "states", "PENDING",
+                                         "RUNNING", "SUSPENDED", "COMPLETING"),
+                       .key = "jobs",
+                       .limit = REST_PAGE_JOBS,
+                       .head = rest_head(head, "jobs"),
+                       .page = queue_page});
+    json_decref(head);
 }
 
 /* GET /sluice/v1/jobs/{id}: the job, its events (the timeline) and its
@@ -402,55 +475,121 @@ static void get_output(struct web_req *wr)
     web_reply_json(wr, 200, out);
 }
 
+struct report {
+    json_t *jobs; /* the ACCT_JOB objects that ever ran, page by page */
+    long long start, end, now;
+    json_int_t n_jobs; /* every job of the window */
+};
+
+/* Whether job (ACCT_JOB with events) ever started: one that never ran
+ * was neither preempted nor preempted anyone, and adds nothing to the
+ * review but its rows (its user, QOS and partition) and its weight
+ * (10,000 held jobs' events and steps). */
+static bool ever_ran(json_t *job)
+{
+    json_t *ev;
+    size_t i;
+
+    json_array_foreach(json_object_get(job, "events"), i, ev)
+    {
+        const char *what = json_string_value(json_object_get(ev, "event"));
+        if (what != NULL && strcmp(what, "start") == 0)
+            return true;
+    }
+    return false;
+}
+
+static json_t *report_page(struct web_req *wr, json_t *items, void *arg,
+                           struct err *e)
+{
+    struct report *r = arg;
+    json_t *job;
+    size_t i;
+
+    (void)wr;
+    (void)e;
+    r->n_jobs += (json_int_t)json_array_size(items);
+    json_array_foreach(items, i, job)
+    {
+        if (ever_ran(job))
+            json_array_append(r->jobs, job);
+        else /* only what puts it in the review's rows, with no run */
+            json_array_append_new(
+                r->jobs, json_pack("{s:O?, s:O?, s:O?, s:O?}", "job_id",
+                                   json_object_get(job, "job_id"), "user_name",
+                                   json_object_get(job, "user_name"), "qos",
+                                   json_object_get(job, "qos"), "partition",
+                                   json_object_get(job, "partition")));
+    }
+    return json_array();
+}
+
+/* The pages are in: the preemptors outside the window (for "caused",
+ * usually a few), then the review. */
+static void report_end(struct web_req *wr, void *arg)
+{
+    struct report *r = arg;
+    const struct conf *conf = web_req_env(wr)->conf;
+    json_t *missing = preempt_report_missing(r->jobs), *rep;
+    bool truncated = false;
+    struct err e;
+
+    if (json_array_size(missing) > 0) {
+        json_t *body = json_pack("{s:O, s:b, s:b}", "job_ids", missing,
+                                 "all_users", 1, "events", 0);
+        json_t *more = all_pages(wr, PROTO_MSG_JOB_ACCT, body, &truncated, &e);
+        json_decref(body);
+        if (more != NULL)
+            json_array_extend(r->jobs, more);
+        json_decref(more);
+    }
+    json_decref(missing);
+    rep = preempt_report_build(r->jobs,
+                               preempt_report_share(conf->preempt_parameters));
+    json_object_set_new(rep, "window",
+                        json_pack("{s:I, s:I}", "start", (json_int_t)r->start,
+                                  "end", (json_int_t)r->end));
+    json_object_set_new(rep, "jobs", json_integer(r->n_jobs));
+    json_object_set_new(rep, "truncated", json_boolean(truncated));
+    json_object_set_new(rep, "now", json_integer((json_int_t)r->now));
+    web_reply_json(wr, 200, rep);
+}
+
+static void report_free(void *arg)
+{
+    struct report *r = arg;
+
+    json_decref(r->jobs);
+    free(r);
+}
+
 /* GET /sluice/v1/preemptions?start=T&end=T: sluice report preemptions
  * over the jobs whose life overlaps the window (the last
- * SLUICE_REPORT_DAYS days by default; start=0: all history). */
+ * SLUICE_REPORT_DAYS days by default; start=0: all history), a page of
+ * JOB_ACCT per turn of the loop. */
 static void get_preemptions(struct web_req *wr)
 {
-    const struct conf *conf = web_req_env(wr)->conf;
     long long now = (long long)web_req_now(wr), start, end;
-    json_t *body, *jobs, *missing, *rep;
-    bool truncated, more_truncated = false;
-    struct err e;
+    struct report *r;
 
     if (query_num(wr, "start", now - SLUICE_REPORT_DAYS * 86400LL, 0, LLONG_MAX,
                   &start) < 0 ||
         query_num(wr, "end", now, 0, LLONG_MAX, &end) < 0)
         return;
-    body =
-        json_pack("{s:b, s:b, s:I, s:I}", "events", 1, "all_users", 1,
-                  "start_time", (json_int_t)start, "end_time", (json_int_t)end);
-    jobs = all_pages(wr, PROTO_MSG_JOB_ACCT, body, &truncated, &e);
-    json_decref(body);
-    if (jobs == NULL) {
-        reply_rpc_error(wr, &e);
-        return;
-    }
-    /* the preemptors outside the window, for "caused" */
-    missing = preempt_report_missing(jobs);
-    if (json_array_size(missing) > 0) {
-        json_t *more;
-        body = json_pack("{s:O, s:b, s:b}", "job_ids", missing, "all_users", 1,
-                         "events", 0);
-        more = all_pages(wr, PROTO_MSG_JOB_ACCT, body, &more_truncated, &e);
-        json_decref(body);
-        if (more != NULL)
-            json_array_extend(jobs, more);
-        json_decref(more);
-    }
-    json_decref(missing);
-    rep = preempt_report_build(jobs,
-                               preempt_report_share(conf->preempt_parameters));
-    json_object_set_new(rep, "window",
-                        json_pack("{s:I, s:I}", "start", (json_int_t)start,
-                                  "end", (json_int_t)end));
-    json_object_set_new(rep, "jobs",
-                        json_integer((json_int_t)json_array_size(jobs)));
-    json_object_set_new(rep, "truncated",
-                        json_boolean(truncated || more_truncated));
-    json_object_set_new(rep, "now", json_integer((json_int_t)now));
-    json_decref(jobs);
-    web_reply_json(wr, 200, rep);
+    r = xcalloc(1, sizeof(*r));
+    *r = (struct report){json_array(), start, end, now, 0};
+    rest_pages(wr, &(struct rest_pages){
+                       .type = PROTO_MSG_JOB_ACCT,
+                       .body = json_pack("{s:b, s:b, s:I, s:I}", "events", 1,
+                                         "all_users", 1, "start_time",
+                                         (json_int_t)start, "end_time",
+                                         (json_int_t)end),
+                       .key = "jobs",
+                       .limit = REST_PAGE_ACCT,
+                       .page = report_page,
+                       .end = report_end,
+                       .arg = r,
+                       .done = report_free});
 }
 
 /* GET /sluice/v1/fairshare: SHARE_QUERY's answer (sshare). */

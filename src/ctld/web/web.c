@@ -51,6 +51,7 @@ struct web {
     struct event *resume_ev; /* accepting again after a pause */
     SSL_CTX *ssl;
     struct web_req *held, **held_tail; /* replies waiting for the commit */
+    struct web_req *streams;           /* answers made in slices */
 };
 
 struct web_req {
@@ -82,6 +83,14 @@ struct web_req {
     int status;
     struct evbuffer *out;
     struct web_req *next;
+    /* an answer made in slices (web_reply_stream) */
+    web_stream_fn stream_fn;
+    void *stream_arg;
+    void (*stream_done)(void *arg);
+    const char *stream_type;
+    bool streaming; /* the head is out */
+    struct event *stream_ev;
+    struct web_req *stream_next, **stream_prev;
 };
 
 static void req_free(struct web_req *wr)
@@ -352,9 +361,20 @@ static void reply_done(struct web_req *wr)
 
 /* The request is done: send its reply now, or after the commit when a
  * transaction is open (the reply may tell of what it holds). */
+static void stream_arm(struct web_req *wr, int delay_ms);
+static void stream_forget(struct web_req *wr);
+
 static void finish(struct web_req *wr)
 {
     struct web *w = wr->w;
+
+    if (wr->stream_fn != NULL) {
+        if (!wr->replied) {
+            stream_arm(wr, 0);
+            return;
+        }
+        stream_forget(wr); /* answered otherwise after all */
+    }
 
     if (loop_holding(w->env.loop)) {
         wr->next = NULL;
@@ -364,6 +384,147 @@ static void finish(struct web_req *wr)
         return;
     }
     send_now(wr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers in slices.                                                  */
+
+/* The most bytes a slow reader may leave unread before the next slice
+ * waits, and how long it waits then. */
+#define WEB_STREAM_BACKLOG (4u << 20)
+#define WEB_STREAM_WAIT_MS 10
+
+static void stream_cb(evutil_socket_t fd, short what, void *arg);
+
+static void stream_arm(struct web_req *wr, int delay_ms)
+{
+    struct timeval tv = {0, delay_ms * 1000};
+
+    if (wr->stream_ev == NULL) {
+        struct web *w = wr->w;
+        wr->stream_ev = evtimer_new(w->env.base, stream_cb, wr);
+        wr->stream_next = w->streams;
+        if (w->streams != NULL)
+            w->streams->stream_prev = &wr->stream_next;
+        wr->stream_prev = &w->streams;
+        w->streams = wr;
+    }
+    evtimer_add(wr->stream_ev, &tv);
+}
+
+/* The stream is over (its reply sent or given up): forget it. */
+static void stream_forget(struct web_req *wr)
+{
+    if (wr->stream_done != NULL)
+        wr->stream_done(wr->stream_arg);
+    wr->stream_fn = NULL;
+    wr->stream_done = NULL;
+    if (wr->stream_ev != NULL) {
+        event_free(wr->stream_ev);
+        wr->stream_ev = NULL;
+        *wr->stream_prev = wr->stream_next;
+        if (wr->stream_next != NULL)
+            wr->stream_next->stream_prev = wr->stream_prev;
+    }
+}
+
+/* End a stream whose head is out: the last chunk, or, failed, the body
+ * cut short (the client sees it end early). */
+static void stream_end(struct web_req *wr, bool failed)
+{
+    if (failed)
+        log_warnx("http path=%s: the answer was cut short", wr->path);
+    log_debug("http method=%s path=%s user=%s status=%d streamed us=%lld",
+              wr->method, wr->path, wr->user ? wr->user : "-", wr->status,
+              (long long)(clock_mono_us() - wr->t0_us));
+    stats_http(wr->w->env.rpc->stats, wr->status);
+    evhttp_send_reply_end(wr->req); /* frees a request whose client left */
+    stream_forget(wr);
+    req_free(wr);
+}
+
+static size_t stream_backlog(struct web_req *wr)
+{
+    struct evhttp_connection *ec = evhttp_request_get_connection(wr->req);
+    struct bufferevent *bev =
+        ec != NULL ? evhttp_connection_get_bufferevent(ec) : NULL;
+
+    return bev != NULL ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
+}
+
+/* One slice: fn's bytes out as a chunk (the head before the first). */
+static void stream_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct web_req *wr = arg;
+    struct evbuffer *buf;
+    int rc;
+
+    (void)fd;
+    (void)what;
+    if (evhttp_request_get_connection(wr->req) == NULL) { /* client left */
+        stream_end(wr, false);
+        return;
+    }
+    /* committed state only; and a slow reader is not fed faster than it
+     * reads */
+    if (loop_holding(wr->w->env.loop) ||
+        stream_backlog(wr) > WEB_STREAM_BACKLOG) {
+        stream_arm(wr, loop_holding(wr->w->env.loop) ? 0 : WEB_STREAM_WAIT_MS);
+        return;
+    }
+    buf = evbuffer_new();
+    rc = wr->stream_fn(wr, buf, wr->stream_arg);
+    if (wr->replied) { /* fn answered as any handler does */
+        evbuffer_free(buf);
+        stream_forget(wr);
+        finish(wr);
+        return;
+    }
+    if (evbuffer_get_length(buf) > 0 || (rc != 0 && !wr->streaming)) {
+        if (!wr->streaming) {
+            web_reply_header(wr, "Content-Type", wr->stream_type);
+            web_reply_header(wr, "Cache-Control", "no-store");
+            evhttp_send_reply_start(wr->req, wr->status, reason_of(wr->status));
+            wr->streaming = true;
+        }
+        evhttp_send_reply_chunk(wr->req, buf);
+    }
+    evbuffer_free(buf);
+    if (rc == 0)
+        stream_arm(wr, 0);
+    else
+        stream_end(wr, rc < 0);
+}
+
+void web_reply_stream(struct web_req *wr, int status, const char *content_type,
+                      web_stream_fn fn, void *arg, void (*done)(void *arg))
+{
+    if (wr->replied || wr->stream_fn != NULL) {
+        log_warnx("http path=%s: a second reply dropped", wr->path);
+        if (done != NULL)
+            done(arg);
+        return;
+    }
+    wr->status = status;
+    wr->stream_type = content_type;
+    wr->stream_fn = fn;
+    wr->stream_arg = arg;
+    wr->stream_done = done;
+}
+
+/* web_destroy: a stream still going is ended now. */
+static void streams_end(struct web *w)
+{
+    while (w->streams != NULL) {
+        struct web_req *wr = w->streams;
+        if (wr->streaming) {
+            stream_end(wr, true);
+        } else {
+            stream_forget(wr);
+            web_reply_error(wr, 503, EAGAIN, "the controller is stopping");
+            send_now(wr);
+        }
+    }
 }
 
 void web_reply_header(struct web_req *wr, const char *name, const char *value)
@@ -749,7 +910,7 @@ static void handle(struct web *w, struct web_req *wr)
     }
     wr->route = r;
     r->fn(wr);
-    if (!wr->replied) {
+    if (!wr->replied && wr->stream_fn == NULL) {
         log_warnx("http path=%s: the handler made no reply", wr->path);
         web_reply_error(wr, 500, EIO, "the request was not answered");
     }
@@ -957,6 +1118,7 @@ void web_destroy(struct web *w)
     if (w == NULL)
         return;
     web_release(w);
+    streams_end(w);
     /* evhttp owns the listener once bound (evhttp_free frees it) */
     if (w->listener != NULL && !w->bound)
         evconnlistener_free(w->listener);

@@ -129,6 +129,25 @@ void web_reply_buf(struct web_req *wr, int status, const char *content_type,
                    struct evbuffer *buf);
 void web_reply_error(struct web_req *wr, int status, int code, const char *fmt,
                      ...) __attribute__((format(printf, 4, 5)));
+/*
+ * web_reply_stream: answer in slices, one per turn of the loop, so that a
+ * large answer (10,000 jobs) never holds the loop for long.  After the
+ * handler returns, fn is called once per turn, and only while no
+ * transaction is open (it sees committed state), with out, an empty
+ * buffer: it appends the next part of the body and returns 0 for more, 1
+ * when the body is complete, or -1 when it cannot go on.  The head (status,
+ * content_type) goes out with the first bytes; until then fn may answer
+ * with any other web_reply_* instead (an error found on the way, or the
+ * whole answer at the end), which ends the stream.  Once bytes are out, -1
+ * cuts the body short.  A reader slower than the slices is waited for.
+ * done(arg) is called once when the stream ends, however it ends (NULL:
+ * nothing to free).  The request (web_req_*, web_req_rpc) stays valid for
+ * fn.
+ */
+typedef int (*web_stream_fn)(struct web_req *wr, struct evbuffer *out,
+                             void *arg);
+void web_reply_stream(struct web_req *wr, int status, const char *content_type,
+                      web_stream_fn fn, void *arg, void (*done)(void *arg));
 /* web_reply_header: add a header to the coming reply (before it). */
 void web_reply_header(struct web_req *wr, const char *name, const char *value);
 /* web_status_of_errno: the HTTP status for an RPC error code: EPERM and
