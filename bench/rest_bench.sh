@@ -3,7 +3,9 @@
 # GET /slurm/v0.0.38/ping from 8 keep-alive clients (wrk), then, with
 # 10,000 jobs in the queue, the latency of GET /slurm/v0.0.38/jobs and of
 # a /metrics scrape (wall time seen by curl, and the controller's own CPU
-# time per request from /proc), and ping again.  Medians of ROUNDS.
+# time per request from /proc), how long a ping waits while such answers
+# are being made (they are made a page per turn of the loop), and ping
+# again.  Medians of ROUNDS.
 #
 #   bench/rest_bench.sh            # ROUNDS=20 JOBS=10000 SECONDS_=10
 #
@@ -83,6 +85,22 @@ echo "with $(squeue -h | wc -l) jobs in the queue (held):"
 timed /slurm/v0.0.38/jobs
 timed /metrics
 timed /slurm/v0.0.38/ping
+timed /sluice/v1/cluster
+timed /sluice/v1/queue
+for p in /slurm/v0.0.38/jobs /slurmdb/v0.0.38/jobs; do
+    (for i in 1 2 3; do
+        curl -s -o /dev/null -H "Authorization: Bearer $TOK" "http://$ADDR$p"
+    done) &
+    bg=$!
+    for i in $(seq 60); do
+        curl -s -o /dev/null -w '%{time_total}\n' \
+            -H "Authorization: Bearer $TOK" "http://$ADDR/slurm/v0.0.38/ping" |
+            awk '{printf "%.2f\n", $1 * 1000}'
+        sleep 0.02
+    done >"$DIR/times"
+    wait "$bg"
+    echo "ping while GET $p streams: wall ms $(stats <"$DIR/times")"
+done
 r=""
 for i in 1 2 3; do r="$r$(ping_rate)\n"; done
 echo "ping, 8 clients: requests/s: $(printf "$r" | stats)"
