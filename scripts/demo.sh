@@ -131,29 +131,6 @@ say "A failed job, as scontrol shows it"
 failed=$(squeue -h -t F -o %i | head -1)
 run scontrol show job "$failed"
 
-say "The REST API, /metrics and the dashboard, served by sluicectld itself"
-ADDR=$(sed -n 's/^SluiceRestAddr=//p' "$SLUICE_CONF")
-echo "\$ eval \"\$(scontrol token lifespan=600)\"   # SLURM_JWT=<HS256 token>"
-eval "$(scontrol token lifespan=600)"
-echo "\$ curl -H \"X-SLURM-USER-TOKEN: \$SLURM_JWT\" http://$ADDR/slurm/v0.0.38/jobs?state=all"
-curl -s -H "X-SLURM-USER-TOKEN: $SLURM_JWT" "http://$ADDR/slurm/v0.0.38/jobs?state=all" |
-    /usr/bin/python3 -c 'import json, sys
-for j in json.load(sys.stdin)["jobs"][:8]:
-    print("  job %-3s %-10s %-9s %s" % (j["job_id"], j["name"], j["partition"], j["job_state"]))'
-echo "\$ curl http://$ADDR/metrics | grep sluice_partition_gpus"
-curl -s "http://$ADDR/metrics" | grep -E '^sluice_partition_gpus(_allocated)?\{' || true
-echo "The dashboard (GPU map, queue with reasons, preemptions): open"
-echo "  http://$ADDR/#token=$SLURM_JWT"
-echo "while the cluster runs (docs/dashboard.md; DEMO_KEEP=1 make demo keeps it)."
-
-if [ "${DEMO_KEEP:-0}" = 1 ]; then
-    trap - EXIT
-    say "The cluster keeps running (DEMO_KEEP=1)"
-    echo "export SLUICE_CONF=$SLUICE_CONF   # to use it"
-    echo "sluice down --cancel --dir $DIR   # to stop it"
-    exit 0
-fi
-
 say "sluice down"
 cd "$ROOT"
 run sluice down --dir "$DIR"

@@ -96,6 +96,10 @@ json_t *slurmjson_account(json_t *account, json_t *assocs);
  */
 json_t *slurmjson_tres_list(const char *tres);
 
+/* slurmjson_comma_list: "MAINT,SPEC_NODES" as ["MAINT", "SPEC_NODES"]
+ * (empty items left out; NULL is []).  New reference. */
+json_t *slurmjson_comma_list(const char *s);
+
 /* slurmjson_exit_code: {"status", "return_code"[, "signal"]} of a
  * process's exit code and terminating signal (0: none). */
 json_t *slurmjson_exit_code(int return_code, int signal);

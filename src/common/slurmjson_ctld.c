@@ -10,8 +10,7 @@
 #include "common/slurmjson.h"
 #include "common/slurmjson_int.h"
 
-/* "MAINT,SPEC_NODES" as ["MAINT", "SPEC_NODES"]. */
-static json_t *flag_list(const char *s)
+json_t *slurmjson_comma_list(const char *s)
 {
     json_t *out = json_array();
 
@@ -40,8 +39,8 @@ json_t *slurmjson_reservation(json_t *resv)
         "accounts", jstr(resv, "accounts"), "burst_buffer", "", "core_count",
         int_of(resv, "core_count", 0), "core_spec_cnt", 0, "end_time",
         int_of(resv, "end_time", 0), "features", "", "flags",
-        flag_list(str_of(resv, "flags")), "groups", "", "licenses", "",
-        "max_start_delay", 0, "name", jstr(resv, "name"), "node_count",
+        slurmjson_comma_list(str_of(resv, "flags")), "groups", "", "licenses",
+        "", "max_start_delay", 0, "name", jstr(resv, "name"), "node_count",
         int_of(resv, "node_count", 0), "node_list", jstr(resv, "nodes"),
         "partition", jstr(resv, "partition"), "purge_completed", "time", 0,
         "start_time", int_of(resv, "start_time", 0), "watts", 0, "tres",

@@ -190,21 +190,6 @@ int rest_check_query(struct web_req *wr, const char *const *known)
     return -1;
 }
 
-json_t *rest_list(const char *s)
-{
-    json_t *out = json_array();
-
-    while (s != NULL && *s != '\0') {
-        size_t len = strcspn(s, ",");
-        if (len > 0)
-            json_array_append_new(out, json_stringn(s, len));
-        s += len;
-        if (*s == ',')
-            s++;
-    }
-    return out;
-}
-
 struct slurmjson_ctx rest_ctx(const struct web_req *wr)
 {
     struct slurmjson_ctx ctx = {web_req_env(wr)->conf->cluster_name,
@@ -343,11 +328,11 @@ static void get_jobs(struct web_req *wr)
                             json_pack("[ssss]", "PENDING", "RUNNING",
                                       "COMPLETING", "SUSPENDED"));
     else if (strcmp(st, "all") != 0)
-        json_object_set_new(req, "states", rest_list(st));
+        json_object_set_new(req, "states", slurmjson_comma_list(st));
     if (user != NULL)
-        json_object_set_new(req, "users", rest_list(user));
+        json_object_set_new(req, "users", slurmjson_comma_list(user));
     if (part != NULL)
-        json_object_set_new(req, "partitions", rest_list(part));
+        json_object_set_new(req, "partitions", slurmjson_comma_list(part));
     stream_jobs(wr, req);
 }
 

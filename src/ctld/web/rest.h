@@ -91,10 +91,6 @@ int rest_check_query(struct web_req *wr, const char *const *known);
  * answered 400 and NULL when it is neither.  New reference. */
 json_t *rest_job_ref(struct web_req *wr);
 
-/* rest_list: a comma list ("a,b") as an array of its non-empty items
- * (new reference). */
-json_t *rest_list(const char *s);
-
 /* rest_ctx: what the converters need (ClusterName, the request's time). */
 struct slurmjson_ctx rest_ctx(const struct web_req *wr);
 

@@ -121,7 +121,7 @@ static int jobs_filters(struct web_req *wr, json_t *req, struct acct_jobs *a)
         return -1;
     for (size_t i = 0; i < sizeof(lists) / sizeof(*lists); i++)
         if ((s = web_req_query(wr, lists[i].param)) != NULL)
-            json_object_set_new(req, lists[i].key, rest_list(s));
+            json_object_set_new(req, lists[i].key, slurmjson_comma_list(s));
     /* slurmdbd answers every user's jobs (without PrivateData) */
     if (json_object_get(req, "users") == NULL)
         json_object_set_new(req, "all_users", json_true());
@@ -129,11 +129,11 @@ static int jobs_filters(struct web_req *wr, json_t *req, struct acct_jobs *a)
         time_param(wr, "end_time", "end_time", req) < 0)
         return -1;
     if ((s = web_req_query(wr, "job_name")) != NULL)
-        a->names = rest_list(s);
+        a->names = slurmjson_comma_list(s);
     if ((s = web_req_query(wr, "qos")) != NULL)
-        a->qos = rest_list(s);
+        a->qos = slurmjson_comma_list(s);
     if ((s = web_req_query(wr, "cluster")) != NULL) {
-        l = rest_list(s);
+        l = slurmjson_comma_list(s);
         a->other_cluster = !in_list(l, cluster ? cluster : "");
         json_decref(l);
     }
