@@ -9,12 +9,14 @@
  */
 #include "cli/client.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -291,6 +293,25 @@ int cli_client_call(struct cli_client *c, uint16_t type, json_t *req,
     if (rc < 0 && transport != NULL)
         *transport = strstr(e->text, "sluicectld at ") != NULL;
     return rc;
+}
+
+int cli_client_local_addr(const struct cli_client *c, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    const void *a;
+
+    if (getsockname(proto_conn_fd(c->conn), (struct sockaddr *)&ss, &sl) < 0)
+        return -1;
+    if (ss.ss_family == AF_INET)
+        a = &((struct sockaddr_in *)&ss)->sin_addr;
+    else if (ss.ss_family == AF_INET6)
+        a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+    else {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
+    return inet_ntop(ss.ss_family, a, buf, (socklen_t)len) != NULL ? 0 : -1;
 }
 
 void cli_client_close(struct cli_client *c)

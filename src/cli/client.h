@@ -73,6 +73,12 @@ int cli_client_call(struct cli_client *c, uint16_t type, json_t *req,
                     json_t **reply, bool *transport, struct err *e);
 /* cli_client_close: accepts NULL. */
 void cli_client_close(struct cli_client *c);
+/*
+ * cli_client_local_addr: this end's address of c's TCP connection to the
+ * controller ("10.1.2.3", "fe80::1"), into buf: the address the cluster
+ * reaches this host at.  -1 with EAFNOSUPPORT on the unix socket.
+ */
+int cli_client_local_addr(const struct cli_client *c, char *buf, size_t len);
 
 /*
  * cli_call: cli_client_call on the process's connection to the controller

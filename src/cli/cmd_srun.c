@@ -70,12 +70,16 @@ static void srun_info(const struct srun *r, const char *fmt, ...)
 /*
  * The address the supervisors connect to: $SLUICE_SRUN_HOST, else the
  * NodeAddr of the node srun runs on (SLURMD_NODENAME, set in every job),
- * else the loopback.
+ * else this end of the TCP connection to the controller (a login host:
+ * the address the cluster reaches it at), else (on the controller's unix
+ * socket) the loopback.
  */
-static char *srun_pick_host(const struct conf *conf)
+static char *srun_pick_host(const struct cli_client *cl)
 {
+    const struct conf *conf = cli_client_conf(cl);
     const char *v = getenv("SLUICE_SRUN_HOST");
     const struct conf_node *n;
+    char addr[INET6_ADDRSTRLEN];
 
     if (v != NULL && v[0] != '\0')
         return xstrdup(v);
@@ -83,6 +87,8 @@ static char *srun_pick_host(const struct conf *conf)
     if (v != NULL && (n = conf_node_find(conf, v)) != NULL &&
         n->addr[0] != '\0')
         return xstrdup(n->addr);
+    if (cli_client_local_addr(cl, addr, sizeof(addr)) == 0)
+        return xstrdup(addr);
     return xstrdup("127.0.0.1");
 }
 
@@ -356,7 +362,7 @@ static int srun_start(struct srun *r, struct err *e)
     if (r->o.job_id == 0 && (rc = srun_alloc_start(&r->alloc, &r->o, r->client,
                                                    r->sig_fd, cwd, e)) != 0)
         return rc;
-    r->host = srun_pick_host(cli_client_conf(r->client));
+    r->host = srun_pick_host(r->client);
     if (srun_listen(r, e) < 0)
         return -1;
     req = srun_opts_request(&r->o, environ, cwd, r->host, r->port);
