@@ -199,6 +199,31 @@ static void test_max_jobs_per_user_held_and_released(void **state)
                             "QOSMaxJobsPerUserLimit");
 }
 
+/* A job requeued (preempted in REQUEUE mode) runs no more: it does not
+ * hold the user's one running job of MaxJobsPerUser while it waits. */
+static void test_requeued_job_runs_no_more(void **state)
+{
+    struct fx *f = *state;
+    const size_t node = 0;
+    struct job_end end = {0, 15, 0, false};
+    struct err e;
+    uint64_t a, b;
+    struct job *j;
+
+    f->qos.max_jobs_pu = 1;
+    a = submit(f, &e);
+    b = submit(f, &e);
+    j = jobs_find(f->c->jobs, a);
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, 100, &e), 0);
+    assert_int_equal(jobs_preempt(f->c->jobs, j, b, true, 0, &e), 0);
+    assert_int_equal(jobs_ended(f->c->jobs, j, &end, &e), 0);
+    assert_int_equal(j->state, JOB_PENDING);
+    loop_want_pass(f->c->loop);
+    loop_flush(f->c->loop);
+    assert_string_not_equal(job_reason(jobs_find(f->c->jobs, b)),
+                            "QOSMaxJobsPerUserLimit");
+}
+
 /* Without "qos" in AccountingStorageEnforce, QOS limits do not apply. */
 static void test_qos_not_enforced(void **state)
 {
@@ -291,6 +316,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(
             test_max_jobs_per_user_held_and_released, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_requeued_job_runs_no_more, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_qos_not_enforced, setup_no_qos,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_qos_no_decay, setup, teardown),

@@ -621,12 +621,12 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     return rc;
 }
 
-/* j's node reported the end of a job killed to be requeued: it waits
- * again, keeps its submit time (its age), and counts a restart. */
-static int requeue(struct jobs *js, struct job *j, const char *why,
-                   struct err *e)
+int jobs_requeue_run(struct jobs *js, struct job *j, const char *why,
+                     struct err *e)
 {
     uncharge(js, j);
+    /* what it counts for limits as running, as jobs_unstart does */
+    jlimits_job_stopped(js->env.limits, j);
     if (j->state == JOB_SUSPENDED)
         js->nsuspended--;
     free(j->alloc);
@@ -707,7 +707,7 @@ int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
                  j->requeue_req != JOB_REQUEUE_NONE ? "by scontrol requeue"
                                                     : "after preemption",
                  exit_code, signal);
-        return requeue(js, j, detail, e);
+        return jobs_requeue_run(js, j, detail, e);
     }
     if (j->kill == JOB_KILL_CANCEL)
         st = JOB_CANCELLED;

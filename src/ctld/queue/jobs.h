@@ -237,6 +237,14 @@ int jobs_ended(struct jobs *js, struct job *j, const struct job_end *r,
 /* jobs_fail: end j now in state (NODE_FAIL, FAILED) with a reason. */
 int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
               const char *reason, time_t now, struct err *e);
+/*
+ * jobs_requeue_run: j's run is over and j may run again (a preempted or
+ * scontrol-requeued job whose node reported the end): its resources are
+ * freed and it waits again as PENDING (held if the requeue asked for it),
+ * keeps its submit time, counts a restart; a "requeue" event with why.
+ */
+int jobs_requeue_run(struct jobs *js, struct job *j, const char *why,
+                     struct err *e);
 /* jobs_launched: j's node confirmed that it holds j (saved once). */
 void jobs_launched(struct jobs *js, struct job *j);
 /*
