@@ -23,6 +23,7 @@
 #include "ctld/acct/acct.h"
 #include "ctld/acct/acct_store.h"
 #include "ctld/policy/jchain.h"
+#include "ctld/queue/jobfence.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/nodecmd.h"
 #include "ctld/queue/steps.h"
@@ -91,12 +92,15 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* nodes_events.node_down: the steps and jobs of a node that went down
- * end NODE_FAIL (the steps first, so that they say which node failed);
- * one set DOWN by an admin may still run them, so its batch jobs are
- * killed there first. */
+ * end NODE_FAIL or are requeued (the steps first, so that they say which
+ * node failed); one set DOWN by an admin may still run them, so its batch
+ * jobs are killed there first.  An admin who sets DOWN a node that cannot
+ * be reached says that it is off: the requeued jobs waiting for its word
+ * (queue/jobfence.h) may start. */
 static void node_down(void *arg, size_t idx, enum node_down why, time_t now)
 {
     struct ctld *c = arg;
+    const struct node *n = nodes_get(c->nodes, idx);
 
     if (why == NODE_DOWN_ADMIN) {
         size_t nj;
@@ -107,6 +111,10 @@ static void node_down(void *arg, size_t idx, enum node_down why, time_t now)
     }
     steps_node_down(c->steps, idx, now);
     jobs_node_down(c->jobs, idx, "NodeDown", now);
+    if (why == NODE_DOWN_ADMIN && (n->conn == NULL || n->not_responding))
+        jobfence_lift_node(c->jobs, idx,
+                           "its node was set DOWN by an operator while "
+                           "unreachable");
 }
 
 static const struct nodes_events node_events = {.node_down = node_down};

@@ -4,8 +4,8 @@
 # an end that happens while the daemon is away; restarted while a queue
 # drains, no job is lost or run twice.  A node daemon gone for good: its
 # node goes DOWN "Not responding" within SlurmdTimeout, its job ends
-# NODE_FAIL (docs/protocol.md), and when the daemon comes back the node is
-# idle again and the job's leftover processes are killed.
+# NODE_FAIL (--no-requeue; docs/protocol.md), and when the daemon comes
+# back the node is idle again and the job's leftover processes are killed.
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=8 # SlurmdTimeout in conf/timeout.conf
@@ -112,7 +112,7 @@ bad=$(scontrol -o show job | grep ' JobName=short-' |
 is "$bad" "" "each ended with its exit code"
 
 # --- a node daemon gone for good ----------------------------------------------
-d=$(submit -w node04 wait.sh go-d 0)
+d=$(submit -w node04 --no-requeue wait.sh go-d 0)
 wait_for 30 running "$d"
 jobpid=$(cat "pid-$d")
 pid=$(node_pid node04)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A node that fails under running steps (its sluiced and everything under
 # it stopped with SIGSTOP, as a frozen host; SlurmdTimeout=4): a job
-# without --no-kill ends NODE_FAIL with its step; a --no-kill job loses the
-# node and goes on, its `srun -k` step goes on on the other node and srun
-# reports the node's failure, its plain step ends NODE_FAIL, and a later
-# step runs on what is left.
+# without --no-kill (and --no-requeue) ends NODE_FAIL with its step; a
+# --no-kill job loses the node and goes on, its `srun -k` step goes on on
+# the other node and srun reports the node's failure, its plain step ends
+# NODE_FAIL, and a later step runs on what is left.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start "$E2E_ROOT/tests/e2e/conf/nodefail.conf"
@@ -39,8 +39,8 @@ submit_job() {
         "${SBATCH_EXTRA[@]}" "$name.sh"
 }
 
-# A: no --no-kill.  The step and the job end NODE_FAIL.
-SBATCH_EXTRA=()
+# A: no --no-kill (and --no-requeue).  The step and the job end NODE_FAIL.
+SBATCH_EXTRA=(--no-requeue)
 a=$(submit_job plain '#!/bin/bash' \
     'srun -N 2 -n 2 bash -c "echo started \$SLURMD_NODENAME; sleep 60"' \
     'echo "srun rc=$?"')

@@ -21,6 +21,7 @@
 #include "common/timefmt.h"
 #include "ctld/ctld.h"
 #include "ctld_inproc.h"
+#include "ctld/queue/jobfence.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/cluster/nodes.h"
 
@@ -295,8 +296,10 @@ static void test_final_states(void **state)
     struct job_end twice = {0, 0, 0, false};
 
     for (int i = 0; i < 6; i++)
-        ids[i] = fx_submit(
-            f, "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 5}", &alice, &e);
+        ids[i] = fx_submit(f,
+                           "{\"script\": \"#!/bin/sh\", \"time_limit_s\": 5, "
+                           "\"requeue\": false}",
+                           &alice, &e);
     assert_int_equal(run_and_end(f, ids[0], -1, 0, 0, false), JOB_COMPLETED);
     assert_int_equal(run_and_end(f, ids[1], -1, 3, 0, false), JOB_FAILED);
     assert_string_equal(job_reason(fx_job(f, ids[1])), "NonZeroExitCode");
@@ -467,23 +470,33 @@ static void test_subscriber_hears_each_transition(void **state)
     assert_int_equal(j->state, JOB_PENDING);
     assert_string_equal(heard_of(&h, c), "submit start preempt requeue");
     assert_int_equal(h.state[h.n - 1], JOB_PENDING);
-    /* the node going down ends it again, once */
+    /* the node going down requeues it again, behind a fence (saved
+     * without an event) */
     assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
     jobs_node_down(f->c->jobs, node, "NodeDown", time(NULL));
     assert_string_equal(heard_of(&h, c), "submit start preempt requeue start "
-                                         "ended node_fail");
+                                         "requeue -");
+    assert_int_equal(j->state, JOB_PENDING);
+    /* and, if it may not be requeued, ends it once */
+    j->requeue = false;
+    assert_int_equal(jobs_start(f->c->jobs, j, &node, 1, time(NULL), &e), 0);
+    jobs_node_down(f->c->jobs, node, "NodeDown", time(NULL));
+    assert_string_equal(heard_of(&h, c), "submit start preempt requeue start "
+                                         "requeue - start ended node_fail");
 }
 
 /* A node set DOWN by an admin, and one silent for SlurmdTimeout, report
- * it through the root's callback: their jobs end NODE_FAIL, "NodeDown". */
+ * it through the root's callback: their jobs that may not be requeued
+ * end NODE_FAIL, "NodeDown". */
 static void test_node_down_fails_its_jobs(void **state)
 {
     struct fx *f = *state;
     struct err e;
     const size_t n0 = 0, n1 = 1;
     time_t now = time(NULL);
-    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
-    uint64_t b = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    const char *once = "{\"script\": \"#!/bin/sh\", \"requeue\": false}";
+    uint64_t a = fx_submit(f, once, &alice, &e);
+    uint64_t b = fx_submit(f, once, &alice, &e);
     uint64_t c = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
 
     assert_int_equal(jobs_start(f->c->jobs, fx_job(f, a), &n0, 1, now, &e), 0);
@@ -515,6 +528,68 @@ static void test_node_down_fails_its_jobs(void **state)
     assert_int_equal(fx_job(f, c)->state, JOB_PENDING);
 }
 
+/* A run lost with its node (silent past SlurmdTimeout): a job that may be
+ * requeued waits again behind a fence on its batch host, which holds
+ * across a restart until lifted; a job on two nodes that loses the one
+ * that is not its batch host waits for that host, which was told to kill
+ * it; one that may not be requeued ends NODE_FAIL; a fenced job
+ * cancelled ends without its fence. */
+static void test_node_lost_requeue_fence(void **state)
+{
+    struct fx *f = *state;
+    struct err e;
+    const size_t n0 = 0, both[2] = {1, 0};
+    time_t now = time(NULL);
+    uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e);
+    uint64_t b = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"requeue\": false}",
+                           &alice, &e);
+    uint64_t c =
+        fx_submit(f, "{\"script\": \"#!/bin/sh\", \"nodes\": 2}", &bob, &e);
+    uint64_t d = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+    struct job *j;
+
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, a), &n0, 1, now, &e), 0);
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, b), &n0, 1, now, &e), 0);
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, c), both, 2, now, &e), 0);
+    assert_int_equal(jobs_start(f->c->jobs, fx_job(f, d), &n0, 1, now, &e), 0);
+    jobs_launched(f->c->jobs, fx_job(f, a));
+    nodes_tick(f->c->nodes, now + 301); /* both silent past SlurmdTimeout */
+    j = fx_job(f, a);
+    assert_int_equal(j->state, JOB_PENDING);
+    assert_int_equal(j->restart_count, 1);
+    assert_true(j->fenced);
+    assert_int_equal(j->fence_node, 0);
+    assert_string_equal(job_reason(j), "NodeDown");
+    assert_non_null(strstr(j->reason_detail, "waits for node01 to confirm"));
+    assert_int_equal(fx_job(f, b)->state, JOB_NODE_FAIL);
+    assert_false(fx_job(f, b)->fenced);
+    /* c lost node01 (and node02, its batch host, went silent too) */
+    assert_int_equal(fx_job(f, c)->state, JOB_PENDING);
+    assert_int_equal(fx_job(f, c)->fence_node, 1);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 0);
+    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 0);
+    /* the fence and its reason are kept across a restart */
+    loop_flush(f->c->loop);
+    ctld_destroy(f->c);
+    fx_start(f);
+    j = fx_job(f, a);
+    assert_true(j->fenced);
+    assert_int_equal(j->fence_node, 0);
+    assert_string_equal(job_reason(j), "NodeDown");
+    assert_non_null(j->reason_detail);
+    jobfence_lift(f->c->jobs, j, "test");
+    assert_false(j->fenced);
+    assert_string_equal(job_reason(j), "None");
+    /* lifting every fence on node02 frees c */
+    jobfence_lift_node(f->c->jobs, 1, "test");
+    assert_false(fx_job(f, c)->fenced);
+    /* cancelled behind its fence: final, fence gone */
+    assert_true(fx_job(f, d)->fenced);
+    assert_int_equal(jobs_cancel(f->c->jobs, fx_job(f, d), bob.uid, 0, &e), 0);
+    assert_int_equal(fx_job(f, d)->state, JOB_CANCELLED);
+    assert_false(fx_job(f, d)->fenced);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +607,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_subscriber_hears_each_transition,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_down_fails_its_jobs, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_node_lost_requeue_fence, setup,
                                         teardown),
     };
     log_init("test", LOG_LEVEL_WARN, NULL);

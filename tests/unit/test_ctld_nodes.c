@@ -13,8 +13,10 @@ static void test_restart_and_reconcile(void **state)
     struct fx *f = *state;
     struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
     uint64_t a = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
-    uint64_t b = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
-    json_t *reply, *jobs;
+    uint64_t b = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": "
+                           "\"node01\", \"requeue\": false");
+    uint64_t c = submit(f, ", \"cpus_per_task\": 4, \"nodelist\": \"node01\"");
+    json_t *reply, *jobs, *r;
     char *st;
 
     json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
@@ -41,9 +43,22 @@ static void test_restart_and_reconcile(void **state)
     json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
     assert_job(f, b, "job_state", "RUNNING");
     peer_close(n1);
-    /* ... and without b: NODE_FAIL */
+    /* ... and without b: NODE_FAIL (it may not be requeued) */
     n1 = node_up(f, "node01", 4, NULL, NULL);
     assert_job(f, b, "job_state", "NODE_FAIL");
+    /* c runs next; the node comes back without it: it is requeued and,
+     * the node vouching that nothing of it is left, launched again */
+    r = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL);
+    assert_int_equal(launched_id(r), c);
+    json_decref(r);
+    peer_close(n1);
+    n1 = node_up(f, "node01", 4, NULL, NULL);
+    r = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL);
+    assert_int_equal(launched_id(r), c);
+    json_decref(r);
+    assert_job(f, c, "restart_count", "1");
+    job_end(n1, "node01", c, 0, 0);
+    assert_job(f, c, "job_state", "COMPLETED");
     st = node_field(f, "node01", "state");
     assert_string_equal(st, "IDLE");
     free(st);
@@ -125,7 +140,7 @@ static void test_invalid_node_and_timeout(void **state)
     free(reason);
     peer_close(n2);
     n1 = node_up(f, "node01", 4, NULL, NULL);
-    uint64_t id = submit(f, ", \"nodelist\": \"node01\"");
+    uint64_t id = submit(f, ", \"nodelist\": \"node01\", \"requeue\": false");
     json_decref(peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
     /* silent for SlurmdTimeout=3, the connection kept */
     sleep(2);
@@ -159,6 +174,117 @@ static void test_invalid_node_and_timeout(void **state)
     free(st);
     free(reason);
     peer_close(n1);
+}
+
+/* node01 registered with job id, then silent past SlurmdTimeout (3 s):
+ * id is requeued behind a fence on node01 and not launched on node02,
+ * which has room. */
+static void lose_node01(struct fx *f, struct peer **n1, struct peer **n2,
+                        uint64_t *id)
+{
+    char *st;
+
+    *n1 = node_up(f, "node01", 4, NULL, NULL);
+    *id = submit(f, ", \"cpus_per_task\": 4");
+    json_decref(peer_expect(*n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    assert_job(f, *id, "job_state", "RUNNING");
+    wait_node_state(f, "node01", "DOWN", 8000);
+    *n2 = node_up(f, "node02", 4, NULL, NULL);
+    assert_job(f, *id, "job_state", "PENDING");
+    assert_job(f, *id, "state_reason", "NodeDown");
+    assert_job(f, *id, "restart_count", "1");
+    st = job_field(f, *id, "fence_node");
+    assert_string_equal(st, "node01");
+    free(st);
+    /* node02 keeps heartbeating, and gets no launch */
+    for (int i = 0; i < 2; i++) {
+        json_decref(peer_call(
+            *n2, PROTO_MSG_NODE_HEARTBEAT,
+            json_pack("{s:s, s:[]}", "node", "node02", "jobs"), NULL));
+        assert_null(peer_expect(*n2, PROTO_MSG_JOB_LAUNCH, 500, NULL));
+    }
+}
+
+/* A job whose node was lost starts again only once that node confirmed
+ * that its last run is gone: back on its old connection, the node is
+ * told to kill the run and its end lifts the fence; registering without
+ * the job, or with its end, lifts it; an operator's DOWN of the node
+ * while it cannot be reached lifts it; the fence holds across a
+ * controller restart. */
+static void test_lost_node_fence(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1, *n2;
+    json_t *k, *r, *jobs;
+    struct err e;
+    uint64_t id;
+    char *st;
+
+    /* back on the same connection: killed there, its end lifts the fence */
+    lose_node01(f, &n1, &n2, &id);
+    json_decref(peer_call(
+        n1, PROTO_MSG_NODE_HEARTBEAT,
+        json_pack("{s:s, s:[I]}", "node", "node01", "jobs", (json_int_t)id),
+        NULL));
+    k = peer_expect(n1, PROTO_MSG_JOB_KILL, 5000, NULL);
+    assert_int_equal(json_integer_value(json_object_get(k, "job_id")), id);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "node_down");
+    json_decref(k);
+    assert_job(f, id, "job_state", "PENDING");
+    job_end(n1, "node01", id, 0, 15);
+    assert_job(f, id, "job_state", "RUNNING");
+    assert_job(f, id, "state_reason", "None");
+    r = call(f, false, PROTO_MSG_JOB_CANCEL,
+             json_pack("{s:[I]}", "job_ids", (json_int_t)id), &e);
+    json_decref(r);
+    peer_close(n1);
+    peer_close(n2);
+
+    /* registering again with the run: killed (kill_jobs), fenced until
+     * its end; a controller restart keeps the fence */
+    lose_node01(f, &n1, &n2, &id);
+    peer_close(n1);
+    stop(f, SIGKILL);
+    spawn(f);
+    st = job_field(f, id, "fence_node");
+    assert_string_equal(st, "node01");
+    free(st);
+    peer_close(n2);
+    n2 = node_up(f, "node02", 4, NULL, NULL);
+    assert_null(peer_expect(n2, PROTO_MSG_JOB_LAUNCH, 500, NULL));
+    jobs =
+        json_pack("[{s:I, s:s}]", "job_id", (json_int_t)id, "state", "running");
+    n1 = node_up(f, "node01", 4, jobs, &r);
+    assert_int_equal(
+        json_integer_value(json_array_get(json_object_get(r, "kill_jobs"), 0)),
+        id);
+    json_decref(r);
+    assert_job(f, id, "job_state", "PENDING");
+    peer_close(n1);
+    /* ... with its end: lifted */
+    jobs = json_pack("[{s:I, s:s, s:i, s:i}]", "job_id", (json_int_t)id,
+                     "state", "ended", "exit_code", 0, "signal", 15);
+    n1 = node_up(f, "node01", 4, jobs, NULL);
+    assert_job(f, id, "job_state", "RUNNING");
+    r = call(f, false, PROTO_MSG_JOB_CANCEL,
+             json_pack("{s:[I]}", "job_ids", (json_int_t)id), &e);
+    json_decref(r);
+    peer_close(n1);
+    peer_close(n2);
+
+    /* an operator sets the unreachable node01 DOWN: lifted */
+    lose_node01(f, &n1, &n2, &id);
+    r = call(f, false, PROTO_MSG_NODE_UPDATE,
+             json_pack("{s:[s], s:s, s:s}", "nodes", "node01", "state", "DOWN",
+                       "reason", "powered off"),
+             &e);
+    assert_non_null(r);
+    json_decref(r);
+    json_decref(peer_expect(n2, PROTO_MSG_JOB_LAUNCH, 5000, NULL));
+    assert_job(f, id, "job_state", "RUNNING");
+    peer_close(n1);
+    peer_close(n2);
 }
 
 /* Queries page; an admin DRAIN holds new work off a node until RESUME,
@@ -221,6 +347,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_invalid_node_and_timeout, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_paging_and_drain, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lost_node_fence, setup, teardown),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

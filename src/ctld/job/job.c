@@ -355,6 +355,8 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "restart_count", json_integer(j->restart_count));
     set(o, "requeue", json_boolean(j->requeue));
     set(o, "no_kill", json_boolean(j->no_kill));
+    set(o, "fence_node",
+        j->fenced ? json_string(conf->nodes[j->fence_node].name) : json_null());
     set(o, "last_checkpoint", time_or_null(j->last_checkpoint));
     set(o, "suspend_time",
         time_or_null(j->state == JOB_SUSPENDED ? j->suspend_time : 0));
@@ -525,6 +527,19 @@ static void restore_fields(struct job *j, json_t *o)
     j->held_user = !j->held_admin && json_is_true(json_object_get(o, "hold"));
 }
 
+/* A pending job's fence (job.h), by node name: a node no longer
+ * configured cannot run anything of the job, so its fence goes. */
+static void restore_fence(struct job *j, json_t *o, const struct conf *conf)
+{
+    const char *name = json_string_value(json_object_get(o, "fence_node"));
+    const struct conf_node *n = name ? conf_node_find(conf, name) : NULL;
+
+    if (n == NULL || j->state != JOB_PENDING)
+        return;
+    j->fenced = true;
+    j->fence_node = (size_t)(n - conf->nodes);
+}
+
 /* An allocation's kind and who preempted the job. */
 static void restore_alloc_fields(struct job *j, json_t *o)
 {
@@ -601,8 +616,12 @@ struct job *job_from_json(json_t *o, const struct conf *conf, struct err *e)
         j->nodes = 1;
     j->cpus_per_node =
         (uint32_t)((get_int(o, "cpus", 1) + j->nodes - 1) / j->nodes);
-    if (reason != NULL && strcmp(reason, "None") != 0)
+    if (reason != NULL && strcmp(reason, "None") != 0) {
         job_set_reason_text(j, "%s", reason);
+        job_set_reason_detail(
+            j, json_string_value(json_object_get(o, "state_description")));
+    }
+    restore_fence(j, o, conf);
     if (restore_alloc(j, o, conf, e) < 0)
         goto error;
     jobgpu_from_json(j, o, conf);

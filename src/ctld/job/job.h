@@ -197,9 +197,14 @@ struct job {
     time_t kill_deadline; /* an allocation being killed ends by then at the
                              latest (0: not being killed) */
     bool launched;        /* its node confirmed the launch or listed it */
-    const char *reason;   /* static: "Resources"; see job_reason() */
-    char *reason_text;    /* owned; overrides reason when set */
-    char *reason_detail;  /* owned: state_description, the long form */
+    /* Requeued after a run lost with a node (queue/jobfence.h): it does
+     * not start again until node fence_node (the run's batch host)
+     * confirms that nothing of that run is left there. */
+    bool fenced;
+    size_t fence_node;
+    const char *reason;  /* static: "Resources"; see job_reason() */
+    char *reason_text;   /* owned; overrides reason when set */
+    char *reason_detail; /* owned: state_description, the long form */
     int32_t exit_code;
     int32_t exit_signal;
     size_t *alloc; /* conf node indices while it holds resources */

@@ -20,6 +20,7 @@
 #include "ctld/core/loop.h"
 #include "ctld/queue/joballoc.h"
 #include "ctld/queue/jobdep.h"
+#include "ctld/queue/jobfence.h"
 #include "ctld/queue/jobspec_opts.h"
 #include "ctld/queue/nodecmd.h"
 #include "ctld/queue/steps.h"
@@ -607,6 +608,7 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     jlimits_job_ended(js->env.limits, j);
     j->state = state;
     j->end_time = now;
+    j->fenced = false; /* a final job never runs again */
     if (j->start_time == 0 && state != JOB_CANCELLED && state != JOB_DEADLINE)
         j->start_time = now;
     log_info("job=%" PRIu64 " state=%s exit=%d signal=%d reason=\"%s\"", j->id,
@@ -1152,7 +1154,7 @@ void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now)
         if (jobs_node_keeps(js, list[i], idx))
             drop_node(js, list[i], idx, now);
         else
-            jobs_fail(js, list[i], JOB_NODE_FAIL, why, now, &e);
+            jobfence_lost(js, list[i], idx, why, false, now, &e);
     }
     free(list);
 }

@@ -239,9 +239,10 @@ int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
               const char *reason, time_t now, struct err *e);
 /*
  * jobs_requeue_run: j's run is over and j may run again (a preempted or
- * scontrol-requeued job whose node reported the end): its resources are
- * freed and it waits again as PENDING (held if the requeue asked for it),
- * keeps its submit time, counts a restart; a "requeue" event with why.
+ * scontrol-requeued job whose node reported the end; a run lost with its
+ * node, queue/jobfence.h): its resources are freed and it waits again as
+ * PENDING (held if the requeue asked for it), keeps its submit time,
+ * counts a restart; a "requeue" event with why.
  */
 int jobs_requeue_run(struct jobs *js, struct job *j, const char *why,
                      struct err *e);
@@ -305,9 +306,10 @@ struct job **jobs_on_node(struct jobs *js, size_t idx, bool batch_only,
  * host (the batch script dies with its node; an allocation has none).
  */
 bool jobs_node_keeps(const struct jobs *js, const struct job *j, size_t idx);
-/* jobs_node_down: the node is gone; its jobs end NODE_FAIL, but those
- * that jobs_node_keeps lose the node from their allocation (its CPUs,
- * memory and GPUs freed; NodeList without it) and go on. */
+/* jobs_node_down: the node is gone; its jobs' runs are lost with it
+ * (jobfence_lost: requeued, or NODE_FAIL), but those that jobs_node_keeps
+ * lose the node from their allocation (its CPUs, memory and GPUs freed;
+ * NodeList without it) and go on. */
 void jobs_node_down(struct jobs *js, size_t idx, const char *why, time_t now);
 
 /*

@@ -92,9 +92,22 @@ static void launch_reply(void *ctx, struct conn *conn, uint64_t id,
     struct err e;
     int code;
 
-    if (reply == NULL || j == NULL || j->state != JOB_RUNNING ||
-        (long)j->alloc[0] != listen_conn_node(conn))
+    if (reply == NULL)
         return; /* a lost connection is settled by registration or timeout */
+    if (j == NULL || j->state != JOB_RUNNING ||
+        (long)j->alloc[0] != listen_conn_node(conn)) {
+        /* The launch was delivered after its run was given up (lost with
+         * the node while the request waited on the connection): the job
+         * must not run there. */
+        if (!(reply->flags & PROTO_F_ERROR) && listen_conn_node(conn) >= 0) {
+            log_warnx("job=%" PRIu64 " launched on %s after its run there "
+                      "was given up: killed",
+                      id, nc->conf->nodes[listen_conn_node(conn)].name);
+            nodecmd_kill_on(nc, (size_t)listen_conn_node(conn), id, "node_down",
+                            nc->conf->kill_wait_s);
+        }
+        return;
+    }
     if (!(reply->flags & PROTO_F_ERROR)) {
         jobs_launched(nc->jobs, j);
         return;
@@ -350,6 +363,29 @@ int nodecmd_kill(struct nodecmd *nc, const struct job *j, const char *reason,
      * that is gone is settled by the node timeout */
     for (size_t i = 1; i < j->n_alloc; i++)
         kill_one(nc, j, j->alloc[i], body, true);
+    json_decref(body);
+    return rc;
+}
+
+int nodecmd_kill_on(struct nodecmd *nc, size_t idx, uint64_t job_id,
+                    const char *reason, uint32_t wait_s)
+{
+    struct node *n = nodes_get(nc->nodes, idx);
+    json_t *body;
+    struct err e;
+    int rc;
+
+    if (n->conn == NULL) {
+        errno = EHOSTUNREACH;
+        return -1;
+    }
+    body = json_pack("{s:I, s:i, s:s}", "job_id", (json_int_t)job_id,
+                     "kill_wait_s", (int)wait_s, "reason", reason);
+    rc = listen_request(n->conn, PROTO_MSG_JOB_KILL, body, NULL, NULL, job_id,
+                        &e);
+    if (rc < 0)
+        log_warnx("job=%" PRIu64 " kill not sent to %s: %s", job_id,
+                  n->cf->name, e.text);
     json_decref(body);
     return rc;
 }

@@ -76,6 +76,14 @@ int nodecmd_freeze(struct nodecmd *nc, const struct job *j, bool on,
  */
 int nodecmd_kill(struct nodecmd *nc, const struct job *j, const char *reason,
                  uint32_t wait_s);
+/*
+ * nodecmd_kill_on: JOB_KILL for job job_id to node idx alone, whatever the
+ * controller holds of the job (a run the node should not have: lost with
+ * the node, or launched after it was given up).  -1 with EHOSTUNREACH when
+ * the node is not connected; -1 (logged) when it cannot be sent.
+ */
+int nodecmd_kill_on(struct nodecmd *nc, size_t idx, uint64_t job_id,
+                    const char *reason, uint32_t wait_s);
 
 /*
  * A node's reply to STEP_LAUNCH: arg as given to nodecmd_step_launch,

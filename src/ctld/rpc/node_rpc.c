@@ -18,8 +18,10 @@
 #include "ctld/acct/acct.h"
 #include "ctld/acct/acct_events.h"
 #include "ctld/core/loop.h"
+#include "ctld/queue/jobfence.h"
 #include "ctld/queue/jobs.h"
 #include "ctld/queue/jobsusp.h"
+#include "ctld/queue/nodecmd.h"
 #include "ctld/queue/steps.h"
 #include "ctld/net/listen.h"
 #include "ctld/cluster/nodes.h"
@@ -244,7 +246,9 @@ static int end_from(struct jobs *js, struct job *j, json_t *o, struct err *e)
     return jobs_ended(js, j, &r, e);
 }
 
-static bool listed(json_t *jobs, uint64_t id)
+/* The state ("running", "ended") a registration lists job id in, or
+ * NULL when it does not list it. */
+static const char *listed_as(json_t *jobs, uint64_t id)
 {
     json_t *v;
     size_t i;
@@ -252,9 +256,21 @@ static bool listed(json_t *jobs, uint64_t id)
     json_array_foreach(jobs, i, v)
     {
         if ((uint64_t)json_integer_value(json_object_get(v, "job_id")) == id)
-            return true;
+            return json_string_value(json_object_get(v, "state"));
     }
-    return false;
+    return NULL;
+}
+
+static bool listed(json_t *jobs, uint64_t id)
+{
+    return listed_as(jobs, id) != NULL;
+}
+
+/* Whether batch job j runs on node idx, its batch host. */
+static bool runs_there(const struct job *j, size_t idx)
+{
+    return j != NULL && job_on_node(j->state) && j->n_alloc > 0 &&
+           j->alloc[0] == idx && j->alloc_kind == JOB_ALLOC_NONE;
 }
 
 /* Whether node idx is one of running j's nodes other than its batch
@@ -269,6 +285,26 @@ static bool step_node_of(const struct job *j, size_t idx)
         if (j->alloc[i] == idx)
             return true;
     return false;
+}
+
+/* The jobs requeued behind a fence on n (queue/jobfence.h): a job n
+ * registers without, or lists as ended (its end is taken with this
+ * registration), has nothing left there; one it lists as running was just
+ * told to die (kill_jobs) and keeps its fence until n reports its end. */
+static void settle_fences(struct jobs *js, const struct node *n, json_t *jobs)
+{
+    size_t nf;
+    struct job **fenced = jobfence_on_node(js, n->idx, &nf);
+
+    for (size_t k = 0; k < nf; k++) {
+        const char *st = listed_as(jobs, fenced[k]->id);
+        if (st == NULL)
+            jobfence_lift(js, fenced[k], "its node registered without it");
+        else if (strcmp(st, "ended") == 0)
+            jobfence_lift(js, fenced[k],
+                          "its node registered its last run as ended");
+    }
+    free(fenced);
 }
 
 /* docs/protocol.md "Reconciling on registration"; fills kill. */
@@ -288,8 +324,7 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
         struct job *j = jobs_find(js, id);
         /* an allocation has no batch script on any node: a node that
          * lists it runs its steps */
-        bool here = j && job_on_node(j->state) && j->n_alloc > 0 &&
-                    j->alloc[0] == n->idx && j->alloc_kind == JOB_ALLOC_NONE;
+        bool here = runs_there(j, n->idx);
         bool ended = st != NULL && strcmp(st, "ended") == 0;
 
         if (here && !ended)
@@ -323,10 +358,12 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
                          "without the job",
                          &e);
         else
-            jobs_fail(js, ours[k], JOB_NODE_FAIL,
-                      "node registered without the job", time(NULL), &e);
+            jobfence_lost(js, ours[k], n->idx,
+                          "node registered without the job", true, time(NULL),
+                          &e);
     }
     free(ours);
+    settle_fences(js, n, jobs);
 }
 
 static int check_job_list(json_t *jobs, struct err *e)
@@ -438,7 +475,8 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
 
 /* A node marked DOWN for silence that still holds its connection comes
  * back with its next heartbeat; the jobs it still runs were ended
- * NODE_FAIL meanwhile, so they are killed. */
+ * NODE_FAIL or requeued meanwhile (and may run elsewhere by now), so what
+ * it lists that does not run there is killed there. */
 static void kill_ended(struct jobs *js, struct node *n, json_t *running)
 {
     json_t *v;
@@ -446,10 +484,15 @@ static void kill_ended(struct jobs *js, struct node *n, json_t *running)
 
     json_array_foreach(running, i, v)
     {
-        struct job *j = jobs_find(js, (uint64_t)json_integer_value(v));
-        if (j != NULL && !job_on_node(j->state) && j->n_alloc > 0 &&
-            j->alloc[0] == n->idx)
-            jobs_kill(js, j, "node_down");
+        uint64_t id = (uint64_t)json_integer_value(v);
+        struct job *j = jobs_find(js, id);
+        if (!json_is_integer(v) || runs_there(j, n->idx) ||
+            step_node_of(j, n->idx))
+            continue;
+        log_info("node=%s job=%" PRIu64 " not running there: killed",
+                 n->cf->name, id);
+        nodecmd_kill_on(jobs_nodecmd(js), n->idx, id, "node_down",
+                        jobs_env(js)->conf->kill_wait_s);
     }
 }
 
@@ -487,6 +530,9 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
     if (n->conn == r->conn)
         nodes_seen(r->env->nodes, n, time(NULL));
     j = jobs_find(r->env->jobs, (uint64_t)json_integer_value(id));
+    /* the end of a run lost with the node: the requeued job may start */
+    if (j != NULL && j->fenced && j->fence_node == n->idx)
+        jobfence_lift(r->env->jobs, j, "its node reported its last run's end");
     /* An end we no longer wait for is acknowledged all the same, so
      * that the node can forget it. */
     if (j == NULL || !job_on_node(j->state) || j->n_alloc == 0 ||

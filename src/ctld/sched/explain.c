@@ -366,7 +366,8 @@ static json_t *dependency(struct explain *ex, const struct job *j)
     return r;
 }
 
-/* A job waiting on its dependency is not in the pass: say only that. */
+/* A job waiting on its dependency, or behind the fence of a run lost with
+ * a node (queue/jobfence.h), is not in the pass: say only that. */
 static void dep_blocked(struct job *j, json_t *o)
 {
     SET(o, "next_pass",
@@ -390,7 +391,7 @@ static void pending(struct explain *ex, struct job *j, time_t now, json_t *o)
     SET(o, "nodes", explain_nodes(ex, j));
     SET(o, "backfill", json_boolean(explain_sim_backfill(x)));
     SET(o, "dependency", j->dep.n > 0 ? dependency(ex, j) : json_null());
-    if (j->dep.n > 0 && j->dep_state != DEP_MET) {
+    if ((j->dep.n > 0 && j->dep_state != DEP_MET) || j->fenced) {
         dep_blocked(j, o);
         goto out;
     }

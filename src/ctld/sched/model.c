@@ -407,7 +407,7 @@ static void collect(struct pass_model *pm, struct job *also)
         grow(pm, jobs_active(js));
     for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
         if (j->state != JOB_PENDING || j->part_time_limit ||
-            j->part_node_limit || j->dep_state != DEP_MET)
+            j->part_node_limit || j->dep_state != DEP_MET || j->fenced)
             continue;
         offer(pm, &s, j);
     }
