@@ -148,8 +148,10 @@ static void lost(struct njobs *j, struct njob *job, const char *why,
         oom = cgroup_job_oom(cg, job->id);
         cgroup_job_destroy(cg, job->id);
     }
-    job->st = (struct spool_status){
-        .signal = SIGKILL, .end_time = time(NULL), .oom = oom};
+    job->st = (struct spool_status){.signal = SIGKILL,
+                                    .end_time = time(NULL),
+                                    .oom = oom,
+                                    .node_lost = other_boot};
     if (stat(job->dir, &sb) == 0)
         job->st.start_time = sb.st_mtime;
     if (spool_status_write(job->dir, &job->st, &e) < 0)
@@ -353,6 +355,8 @@ void njobs_send_end(struct njobs *j, struct njob *job)
     if (job->st.has_usage)
         json_object_set_new(body, "usage",
                             stepusage_json(&job->st.usage, 1, -1, -1));
+    if (job->st.node_lost)
+        json_object_set_new(body, "node_lost", json_true());
     if (conn_request(nd->conn, PROTO_MSG_JOB_END, body, on_end_reply,
                      (void *)(uintptr_t)job->id) == 0)
         job->end_sent = true;
@@ -374,13 +378,15 @@ json_t *njobs_register_list(struct njobs *j, uint32_t **ended_ids,
                                                "running"));
             continue;
         }
-        json_array_append_new(
-            a,
+        json_t *o =
             json_pack("{s:I, s:s, s:i, s:i, s:I, s:I, s:b}", "job_id",
                       (json_int_t)job->id, "state", "ended", "exit_code",
                       job->st.exit_code, "signal", job->st.signal, "start_time",
                       (json_int_t)job->st.start_time, "end_time",
-                      (json_int_t)job->st.end_time, "oom", job->st.oom));
+                      (json_int_t)job->st.end_time, "oom", job->st.oom);
+        if (job->st.node_lost)
+            json_object_set_new(o, "node_lost", json_true());
+        json_array_append_new(a, o);
         (*ended_ids)[(*n_ended)++] = job->id;
     }
     return a;

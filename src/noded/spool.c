@@ -222,6 +222,8 @@ static int status_put(const char *jobdir, const struct spool_status *st,
 
     if (st->has_usage)
         json_object_set_new(o, "usage", stepusage_json(&st->usage, 1, -1, -1));
+    if (st->node_lost)
+        json_object_set_new(o, "node_lost", json_true());
     text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     rc = put(jobdir, "status", text, strlen(text), 0600, (uid_t)-1, (gid_t)-1,
@@ -237,16 +239,16 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
     json_t *o;
     json_int_t code, sig, start, end;
     json_error_t je;
-    int oom = 0;
+    int oom = 0, lost = 0;
 
     if (text == NULL)
         return -1;
     o = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     free(text);
     if (o == NULL ||
-        json_unpack(o, "{s:I, s:I, s:I, s:I, s?b}", "exit_code", &code,
+        json_unpack(o, "{s:I, s:I, s:I, s:I, s?b, s?b}", "exit_code", &code,
                     "signal", &sig, "start_time", &start, "end_time", &end,
-                    "oom", &oom) < 0 ||
+                    "oom", &oom, "node_lost", &lost) < 0 ||
         code < 0 || code > 255 || sig < 0 || sig > 128) {
         json_decref(o);
         errno = EBADMSG;
@@ -260,6 +262,7 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
     st->start_time = start;
     st->end_time = end;
     st->oom = oom != 0;
+    st->node_lost = lost != 0;
     return 0;
 }
 

@@ -23,6 +23,10 @@ struct spool_status {
     int64_t start_time;
     int64_t end_time;
     bool oom; /* the OOM killer struck in the job's cgroup */
+    /* it did not end of itself: the machine went down under it (its
+     * spool is of an earlier boot); the controller counts the run lost
+     * with the node, not failed */
+    bool node_lost;
     bool has_usage;
     struct stepusage_task usage; /* the script's wait4 rusage (task 0) */
 };

@@ -21,8 +21,8 @@
 #   netns_daemon_start HOST        # stopped (TERM, or KILL...) and started
 #   netns_daemon_pid HOST          # its pid as this shell sees it
 #   netns_cut HOST / netns_mend HOST   # its link down / up again
-#   netns_poweroff HOST            # every process of HOST gone at once,
-#                                  # its spool and cgroups too
+#   netns_poweroff HOST [keep]     # every process of HOST gone at once,
+#                                  # its cgroups and (unless keep) spool
 #   netns_boot HOST                # HOST up again (then netns_daemon_start)
 #   netns_gone                     # daemons stopped cleanly, nothing left
 #
@@ -254,12 +254,13 @@ netns_halt() {
         "$DIR/hosts/$h/pidns"
 }
 
-# netns_poweroff NODE: the node gone as in a crash of its machine: all its
-# processes at once, and its spool and cgroups with them (a reboot is
-# netns_poweroff, netns_boot, netns_daemon_start).
+# netns_poweroff NODE [keep]: the node gone as in a crash of its machine:
+# all its processes at once, its cgroups, and its spool unless "keep" (a
+# spool on a disk that survives the reboot).  A reboot is netns_poweroff,
+# netns_boot (a new boot id), netns_daemon_start.
 netns_poweroff() {
     netns_halt "$1"
-    rm -rf "${DIR:?}/spool/$1"
+    [ "${2:-}" = keep ] || rm -rf "${DIR:?}/spool/$1"
 }
 
 # netns_conf: DIR/sluice.conf, the cluster's keys then the test's (from
@@ -427,7 +428,7 @@ netns_gone() {
 netns_recorder() {
     cat >"$WORK/runrec.sh" <<'EOF'
 #!/bin/bash
-n=$((${1:-600} * 5))
+n=$(awk -v s="${1:-600}" 'BEGIN { print int(s * 5) }')
 run=$$-$RANDOM$RANDOM # the pid alone may come back after a reboot
 rec() {
     echo "$SLURM_JOB_ID $(hostname) $run $(date +%s.%N) ${SLURM_RESTART_COUNT:-0}$1" >>runs.txt

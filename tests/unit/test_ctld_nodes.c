@@ -57,6 +57,17 @@ static void test_restart_and_reconcile(void **state)
     assert_int_equal(launched_id(r), c);
     json_decref(r);
     assert_job(f, c, "restart_count", "1");
+    peer_close(n1);
+    /* ... and again, its run listed as ended by the machine's going down
+     * (a spool of an earlier boot): lost, not FAILED; launched again */
+    jobs = json_pack("[{s:I, s:s, s:i, s:i, s:b}]", "job_id", (json_int_t)c,
+                     "state", "ended", "exit_code", 0, "signal", 9, "node_lost",
+                     1);
+    n1 = node_up(f, "node01", 4, jobs, NULL);
+    r = peer_expect(n1, PROTO_MSG_JOB_LAUNCH, 5000, NULL);
+    assert_int_equal(launched_id(r), c);
+    json_decref(r);
+    assert_job(f, c, "restart_count", "2");
     job_end(n1, "node01", c, 0, 0);
     assert_job(f, c, "job_state", "COMPLETED");
     st = node_field(f, "node01", "state");

@@ -74,6 +74,14 @@ static void test_status_round_trip(void **state)
     assert_int_equal(out.start_time, 1700000000);
     assert_int_equal(out.end_time, 1700000100);
     assert_true(out.oom);
+    assert_false(out.node_lost);
+    /* a run lost with the machine says so; the flag reads back */
+    in.node_lost = true;
+    assert_int_equal(spool_status_write(dir, &in, &e), 0);
+    memset(&out, 0, sizeof(out));
+    assert_int_equal(spool_status_read(dir, &out, &e), 0);
+    assert_true(out.node_lost);
+    assert_int_equal(out.signal, 9);
     /* no temporary left behind */
     {
         char tmp[512];

@@ -222,7 +222,13 @@ static struct node *sender_node(struct rpc *r, struct err *e)
     return n;
 }
 
-static int end_from(struct jobs *js, struct job *j, json_t *o, struct err *e)
+/* The end of j that node n reports in o (JOB_END, or an ended entry of
+ * its registration).  A run the node reports lost with the machine
+ * ("node_lost": its spool is of an earlier boot) did not end of itself:
+ * it is lost with the node (queue/jobfence.h), which vouches that nothing
+ * of it is left. */
+static int end_from(struct jobs *js, struct job *j, const struct node *n,
+                    json_t *o, struct err *e)
 {
     json_t *ec = json_object_get(o, "exit_code");
     json_t *sig = json_object_get(o, "signal");
@@ -237,6 +243,9 @@ static int end_from(struct jobs *js, struct job *j, json_t *o, struct err *e)
                             "integers");
     if (oom != NULL && !json_is_boolean(oom))
         return err_inval(e, "job end: oom must be true or false");
+    if (json_is_true(json_object_get(o, "node_lost")))
+        return jobfence_lost(js, j, n->idx, "node rebooted under it", true,
+                             time(NULL), e);
     r = (struct job_end){
         .exit_code = (int)json_integer_value(ec),
         .signal = (int)json_integer_value(sig),
@@ -333,7 +342,7 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
             jobs_refreeze(js, j);
         if (here && ended) {
             steps_batch_usage(ss, id, n->idx, json_object_get(v, "usage"));
-            if (end_from(js, j, v, &e) < 0)
+            if (end_from(js, j, n, v, &e) < 0)
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
                           e.text);
         } else if (here && j->kill != JOB_KILL_NONE) {
@@ -546,7 +555,7 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
      * the job */
     steps_batch_usage(r->env->steps, j->id, n->idx,
                       json_object_get(r->req->body, "usage"));
-    return end_from(r->env->jobs, j, r->req->body, e);
+    return end_from(r->env->jobs, j, n, r->req->body, e);
 }
 
 int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
