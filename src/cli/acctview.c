@@ -767,10 +767,12 @@ json_t *acctview_incarnations(json_t *job, bool dups)
             start = 0;
         }
     }
-    if (cur > 0 && acctview_steps(job) != NULL &&
-        jobview_int(job, "restart_count", 0) > 0)
+    /* after a requeue the last run has the steps since its start: none
+     * while it waits again */
+    if (acctview_steps(job) != NULL && jobview_int(job, "restart_count", 0) > 0)
         json_object_set_new(last, "steps",
-                            steps_between(acctview_steps(job), cur, 0));
+                            cur > 0 ? steps_between(acctview_steps(job), cur, 0)
+                                    : json_array());
     json_array_append_new(out, last);
     return out;
 }

@@ -346,6 +346,27 @@ static void test_duplicates(void **state)
     assert_non_null(strstr(s, "42|PREEMPTED|0:0|node01|1970-01-01T"));
     free(s);
     json_decref(j);
+    /* requeued after its node failed, waiting again: the lost run and its
+     * batch step, then the waiting run without steps */
+    j = record(
+        "PENDING", 0, 0,
+        json_pack("{s:i, s:n, s:n, s:[{s:i, s:s, s:s}, {s:i, s:s, s:s}], "
+                  "s:[{s:I, s:s, s:i, s:i, s:i, s:s}]}",
+                  "restart_count", 1, "start_time", "node_list", "events",
+                  "time", 100, "event", "start", "detail", "nodes=node02",
+                  "time", 200, "event", "requeue", "detail",
+                  "after node failure: node02: NodeDown", "steps", "step_id",
+                  (json_int_t)STEP_BATCH_ID, "state", "NODE_FAIL", "start_time",
+                  100, "signal", 0, "exit_code", 0, "nodes", "node02"));
+    s = print_runs("JobID,State,NodeList", j, true);
+    assert_string_equal(s, "42|NODE_FAIL|node02\n"
+                           "42.batch|NODE_FAIL|node02\n"
+                           "42|REQUEUED|None assigned\n");
+    free(s);
+    s = print_runs("JobID,State", j, false);
+    assert_string_equal(s, "42|REQUEUED\n");
+    free(s);
+    json_decref(j);
 }
 
 static void test_signal(void **state)
