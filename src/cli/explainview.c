@@ -258,6 +258,12 @@ static void gates(FILE *fp, json_t *o, time_t now)
                                                      : "its user");
     if (json_is_object(GET(o, "dependency")))
         dep_line(fp, GET(o, "dependency"));
+    if (STR(o, "fence_node"))
+        fprintf(fp,
+                "  requeued after a node failure: waits for %s to confirm "
+                "that its last run is gone (or for an operator to set %s "
+                "DOWN)\n",
+                TXT(o, "fence_node"), TXT(o, "fence_node"));
     if (json_is_integer(GET(o, "begin_time")))
         fprintf(fp, "  may not begin before %s\n",
                 when(GET(o, "begin_time"), now, a, sizeof(a)));

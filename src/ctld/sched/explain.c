@@ -94,6 +94,9 @@ static void gates(struct explain *ex, const struct job *j, time_t now,
     SET(o, "begin_time",
         j->begin_time > now ? opt_time(j->begin_time) : json_null());
     SET(o, "partition_state", json_string(conf_part_state_name(p->state)));
+    SET(o, "fence_node",
+        j->fenced ? json_string(ex->src.conf->nodes[j->fence_node].name)
+                  : json_null());
     if (j->part_time_limit)
         SET(o, "partition_limit",
             json_pack("{s:s, s:o, s:o}", "reason", "PartitionTimeLimit",
