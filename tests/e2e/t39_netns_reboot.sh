@@ -92,7 +92,7 @@ reboot_case() {
     wait_for 20 job_ended "$r"
     is "$(job_state "$r")" COMPLETED "$how: and completes"
     is "$(sacct -n -P -D -X -j "$r" -o State | tr '\n' ' ')" "NODE_FAIL COMPLETED " \
-        "$how: sacct -D: the run lost with node02, then the one that completed"
+        "$how: sacct -D: the run lost with the node, then the one that completed"
     is "$(sacct -n -P -X -j "$n" -o State)" NODE_FAIL "$how: sacct: NODE_FAIL"
     if [ "$how" = quick ]; then
         like "$(grep "job=$r " "$DIR/log/node02.log" | grep 'gone without a status')" \

@@ -515,6 +515,48 @@ static void test_ntasks_per_node(void **state)
     peer_close(n2);
 }
 
+/* A run lost with its batch host, which is back (it reports the job
+ * lost with the machine: a spool of an earlier boot): the job waits
+ * again, its batch step and its step there end NODE_FAIL, and the step
+ * is killed on the job's other node. */
+static void test_run_lost_with_node(void **state)
+{
+    struct fx *f = *state;
+    struct peer *n1 = node_up(f, "node01", 4, NULL, NULL);
+    struct peer *n2 = node_up(f, "node02", 4, NULL, NULL);
+    uint64_t id = two_node_job(f, n1);
+    json_t *r, *jobs, *k;
+    struct err e;
+    int code;
+
+    r = create(f, id, "\"ntasks\": 8", &code, &e);
+    assert_non_null(r);
+    json_decref(r);
+    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    json_decref(peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    /* drained, so that the requeued job stays pending for the look */
+    json_decref(req(f, PROTO_MSG_NODE_UPDATE,
+                    json_pack("{s:[s, s], s:s, s:s}", "nodes", "node01",
+                              "node02", "state", "DRAIN", "reason", "look"),
+                    &code, &e));
+    peer_close(n1);
+    jobs = json_pack("[{s:I, s:s, s:i, s:i, s:b}]", "job_id", (json_int_t)id,
+                     "state", "ended", "exit_code", 0, "signal", 9, "node_lost",
+                     1);
+    n1 = node_up(f, "node01", 4, jobs, NULL);
+    assert_job(f, id, "job_state", "PENDING");
+    assert_job(f, id, "restart_count", "1");
+    assert_step(f, id, STEP_BATCH_ID, "state", "NODE_FAIL");
+    assert_step(f, id, 0, "state", "NODE_FAIL");
+    k = peer_expect(n2, PROTO_MSG_STEP_KILL, 5000, NULL);
+    assert_non_null(k);
+    assert_string_equal(json_string_value(json_object_get(k, "reason")),
+                        "node_fail");
+    json_decref(k);
+    peer_close(n1);
+    peer_close(n2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +570,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ntasks_per_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_lost_with_node, setup,
+                                        teardown),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -776,6 +776,29 @@ static void lose_node(struct steps *ss, struct step *s, size_t node,
         steps_save(ss, s, &e);
 }
 
+/* The running steps of sj on node, lost with it (steps_node_down). */
+static void job_steps_lost(struct steps *ss, struct step_job *sj, size_t node,
+                           const char *reason, time_t now)
+{
+    for (struct step *s = sj->head; s != NULL; s = s->next) {
+        const struct job *j;
+        if (s->state != STEP_RUNNING || !on_node(s, node))
+            continue;
+        j = jobs_find(ss->env.jobs, s->job_id);
+        if (s->no_kill && s->step_id != STEP_BATCH_ID && j != NULL &&
+            jobs_node_keeps(ss->env.jobs, j, node)) {
+            lose_node(ss, s, node, reason, now);
+            continue;
+        }
+        for (size_t i = 0; i < s->n_nodes; i++)
+            if (s->nodes[i].node == node)
+                s->nodes[i].lost = true; /* srun gives it up */
+        if (s->step_id != STEP_BATCH_ID)
+            steps_kill(ss, s, "node_fail", node);
+        steps_finish(ss, s, STEP_NODE_FAIL, reason, now);
+    }
+}
+
 void steps_node_down(struct steps *ss, size_t node, time_t now)
 {
     char reason[96];
@@ -784,23 +807,20 @@ void steps_node_down(struct steps *ss, size_t node, time_t now)
              ss->env.conf->nodes[node].name);
     for (size_t b = 0; b < ss->nbuckets; b++)
         for (struct step_job *sj = ss->buckets[b]; sj; sj = sj->hnext)
-            for (struct step *s = sj->head; s != NULL; s = s->next) {
-                const struct job *j;
-                if (s->state != STEP_RUNNING || !on_node(s, node))
-                    continue;
-                j = jobs_find(ss->env.jobs, s->job_id);
-                if (s->no_kill && s->step_id != STEP_BATCH_ID && j != NULL &&
-                    jobs_node_keeps(ss->env.jobs, j, node)) {
-                    lose_node(ss, s, node, reason, now);
-                    continue;
-                }
-                for (size_t i = 0; i < s->n_nodes; i++)
-                    if (s->nodes[i].node == node)
-                        s->nodes[i].lost = true; /* srun gives it up */
-                if (s->step_id != STEP_BATCH_ID)
-                    steps_kill(ss, s, "node_fail", node);
-                steps_finish(ss, s, STEP_NODE_FAIL, reason, now);
-            }
+            job_steps_lost(ss, sj, node, reason, now);
+}
+
+void steps_job_node_lost(struct steps *ss, uint64_t job_id, size_t node,
+                         time_t now)
+{
+    struct step_job *sj = job_find(ss, job_id);
+    char reason[96];
+
+    if (sj == NULL)
+        return;
+    snprintf(reason, sizeof(reason), "node %s failed",
+             ss->env.conf->nodes[node].name);
+    job_steps_lost(ss, sj, node, reason, now);
 }
 
 /* A step's own time limit (the job's is the job table's). */

@@ -213,6 +213,11 @@ json_t *step_to_json(const struct step *s, const struct conf *conf,
  * -k) whose job keeps its other nodes (jobs_node_keeps) goes on there
  * instead, the node marked lost, and ends NODE_FAIL when they report. */
 void steps_node_down(struct steps *ss, size_t node, time_t now);
+/* steps_job_node_lost: the same for job job_id's steps alone (its run
+ * lost with a node that is back: it registered without the job, or
+ * reported it lost with the machine). */
+void steps_job_node_lost(struct steps *ss, uint64_t job_id, size_t node,
+                         time_t now);
 /* steps_tick: every second: steps' own time limits; finished steps
  * leave memory. */
 void steps_tick(struct steps *ss, time_t now);

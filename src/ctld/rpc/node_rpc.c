@@ -227,8 +227,8 @@ static struct node *sender_node(struct rpc *r, struct err *e)
  * ("node_lost": its spool is of an earlier boot) did not end of itself:
  * it is lost with the node (queue/jobfence.h), which vouches that nothing
  * of it is left. */
-static int end_from(struct jobs *js, struct job *j, const struct node *n,
-                    json_t *o, struct err *e)
+static int end_from(struct jobs *js, struct steps *ss, struct job *j,
+                    const struct node *n, json_t *o, struct err *e)
 {
     json_t *ec = json_object_get(o, "exit_code");
     json_t *sig = json_object_get(o, "signal");
@@ -243,9 +243,11 @@ static int end_from(struct jobs *js, struct job *j, const struct node *n,
                             "integers");
     if (oom != NULL && !json_is_boolean(oom))
         return err_inval(e, "job end: oom must be true or false");
-    if (json_is_true(json_object_get(o, "node_lost")))
+    if (json_is_true(json_object_get(o, "node_lost"))) {
+        steps_job_node_lost(ss, j->id, n->idx, time(NULL));
         return jobfence_lost(js, j, n->idx, "node rebooted under it", true,
                              time(NULL), e);
+    }
     r = (struct job_end){
         .exit_code = (int)json_integer_value(ec),
         .signal = (int)json_integer_value(sig),
@@ -342,7 +344,7 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
             jobs_refreeze(js, j);
         if (here && ended) {
             steps_batch_usage(ss, id, n->idx, json_object_get(v, "usage"));
-            if (end_from(js, j, n, v, &e) < 0)
+            if (end_from(js, ss, j, n, v, &e) < 0)
                 log_warnx("node=%s job=%" PRIu64 " end: %s", n->cf->name, id,
                           e.text);
         } else if (here && j->kill != JOB_KILL_NONE) {
@@ -366,10 +368,12 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
                          "launch unconfirmed and the node registered "
                          "without the job",
                          &e);
-        else
+        else {
+            steps_job_node_lost(ss, ours[k]->id, n->idx, time(NULL));
             jobfence_lost(js, ours[k], n->idx,
                           "node registered without the job", true, time(NULL),
                           &e);
+        }
     }
     free(ours);
     settle_fences(js, n, jobs);
@@ -555,7 +559,7 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
      * the job */
     steps_batch_usage(r->env->steps, j->id, n->idx,
                       json_object_get(r->req->body, "usage"));
-    return end_from(r->env->jobs, j, n, r->req->body, e);
+    return end_from(r->env->jobs, r->env->steps, j, n, r->req->body, e);
 }
 
 int rpc_part_update(struct rpc *r, json_t **reply, struct err *e)
