@@ -115,6 +115,8 @@ long_cut() {
     fi
     netns_mend node02
     wait_for 30 eval "! is_down node02"
+    echo "# $when: node02 came back: $(grep -E 'node=node02 (responding again|registered)' \
+        "$DIR/log/sluicectld.log" | tail -1 | grep -oE 'responding again|registered')"
     like "$(node_state node02)" '^(idle|mix|alloc)$' "$when: node02 is up again once its link is back"
     if wait_for 20 eval "! first_run_recording $r && ! recording $n"; then
         ok "$when: the old copies on node02 are killed"
