@@ -31,7 +31,7 @@
 # Every namespace, link, mount and process is removed by the EXIT trap,
 # also after a failure.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 NETNS_TAG=slns$$ # the names of this test's namespaces: slns<pid>-<host>
 NETNS_NET=10.213.0
