@@ -32,6 +32,7 @@
 #include "ctld/cluster/resv.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
+#include "ctld/core/statedir.h"
 #include "ctld/core/stats.h"
 #include "ctld/rpc/rpc.h"
 #include "ctld/sched/explain.h"
@@ -195,7 +196,9 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;
-    c->loop = loop_create(base, c->persist, flush, c);
+    c->statedir = statedir_create(conf->state_save_location,
+                                  conf->sluice_state_min_free_mib << 20);
+    c->loop = loop_create(base, c->persist, c->statedir, flush, c);
     c->acct_store = acct_store_open(c->persist, e);
     if (c->acct_store == NULL)
         goto error;
@@ -450,6 +453,7 @@ void ctld_destroy(struct ctld *c)
     parts_destroy(c->parts);
     persist_close(c->persist);
     loop_destroy(c->loop);
+    statedir_destroy(c->statedir);
     jwt_key_free(c->jwt);
     stats_destroy(c->stats);
     if (c->tick_ev)

@@ -33,6 +33,7 @@ struct nodes;
 struct parts;
 struct persist;
 struct sched_drv;
+struct statedir;
 struct steps;
 struct explain;
 struct model;
@@ -52,6 +53,8 @@ struct ctld {
     uid_t self_uid;
 
     struct persist *persist;
+    /* whether StateSaveLocation takes writes (core/statedir.h) */
+    struct statedir *statedir;
     struct loop *loop; /* group commit (core/loop.h) */
     struct acct_store *acct_store;
     struct acct *acct;   /* accounting model (acct.h) */
