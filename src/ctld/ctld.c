@@ -30,6 +30,7 @@
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/cluster/resv.h"
+#include "ctld/job/mail.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
 #include "ctld/core/statedir.h"
@@ -52,7 +53,10 @@ static void flush(void *arg, bool pass)
 
     if (pass && c->sched != NULL)
         sched_drv_want(c->sched);
-    if (c->sched != NULL)
+    /* starts, preemptions and resumes are written: while the state
+     * directory takes no writes the wish waits (loop_writable asks for a
+     * pass again when it does) */
+    if (c->sched != NULL && loop_writable(c->loop))
         sched_drv_run(c->sched, time(NULL));
     t1 = clock_mono_us();
     if (persist_in_txn(c->persist)) {
@@ -64,7 +68,7 @@ static void flush(void *arg, bool pass)
         if (persist_commit(c->persist, &e) < 0)
             fatalx("commit failed: %s; stopping without sending the replies "
                    "and launches that depended on it (a restart recovers "
-                   "from the database)",
+                   "from the database; docs/operations.md)",
                    e.text);
         t2 = clock_mono_us();
         stats_commit(c->stats, t2 - t1);
@@ -84,6 +88,19 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
+    /* Time limits, node timeouts, reservations, dependencies and mail
+     * are written: while the state directory takes no writes they wait
+     * (a job may overrun its limit by that long).  Nodes could not
+     * register meanwhile, so their silence counts from the resumption. */
+    if (!loop_writable(c->loop)) {
+        c->tick_deferred = true;
+        mail_reap();
+        return;
+    }
+    if (c->tick_deferred) {
+        c->tick_deferred = false;
+        nodes_silence_reset(c->nodes, now);
+    }
     nodes_tick(c->nodes, now);
     resvs_tick(c->resv, now);
     jobs_tick(c->jobs, now);

@@ -78,6 +78,8 @@ struct ctld {
     struct stats *stats; /* the counters of /metrics (core/stats.h) */
 
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
+    /* a tick put its duties off: the state directory took no writes */
+    bool tick_deferred;
     /* Tests only: time limits and --signal times are divided by this
      * (SLUICE_TEST_TIME_DIVISOR, default 1), so that --time=1 ends in
      * seconds.  Logged as a warning when set; never set in production. */
