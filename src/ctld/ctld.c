@@ -396,7 +396,8 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
                              .loop = c->loop,
                              .auth = c->auth,
                              .self_uid = c->self_uid,
-                             .params = c->conf->scheduler_parameters};
+                             .params = c->conf->scheduler_parameters,
+                             .statedir = c->statedir};
 
     c->rpc = (struct rpc_env){
         .conf = c->conf,
@@ -412,6 +413,7 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
         .explain = c->explain,
         .resv = c->resv,
         .stats = c->stats,
+        .statedir = c->statedir,
         .self_uid = c->self_uid,
         .jwt = c->jwt,
         .conf_path = c->conf_path,
