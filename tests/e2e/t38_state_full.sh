@@ -213,4 +213,5 @@ for id in $(cat ids); do
 done
 is "$lost" "" "every job sbatch accepted ($(wc -l <ids)) is in sacct, COMPLETED"
 is "$(grep -c ' fatal: ' "$LOG")" 0 "the controller never stopped"
+cluster_gone
 finish
