@@ -213,8 +213,12 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;
-    c->statedir = statedir_create(conf->state_save_location,
-                                  conf->sluice_state_min_free_mib << 20);
+    /* in bytes; a minimum past 2^64 bytes is never met, as it says */
+    c->statedir =
+        statedir_create(conf->state_save_location,
+                        conf->sluice_state_min_free_mib > UINT64_MAX >> 20
+                            ? UINT64_MAX
+                            : conf->sluice_state_min_free_mib << 20);
     c->loop = loop_create(base, c->persist, c->statedir, flush, c);
     c->acct_store = acct_store_open(c->persist, e);
     if (c->acct_store == NULL)
