@@ -1,6 +1,7 @@
 /*
  * scontrol ping, show config, reconfigure and top: the controller's
- * health, its configuration as it runs it, a re-read of the
+ * health (and why it refuses changes, when it does), its configuration as
+ * it runs it, a re-read of the
  * configuration file, and a job moved ahead of its user's others.
  */
 #include <errno.h>
@@ -15,6 +16,18 @@
 #include "cli/fmt.h"
 #include "common/conf.h"
 #include "common/proto.h"
+
+/* While the controller takes no changes (its StateSaveLocation full or
+ * read-only), the reason, on a line of its own under ping's. */
+static void state_line(json_t *state)
+{
+    const char *why = json_string_value(json_object_get(state, "reason"));
+
+    if (state == NULL || json_is_true(json_object_get(state, "writable")) ||
+        why == NULL)
+        return;
+    printf("%s\n", why);
+}
 
 /* "Slurmctld(primary) at HOST is UP": 0 when it answered a PING. */
 static int ping_line(void)
@@ -33,6 +46,7 @@ static int ping_line(void)
         cli_client_call(cl, PROTO_MSG_PING, NULL, &reply, NULL, &e) == 0)
         up = 1;
     printf("Slurmctld(primary) at %s is %s\n", host, up ? "UP" : "DOWN");
+    state_line(json_object_get(reply, "state"));
     json_decref(reply);
     cli_client_close(cl);
     conf_destroy(c);

@@ -1,7 +1,8 @@
 /*
  * sluice diag / sdiag: the scheduler's statistics (SCHED_DIAG): main
  * passes and backfill cycles, their durations, jobs started, depth and
- * queue length, in sdiag's layout, or --json.
+ * queue length, in sdiag's layout, or --json; before them whether the
+ * controller's state directory takes changes.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,30 @@ static void when(const char *label, long long t)
            fmt_time((time_t)t, "N/A", buf, sizeof(buf)), t);
 }
 
+/* The controller's state directory: whether it takes changes. */
+static void state_print(json_t *st)
+{
+    json_t *fb = json_object_get(st, "free_bytes");
+    char free_s[32] = "unknown";
+
+    if (st == NULL)
+        return;
+    if (json_is_integer(fb))
+        snprintf(free_s, sizeof(free_s), "%lld MiB",
+                 (long long)(json_integer_value(fb) >> 20));
+    printf("Controller state (StateSaveLocation %s):\n",
+           json_string_value(json_object_get(st, "dir")));
+    printf("\t%-28s %s\n", "Takes changes:",
+           json_is_true(json_object_get(st, "writable")) ? "yes" : "no");
+    printf("\t%-28s %s\n", "Free space:", free_s);
+    printf("\t%-28s %lld MiB (SluiceStateMinFree)\n",
+           "Kept free:", iv(st, "min_free_bytes") >> 20);
+    printf("\t%-28s %lld\n", "Changes refused:", iv(st, "refused"));
+    if (!json_is_true(json_object_get(st, "writable")))
+        printf("\t%s\n", json_string_value(json_object_get(st, "reason")));
+    putchar('\n');
+}
+
 static void diag_print(json_t *r)
 {
     json_t *m = json_object_get(r, "main"), *b = json_object_get(r, "backfill");
@@ -43,6 +68,7 @@ static void diag_print(json_t *r)
            fmt_time((time_t)iv(r, "since"), "N/A", buf, sizeof(buf)),
            iv(r, "since"));
     printf("*******************************************************\n\n");
+    state_print(json_object_get(r, "state"));
     printf("Main schedule statistics (microseconds):\n");
     printf("\t%-28s %lld\n", "Last cycle:", iv(m, "last_us"));
     printf("\t%-28s %lld\n", "Max cycle:", iv(m, "max_us"));

@@ -279,6 +279,35 @@ static json_t *json_sched_params(const void *obj)
     return json_string(((const struct conf *)obj)->scheduler_parameters);
 }
 
+/* SluiceStateMinFree: a size (64M, 1G, 0), kept in MiB; printed only
+ * when it is not the default, as the other Sluice keys are. */
+static int parse_state_min_free(void *ctx, void *obj, const char *val,
+                                struct err *e)
+{
+    (void)ctx;
+    if (value_parse_mem_mib(
+            val, &((struct conf *)obj)->sluice_state_min_free_mib, e) < 0)
+        return err_set(e, "expected a size with an optional K, M, G or T "
+                          "suffix (64M, 1G; 0: no check)");
+    return 0;
+}
+
+static void print_state_min_free(const void *obj, FILE *fp, const char *pre,
+                                 const char *suf)
+{
+    uint64_t mib = ((const struct conf *)obj)->sluice_state_min_free_mib;
+
+    if (mib != CONF_STATE_MIN_FREE_MIB)
+        fprintf(fp, "%sSluiceStateMinFree=%lluM%s", pre,
+                (unsigned long long)mib, suf);
+}
+
+static json_t *json_state_min_free(const void *obj)
+{
+    return json_integer(
+        (json_int_t)((const struct conf *)obj)->sluice_state_min_free_mib);
+}
+
 static int parse_preempt_mode(void *ctx, void *obj, const char *val,
                               struct err *e)
 {
@@ -360,6 +389,9 @@ const struct conf_key conf_cluster_keys[] = {
      .off = OFF(sluice_metrics_auth),
      .enums = metrics_auth_names,
      .flags = CKF_OMIT_ZERO},
+    K_CUSTOM("SluiceStateMinFree", "sluice_state_min_free_mib",
+             parse_state_min_free, print_state_min_free, json_state_min_free,
+             0),
     K_INT(CK_U32, "SlurmdTimeout", "slurmd_timeout_s", slurmd_timeout_s, 0,
           31536000),
     K_INT(CK_U32, "KillWait", "kill_wait_s", kill_wait_s, 0, 65535),
@@ -589,6 +621,7 @@ static struct conf *conf_new(const char *path)
     c->sluice_rest_addr = xstrdup("");
     c->sluice_rest_tls_cert = xstrdup("");
     c->sluice_rest_tls_key = xstrdup("");
+    c->sluice_state_min_free_mib = CONF_STATE_MIN_FREE_MIB;
     c->slurmd_timeout_s = 300;
     c->kill_wait_s = 30;
     c->message_timeout_s = 10;

@@ -231,6 +231,10 @@ struct conf_priv;
 /* SchedulerParameters=max_script_size default (bytes), as in Slurm. */
 #define CONF_MAX_SCRIPT_SIZE (4u << 20)
 
+/* SluiceStateMinFree default (MiB): the controller refuses changes while
+ * StateSaveLocation has less free space (docs/operations.md). */
+#define CONF_STATE_MIN_FREE_MIB 64
+
 /*
  * The whole configuration.  Strings are never NULL ("" when unset); all
  * memory belongs to the conf and goes with conf_destroy.
@@ -256,6 +260,9 @@ struct conf {
     char *sluice_rest_tls_cert;
     char *sluice_rest_tls_key;
     enum conf_metrics_auth sluice_metrics_auth;
+    /* SluiceStateMinFree: MiB that must stay free in StateSaveLocation for
+     * the controller to take changes (0: space is not checked) */
+    uint64_t sluice_state_min_free_mib;
     uint32_t slurmd_timeout_s;
     uint32_t kill_wait_s;
     uint32_t message_timeout_s;

@@ -31,8 +31,10 @@
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
 #include "ctld/cluster/resv.h"
+#include "ctld/job/mail.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/persist.h"
+#include "ctld/core/statedir.h"
 #include "ctld/core/stats.h"
 #include "ctld/rpc/rpc.h"
 #include "ctld/sched/explain.h"
@@ -52,7 +54,10 @@ static void flush(void *arg, bool pass)
 
     if (pass && c->sched != NULL)
         sched_drv_want(c->sched);
-    if (c->sched != NULL)
+    /* starts, preemptions and resumes are written: while the state
+     * directory takes no writes the wish waits (loop_writable asks for a
+     * pass again when it does) */
+    if (c->sched != NULL && loop_writable(c->loop))
         sched_drv_run(c->sched, time(NULL));
     t1 = clock_mono_us();
     if (persist_in_txn(c->persist)) {
@@ -64,7 +69,7 @@ static void flush(void *arg, bool pass)
         if (persist_commit(c->persist, &e) < 0)
             fatalx("commit failed: %s; stopping without sending the replies "
                    "and launches that depended on it (a restart recovers "
-                   "from the database)",
+                   "from the database; docs/operations.md)",
                    e.text);
         t2 = clock_mono_us();
         stats_commit(c->stats, t2 - t1);
@@ -84,6 +89,19 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
+    /* Time limits, node timeouts, reservations, dependencies and mail
+     * are written: while the state directory takes no writes they wait
+     * (a job may overrun its limit by that long).  Nodes could not
+     * register meanwhile, so their silence counts from the resumption. */
+    if (!loop_writable(c->loop)) {
+        c->tick_deferred = true;
+        mail_reap();
+        return;
+    }
+    if (c->tick_deferred) {
+        c->tick_deferred = false;
+        nodes_silence_reset(c->nodes, now);
+    }
     nodes_tick(c->nodes, now);
     resvs_tick(c->resv, now);
     jobs_tick(c->jobs, now);
@@ -203,7 +221,13 @@ struct ctld *ctld_create(const struct conf *conf, struct auth *auth,
     c->persist = persist_open(conf->state_save_location, e);
     if (c->persist == NULL)
         goto error;
-    c->loop = loop_create(base, c->persist, flush, c);
+    /* in bytes; a minimum past 2^64 bytes is never met, as it says */
+    c->statedir =
+        statedir_create(conf->state_save_location,
+                        conf->sluice_state_min_free_mib > UINT64_MAX >> 20
+                            ? UINT64_MAX
+                            : conf->sluice_state_min_free_mib << 20);
+    c->loop = loop_create(base, c->persist, c->statedir, flush, c);
     c->acct_store = acct_store_open(c->persist, e);
     if (c->acct_store == NULL)
         goto error;
@@ -384,7 +408,8 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
                              .loop = c->loop,
                              .auth = c->auth,
                              .self_uid = c->self_uid,
-                             .params = c->conf->scheduler_parameters};
+                             .params = c->conf->scheduler_parameters,
+                             .statedir = c->statedir};
 
     c->rpc = (struct rpc_env){
         .conf = c->conf,
@@ -400,6 +425,7 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
         .explain = c->explain,
         .resv = c->resv,
         .stats = c->stats,
+        .statedir = c->statedir,
         .self_uid = c->self_uid,
         .jwt = c->jwt,
         .conf_path = c->conf_path,
@@ -458,6 +484,7 @@ void ctld_destroy(struct ctld *c)
     parts_destroy(c->parts);
     persist_close(c->persist);
     loop_destroy(c->loop);
+    statedir_destroy(c->statedir);
     jwt_key_free(c->jwt);
     stats_destroy(c->stats);
     if (c->tick_ev)

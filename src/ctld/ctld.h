@@ -33,6 +33,7 @@ struct nodes;
 struct parts;
 struct persist;
 struct sched_drv;
+struct statedir;
 struct steps;
 struct explain;
 struct model;
@@ -52,6 +53,8 @@ struct ctld {
     uid_t self_uid;
 
     struct persist *persist;
+    /* whether StateSaveLocation takes writes (core/statedir.h) */
+    struct statedir *statedir;
     struct loop *loop; /* group commit (core/loop.h) */
     struct acct_store *acct_store;
     struct acct *acct;   /* accounting model (acct.h) */
@@ -75,6 +78,8 @@ struct ctld {
     struct stats *stats; /* the counters of /metrics (core/stats.h) */
 
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
+    /* a tick put its duties off: the state directory took no writes */
+    bool tick_deferred;
     /* Tests only: time limits and --signal times are divided by this
      * (SLUICE_TEST_TIME_DIVISOR, default 1), so that --time=1 ends in
      * seconds.  Logged as a warning when set; never set in production. */

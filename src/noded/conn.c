@@ -291,14 +291,17 @@ static void fail_pending(struct conn *c)
     }
 }
 
+/* Close the connection and try again with backoff; why is logged (once
+ * while it stays the same), or nothing when it is NULL (the caller said
+ * it). */
 static void conn_drop(struct conn *c, const char *why)
 {
     char text[400];
 
-    if (c->state == CONN_READY)
+    if (why != NULL && c->state == CONN_READY) {
         log_warnx("controller=%s:%s state=lost reason=\"%s\" (reconnecting)",
                   c->host, c->port, why);
-    else {
+    } else if (why != NULL) {
         snprintf(text, sizeof(text),
                  "state=unreachable reason=\"%s\" "
                  "(retrying with backoff)",
@@ -421,15 +424,18 @@ static void on_register_reply(struct noded *nd, void *arg, int code,
     if (code == ECONNRESET) {
         /* the connection is gone already */
     } else if (code != 0) {
+        /* refused (a full state directory, ENOSPC/EROFS, among others):
+         * one line while the reason stays the same, then again with
+         * backoff */
         snprintf(text, sizeof(text), "state=refused reason=\"%s\"", message);
         problem(c, text);
-        conn_drop(c, message);
+        conn_drop(c, NULL);
     } else if (!json_is_true(acc)) {
         json_unpack(body, "{s?s}", "reason", &reason);
         snprintf(text, sizeof(text), "state=refused reason=\"%s\"",
                  reason ? reason : "registration not accepted");
         problem(c, text);
-        conn_drop(c, reason ? reason : "registration not accepted");
+        conn_drop(c, NULL);
     } else {
         registered(c, body, ra);
     }

@@ -487,6 +487,27 @@ bool njobs_fence_gpus(const struct noded *nd, const uint32_t *gpus,
     return all;
 }
 
+/* "0,1,3" of n GPU indices into buf ("-" for none; cut short with "..."
+ * when buf is too small): the launch's log line, which
+ * bench/chaos_check.py reads to see that no GPU served two jobs at once. */
+static const char *gpu_list(const uint32_t *gpus, size_t n, char *buf,
+                            size_t len)
+{
+    size_t used = 0;
+
+    snprintf(buf, len, "-");
+    for (size_t i = 0; i < n && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%" PRIu32, i ? "," : "",
+                         gpus[i]);
+        if (w < 0 || (size_t)w >= len - used) {
+            snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+            break;
+        }
+        used += (size_t)w;
+    }
+    return buf;
+}
+
 static void job_launch(struct njobs *j, const struct proto_frame *f,
                        uint64_t gen)
 {
@@ -507,6 +528,7 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     bool has_cpus = false;
     int *ordinals = NULL;
     struct timeval tv = {JOBS_LAUNCH_TIMEOUT_S, 0};
+    char idx[256];
     struct launch l;
     struct njob *job;
     struct err e;
@@ -562,10 +584,11 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
         event_new(nd->base, fd, EV_READ | EV_PERSIST, on_report, job);
     event_add(job->report_ev, &tv);
     log_info("job=%" PRIu32 " state=launching user=%s uid=%u gpus=%zu%s "
-             "cpuset=%s mem_mib=%" PRIu64 " devices_denied=%zu",
+             "gpu_idx=%s cpuset=%s mem_mib=%" PRIu64 " devices_denied=%zu",
              l.job_id, l.user_name, (unsigned)l.uid, l.n_gpus,
-             gpus.renumber ? " (fenced)" : "", has_cpus ? spec.cpus : "-",
-             l.mem_mib, spec.n_deny);
+             gpus.renumber ? " (fenced)" : "",
+             gpu_list(l.gpus, l.n_gpus, idx, sizeof(idx)),
+             has_cpus ? spec.cpus : "-", l.mem_mib, spec.n_deny);
 out:
     free(spec.deny);
     free(ordinals);

@@ -59,7 +59,7 @@ static int setup(void **state)
     f->persist = persist_open(dir, &e);
     if (f->persist == NULL)
         fail_msg("persist_open: %s", e.text);
-    f->loop = loop_create(f->base, f->persist, flush, f);
+    f->loop = loop_create(f->base, f->persist, NULL, flush, f);
     *state = f;
     return 0;
 }

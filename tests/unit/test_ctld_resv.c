@@ -68,7 +68,7 @@ static void open_table(struct fx *f)
     f->persist = persist_open(dir, &e);
     if (f->persist == NULL)
         fail_msg("persist_open: %s", e.text);
-    f->loop = loop_create(f->base, f->persist, flush, f);
+    f->loop = loop_create(f->base, f->persist, NULL, flush, f);
     f->rs = resvs_create(f->conf, f->persist, f->loop, &e);
     if (f->rs == NULL)
         fail_msg("resvs_create: %s", e.text);

@@ -28,6 +28,8 @@ struct nodes {
     void *ev_arg;
     struct node *v;
     size_t n;
+    /* silence is counted from here at the earliest (nodes_silence_reset) */
+    time_t silence_from;
 };
 
 static void set_str(char **dst, const char *src)
@@ -564,7 +566,9 @@ void nodes_tick(struct nodes *ns, time_t now)
         return; /* SlurmdTimeout=0: never */
     for (size_t i = 0; i < ns->n; i++) {
         struct node *n = &ns->v[i];
-        if (n->not_responding || now - n->last_seen < (time_t)limit)
+        time_t heard =
+            n->last_seen > ns->silence_from ? n->last_seen : ns->silence_from;
+        if (n->not_responding || now - heard < (time_t)limit)
             continue;
         n->not_responding = true;
         set_str(&n->auto_reason, "Not responding");
@@ -574,6 +578,11 @@ void nodes_tick(struct nodes *ns, time_t now)
         ns->ev.node_down(ns->ev_arg, n->idx, NODE_DOWN_SILENT, now);
         loop_want_pass(ns->loop);
     }
+}
+
+void nodes_silence_reset(struct nodes *ns, time_t now)
+{
+    ns->silence_from = now;
 }
 
 uint32_t nodes_heartbeat_s(const struct nodes *ns)

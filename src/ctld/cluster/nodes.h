@@ -183,6 +183,11 @@ int nodes_set_admin_by(struct nodes *ns, struct node *n, enum node_admin admin,
 /* nodes_tick: every second: nodes silent for SlurmdTimeout go DOWN,
  * each reported (node_down, NODE_DOWN_SILENT). */
 void nodes_tick(struct nodes *ns, time_t now);
+/* nodes_silence_reset: the silence of every node not yet marked DOWN
+ * for it counts from now: the controller refused registrations while its
+ * state directory took no writes (core/statedir.h), so a node could not
+ * make itself heard. */
+void nodes_silence_reset(struct nodes *ns, time_t now);
 
 /* nodes_heartbeat_s: what registering nodes are told (SlurmdTimeout/3). */
 uint32_t nodes_heartbeat_s(const struct nodes *ns);

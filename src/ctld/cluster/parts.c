@@ -299,7 +299,8 @@ int parts_update(struct parts *ps, size_t idx, json_t *set, struct err *e)
     if (!json_is_object(set) || json_object_size(set) == 0)
         return err_inval(e,
                          "PART_UPDATE: expected \"set\": {...} with a setting");
-    if (apply_set(ps->conf, p, set, e) < 0)
+    /* the transaction first: a change that cannot be written is not made */
+    if (loop_write(ps->loop, e) < 0 || apply_set(ps->conf, p, set, e) < 0)
         return -1;
     changed = json_deep_copy(p->changed);
     json_object_update(changed, set);
@@ -308,9 +309,7 @@ int parts_update(struct parts *ps, size_t idx, json_t *set, struct err *e)
     text = json_dumps(changed, JSON_COMPACT | JSON_SORT_KEYS);
     if (text == NULL)
         fatalx("out of memory encoding partition %s", p->cf->name);
-    rc = loop_write(ps->loop, e) < 0
-             ? -1
-             : persist_part_save(ps->persist, p->cf->name, text, e);
+    rc = persist_part_save(ps->persist, p->cf->name, text, e);
     log_info("partition=%s updated: %s%s", p->cf->name, text,
              rc < 0 ? " (not saved)" : "");
     free(text);

@@ -478,18 +478,20 @@ static int save(struct resvs *rs, const struct resv *r, struct err *e)
     return rc;
 }
 
+/* Delete the i-th reservation: the row, then memory; a row that cannot
+ * be deleted leaves memory as it was. */
 static int drop(struct resvs *rs, size_t i, struct err *e)
 {
     struct resv *r = rs->v[i];
-    int rc = loop_write(rs->loop, e) < 0
-                 ? -1
-                 : persist_resv_delete(rs->persist, r->name, e);
 
+    if (loop_write(rs->loop, e) < 0 ||
+        persist_resv_delete(rs->persist, r->name, e) < 0)
+        return -1;
     memmove(&rs->v[i], &rs->v[i + 1], (rs->n - i - 1) * sizeof(*rs->v));
     rs->n--;
     resv_free(r);
     loop_want_pass(rs->loop);
-    return rc;
+    return 0;
 }
 
 static void insert(struct resvs *rs, struct resv *r)
@@ -722,8 +724,10 @@ void resvs_tick(struct resvs *rs, time_t now)
             continue;
         }
         log_info("reservation=%s ended", r->name);
-        if (drop(rs, i, &e) < 0)
+        if (drop(rs, i, &e) < 0) {
             log_warnx("reservation ended, not deleted: %s", e.text);
+            i++; /* a later tick deletes it */
+        }
     }
 }
 

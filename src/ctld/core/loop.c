@@ -1,6 +1,7 @@
 /*
- * Group commit (loop.h): the flush event, its arming, and the age of the
- * open transaction.  What a flush does belongs to the root.
+ * Group commit (loop.h): the flush event, its arming, the age of the open
+ * transaction, and the admission of new work by the state directory's
+ * verdict.  What a flush does belongs to the root.
  */
 #include "ctld/core/loop.h"
 
@@ -11,9 +12,11 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/core/persist.h"
+#include "ctld/core/statedir.h"
 
 struct loop {
     struct persist *persist; /* borrowed */
+    struct statedir *sd;     /* borrowed, or NULL */
     struct event *flush_ev;
     loop_flush_fn flush;
     void *arg;
@@ -31,11 +34,12 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 struct loop *loop_create(struct event_base *base, struct persist *persist,
-                         loop_flush_fn flush, void *arg)
+                         struct statedir *sd, loop_flush_fn flush, void *arg)
 {
     struct loop *l = xcalloc(1, sizeof(*l));
 
     l->persist = persist;
+    l->sd = sd;
     l->flush = flush;
     l->arg = arg;
     l->flush_ev = event_new(base, -1, 0, flush_cb, l);
@@ -67,15 +71,57 @@ void loop_want_pass(struct loop *l)
     loop_kick(l);
 }
 
-int loop_write(struct loop *l, struct err *e)
+/* Look at the state directory again; a return to writable asks for a
+ * pass, for the work that waited. */
+static bool refresh(struct loop *l)
 {
-    if (persist_in_txn(l->persist))
-        return 0;
+    bool was = statedir_writable(l->sd);
+
+    if (!statedir_check(l->sd))
+        return false;
+    if (!was)
+        loop_want_pass(l);
+    return true;
+}
+
+static int begin(struct loop *l, struct err *e)
+{
     if (persist_begin(l->persist, e) < 0)
         return -1;
     l->txn_start_ms = clock_mono_ms();
     loop_kick(l);
     return 0;
+}
+
+int loop_write(struct loop *l, struct err *e)
+{
+    if (persist_in_txn(l->persist))
+        return 0;
+    /* what is under way writes all the same, but the verdict is the one
+     * the transaction opened under for whatever joins it */
+    if (l->sd != NULL)
+        refresh(l);
+    return begin(l, e);
+}
+
+bool loop_writable(struct loop *l)
+{
+    if (l->sd == NULL)
+        return true;
+    if (persist_in_txn(l->persist))
+        return statedir_writable(l->sd);
+    return refresh(l);
+}
+
+int loop_admit(struct loop *l, struct err *e)
+{
+    if (l->sd == NULL)
+        return loop_write(l, e);
+    if (persist_in_txn(l->persist))
+        return statedir_writable(l->sd) ? 0 : statedir_refuse(l->sd, e);
+    if (!refresh(l))
+        return statedir_refuse(l->sd, e);
+    return begin(l, e);
 }
 
 bool loop_holding(const struct loop *l)

@@ -6,6 +6,13 @@
  * the iteration's I/O callbacks and calls the flush function the root
  * installed: run a scheduling pass if one was asked for (loop_want_pass),
  * commit, release the held output.
+ *
+ * New work that changes state (a request, the tick's duties, a pass) is
+ * admitted first (loop_admit, loop_writable): while StateSaveLocation
+ * cannot take writes (core/statedir.h) it is refused or put off before
+ * it changes anything in memory.  What is already under way (an admitted
+ * request's changes, a node's reply to a launch sent before) writes with
+ * plain loop_write, into the room SluiceStateMinFree keeps.
  */
 #ifndef SLUICE_CTLD_LOOP_H
 #define SLUICE_CTLD_LOOP_H
@@ -29,6 +36,7 @@
 
 struct loop;
 struct persist;
+struct statedir;
 
 /*
  * What the flush does, installed by the root: pass is true when a
@@ -37,15 +45,28 @@ struct persist;
  */
 typedef void (*loop_flush_fn)(void *arg, bool pass);
 
-/* loop_create: the flush event on base, for transactions of persist
- * (borrowed).  loop_destroy frees it (accepts NULL); it commits nothing. */
+/* loop_create: the flush event on base, for transactions of persist and
+ * admissions judged by sd (both borrowed; sd NULL: always writable).
+ * loop_destroy frees it (accepts NULL); it commits nothing. */
 struct loop *loop_create(struct event_base *base, struct persist *persist,
-                         loop_flush_fn flush, void *arg);
+                         struct statedir *sd, loop_flush_fn flush, void *arg);
 void loop_destroy(struct loop *l);
 
 /* loop_write: open the iteration's transaction (unless one is open) and
- * arm the flush.  -1 with e when it cannot begin. */
+ * arm the flush.  -1 with e when it cannot begin.  Never refused for the
+ * state directory: what is under way must be written (or the commit
+ * fails and the controller stops, ctld.c); new work calls loop_admit. */
 int loop_write(struct loop *l, struct err *e);
+/*
+ * loop_writable: whether new work may change state now: the state
+ * directory looked at again (statedir_check), unless this iteration's
+ * transaction is open (the verdict it was opened under, or the tick's
+ * since, holds).  A return to writable asks for a pass, for what waited.
+ */
+bool loop_writable(struct loop *l);
+/* loop_admit: loop_write for new work: -1 with errno ENOSPC or EROFS and
+ * e the reason, opening nothing, while loop_writable is false. */
+int loop_admit(struct loop *l, struct err *e);
 /* loop_kick: arm the flush event (idempotent). */
 void loop_kick(struct loop *l);
 /* loop_want_pass: ask for a scheduling pass in this iteration's flush. */

@@ -29,6 +29,7 @@
 #include "common/version.h"
 #include "common/xalloc.h"
 #include "ctld/core/loop.h"
+#include "ctld/core/statedir.h"
 #include "ctld/net/peers.h"
 
 /* Frames handled for one connection before the others get a turn, and
@@ -395,6 +396,8 @@ static void handle_request(struct conn *conn, const struct proto_frame *f)
     if (f->type == PROTO_MSG_PING) {
         reply = json_pack("{s:s, s:I}", "version", SLUICE_VERSION, "now",
                           (json_int_t)time(NULL));
+        if (l->env.statedir != NULL)
+            json_object_set_new(reply, "state", statedir_json(l->env.statedir));
         send_reply(conn, f, reply);
         json_decref(reply);
         return;

@@ -49,12 +49,17 @@ struct listen_ops {
 };
 
 /* Where listen runs and what it checks frames with (all borrowed). */
+struct statedir;
+
 struct listen_env {
     struct event_base *base; /* with LOOP_NPRIO priorities */
     struct loop *loop;       /* holds output while a transaction is open */
     struct auth *auth;       /* signs TCP frames, verifies them */
     uid_t self_uid;     /* unix peers of this uid (and root): no per-peer cap */
     const char *params; /* SchedulerParameters: the connection limits */
+    /* whether StateSaveLocation takes writes, in PING's reply (may be
+     * NULL) */
+    const struct statedir *statedir;
 };
 
 /*

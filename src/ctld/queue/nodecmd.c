@@ -32,7 +32,32 @@ struct nodecmd {
     struct jobs *jobs;
     nodecmd_step_reply_fn step_reply; /* nodecmd_set_step_reply's */
     void *step_ctx;
+    /* Tests only (SLUICE_TEST_DOUBLE_START=ID, warned at start): job ID is
+     * also launched on a second node, so that bench/chaos_check.py can be
+     * shown to catch a job run twice.  0: never. */
+    uint64_t test_double_start;
 };
+
+/* SLUICE_TEST_DOUBLE_START (struct nodecmd): a job id, or 0. */
+static uint64_t test_double_start(void)
+{
+    const char *s = getenv("SLUICE_TEST_DOUBLE_START");
+    char *end;
+    unsigned long long v;
+
+    if (s == NULL || *s == '\0')
+        return 0;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (*end != '\0' || errno != 0 || v == 0) {
+        log_warnx("SLUICE_TEST_DOUBLE_START=%.32s ignored: a job id", s);
+        return 0;
+    }
+    log_warnx("SLUICE_TEST_DOUBLE_START=%llu: that job will run twice (a "
+              "planted fault, for tests only)",
+              v);
+    return v;
+}
 
 struct nodecmd *nodecmd_create(const struct conf *conf, struct nodes *ns,
                                struct persist *p, struct jobs *js)
@@ -43,6 +68,7 @@ struct nodecmd *nodecmd_create(const struct conf *conf, struct nodes *ns,
     nc->nodes = ns;
     nc->persist = p;
     nc->jobs = js;
+    nc->test_double_start = test_double_start();
     return nc;
 }
 
@@ -256,6 +282,24 @@ static json_t *launch_payload(struct nodecmd *nc, const struct job *j,
     return payload;
 }
 
+/* The planted fault (test_double_start): body to the first other node
+ * that is connected, its reply ignored. */
+static void launch_twice(struct nodecmd *nc, const struct job *j, json_t *body)
+{
+    for (size_t i = 0; i < nodes_count(nc->nodes); i++) {
+        struct node *n = nodes_get(nc->nodes, i);
+        struct err e;
+        if (i == j->alloc[0] || n->conn == NULL)
+            continue;
+        if (listen_request(n->conn, PROTO_MSG_JOB_LAUNCH, body, NULL, NULL,
+                           j->id, &e) == 0)
+            log_warnx("job=%" PRIu64 " launched again on %s "
+                      "(SLUICE_TEST_DOUBLE_START)",
+                      j->id, n->cf->name);
+        return;
+    }
+}
+
 void nodecmd_launch(struct nodecmd *nc, struct job *j)
 {
     struct conn *conn = batch_host(nc, j)->conn;
@@ -273,6 +317,8 @@ void nodecmd_launch(struct nodecmd *nc, struct job *j)
     if (listen_request(conn, PROTO_MSG_JOB_LAUNCH, body, launch_reply, nc,
                        j->id, &e) < 0)
         launch_failed(nc, j, e.text);
+    else if (j->id == nc->test_double_start)
+        launch_twice(nc, j, body);
     json_decref(body);
     json_decref(payload);
 }

@@ -457,6 +457,15 @@ int rpc_node_register(struct rpc *r, json_t **reply, struct err *e)
                   e->text);
         return 0;
     }
+    /* The connection speaks for n from here, so that every answer, a
+     * refusal too, is signed for n's daemon (one for another receiver it
+     * would not read).  Admitted here rather than by rpc_dispatch for
+     * that reason: while the state directory takes no writes (the
+     * reconciliation records ends and failures) the daemon is refused
+     * and registers again later (docs/noded.md). */
+    listen_conn_set_node(r->conn, (long)n->idx);
+    if (loop_admit(r->env->loop, e) < 0)
+        return -1;
     jobs = json_object_get(body, "jobs");
     if (jobs == NULL)
         jobs = json_array();

@@ -34,6 +34,7 @@ struct persist;
 struct prio_drv;
 struct resvs;
 struct sched_drv;
+struct statedir;
 struct stats;
 struct steps;
 
@@ -59,6 +60,9 @@ struct rpc_env {
     /* the controller's counters (core/stats.h): rpc_dispatch counts each
      * request and its time; GET /metrics reads them */
     struct stats *stats;
+    /* whether StateSaveLocation takes writes (core/statedir.h): sdiag and
+     * GET /metrics show it */
+    struct statedir *statedir;
     uid_t self_uid; /* the controller's own uid: an operator */
     /* auth/jwt's key (AuthAltParameters=jwt_key=): scontrol token and
      * REST requests; NULL when AuthAltTypes has no auth/jwt */

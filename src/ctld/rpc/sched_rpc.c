@@ -1,11 +1,13 @@
 /*
- * PRIO_QUERY (sprio), SHARE_QUERY (sshare) and SCHED_DIAG (sdiag), as
- * docs/protocol.md describes them.  Everyone may ask; nothing changes.
+ * PRIO_QUERY (sprio), SHARE_QUERY (sshare) and SCHED_DIAG (sdiag, with
+ * whether StateSaveLocation takes writes), as docs/protocol.md describes
+ * them.  Everyone may ask; nothing changes.
  */
 #include <errno.h>
 #include <time.h>
 
 #include "ctld/sched/prio_drv.h"
+#include "ctld/core/statedir.h"
 #include "ctld/rpc/rpc.h"
 #include "ctld/sched/sched_drv.h"
 
@@ -51,5 +53,7 @@ int rpc_sched_diag(struct rpc *r, json_t **reply, struct err *e)
 {
     (void)e;
     *reply = sched_drv_diag(r->env->sched, time(NULL));
+    if (r->env->statedir != NULL)
+        json_object_set_new(*reply, "state", statedir_json(r->env->statedir));
     return 0;
 }

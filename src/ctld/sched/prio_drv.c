@@ -249,10 +249,15 @@ void prio_drv_refresh(struct prio_drv *p, time_t now)
 {
     struct err e;
 
-    charge_and_decay(p, now);
-    maybe_reset(p, now);
-    if (loop_write(p->src.loop, &e) < 0 || prio_usage_save(p, &e) < 0)
-        log_warnx("fairshare usage not saved: %s", e.text);
+    /* usage is charged, decayed and saved at once: while the state
+     * directory takes no writes a later period does it (last_calc stays,
+     * so no usage is lost) */
+    if (loop_writable(p->src.loop)) {
+        charge_and_decay(p, now);
+        maybe_reset(p, now);
+        if (loop_write(p->src.loop, &e) < 0 || prio_usage_save(p, &e) < 0)
+            log_warnx("fairshare usage not saved: %s", e.text);
+    }
     tree_refresh(p);
     recompute_all(p, now);
     loop_want_pass(p->src.loop);

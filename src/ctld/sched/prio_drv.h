@@ -72,7 +72,8 @@ extern const struct jobs_events prio_drv_events;
 void prio_drv_sync(struct prio_drv *p, time_t now);
 
 /* prio_drv_refresh: the timer's work (charge, decay, reset, save, recompute
- * all, schedule); public for tests. */
+ * all, schedule; the first four wait while the state directory takes no
+ * writes); public for tests. */
 void prio_drv_refresh(struct prio_drv *p, time_t now);
 
 /*

@@ -26,6 +26,7 @@
 #include "common/xalloc.h"
 #include "ctld/cluster/nodes.h"
 #include "ctld/cluster/parts.h"
+#include "ctld/core/statedir.h"
 #include "ctld/core/stats.h"
 #include "ctld/net/listen.h"
 #include "ctld/queue/jobs.h"
@@ -593,6 +594,37 @@ static void write_process(struct scrape *sc)
                 "tcp", NULL);
 }
 
+/* Whether StateSaveLocation takes writes (core/statedir.h), as the
+ * last look found it (at most a second ago). */
+static void write_state(struct scrape *sc)
+{
+    struct statedir_status st;
+
+    if (sc->env->statedir == NULL)
+        return;
+    statedir_status(sc->env->statedir, &st);
+    prom_head(sc->out, "sluice_state_writable", PROM_GAUGE,
+              "1 while StateSaveLocation takes writes, 0 while submissions "
+              "and other changes are refused (full or read-only)");
+    prom_sample(sc->out, "sluice_state_writable", st.writable ? 1 : 0, NULL);
+    if (st.free_known) {
+        prom_head(sc->out, "sluice_state_free_bytes", PROM_GAUGE,
+                  "Free space in StateSaveLocation's file system, for an "
+                  "unprivileged writer");
+        prom_sample(sc->out, "sluice_state_free_bytes", (double)st.free_bytes,
+                    NULL);
+    }
+    prom_head(sc->out, "sluice_state_min_free_bytes", PROM_GAUGE,
+              "SluiceStateMinFree: below this much free space changes are "
+              "refused");
+    prom_sample(sc->out, "sluice_state_min_free_bytes",
+                (double)st.min_free_bytes, NULL);
+    prom_head(sc->out, "sluice_state_refused_total", PROM_COUNTER,
+              "Requests refused because StateSaveLocation took no writes");
+    prom_sample(sc->out, "sluice_state_refused_total", (double)st.refused,
+                NULL);
+}
+
 static void get_metrics(struct web_req *wr)
 {
     const struct web_env *env = web_req_env(wr);
@@ -614,6 +646,7 @@ static void get_metrics(struct web_req *wr)
     write_shares(&sc);
     write_rpc(&sc);
     write_http(&sc);
+    write_state(&sc);
     write_process(&sc);
     prom_head(sc.out, "sluice_metrics_scrape_duration_seconds", PROM_GAUGE,
               "Time the controller took to write this page, up to this line");

@@ -611,6 +611,7 @@ int web_status_of_errno(int code)
         return 503;
     case ENOSPC:
     case EDQUOT:
+    case EROFS:
         return 507;
     default:
         return 500;

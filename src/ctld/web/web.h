@@ -151,8 +151,8 @@ void web_reply_stream(struct web_req *wr, int status, const char *content_type,
 /* web_reply_header: add a header to the coming reply (before it). */
 void web_reply_header(struct web_req *wr, const char *name, const char *value);
 /* web_status_of_errno: the HTTP status for an RPC error code: EPERM and
- * EACCES 403, ENOENT 404, EINVAL/EBADMSG 400, EAGAIN/EBUSY 503, ENOSPC 507,
- * else 500. */
+ * EACCES 403, ENOENT 404, EINVAL/EBADMSG 400, EAGAIN/EBUSY 503, ENOSPC,
+ * EDQUOT and EROFS 507 (StateSaveLocation takes no writes), else 500. */
 int web_status_of_errno(int code);
 
 /*
