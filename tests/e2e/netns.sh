@@ -278,9 +278,11 @@ netns_conf() {
     } >"$DIR/sluice.conf"
 }
 
-# netns_wrappers: the CLI commands, run on the login host.  Their PATH is
-# the test's without the wrappers, so that a job (which takes sbatch's
-# environment) runs the real commands on its own node.
+# netns_wrappers: the CLI commands, run on the login host (in its PID
+# namespace too: the /proc seen there is that namespace's, and a process
+# must find itself in it).  Their PATH is the test's without the
+# wrappers, so that a job (which takes sbatch's environment) runs the real
+# commands on its own node.
 netns_wrappers() {
     local b name
     mkdir -p "$DIR/bin"
@@ -292,7 +294,7 @@ netns_wrappers() {
 PATH='$NETNS_PATH'
 export PATH
 exec nsenter --target "\$(cat '$DIR/hosts/login/init.pid')" --net --uts \\
-    --mount --wd="\$PWD" -- '$E2E_BIN/$name' "\$@"
+    --mount --pid --wd="\$PWD" -- '$E2E_BIN/$name' "\$@"
 EOF
         chmod 755 "$DIR/bin/$name"
     done
