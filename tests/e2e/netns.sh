@@ -50,9 +50,14 @@ netns_need() {
     ip netns add "$probe" >/dev/null 2>&1 ||
         skip_all "cannot make a network namespace (ip netns add)"
     ip netns del "$probe" >/dev/null 2>&1
+    # what netns_init.sh does: a host name, files bound over /etc/hosts
+    # and the boot id
     unshare --pid --fork --mount --uts --propagation private --mount-proc \
-        true >/dev/null 2>&1 ||
-        skip_all "cannot make PID, mount and UTS namespaces (unshare)"
+        sh -c 'hostname probe && mount --bind /etc/passwd /etc/hosts &&
+            mount --bind /etc/passwd /proc/sys/kernel/random/boot_id' \
+        >/dev/null 2>&1 ||
+        skip_all "cannot make PID, mount and UTS namespaces and bind files" \
+            "there (unshare, mount --bind)"
 }
 
 # netns_sweep: namespaces of earlier runs of this harness whose shell is
