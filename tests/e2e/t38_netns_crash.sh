@@ -75,6 +75,17 @@ is "$(echo "$states" | grep -v '|COMPLETED|0$' | head -5)" "" \
     "each is COMPLETED, without a restart"
 is "$(sacct -n -X -P -D -o JobID 2>/dev/null | sort -n | uniq -d | head -5)" "" \
     "each has one run in accounting (sacct -D)"
+# the events: one start and one end each, no requeue of a run that started
+is "$(sacct --json=sluice 2>/dev/null | python3 -c '
+import json, sys
+jobs = json.load(sys.stdin)["jobs"]
+if not jobs:
+    print("no job in sacct --json")
+for j in jobs:
+    ev = [e["event"] for e in j["events"]]
+    if ev.count("end") != 1 or ev.count("start") - ev.count("requeue") != 1:
+        print(j["job_id"], " ".join(ev))' | head -5)" "" \
+    "each has one end event, and one start that was not given up"
 runs=$(netns_runs runs.txt)
 is "$(echo "$runs" | awk '{print $1}' | sort -n | uniq -d | head -5)" "" \
     "each ran once (the jobs' own records)"
