@@ -50,9 +50,11 @@ int jobfence_lost(struct jobs *js, struct job *j, size_t idx, const char *why,
                   bool gone, time_t now, struct err *e)
 {
     const struct conf *conf = jobs_env(js)->conf;
-    size_t host = j->alloc[0];
+    size_t host;
     char detail[300], desc[300];
 
+    ASSERT(j->n_alloc > 0); /* a run, on its nodes */
+    host = j->alloc[0];
     kill_others(js, j, idx);
     if (!may_requeue(j))
         return jobs_fail(js, j, JOB_NODE_FAIL, why, now, e);
