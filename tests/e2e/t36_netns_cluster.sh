@@ -93,7 +93,7 @@ d2=$(sbatch --parsable -p dev -w node03 --gpus-per-node=1 -o /dev/null dev.sh)
 wait_for 20 eval "grep -q start dev-$d1.log && grep -q start dev-$d2.log"
 p=$(sbatch --parsable -p prod -w node03 --gpus-per-node=2 -o prod.out \
     --wrap 'echo "$(hostname) $CUDA_VISIBLE_DEVICES"; while [ ! -e stop-prod ]; do sleep 0.1; done')
-wait_for 30 test "$(job_state "$p")" = RUNNING
+wait_for 30 eval "[ \"\$(job_state $p)\" = RUNNING ]"
 is "$(job_state "$p")" RUNNING "the prod job runs on node03 ..."
 is "$(grep -c term "dev-$d1.log" "dev-$d2.log" | tr '\n' ' ')" \
     "dev-$d1.log:1 dev-$d2.log:1 " "... after both dev jobs got SIGTERM"
