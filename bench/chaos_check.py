@@ -14,7 +14,9 @@ DIR holds:
   nodes/NAME.log  each node daemon's log (all of its lives, appended)
   faults        one line per injected fault: "EPOCH_SECONDS KIND NODE"
                 (KIND reboot ends every run on NODE at that moment)
-  ctld          "rss_kb fds" of the quiet cluster, then of the end
+  ctld          "rss_kb fds" of a quiet controller holding the same jobs
+                (chaos.sh restarts it at the end), then of the controller
+                that went through the run
 
 The checks:
   1. every accepted job (every task of an accepted array) has exactly one
@@ -25,7 +27,8 @@ The checks:
   3. on a node, runs that overlap in time never share a GPU index;
   4. every job's Restarts equals the requeues among its events;
   5. the controller's RSS and descriptors at the end are within 10 % of
-     the quiet cluster's (plus a little slack for small numbers).
+     a quiet controller's with the same jobs (plus a little slack for
+     small numbers): what the faults cost it is not kept.
 """
 import json
 import os

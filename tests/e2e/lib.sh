@@ -8,7 +8,7 @@
 #   finish                                    # exit status from the results
 
 set -u
-E2E_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+E2E_ROOT=${E2E_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 E2E_BUILD=${SLUICE_BUILD:-build}
 E2E_BIN=$E2E_ROOT/$E2E_BUILD/bin
 PATH=$E2E_BIN:$PATH
