@@ -363,16 +363,17 @@ static void check_auth(json_t *facts, struct conf_diag *d)
         doctor_jint(r, "last", &last);
         where = nodes ? xasprintf("peer %s (%s)", peer, nodes)
                       : xasprintf("peer %s", peer);
-        fix = nodes ? xasprintf("give %s the cluster's key (the AuthInfo key "
-                                "file of auth/key, or munge.key of "
-                                "auth/munge, as on the controller) and "
-                                "restart its sluiced",
-                                nodes)
-                    : xasprintf("find what runs at %s with another key (a "
-                                "node daemon or client with an old key file "
-                                "or munge key) and give it the cluster's "
-                                "key, or stop it",
-                                peer);
+        fix = nodes && down
+                  ? xasprintf("give %s the cluster's key (the AuthInfo key "
+                              "file of auth/key, or munge.key of "
+                              "auth/munge, as on the controller) and "
+                              "restart its sluiced",
+                              nodes)
+                  : xasprintf("find what runs at %s with another key (a "
+                              "node daemon or client with an old key file "
+                              "or munge key) and give it the cluster's "
+                              "key, or stop it",
+                              peer);
         conf_diag_add_fix(
             d, nodes && down ? CONF_ERROR : CONF_WARNING, where, "auth", fix,
             "%lld credential%s refused, the last %lld s ago: %s%s", count,

@@ -362,13 +362,16 @@ void doctor_time_limit(json_t *facts, struct conf_diag *d)
                 "limit (scontrol update JobId=%lld "
                 "TimeLimit=...)",
                 name, (long long)json_integer_value(json_array_get(ids, 0)));
+            bool one = json_array_size(ids) == 1;
             conf_diag_add_fix(d, CONF_WARNING, where, "time_limit", fix,
                               "%zu running job%s without a time limit (%s), "
-                              "in a partition with MaxTime=INFINITE: they "
-                              "hold their nodes and GPUs until they end (the "
-                              "seed's job that held GPUs for two weeks)",
-                              json_array_size(ids),
-                              json_array_size(ids) == 1 ? "" : "s", list);
+                              "in a partition with MaxTime=INFINITE: %s "
+                              "until %s (the seed's job that held GPUs for "
+                              "two weeks)",
+                              json_array_size(ids), one ? "" : "s", list,
+                              one ? "it holds its nodes and GPUs"
+                                  : "they hold their nodes and GPUs",
+                              one ? "it ends" : "they end");
             free(list);
             free(where);
             free(fix);
