@@ -52,11 +52,11 @@ static void gather(json_t *facts, uint16_t type, json_t *req, const char *key,
 /* CONFIG_QUERY's [["Key", "value"], ...] as {"Key": "value"}. */
 static void gather_config(json_t *facts)
 {
-    json_t *reply = NULL, *conf = json_object(), *kv;
+    json_t *req = json_object(), *reply = NULL, *conf = json_object(), *kv;
     struct err e;
     size_t i;
 
-    if (cli_call(PROTO_MSG_CONFIG_QUERY, json_object(), &reply, &e) < 0)
+    if (cli_call(PROTO_MSG_CONFIG_QUERY, req, &reply, &e) < 0)
         cli_warn("CONFIG_QUERY refused (%s): the checks that need it are "
                  "skipped",
                  e.text);
@@ -68,15 +68,18 @@ static void gather_config(json_t *facts)
     }
     json_object_set_new(facts, "config", conf);
     json_decref(reply);
+    json_decref(req);
 }
 
 /* The controller's clock and state directory (PING), this host's clock. */
 static void gather_ping(json_t *facts)
 {
-    json_t *reply = NULL;
+    json_t *req = json_object(), *reply = NULL;
     struct err e;
+    int rc = cli_call(PROTO_MSG_PING, req, &reply, &e);
 
-    if (cli_call(PROTO_MSG_PING, json_object(), &reply, &e) < 0) {
+    json_decref(req);
+    if (rc < 0) {
         cli_warn("PING refused (%s)", e.text);
         return;
     }

@@ -176,8 +176,7 @@ static json_t *gpu_waiters(json_t *facts)
     return by_node;
 }
 
-static void check_gpus(json_t *facts, json_t *n, json_t *waiters,
-                       struct conf_diag *d)
+static void check_gpus(json_t *n, json_t *waiters, struct conf_diag *d)
 {
     const char *name = doctor_jstr(n, "name", "?");
     const char *gres = doctor_jstr(n, "gres", "");
@@ -187,7 +186,6 @@ static void check_gpus(json_t *facts, json_t *n, json_t *waiters,
     json_t *ids = json_object_get(waiters, name);
     char *where = xasprintf("node %s", name), *msg, *fix;
 
-    (void)facts;
     if (gpus_short(n)) {
         msg = xasprintf("Gres=%s is configured, but its sluiced reports %lld "
                         "GPU%s%s%s%s",
@@ -395,7 +393,7 @@ void doctor_judge(json_t *facts, struct conf_diag *d)
     long long now, here;
     size_t i;
 
-    json_array_foreach(nodes, i, n) check_gpus(facts, n, waiters, d);
+    json_array_foreach(nodes, i, n) check_gpus(n, waiters, d);
     json_array_foreach(nodes, i, n) check_hostname(n, d);
     json_array_foreach(nodes, i, n) check_fence(n, d);
     if (doctor_jint(facts, "now", &now) &&
