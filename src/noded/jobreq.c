@@ -549,6 +549,16 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     if (job != NULL) {
         if (job->state == NJOB_LAUNCHING) {
             reply_err(j, f, gen, EALREADY, "job is being launched already");
+        } else if (job->state == NJOB_ENDED && job->has_restart_count &&
+                   job->restart_count != l.restart_count) {
+            /* an earlier run's end the controller has not acknowledged:
+             * it takes that end first, then launches again */
+            log_info("job=%" PRIu32 " launch deferred: its earlier run "
+                     "(restart %" PRIu32 ") ended here unacknowledged",
+                     l.job_id, job->restart_count);
+            reply_err(j, f, gen, EAGAIN,
+                      "an earlier run of the job ended here and its end is "
+                      "not acknowledged yet");
         } else {
             log_info("job=%" PRIu32 " launched again: it is here already",
                      l.job_id);
@@ -573,6 +583,8 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     }
     njobs_reap_add(j, sup);
     job = njobs_add(j, l.job_id);
+    job->restart_count = l.restart_count;
+    job->has_restart_count = true;
     job->cpus = cpus;
     job->has_cpus = has_cpus;
     job->report_fd = fd;

@@ -210,6 +210,33 @@ int njobs_unrecorded(const char *what, const char *dir, struct spool_pid *sup)
     return -1;
 }
 
+/* The run of job in dir: the restart_count of its launch.json (none when
+ * that is gone: launch.json is not synced, so a crash may lose it). */
+static void read_run(struct njob *job, const char *dir)
+{
+    struct err e;
+    char *text = spool_read(dir, "launch.json", 64 << 20, &e);
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    json_t *rc = json_object_get(o, "restart_count");
+
+    if (json_is_integer(rc) && json_integer_value(rc) >= 0 &&
+        json_integer_value(rc) <= UINT32_MAX) {
+        job->restart_count = (uint32_t)json_integer_value(rc);
+        job->has_restart_count = true;
+    }
+    json_decref(o);
+    free(text);
+}
+
+/* o with the run's restart_count, when known. */
+static json_t *with_run(const struct njob *job, json_t *o)
+{
+    if (job->has_restart_count)
+        json_object_set_new(o, "restart_count",
+                            json_integer(job->restart_count));
+    return o;
+}
+
 void njobs_adopt(struct njobs *j, uint32_t id)
 {
     char *dir = spool_job_dir(j->nd->spool, id);
@@ -222,6 +249,7 @@ void njobs_adopt(struct njobs *j, uint32_t id)
 
     if (spool_status_read(dir, &st, &e) == 0) {
         job = njobs_add(j, id);
+        read_run(job, dir);
         job->st = st;
         job->state = NJOB_ENDED;
         log_info("job=%" PRIu32 " adopted state=ended", id);
@@ -232,6 +260,7 @@ void njobs_adopt(struct njobs *j, uint32_t id)
         njobs_unrecorded(what, dir, &sup) < 0)
         goto out;
     job = njobs_add(j, id);
+    read_run(job, dir);
     job->sup = sup;
     job->state = NJOB_RUNNING;
     if (j->nd->boot_id[0] != '\0' &&
@@ -352,6 +381,7 @@ void njobs_send_end(struct njobs *j, struct njob *job)
                      job->st.exit_code, "signal", job->st.signal, "start_time",
                      (json_int_t)job->st.start_time, "end_time",
                      (json_int_t)job->st.end_time, "oom", job->st.oom);
+    with_run(job, body);
     if (job->st.has_usage)
         json_object_set_new(body, "usage",
                             stepusage_json(&job->st.usage, 1, -1, -1));
@@ -386,7 +416,7 @@ json_t *njobs_register_list(struct njobs *j, uint32_t **ended_ids,
                       (json_int_t)job->st.end_time, "oom", job->st.oom);
         if (job->st.node_lost)
             json_object_set_new(o, "node_lost", json_true());
-        json_array_append_new(a, o);
+        json_array_append_new(a, with_run(job, o));
         (*ended_ids)[(*n_ended)++] = job->id;
     }
     return a;

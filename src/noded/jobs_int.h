@@ -39,6 +39,10 @@ struct njob {
     struct spool_status st;  /* when ENDED */
     cpu_set_t cpus;          /* its cpuset, when has_cpus */
     bool has_cpus;
+    /* the run: the restart_count its launch gave (said back with its end,
+     * so that the controller tells it from a later run of the job) */
+    uint32_t restart_count;
+    bool has_restart_count;
     bool end_sent; /* a JOB_END is waiting for its reply */
     bool end_failed_logged;
     bool mark;                   /* seen by the current scan */

@@ -163,6 +163,61 @@ static void test_signal_and_kill(void **state)
                      ESRCH);
 }
 
+/* launch_body of run restart of job id. */
+static json_t *launch_run(uint32_t id, const char *script, int restart)
+{
+    json_t *b = launch_body(id, script);
+
+    json_object_set_new(json_object_get(b, "job"), "restart_count",
+                        json_integer(restart));
+    return b;
+}
+
+/* A run's end names its run (restart_count); while an earlier run's end
+ * waits for its acknowledgement a launch of a later run is deferred
+ * (EAGAIN: nothing starts), and one of the same run is that run. */
+static void test_end_names_its_run(void **state)
+{
+    struct proto_frame f;
+    char msg[256], path[512];
+
+    (void)state;
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH,
+                          launch_run(12, "#!/bin/sh\nexit 0\n", 1), msg,
+                          sizeof(msg)),
+                     0);
+    expect(PROTO_MSG_JOB_END, false, &f);
+    assert_int_equal(
+        json_integer_value(json_object_get(f.body, "restart_count")), 1);
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH,
+                          launch_run(12, "#!/bin/sh\nexit 0\n", 2), msg,
+                          sizeof(msg)),
+                     EAGAIN);
+    assert_non_null(strstr(msg, "not acknowledged"));
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH,
+                          launch_run(12, "#!/bin/sh\nexit 0\n", 1), msg,
+                          sizeof(msg)),
+                     0);
+    send_frame(f.type, PROTO_F_REPLY, f.seq, json_object());
+    proto_frame_clear(&f);
+    snprintf(path, sizeof(path), "%s/job.12", T.spool);
+    for (int i = 0; i < 100 && exists(path); i++)
+        usleep(20000);
+    assert_false(exists(path));
+    /* acknowledged: the later run starts */
+    assert_int_equal(call(PROTO_MSG_JOB_LAUNCH,
+                          launch_run(12, "#!/bin/sh\nexit 7\n", 2), msg,
+                          sizeof(msg)),
+                     0);
+    expect(PROTO_MSG_JOB_END, false, &f);
+    assert_int_equal(
+        json_integer_value(json_object_get(f.body, "restart_count")), 2);
+    assert_int_equal(json_integer_value(json_object_get(f.body, "exit_code")),
+                     7);
+    send_frame(f.type, PROTO_F_REPLY, f.seq, json_object());
+    proto_frame_clear(&f);
+}
+
 static void test_restart_survival(void **state)
 {
     char msg[256], path[512], flag[512];
@@ -173,13 +228,17 @@ static void test_restart_survival(void **state)
     /* job 8 waits for a file; job 9 ends while sluiced is down */
     assert_int_equal(
         call(PROTO_MSG_JOB_LAUNCH,
-             launch_body(8, "#!/bin/sh\nwhile [ ! -e go ]; do sleep 0.05; "
-                            "done\nexit 4\n"),
+             launch_run(8,
+                        "#!/bin/sh\nwhile [ ! -e go ]; do sleep 0.05; "
+                        "done\nexit 4\n",
+                        0),
              msg, sizeof(msg)),
         0);
     assert_int_equal(call(PROTO_MSG_JOB_LAUNCH,
-                          launch_body(9, "#!/bin/sh\nwhile [ ! -e go ]; do "
-                                         "sleep 0.05; done\nexit 5\n"),
+                          launch_run(9,
+                                     "#!/bin/sh\nwhile [ ! -e go ]; do "
+                                     "sleep 0.05; done\nexit 5\n",
+                                     0),
                           msg, sizeof(msg)),
                      0);
     stop_sluiced(SIGKILL);
@@ -203,6 +262,10 @@ static void test_restart_survival(void **state)
                          0);
         assert_string_equal(st, "ended");
         assert_int_equal(code, id == 8 ? 4 : 5);
+        /* the run, read back from launch.json by the new daemon */
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_array_get(jobs, i), "restart_count")),
+                         0);
     }
     json_decref(reg);
     /* the registration acknowledged both: the spool forgets them */
@@ -429,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_launch_runs_job),
         cmocka_unit_test(test_launch_refused),
         cmocka_unit_test(test_signal_and_kill),
+        cmocka_unit_test(test_end_names_its_run),
         cmocka_unit_test(test_restart_survival),
         cmocka_unit_test(test_running_job_after_restart),
         cmocka_unit_test(test_launch_cut_short),

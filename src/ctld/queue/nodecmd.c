@@ -139,6 +139,14 @@ static void launch_reply(void *ctx, struct conn *conn, uint64_t id,
         return;
     }
     proto_error_parse(reply->body, &code, &msg);
+    if (code == EAGAIN) {
+        /* the node holds an earlier run's unacknowledged end: nothing
+         * started, the job waits again and starts once that is taken */
+        log_info("job=%" PRIu64 " launch deferred by %s: %s", id,
+                 nc->conf->nodes[j->alloc[0]].name, msg);
+        jobs_unstart(nc->jobs, j, msg, &e);
+        return;
+    }
     log_warnx("job=%" PRIu64 " launch failed on %s: %s", id,
               nc->conf->nodes[j->alloc[0]].name, msg);
     /* Failing (not requeueing) keeps a job that cannot start on that

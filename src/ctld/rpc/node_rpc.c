@@ -222,6 +222,19 @@ static struct node *sender_node(struct rpc *r, struct err *e)
     return n;
 }
 
+/* Whether the run that node reports in o (JOB_END, an entry of its
+ * registration) is j's current one: the launch gave the node the job's
+ * restart_count and the node says it back.  A node that does not (its
+ * launch.json lost with a crash, or an older daemon) is taken at its
+ * word, as before. */
+static bool this_run(const struct job *j, json_t *o)
+{
+    json_t *rc = json_object_get(o, "restart_count");
+
+    return !json_is_integer(rc) ||
+           json_integer_value(rc) == (json_int_t)j->restart_count;
+}
+
 /* The end of j that node n reports in o (JOB_END, or an ended entry of
  * its registration).  A run the node reports lost with the machine
  * ("node_lost": its spool is of an earlier boot) did not end of itself:
@@ -337,6 +350,15 @@ static void reconcile(struct jobs *js, struct steps *ss, struct node *n,
          * lists it runs its steps */
         bool here = runs_there(j, n->idx);
         bool ended = st != NULL && strcmp(st, "ended") == 0;
+
+        /* the end of an earlier run: the current one's launch is still
+         * on its way (or lost, which the loop below finds) */
+        if (here && ended && !this_run(j, v)) {
+            log_info("node=%s job=%" PRIu64 " end ignored: of an earlier "
+                     "run",
+                     n->cf->name, id);
+            continue;
+        }
 
         if (here && !ended)
             jobs_launched(js, j);
@@ -599,8 +621,23 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
         return -1;
     if (!json_is_integer(id))
         return err_inval(e, "JOB_END: job_id must be an integer");
-    if (n->conn == r->conn)
-        nodes_seen(r->env->nodes, n, time(NULL));
+    /* Only the node's current connection speaks for its runs.  Frames
+     * of a connection it gave up (a link cut: the kernel delivers what
+     * it had queued when the link returns, seconds after the node has
+     * registered anew) may be the end of an earlier run of a job that
+     * runs there again; what the node has not had acknowledged it sends
+     * again on its new connection. */
+    if (!n->registered || n->conn != r->conn) {
+        log_info("node=%s job=%" JSON_INTEGER_FORMAT " end ignored: not on "
+                 "the node's current connection",
+                 n->cf->name, json_integer_value(id));
+        errno = EAGAIN;
+        return err_set(e,
+                       "node %s is not registered on this connection: "
+                       "register again",
+                       n->cf->name);
+    }
+    nodes_seen(r->env->nodes, n, time(NULL));
     j = jobs_find(r->env->jobs, (uint64_t)json_integer_value(id));
     /* the end of a run lost with the node: the requeued job may start */
     if (j != NULL && j->fenced && j->fence_node == n->idx)
@@ -612,6 +649,15 @@ int rpc_job_end(struct rpc *r, json_t **reply, struct err *e)
         log_info("node=%s job=%" JSON_INTEGER_FORMAT " end ignored: not "
                  "running there",
                  n->cf->name, json_integer_value(id));
+        return 0;
+    }
+    if (!this_run(j, r->req->body)) {
+        log_info(
+            "node=%s job=%" PRIu64 " end ignored: of an earlier run "
+            "(restart %" JSON_INTEGER_FORMAT ", now %" PRIu32 ")",
+            n->cf->name, j->id,
+            json_integer_value(json_object_get(r->req->body, "restart_count")),
+            j->restart_count);
         return 0;
     }
     /* the batch script's usage goes to its batch step, which ends with
