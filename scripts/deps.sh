@@ -9,11 +9,15 @@ set -eu
 # curl, python3-jsonschema (responses against the served OpenAPI
 # document), python3-prometheus-client (its text parser), chromium
 # (headless, the dashboard) and openssl (a test certificate for TLS).
+# pandoc makes the man pages from docs/ (make man, and tests/man/check.py,
+# which renders them with man-db's man).  The Debian packaging tools
+# (debhelper, lintian, ...) are installed by make deb itself.
 
 PKGS="build-essential pkg-config libevent-dev libjansson-dev libsqlite3-dev
 libssl-dev libmunge-dev munge libcmocka-dev clang libclang-rt-14-dev
 clang-format sqlite3 util-linux procps curl python3 passwd tmux snakemake
-openssl python3-jsonschema python3-prometheus-client chromium"
+openssl python3-jsonschema python3-prometheus-client chromium pandoc
+man-db"
 
 missing=""
 for p in $PKGS; do
