@@ -50,8 +50,8 @@ PKG_LIBS := $(shell pkg-config --libs $(filter-out openssl,$(PKGS)) 2>/dev/null)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wvla $(WERROR)
 CFLAGS ?= $(OPT) -g
-ALL_CFLAGS := -std=gnu17 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
-	-Isrc $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu17 $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) \
+	-D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lmunge -lm
 # The controller's HTTP server (src/ctld/web) serves TLS through libevent's
 # OpenSSL bufferevents; the daemons and tests link them, the CLI does not.
@@ -64,8 +64,12 @@ CLI_STATIC := event_core jansson munge
 CLI_HAVE_STATIC := $(foreach l,$(CLI_STATIC),$(filter /%,$(shell $(CC) -print-file-name=lib$(l).a 2>/dev/null)))
 CLI_STATIC_LDLIBS := -Wl,-Bstatic $(addprefix -l,$(CLI_STATIC)) -Wl,-Bdynamic \
 	-lm -lpthread
-CLI_LDLIBS := $(if $(word $(words $(CLI_STATIC)),$(CLI_HAVE_STATIC)),\
-	$(CLI_STATIC_LDLIBS),$(LDLIBS))
+# CLI_STATIC_LINK=no links them shared all the same (the Debian package:
+# a security update of a library then reaches the CLI too).
+CLI_STATIC_LINK ?= yes
+CLI_LDLIBS := $(if $(filter yes,$(CLI_STATIC_LINK)),$(if $(word \
+	$(words $(CLI_STATIC)),$(CLI_HAVE_STATIC)),$(CLI_STATIC_LDLIBS),\
+	$(LDLIBS)),$(LDLIBS))
 DAEMON_LDLIBS := $(LDLIBS) $(WEB_LIBS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
@@ -106,9 +110,12 @@ E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/%,$(E2E_SRC))
 # dlopen path (SLUICE_NVML_LIBRARY).
 FAKE_NVML := $(BUILD)/tests/fake_nvml/libnvidia-ml.so.1
 
-.PHONY: FORCE all check check-san san fuzz fuzz-smoke demo format format-check \
+.PHONY: FORCE bins all check check-san san fuzz fuzz-smoke demo format format-check \
 	install clean deps unit man units deb check-deb
 all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS) $(E2E_BINS) $(FAKE_NVML)
+# the programs alone, without the tests (what make install and the
+# Debian package build)
+bins: $(BINS) $(LINKS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -270,6 +277,15 @@ ifneq ($(PANDOC),)
 else
 	@echo "make install: pandoc is not installed, so no man pages" >&2
 endif
+
+# The Debian packages (scripts/deb.sh; docs/deploying.md) and their test:
+# built from a fresh copy of the tree, installed into a scratch root,
+# checked, run as a cluster of namespaces, purged (tests/deb/check.sh;
+# root, minutes).
+deb:
+	scripts/deb.sh build/deb
+check-deb: deb
+	@SLUICE_DEB_DIR=build/deb tests/deb/check.sh
 
 clean:
 	rm -rf build build-san build-fuzz
