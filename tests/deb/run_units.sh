@@ -6,9 +6,11 @@
 # controller running as sluice).  Each daemon is started from its unit:
 # ExecStart, User and Group, Environment and EnvironmentFile, with
 # NOTIFY_SOCKET pointing at a socket of this test, which must hear
-# READY=1 (Type=notify).  Then: a job, a step on both nodes, and a node
-# daemon stopped as systemctl would stop it (KillMode=process: SIGTERM to
-# sluiced alone) and started again under a running job.
+# READY=1 (Type=notify).  Then: a partition added to the file and the
+# controller reloaded as systemctl reload does (ExecReload, as sluice), a
+# job, a step on both nodes, and a node daemon stopped as systemctl would
+# stop it (KillMode=process: SIGTERM to sluiced alone) and started again
+# under a running job.
 
 # unit_value UNIT KEY: the unit's KEY= lines, one word list
 unit_value() {
@@ -63,6 +65,21 @@ unit_start() {
         sed 's/^/#   /' "$DIR/notify-$h.log" "$DIR/log/$h.journal" | tail -20
         return 1
     fi
+}
+
+# unit_reload HOST UNIT: UNIT's ExecReload on HOST, as systemctl reload
+# runs it (the unit's user and environment).
+unit_reload() {
+    local h=$1 u=$2 user cmd as=() out
+    user=$(unit_value "$u" User)
+    cmd=$(unit_value "$u" ExecReload)
+    [ -n "$user" ] && as=(setpriv "--reuid=$user" "--regid=$user"
+        --init-groups --)
+    # shellcheck disable=SC2086
+    out=$(netns_on "$h" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+        $(unit_value "$u" Environment) "${as[@]}" $cmd 2>&1)
+    is "$?" 0 "systemctl reload $u: $cmd, as ${user:-root}"
+    [ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/#   /'
 }
 
 # units_munged: one munged for every machine (the socket is in /run,
@@ -147,6 +164,13 @@ units_cluster() {
         sinfo -N 2>&1 | sed 's/^/#   /'
         return
     fi
+    # systemctl reload after an edit of the configuration
+    echo "PartitionName=extra Nodes=node01 MaxTime=1:00:00" \
+        >>/etc/sluice/sluice.conf
+    unit_reload ctld sluicectld
+    wait_for 10 eval '[ "$(sinfo -h -p extra -o %P)" = extra ]'
+    is "$(sinfo -h -p extra -o %P 2>&1)" extra \
+        "... and the controller serves the partition added to the file"
     id=$(sbatch --parsable -N1 -w node01 --gres=gpu:1 \
         --wrap 'echo "host=$(hostname) gpus=$CUDA_VISIBLE_DEVICES"')
     wait_for 30 job_ended "$id"
