@@ -12,6 +12,7 @@ const struct cli_cmd cli_cmds[] = {
     {"import-slurm", cmd_import_slurm,
      "import-slurm [--dir DIR] [--accounting DUMP] [-o OUTDIR] "
      "[--slurm-user USER] [--force]"},
+    {"doctor", cmd_doctor, "doctor [--json]"},
     {"help", cmd_help, "help [VERB]"},
     {"version", cmd_version, "version"},
     {"submit", cmd_submit, "submit [SBATCH OPTIONS] [SCRIPT [ARGS]]"},
