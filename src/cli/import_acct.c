@@ -253,6 +253,21 @@ static void put_cluster(struct acct_out *o, FILE *fp, const struct acct_line *l)
         fputc('\n', fp);
 }
 
+/* "acct add account|user NAME Parent|Account=PARENT KEYS...": the line
+ * of the script that makes l under parent. */
+static void put_add(struct acct_out *o, FILE *fp, const struct acct_line *l,
+                    const char *parent_key, const char *parent,
+                    const char *const *own)
+{
+    fprintf(fp, "acct add %s ",
+            strcasecmp(l->kind, "User") == 0 ? "user" : "account");
+    shq(fp, l->name);
+    fprintf(fp, " %s=", parent_key);
+    shq(fp, parent);
+    put_keys(o, fp, l, own);
+    fputc('\n', fp);
+}
+
 /* One line of the dump into fp (the body of the script). */
 static int put_line(struct acct_out *o, FILE *fp, const struct acct_line *l,
                     char **parent, struct err *e)
@@ -263,12 +278,7 @@ static int put_line(struct acct_out *o, FILE *fp, const struct acct_line *l,
         free(*parent);
         *parent = xstrdup(l->name);
     } else if (strcasecmp(l->kind, "Account") == 0) {
-        fprintf(fp, "acct add account ");
-        shq(fp, l->name);
-        fprintf(fp, " Parent=");
-        shq(fp, *parent);
-        put_keys(o, fp, l, account_keys);
-        fputc('\n', fp);
+        put_add(o, fp, l, "Parent", *parent, account_keys);
     } else if (strcasecmp(l->kind, "User") == 0) {
         if (strcmp(l->name, "root") == 0 && strcmp(*parent, "root") == 0) {
             import_report_add(o->r, IMPORT_IGNORED, o->file, o->line, 0,
@@ -281,12 +291,7 @@ static int put_line(struct acct_out *o, FILE *fp, const struct acct_line *l,
                               "User %s again: an association with account "
                               "%s is added to the user",
                               l->name, *parent);
-        fprintf(fp, "acct add user ");
-        shq(fp, l->name);
-        fprintf(fp, " Account=");
-        shq(fp, *parent);
-        put_keys(o, fp, l, user_keys);
-        fputc('\n', fp);
+        put_add(o, fp, l, "Account", *parent, user_keys);
     } else {
         return err_set(e,
                        "unknown line kind \"%s\" (Cluster, Parent, "

@@ -597,29 +597,49 @@ static char *header_for(const char *path, const char *what)
                      what, base ? base + 1 : path);
 }
 
+/* Read path into d and decide every key (no path: an empty document);
+ * -1 with e when it cannot be read. */
+static int doc_begin(struct idoc *d, const char *path, struct err *e)
+{
+    d->first_item = d->r->n;
+    conf_diag_init(&d->lexdiag);
+    if (path != NULL && doc_read(d, path, e) < 0) {
+        doc_free(d);
+        return -1;
+    }
+    decide_all(d);
+    return 0;
+}
+
+/* The text to write, under header (freed here); the lines the import
+ * added reported with why (NULL: none can be); d freed. */
+static char *doc_end(struct idoc *d, enum check_kind kind, char *header,
+                     const char *why)
+{
+    char *out = finish(d, kind, header);
+
+    if (why != NULL)
+        report_added(d, why);
+    sort_items(d);
+    free(header);
+    doc_free(d);
+    return out;
+}
+
 int import_slurm_conf(const char *path, const struct import_opts *o,
                       struct import_report *r, char **out, struct err *e)
 {
     struct idoc d = {.o = o, .r = r};
-    char *header;
 
     *out = NULL;
-    d.first_item = r->n;
-    if (doc_read(&d, path, e) < 0) {
-        doc_free(&d);
+    if (doc_begin(&d, path, e) < 0)
         return -1;
-    }
-    decide_all(&d);
     if (o->slurm_user[0] != '\0' &&
         find_key(&d, IMPORT_SCOPE_CLUSTER, "SlurmUser") == NULL)
         add_line(&d, IMPORT_SCOPE_CLUSTER, "SlurmUser", o->slurm_user, true);
-    header = header_for(path, "Sluice configuration");
-    *out = finish(&d, CHECK_CONF, header);
-    report_added(&d, "the user sluicectld runs as (the Debian package's "
-                     "unit says User=sluice); node daemons trust it as root");
-    sort_items(&d);
-    free(header);
-    doc_free(&d);
+    *out = doc_end(&d, CHECK_CONF, header_for(path, "Sluice configuration"),
+                   "the user sluicectld runs as (the Debian package's unit "
+                   "says User=sluice); node daemons trust it as root");
     return 0;
 }
 
@@ -627,20 +647,11 @@ int import_gres_conf(const char *path, const struct import_opts *o,
                      struct import_report *r, char **out, struct err *e)
 {
     struct idoc d = {.o = o, .r = r, .scope = IMPORT_SCOPE_GRES};
-    char *header;
 
     *out = NULL;
-    d.first_item = r->n;
-    if (doc_read(&d, path, e) < 0) {
-        doc_free(&d);
+    if (doc_begin(&d, path, e) < 0)
         return -1;
-    }
-    decide_all(&d);
-    header = header_for(path, "gres.conf");
-    *out = finish(&d, CHECK_GRES, header);
-    sort_items(&d);
-    free(header);
-    doc_free(&d);
+    *out = doc_end(&d, CHECK_GRES, header_for(path, "gres.conf"), NULL);
     return 0;
 }
 
@@ -654,13 +665,8 @@ int import_cgroup_conf(const char *path, const struct import_opts *o,
     char *header;
 
     *out = NULL;
-    d.first_item = r->n;
-    conf_diag_init(&d.lexdiag);
-    if (path != NULL && doc_read(&d, path, e) < 0) {
-        doc_free(&d);
+    if (doc_begin(&d, path, e) < 0)
         return -1;
-    }
-    decide_all(&d);
     for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
         if (find_key(&d, IMPORT_SCOPE_CGROUP, off[i]) == NULL)
             add_line(&d, IMPORT_SCOPE_CGROUP, off[i], "no", false);
@@ -669,12 +675,9 @@ int import_cgroup_conf(const char *path, const struct import_opts *o,
                             "Slurm had none, so its defaults\n# are "
                             "written where Sluice's differ.  Why is in "
                             "import-report.txt beside\n# this file.\n");
-    *out = finish(&d, CHECK_CGROUP, header);
-    report_added(&d, "Slurm's default, where Sluice's is yes: jobs are fenced "
-                     "as they were under Slurm (remove the line to let Sluice "
-                     "fence them, docs/configuration.md, cgroup.conf)");
-    sort_items(&d);
-    free(header);
-    doc_free(&d);
+    *out = doc_end(&d, CHECK_CGROUP, header,
+                   "Slurm's default, where Sluice's is yes: jobs are fenced "
+                   "as they were under Slurm (remove the line to let Sluice "
+                   "fence them, docs/configuration.md, cgroup.conf)");
     return 0;
 }

@@ -35,14 +35,21 @@
 #define WHY_TOPO "no network topology: --switches has no effect"
 #define WHY_SPEC                                                               \
     "no core or memory specialization: all of the node goes to jobs"
+#define WHY_PROPAGATE                                                          \
+    "a job gets the submitting shell's limits only with --propagate; "         \
+    "without it, those of sluiced"
+#define WHY_SWAP                                                               \
+    "swap is all or nothing: ConstrainSwapSpace=yes allows none beyond the "   \
+    "RAM limit"
+#define WHY_RAM "a job's limit is its allocation times AllowedRAMSpace"
+#define WHY_PORT "sluiced opens no port: it connects to the controller"
 
 static const struct import_rule rules[] = {
     /* --- slurm.conf, cluster-wide ---------------------------------- */
     {C, "SlurmctldPort", IMPORT_ACT_DEFAULT, "7817",
      "Sluice's own port, so that Slurm (6817) can go on beside Sluice during "
      "a trial"},
-    {C, "SlurmdPort", IMPORT_ACT_DEFAULT, "7818",
-     "sluiced opens no port: it connects to the controller"},
+    {C, "SlurmdPort", IMPORT_ACT_DEFAULT, "7818", WHY_PORT},
     {C, "StateSaveLocation", IMPORT_ACT_DEFAULT, "/var/spool/sluice/ctld",
      "the controller's database must not share Slurm's directory"},
     {C, "SlurmdSpoolDir", IMPORT_ACT_DEFAULT, "/var/spool/sluice/d",
@@ -177,12 +184,8 @@ static const struct import_rule rules[] = {
     {C, "UsePAM", IMPORT_ACT_UNMAP, NULL,
      "no PAM session is opened for a job (limits come from sluiced, "
      "LimitNOFILE and friends of sluiced.service)"},
-    {C, "PropagateResourceLimits", IMPORT_ACT_UNMAP, NULL,
-     "a job gets the submitting shell's limits only with --propagate; "
-     "without it, those of sluiced"},
-    {C, "PropagateResourceLimitsExcept", IMPORT_ACT_UNMAP, NULL,
-     "a job gets the submitting shell's limits only with --propagate; "
-     "without it, those of sluiced"},
+    {C, "PropagateResourceLimits", IMPORT_ACT_UNMAP, NULL, WHY_PROPAGATE},
+    {C, "PropagateResourceLimitsExcept", IMPORT_ACT_UNMAP, NULL, WHY_PROPAGATE},
     {C, "PropagatePrioProcess", IMPORT_ACT_IGNORE, NULL,
      "jobs run at sluiced's nice value"},
     {C, "SallocDefaultCommand", IMPORT_ACT_UNMAP, NULL,
@@ -214,8 +217,7 @@ static const struct import_rule rules[] = {
     {C, "FrontendName", IMPORT_ACT_UNMAP, NULL, "no front end nodes"},
 
     /* --- slurm.conf, NodeName= lines ------------------------------- */
-    {N, "Port", IMPORT_ACT_DEFAULT, "7818",
-     "sluiced opens no port: it connects to the controller"},
+    {N, "Port", IMPORT_ACT_DEFAULT, "7818", WHY_PORT},
     {N, "CoreSpecCount", IMPORT_ACT_UNMAP, NULL, WHY_SPEC},
     {N, "CpuSpecList", IMPORT_ACT_UNMAP, NULL, WHY_SPEC},
     {N, "MemSpecLimit", IMPORT_ACT_UNMAP, NULL, WHY_SPEC},
@@ -248,16 +250,10 @@ static const struct import_rule rules[] = {
     /* --- cgroup.conf ----------------------------------------------- */
     {CG, "CgroupAutomount", IMPORT_ACT_IGNORE, NULL,
      "sluiced uses the cgroup file system that is mounted"},
-    {CG, "AllowedSwapSpace", IMPORT_ACT_UNMAP, NULL,
-     "swap is all or nothing: ConstrainSwapSpace=yes allows none beyond "
-     "the RAM limit"},
-    {CG, "MaxSwapPercent", IMPORT_ACT_UNMAP, NULL,
-     "swap is all or nothing: ConstrainSwapSpace=yes allows none beyond "
-     "the RAM limit"},
-    {CG, "MaxRAMPercent", IMPORT_ACT_UNMAP, NULL,
-     "a job's limit is its allocation times AllowedRAMSpace"},
-    {CG, "MinRAMSpace", IMPORT_ACT_UNMAP, NULL,
-     "a job's limit is its allocation times AllowedRAMSpace"},
+    {CG, "AllowedSwapSpace", IMPORT_ACT_UNMAP, NULL, WHY_SWAP},
+    {CG, "MaxSwapPercent", IMPORT_ACT_UNMAP, NULL, WHY_SWAP},
+    {CG, "MaxRAMPercent", IMPORT_ACT_UNMAP, NULL, WHY_RAM},
+    {CG, "MinRAMSpace", IMPORT_ACT_UNMAP, NULL, WHY_RAM},
     {CG, "MemorySwappiness", IMPORT_ACT_IGNORE, NULL,
      "the kernel's swappiness applies"},
     {CG, "AllowedKmemSpace", IMPORT_ACT_IGNORE, NULL,
