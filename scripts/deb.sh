@@ -7,34 +7,14 @@
 # lintian, which must find no error.
 #
 # The packaging tools and debian/control's Build-Depends are installed
-# with apt-get when missing and this runs as root; otherwise it names them
-# and stops.  usage: scripts/deb.sh [OUTDIR]
+# with scripts/deps.sh when missing.  usage: scripts/deb.sh [OUTDIR]
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT=${1:-build/deb}
 case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
 
-# apt_need PKG...: install the packages not installed yet, or stop
-apt_need() {
-    missing=""
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-            grep -q 'install ok installed' || missing="$missing $p"
-    done
-    [ -z "$missing" ] && return 0
-    if [ "$(id -u)" -ne 0 ]; then
-        echo "make deb: install first:$missing" >&2
-        exit 1
-    fi
-    echo "make deb: installing:$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null
-}
-
-apt_need dpkg-dev debhelper lintian
+scripts/deps.sh dpkg-dev debhelper lintian
 version=$(dpkg-parsechangelog -S Version)
 src=$OUT/src/sluice-$version
 # this build's files only: OUTDIR/slurm/ (Slurm's packages for
@@ -55,7 +35,7 @@ fi
 unmet=$(cd "$src" && dpkg-checkbuilddeps 2>&1 | sed -n \
     's/.*Unmet build dependencies: //p' | sed 's/([^)]*)//g')
 # shellcheck disable=SC2086
-[ -n "$unmet" ] && apt_need $unmet
+[ -n "$unmet" ] && scripts/deps.sh $unmet
 
 (cd "$src" && dpkg-buildpackage -us -uc -b)
 mv "$OUT"/src/*.deb "$OUT"/src/*.changes "$OUT"/src/*.buildinfo "$OUT"/
