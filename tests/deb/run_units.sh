@@ -96,7 +96,17 @@ units_munged() {
 }
 
 units_cluster() {
-    local id h out
+    local id h out n
+    # The installed programs, not the build's (a clean clone has none):
+    # netns_need looks for the daemons in E2E_BIN, netns_wrappers runs the
+    # commands from there on the login host, through the alternatives in
+    # /usr/bin.  /tmp is the scratch machine's own.
+    E2E_BIN=$(mktemp -d /tmp/sluice-installed.XXXXXX)
+    ln -s /usr/sbin/sluicectld /usr/sbin/sluiced "$E2E_BIN/"
+    for n in sluice $(make -s --no-print-directory -C "$ROOT" \
+        print-SLURM_NAMES); do
+        ln -s "/usr/bin/$n" "$E2E_BIN/$n"
+    done
     netns_need
     netns_sweep
     NETNS_NODES="node01 node02"
@@ -136,14 +146,6 @@ units_cluster() {
         { not_ok "the switch"; return; }
     for h in $NETNS_HOSTS; do
         netns_link "$h" && netns_boot "$h" || { not_ok "machine $h"; return; }
-    done
-    # the CLI on the login host: the installed commands, through the
-    # alternatives in /usr/bin
-    E2E_BIN=$DIR/installed
-    mkdir -p "$E2E_BIN"
-    for n in sluice $(make -s --no-print-directory -C "$ROOT" \
-        print-SLURM_NAMES); do
-        ln -s "/usr/bin/$n" "$E2E_BIN/$n"
     done
     netns_wrappers
     PATH=$DIR/bin:$PATH
