@@ -5,6 +5,9 @@
 #   make check-san  the whole suite under the sanitizers
 #   make fuzz-smoke each libFuzzer target for a bounded time (clang)
 #   make demo       deps, build, a local four-node cluster from etc/quant-cluster.conf
+#   make man        the man pages from docs/ (pandoc) in build/man/
+#   make deb        the Debian packages in build/deb/ (dpkg-buildpackage)
+#   make check-deb  build, lint, install, run and purge the packages (root)
 #   make format-check / make format, make install (PREFIX, DESTDIR), make clean
 
 SAN ?= 0
@@ -22,6 +25,20 @@ CC ?= cc
 WERROR ?= -Werror
 PREFIX ?= /usr/local
 DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# The Slurm names always go here (links to sluice), where no Slurm client
+# can shadow them: PATH=$(SLURMLINKDIR):$PATH during a trial beside Slurm.
+SLURMLINKDIR ?= $(PREFIX)/lib/sluice/bin
+# ... and into BINDIR unless SLURM_NAMES_IN_BINDIR=no (the Debian package
+# installs them there with update-alternatives instead)
+SLURM_NAMES_IN_BINDIR ?= yes
+# The file names of the Slurm-named man pages: sbatch.1, or with a prefix
+# (the Debian package: sluice-sbatch.1, beside Slurm's own pages)
+SLURM_MAN_PREFIX ?=
+PANDOC ?= $(shell command -v pandoc 2>/dev/null)
 
 PKGS := libevent jansson sqlite3 openssl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -33,8 +50,8 @@ PKG_LIBS := $(shell pkg-config --libs $(filter-out openssl,$(PKGS)) 2>/dev/null)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wvla $(WERROR)
 CFLAGS ?= $(OPT) -g
-ALL_CFLAGS := -std=gnu17 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
-	-Isrc $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu17 $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) \
+	-D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lmunge -lm
 # The controller's HTTP server (src/ctld/web) serves TLS through libevent's
 # OpenSSL bufferevents; the daemons and tests link them, the CLI does not.
@@ -47,8 +64,12 @@ CLI_STATIC := event_core jansson munge
 CLI_HAVE_STATIC := $(foreach l,$(CLI_STATIC),$(filter /%,$(shell $(CC) -print-file-name=lib$(l).a 2>/dev/null)))
 CLI_STATIC_LDLIBS := -Wl,-Bstatic $(addprefix -l,$(CLI_STATIC)) -Wl,-Bdynamic \
 	-lm -lpthread
-CLI_LDLIBS := $(if $(word $(words $(CLI_STATIC)),$(CLI_HAVE_STATIC)),\
-	$(CLI_STATIC_LDLIBS),$(LDLIBS))
+# CLI_STATIC_LINK=no links them shared all the same (the Debian package:
+# a security update of a library then reaches the CLI too).
+CLI_STATIC_LINK ?= yes
+CLI_LDLIBS := $(if $(filter yes,$(CLI_STATIC_LINK)),$(if $(word \
+	$(words $(CLI_STATIC)),$(CLI_HAVE_STATIC)),$(CLI_STATIC_LDLIBS),\
+	$(LDLIBS)),$(LDLIBS))
 DAEMON_LDLIBS := $(LDLIBS) $(WEB_LIBS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
@@ -89,9 +110,12 @@ E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/%,$(E2E_SRC))
 # dlopen path (SLUICE_NVML_LIBRARY).
 FAKE_NVML := $(BUILD)/tests/fake_nvml/libnvidia-ml.so.1
 
-.PHONY: FORCE all check check-san san fuzz fuzz-smoke demo format format-check \
-	install clean deps unit
+.PHONY: FORCE bins all check check-san san fuzz fuzz-smoke demo format format-check \
+	install clean deps unit man units deb check-deb
 all: $(BINS) $(LINKS) $(UNIT_BINS) $(BENCH_BINS) $(E2E_BINS) $(FAKE_NVML)
+# the programs alone, without the tests (what make install and the
+# Debian package build)
+bins: $(BINS) $(LINKS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -201,12 +225,71 @@ format:
 format-check:
 	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRC) && echo "format-check: ok"
 
-install: $(BINS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin
-	install -m 755 $(BUILD)/bin/sluice $(DESTDIR)$(PREFIX)/bin/sluice
-	install -m 755 $(BUILD)/bin/sluicectld $(DESTDIR)$(PREFIX)/sbin/sluicectld
-	install -m 755 $(BUILD)/bin/sluiced $(DESTDIR)$(PREFIX)/sbin/sluiced
-	for n in $(SLURM_NAMES); do ln -sf sluice $(DESTDIR)$(PREFIX)/bin/$$n; done
+# The man pages, made from docs/ (scripts/manpages.py, pandoc): remade
+# when a doc, the generator or the CLI (its verbs and usages) changes.
+MAN_DEPS := $(sort $(wildcard docs/*.md)) scripts/manpages.py \
+	scripts/man-tables.lua $(BUILD)/bin/sluice
+man: $(BUILD)/man/.stamp
+$(BUILD)/man/.stamp: $(MAN_DEPS) $(BUILD)/install.vars
+	@test -n "$(PANDOC)" || { echo "make man: pandoc is not installed" \
+	    "(apt-get install pandoc)" >&2; exit 1; }
+	rm -rf $(BUILD)/man
+	python3 scripts/manpages.py --sluice $(BUILD)/bin/sluice \
+	    --slurm-names "$(SLURM_NAMES)" --docs docs --out $(BUILD)/man \
+	    --slurm-page-prefix "$(SLURM_MAN_PREFIX)" --pandoc "$(PANDOC)" \
+	    --docdir "$(MAN_DOCDIR)" $(if $(SOURCE_DATE_EPOCH),--date \
+	    $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
+	@touch $@
+MAN_DOCDIR ?= docs/ of the source
+
+# The systemd units, with this installation's paths.
+UNITS := $(BUILD)/systemd/sluicectld.service $(BUILD)/systemd/sluiced.service
+units: $(UNITS)
+# the paths in a file rewritten only when they change, so that a make
+# with another PREFIX writes the units (and man pages) again
+INSTALL_VARS := $(SBINDIR) $(SLURMLINKDIR) $(SLURM_MAN_PREFIX) $(MAN_DOCDIR)
+$(BUILD)/install.vars: FORCE
+	@mkdir -p $(@D)
+	@echo '$(INSTALL_VARS)' | cmp -s - $@ || echo '$(INSTALL_VARS)' >$@
+$(BUILD)/systemd/%.service: etc/systemd/%.service.in $(BUILD)/install.vars
+	@mkdir -p $(@D)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SLURMLINKDIR@|$(SLURMLINKDIR)|g' \
+	    $< >$@
+
+# The man pages go in when they can be made (pandoc), else a note says so.
+install: $(BINS) $(UNITS) $(if $(PANDOC),man)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+	    $(DESTDIR)$(SLURMLINKDIR) $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 755 $(BUILD)/bin/sluice $(DESTDIR)$(BINDIR)/sluice
+	install -m 755 $(BUILD)/bin/sluicectld $(DESTDIR)$(SBINDIR)/sluicectld
+	install -m 755 $(BUILD)/bin/sluiced $(DESTDIR)$(SBINDIR)/sluiced
+	for n in $(SLURM_NAMES); do \
+	    ln -sf $(shell realpath -m --relative-to=$(SLURMLINKDIR) \
+	        $(BINDIR)/sluice) $(DESTDIR)$(SLURMLINKDIR)/$$n; done
+	if [ "$(SLURM_NAMES_IN_BINDIR)" = yes ]; then \
+	    for n in $(SLURM_NAMES); do \
+	        ln -sf sluice $(DESTDIR)$(BINDIR)/$$n; done; fi
+	install -m 644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+ifneq ($(PANDOC),)
+	for s in 1 5 8; do install -d $(DESTDIR)$(MANDIR)/man$$s && \
+	    install -m 644 $(BUILD)/man/man$$s/*.$$s $(DESTDIR)$(MANDIR)/man$$s/; \
+	done
+else
+	@echo "make install: pandoc is not installed, so no man pages" >&2
+endif
+
+# The Debian packages (scripts/deb.sh; docs/deploying.md) and their test:
+# built from a fresh copy of the tree, installed into a scratch root,
+# checked, run as a cluster of namespaces, purged (tests/deb/check.sh;
+# root, minutes).
+deb:
+	scripts/deb.sh build/deb
+check-deb: deb
+	@SLUICE_DEB_DIR=build/deb tests/deb/check.sh
 
 clean:
 	rm -rf build build-san build-fuzz
+
+# make print-VAR: a variable's value, for scripts (tests/man/check.py)
+print-%:
+	@echo $($*)

@@ -54,6 +54,10 @@ run_part "structure/symbols" tests/structure/symbols.sh "$BUILD"
 if [ -x tests/golden/run.sh ]; then
     run_part "golden" tests/golden/run.sh
 fi
+# The man pages from docs/: they render without warnings and name every
+# option each command accepts (skipped without pandoc).
+run_part "man" python3 tests/man/check.py "$BUILD"
+
 for t in tests/e2e/t*.sh; do
     [ -x "$t" ] || continue
     run_part "e2e/$(basename "$t" .sh)" "$t"

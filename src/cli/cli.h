@@ -59,6 +59,15 @@ int cmd_srun(int argc, char **argv);
 int cmd_salloc(int argc, char **argv);
 int cmd_sstat(int argc, char **argv);
 
+/* check_config_extra: what sluice check-config checks beyond the file
+ * itself, into d: the gres.conf beside path against each node's Gres=,
+ * and the cgroup.conf beside it against the DefMemPer* keys. */
+struct conf;
+struct conf_diag;
+void check_config_extra(const struct conf *c, const char *path,
+                        struct conf_diag *d);
+int cmd_import_slurm(int argc, char **argv);
+
 /* The bodies of show, hold/release and update, given the words after the
  * verb; shared by the sluice verbs and scontrol.  Return exit codes. */
 int show_run(int argc, char **argv, bool json, bool oneliner);

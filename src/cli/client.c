@@ -166,9 +166,10 @@ static char *client_tcp_addr(const struct conf *c)
 /*
  * Whether the controller behind the unix socket may hear our requests
  * (scripts, environment): the process that listens (SO_PEERCRED, which no
- * file swap can fake) runs as root, as the caller, or as the owner of the
- * configuration file, who decides where we connect anyway.  Anyone else
- * got their socket into StateSaveLocation (a directory they own, say).
+ * file swap can fake) runs as root, as the caller, as the owner of the
+ * configuration file, who decides where we connect anyway, or as the
+ * SlurmUser that file names.  Anyone else got their socket into
+ * StateSaveLocation (a directory they own, say).
  */
 static int client_peer_trusted(struct cli_client *cl, const char *path,
                                struct err *e)
@@ -176,18 +177,21 @@ static int client_peer_trusted(struct cli_client *cl, const char *path,
     struct ucred uc;
     socklen_t len = sizeof(uc);
     struct stat st;
+    uid_t slurm_uid;
 
     if (getsockopt(proto_conn_fd(cl->conn), SOL_SOCKET, SO_PEERCRED, &uc,
                    &len) < 0)
         return err_set(e, "%s: cannot tell who listens: %s", path,
                        strerror(errno));
     if (uc.uid == 0 || uc.uid == geteuid() ||
-        (stat(cl->conf->path, &st) == 0 && st.st_uid == uc.uid))
+        (stat(cl->conf->path, &st) == 0 && st.st_uid == uc.uid) ||
+        (conf_slurm_user_uid(cl->conf, &slurm_uid, NULL) == 0 &&
+         uc.uid == slurm_uid))
         return 0;
     errno = EPERM;
     return err_set(e,
                    "refusing %s: the process listening there runs as uid "
-                   "%u, which is not root, you, or the owner of %s",
+                   "%u, which is not root, you, SlurmUser or the owner of %s",
                    path, (unsigned)uc.uid, cl->conf->path);
 }
 

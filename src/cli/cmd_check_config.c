@@ -94,6 +94,21 @@ static struct gresconf **cc_gres_load(const struct conf *c, const char *gpath,
     return per;
 }
 
+void check_config_extra(const struct conf *c, const char *path,
+                        struct conf_diag *d)
+{
+    char *gpath = cc_beside(path, "gres.conf");
+    struct gresconf **per = NULL;
+
+    cc_cgroup_check(c, path, d);
+    if (access(gpath, F_OK) == 0)
+        per = cc_gres_load(c, gpath, d);
+    for (size_t i = 0; per && i < c->n_nodes; i++)
+        gresconf_destroy(per[i]);
+    free(per);
+    free(gpath);
+}
+
 static json_t *cc_diag_json(const struct conf_diag *d, enum conf_severity s)
 {
     json_t *a = json_array();

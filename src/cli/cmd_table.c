@@ -9,6 +9,9 @@
 
 const struct cli_cmd cli_cmds[] = {
     {"check-config", cmd_check_config, "check-config [-f FILE] [--json]"},
+    {"import-slurm", cmd_import_slurm,
+     "import-slurm [--dir DIR] [--accounting DUMP] [-o OUTDIR] "
+     "[--slurm-user USER] [--force]"},
     {"doctor", cmd_doctor, "doctor [--json]"},
     {"help", cmd_help, "help [VERB]"},
     {"version", cmd_version, "version"},

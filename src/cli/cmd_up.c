@@ -99,6 +99,7 @@ static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
             close(fds[i]);
     free(fds);
     up_replace(&c->state_save_location, xstrdup(d->state));
+    up_replace(&c->slurm_user, xstrdup("")); /* the caller's cluster */
     up_replace(&c->slurmd_spool_dir, xasprintf("%s/%%n", d->spool));
     c->auth_type = CONF_AUTH_KEY;
     up_replace(&c->auth_info, xstrdup(d->key));

@@ -143,9 +143,30 @@ static int next_short(struct opt_state *st, const struct opt_def *defs, int *id,
     return 1;
 }
 
+/*
+ * A test hook (docs/testing.md, "Man pages"): with SLUICE_LIST_OPTIONS in
+ * the environment, the first table a command parses its arguments with is
+ * printed, one option a line ("--job-name", "-J"), and the command exits
+ * 0 before doing anything.  tests/man/options.sh checks that each option
+ * the command accepts is in its man page; the table is the one the parser
+ * uses, so no option can be accepted yet left out of the check.
+ */
+static void opt_list_and_exit(const struct opt_def *defs)
+{
+    for (const struct opt_def *d = defs; d->id != 0; d++) {
+        if (d->long_name != NULL)
+            printf("--%s\n", d->long_name);
+        if (d->short_name != 0)
+            printf("-%c\n", d->short_name);
+    }
+    exit(fflush(stdout) == 0 ? 0 : 1);
+}
+
 int opt_next(struct opt_state *st, const struct opt_def *defs, int *id,
              const char **arg, struct err *e)
 {
+    if (getenv("SLUICE_LIST_OPTIONS") != NULL)
+        opt_list_and_exit(defs);
     for (;;) {
         const char *w;
 

@@ -5,12 +5,14 @@
  * and leaves nothing behind; the caller's current conf stays as it was.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "common/conf.h"
 #include "common/conf_int.h"
@@ -372,6 +374,7 @@ const struct conf_key conf_cluster_keys[] = {
     K_INT(CK_U16, "SlurmdPort", "slurmd_port", slurmd_port, 1, 65535),
     K_STR("StateSaveLocation", "state_save_location", state_save_location, 0),
     K_STR("SlurmdSpoolDir", "slurmd_spool_dir", slurmd_spool_dir, 0),
+    K_STR("SlurmUser", "slurm_user", slurm_user, CKF_OMIT_EMPTY),
     K_ENUM("AuthType", "auth_type", auth_type, auth_names),
     K_STR("AuthInfo", "auth_info", auth_info, CKF_OMIT_EMPTY),
     K_STR("AuthAltTypes", "auth_alt_types", auth_alt_types, CKF_OMIT_EMPTY),
@@ -469,29 +472,33 @@ const struct conf_key conf_cluster_keys[] = {
 
 /* Slurm keys that Sluice reads past with a gentler warning. */
 static const char *const slurm_only_keys[] = {
-    "SlurmUser",
-    "SlurmdUser",
-    "SlurmctldLogFile",
-    "SlurmdLogFile",
-    "SlurmctldPidFile",
-    "SlurmdPidFile",
-    "SlurmctldDebug",
-    "SlurmdDebug",
-    "ReturnToService",
-    "MpiDefault",
-    "SwitchType",
-    "InactiveLimit",
-    "MinJobAge",
-    "Waittime",
-    "FastSchedule",
-    "JobCompType",
-    "SlurmctldTimeout",
-    "AccountingStorageHost",
-    "AccountingStoragePort",
-    "CryptoType",
-    "SchedulerTimeSlice",
-    NULL,
+    "SlurmdUser",       "SlurmctldLogFile",      "SlurmdLogFile",
+    "SlurmctldPidFile", "SlurmdPidFile",         "SlurmctldDebug",
+    "SlurmdDebug",      "ReturnToService",       "MpiDefault",
+    "SwitchType",       "InactiveLimit",         "MinJobAge",
+    "Waittime",         "FastSchedule",          "JobCompType",
+    "SlurmctldTimeout", "AccountingStorageHost", "AccountingStoragePort",
+    "CryptoType",       "SchedulerTimeSlice",    NULL,
 };
+
+int conf_slurm_user_uid(const struct conf *c, uid_t *uid, struct err *e)
+{
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    int rc;
+
+    *uid = (uid_t)-1;
+    if (c->slurm_user[0] == '\0')
+        return 0;
+    rc = getpwnam_r(c->slurm_user, &pw, buf, sizeof(buf), &found);
+    if (found == NULL) {
+        errno = rc ? rc : ENOENT;
+        return err_set(e, "SlurmUser=%s: no such user on this host%s%s",
+                       c->slurm_user, rc ? ": " : "", rc ? strerror(rc) : "");
+    }
+    *uid = pw.pw_uid;
+    return 0;
+}
 
 bool conf_list_has(const char *list, const char *item)
 {
@@ -614,6 +621,7 @@ static struct conf *conf_new(const char *path)
     c->slurmd_port = CONF_SLURMD_PORT;
     c->state_save_location = xstrdup("/var/spool/sluice/ctld");
     c->slurmd_spool_dir = xstrdup("/var/spool/sluice/d");
+    c->slurm_user = xstrdup("");
     c->auth_type = CONF_AUTH_MUNGE;
     c->auth_info = xstrdup("");
     c->auth_alt_types = xstrdup("");

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -265,6 +266,9 @@ struct conf {
     uint16_t slurmd_port;
     char *state_save_location;
     char *slurmd_spool_dir;
+    /* SlurmUser: the user sluicectld runs as ("": not set; whoever starts
+     * it).  Node daemons and the CLI trust it as they trust root. */
+    char *slurm_user;
     enum conf_auth_type auth_type;
     char *auth_info;
     char *auth_alt_types;      /* AuthAltTypes: "auth/jwt" or "" */
@@ -340,6 +344,13 @@ struct conf {
 
     struct conf_priv *priv; /* parser bookkeeping: name index, pools */
 };
+
+/*
+ * conf_slurm_user_uid: SlurmUser's uid into *uid; (uid_t)-1 when SlurmUser
+ * is not set.  -1 with e ("SlurmUser=slurm: no such user on this host")
+ * when it names no user here.
+ */
+int conf_slurm_user_uid(const struct conf *c, uid_t *uid, struct err *e);
 
 /*
  * conf_load: read, parse and check the file at path (and its Includes).

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 static const char *log_name = "sluice";
 static enum log_level log_level = LOG_LEVEL_INFO;
 static FILE *log_fp;
+static bool log_journal; /* stderr is the journal: "<N>" prefixes */
 
 FILE *log_open_private(const char *path, struct err *e)
 {
@@ -46,6 +48,21 @@ void log_init(const char *name, enum log_level level, FILE *fp)
     log_fp = fp;
 }
 
+bool log_detect_journal(void)
+{
+    const char *v = getenv("JOURNAL_STREAM");
+    unsigned long long dev, ino;
+    struct stat st;
+    char end;
+
+    log_journal = v != NULL &&
+                  sscanf(v, "%llu:%llu%c", &dev, &ino, &end) == 2 &&
+                  fstat(STDERR_FILENO, &st) == 0 &&
+                  (unsigned long long)st.st_dev == dev &&
+                  (unsigned long long)st.st_ino == ino;
+    return log_journal;
+}
+
 void log_set_level(enum log_level level)
 {
     log_level = level;
@@ -54,6 +71,23 @@ void log_set_level(enum log_level level)
 enum log_level log_get_level(void)
 {
     return log_level;
+}
+
+/* The syslog priority of a tag (sd-daemon(3)'s SD_ERR, SD_WARNING, ...). */
+static int log_priority(const char *tag)
+{
+    switch (tag[0]) {
+    case 'f':
+        return 2; /* fatal: LOG_CRIT */
+    case 'w':
+        return 4;
+    case 'i':
+        return 6;
+    case 'd':
+        return 7;
+    default:
+        return 3;
+    }
 }
 
 static void log_vwrite(const char *tag, int errnum, const char *fmt, va_list ap)
@@ -65,11 +99,15 @@ static void log_vwrite(const char *tag, int errnum, const char *fmt, va_list ap)
     va_list aq;
     int n;
 
-    gettimeofday(&tv, NULL);
-    localtime_r(&tv.tv_sec, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    fprintf(fp, "%s.%03ld %s %s: ", stamp, (long)(tv.tv_usec / 1000), log_name,
-            tag);
+    if (log_journal && fp == stderr) {
+        fprintf(fp, "<%d>%s: ", log_priority(tag), tag);
+    } else {
+        gettimeofday(&tv, NULL);
+        localtime_r(&tv.tv_sec, &tm);
+        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+        fprintf(fp, "%s.%03ld %s %s: ", stamp, (long)(tv.tv_usec / 1000),
+                log_name, tag);
+    }
     va_copy(aq, ap);
     n = vsnprintf(small, sizeof(small), fmt, ap);
     if (n >= (int)sizeof(small)) {

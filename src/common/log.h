@@ -6,6 +6,7 @@
 #ifndef SLUICE_LOG_H
 #define SLUICE_LOG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "common/err.h"
@@ -24,6 +25,14 @@ FILE *log_open_private(const char *path, struct err *e);
 /* log_init: name is the program's; lines go to fp (stderr when NULL). */
 void log_init(const char *name, enum log_level level, FILE *fp);
 void log_set_level(enum log_level level);
+/*
+ * log_detect_journal: whether stderr is systemd's journal ($JOURNAL_STREAM
+ * names its device and inode, as systemd sets it for a service).  If so,
+ * lines written to stderr start with their syslog priority ("<4>warn:
+ * ...") instead of a timestamp and the program name: the journal records
+ * the time, the program and, from the prefix, the level (journalctl -p).
+ */
+bool log_detect_journal(void);
 enum log_level log_get_level(void);
 
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -21,6 +21,7 @@
 #include "common/daemon.h"
 #include "common/fsmode.h"
 #include "common/log.h"
+#include "common/sdnotify.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/net/listen.h"
@@ -168,6 +169,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
     (void)what;
     log_info("signal=%d shutting down", (int)sig);
+    sdnotify_send("STOPPING=1");
     conf_destroy(r->next_conf); /* a reconfigure waiting: not now */
     r->next_conf = NULL;
     event_base_loopbreak(r->base);
@@ -195,6 +197,29 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
     log_info("SIGHUP: log reopened (the configuration is read at start)");
 }
 
+/*
+ * SlurmUser: the configuration says which user the controller runs as;
+ * node daemons and the CLI trust that user as they trust root, so running
+ * as anyone else would leave the nodes refusing every request.
+ */
+static int check_user(const struct conf *conf, struct err *e)
+{
+    uid_t want;
+    char me[64];
+
+    if (conf_slurm_user_uid(conf, &want, e) < 0)
+        return -1;
+    if (want == (uid_t)-1 || want == geteuid())
+        return 0;
+    errno = EPERM;
+    return err_set(e,
+                   "SlurmUser=%s, but sluicectld runs as %s (uid %u): start "
+                   "it as %s (in a systemd unit: User=%s), or remove "
+                   "SlurmUser",
+                   conf->slurm_user, auth_uid_name(geteuid(), me, sizeof(me)),
+                   (unsigned)geteuid(), conf->slurm_user, conf->slurm_user);
+}
+
 static int prepare(struct run *r, struct err *e)
 {
     const struct conf *conf = r->conf;
@@ -205,6 +230,8 @@ static int prepare(struct run *r, struct err *e)
 
     if (h == NULL)
         return err_set(e, "%s: SlurmctldHost is not set", conf->path);
+    if (check_user(conf, e) < 0)
+        return -1;
     r->auth = auth_create_conf(conf, e);
     if (r->auth == NULL || make_dirs(conf->state_save_location, e) < 0)
         return -1;
@@ -247,6 +274,8 @@ static int open_log(struct run *r, struct err *e)
         setvbuf(r->log_fp, NULL, _IOLBF, 0);
     }
     log_init("sluicectld", lvl, r->log_fp);
+    if (r->log_fp == NULL)
+        log_detect_journal();
     return 0;
 }
 
@@ -331,6 +360,7 @@ static struct ctld *rebuild(struct run *r, struct ctld *c,
     struct conf *old = r->conf;
     struct err e;
 
+    sdnotify_send("RELOADING=1");
     ctld_destroy(c);
     r->conf = r->next_conf;
     r->next_conf = NULL;
@@ -341,13 +371,17 @@ static struct ctld *rebuild(struct run *r, struct ctld *c,
         r->old_confs = xrealloc(r->old_confs,
                                 (r->n_old_confs + 1) * sizeof(*r->old_confs));
         r->old_confs[r->n_old_confs++] = old;
+        sdnotify_send("READY=1");
         return c;
     }
     log_warnx("reconfigure failed, the previous configuration stays: %s",
               e.text);
     conf_destroy(r->conf);
     r->conf = old;
-    return build(r, base, &e);
+    c = build(r, base, &e);
+    if (c != NULL)
+        sdnotify_send("READY=1");
+    return c;
 }
 
 /* Build the controller and run the loop; returns the exit status. */
@@ -380,6 +414,8 @@ static int serve(struct run *r, struct err *e)
              r->conf->n_nodes, r->conf->n_parts,
              auth_type_name(auth_get_type(r->auth)));
     report_ready(&r->ready_fd, NULL);
+    if (sdnotify_send("READY=1") < 0)
+        log_warn("cannot tell systemd that start-up is done");
     if (!r->o->foreground && daemon_null_stdio(e) < 0)
         log_warnx("%s", e->text);
     event_base_dispatch(base);
@@ -427,6 +463,8 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv, &o) < 0)
         return 2;
     log_init("sluicectld", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, NULL);
+    if (sdnotify_init(&e) < 0)
+        fprintf(stderr, "sluicectld: warning: %s\n", e.text);
     conf_diag_init(&diag);
     err_clear(&e);
     r.conf = conf_load(o.conf_path, &diag, &e);

@@ -205,22 +205,44 @@ static void on_request(struct conn *c, const struct proto_frame *f)
     }
 }
 
-/* Who may speak for the controller: root or our own user. */
-static bool trusted(const struct proto_frame *f)
+/* Who may speak for the controller: root, our own user, or SlurmUser
+ * (the user the controller runs as). */
+static bool trusted(const struct conn *c, const struct proto_frame *f)
 {
-    return f->verified && (f->who.uid == 0 || f->who.uid == geteuid());
+    return f->verified && (f->who.uid == 0 || f->who.uid == geteuid() ||
+                           f->who.uid == c->nd->slurm_uid);
+}
+
+/* Why a frame was refused, with what would be trusted: a controller
+ * that runs as a user the node does not know as SlurmUser (not set, or
+ * another uid on this host) is the usual cause. */
+static void log_refused(const struct conn *c, const struct proto_frame *f)
+{
+    const struct noded *nd = c->nd;
+    char su[128];
+
+    if (nd->slurm_uid == (uid_t)-1)
+        snprintf(su, sizeof(su), "SlurmUser is not set");
+    else
+        snprintf(su, sizeof(su), "SlurmUser=%s is uid %u here",
+                 nd->conf->slurm_user, (unsigned)nd->slurm_uid);
+    log_warnx("controller=%s:%s frame type=%u from uid %u refused: only "
+              "root, uid %u and SlurmUser are trusted, and %s (a controller "
+              "that runs as another user needs SlurmUser set to that user, "
+              "with the same uid on every host)",
+              c->host, c->port, f->type, (unsigned)f->who.uid,
+              (unsigned)geteuid(), su);
 }
 
 static void on_frame(struct conn *c, const struct proto_frame *f)
 {
     c->last_rx = time(NULL);
-    if (!trusted(f)) {
-        log_warnx("controller=%s:%s frame type=%u from uid %u refused", c->host,
-                  c->port, f->type, (unsigned)f->who.uid);
+    if (!trusted(c, f)) {
+        log_refused(c, f);
         if (!(f->flags & PROTO_F_REPLY))
             conn_reply_error(c, c->gen, f->type, f->seq, EACCES,
-                             "sluiced accepts requests only from uid 0 or "
-                             "its own uid");
+                             "sluiced accepts requests only from uid 0, its "
+                             "own uid or SlurmUser");
         return;
     }
     if (f->flags & PROTO_F_REPLY)

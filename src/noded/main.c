@@ -15,6 +15,7 @@
 #include "common/conf.h"
 #include "common/daemon.h"
 #include "common/log.h"
+#include "common/sdnotify.h"
 #include "common/xalloc.h"
 #include "noded/name.h"
 #include "noded/noded.h"
@@ -232,6 +233,8 @@ int main(int argc, char **argv)
         return 2;
     if (o.print_config)
         return print_config(&o);
+    if (sdnotify_init(&e) < 0)
+        fprintf(stderr, "sluiced: warning: %s\n", e.text);
     if ((nd.conf = load_conf(o.conf_path)) == NULL)
         return 1;
     nd.conf_path = o.conf_path;
@@ -249,6 +252,8 @@ int main(int argc, char **argv)
     if (become_daemon(&nd, &o, &pidfd) < 0)
         goto out;
     log_init("sluiced", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, nd.logfp);
+    if (nd.logfp == NULL)
+        log_detect_journal();
     log_info("sluiced %s starting node=%s pid=%d config=%s", SLUICE_VERSION,
              nd.name, (int)getpid(), o.conf_path);
     if (noded_run(&nd, &e) < 0) {

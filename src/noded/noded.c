@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/sdnotify.h"
 #include "common/xalloc.h"
 #include "noded/conn.h"
 #include "noded/jobs.h"
@@ -99,6 +100,12 @@ static int setup_auth(struct noded *nd, struct err *e)
 
 int noded_setup(struct noded *nd, struct err *e)
 {
+    if (conf_slurm_user_uid(nd->conf, &nd->slurm_uid, e) < 0)
+        return err_set(e,
+                       "SlurmUser=%s is no user on this host: the controller "
+                       "runs as that user, and sluiced would refuse its every "
+                       "request (create the user, with the controller's uid)",
+                       nd->conf->slurm_user);
     if (resources_detect(nd->conf, nd->node, false, &nd->res, e) < 0)
         return -1;
     if (setup_spool(nd, e) < 0)
@@ -123,6 +130,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     (void)what;
     log_info("signal=%s: stopping; running jobs stay with their supervisors",
              strsignal((int)sig));
+    sdnotify_send("STOPPING=1");
     event_base_loopexit(nd->base, NULL);
 }
 
@@ -196,6 +204,10 @@ int noded_run(struct noded *nd, struct err *e)
     event_add(nd->sig_int, NULL);
     event_add(nd->sig_hup, NULL);
     conn_start(nd->conn);
+    /* ready: jobs are adopted and the controller is being dialled (its
+     * absence must not hold up the node's start) */
+    if (sdnotify_send("READY=1") < 0)
+        log_warn("cannot tell systemd that start-up is done");
     event_base_dispatch(nd->base);
     return 0;
 }

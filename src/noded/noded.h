@@ -34,6 +34,9 @@ struct noded {
     char *hostname;    /* gethostname(), owned */
     char *spool;       /* absolute spool directory, owned */
     struct auth *auth; /* owned */
+    /* SlurmUser's uid, trusted like root to speak for the controller;
+     * (uid_t)-1 when SlurmUser is not set */
+    uid_t slurm_uid;
     struct resources res;
     struct cgroup cg; /* how jobs are contained (version NONE: pgid only) */
     int64_t boot_time;

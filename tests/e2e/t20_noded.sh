@@ -111,6 +111,8 @@ mv "$TMP/spool/node02/sluiced.log" "$TMP/rotated.log"
 kill -HUP "$pid"
 for _ in $(seq 50); do [ -s "$TMP/spool/node02/sluiced.log" ] && break; sleep 0.1; done
 check "SIGHUP reopens the log file" grep -q "log reopened" "$TMP/spool/node02/sluiced.log"
+check "... private, as the first one" test "$(stat -c %a "$TMP/spool/node02/sluiced.log")" = 600
+check "... and the rotated one gets no more lines" sh -c '! grep -q "log reopened" "$1"' _ "$TMP/rotated.log"
 kill "$pid" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "the daemon stops on SIGTERM" test ! -e "$TMP/spool/node02/sluiced.pid"

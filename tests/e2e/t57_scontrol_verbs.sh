@@ -4,7 +4,7 @@
 # requeue, requeuehold, a --no-requeue job refused with Slurm's message;
 # ping; show config; reconfigure adding a partition and refusing a broken
 # file (the old configuration kept); top; update NodeName with a reason
-# recording who and when.
+# recording who and when; the log file reopened on SIGHUP after a rotation.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start "$E2E_ROOT/tests/e2e/conf/verbs.conf"
@@ -135,5 +135,23 @@ cp conf.orig "$SLUICE_CONF"
 out=$(scontrol reconfigure 2>&1)
 like "$out" "partition extra removed" "back to the first file: the partition goes"
 like "$(scontrol ping)" "is UP" "the controller is up after all this"
+
+# --- the log file rotated: SIGHUP reopens it (logrotate's postrotate) ----------
+log=$DIR/log/sluicectld.log
+mv "$log" "$log.1"
+kill -HUP "$(cat "$DIR/pids/sluicectld.pid")"
+wait_for 10 grep -q 'log reopened' "$log"
+like "$(cat "$log" 2>&1)" "SIGHUP: log reopened" \
+    "SIGHUP: the controller writes a new log file where the old one was"
+is "$(stat -c %a "$log" 2>&1)" 600 "... private, as the first one"
+jl=$(submit --wrap true)
+wait_for 20 job_ended "$jl"
+wait_for 10 grep -q "job=$jl state=COMPLETED" "$log"
+like "$(cat "$log")" "job=$jl state=COMPLETED" "... and goes on writing there"
+if grep -q "job=$jl " "$log.1"; then
+    not_ok "... and nothing more into the rotated file"
+else
+    ok "... and nothing more into the rotated file"
+fi
 
 finish

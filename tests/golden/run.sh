@@ -6,7 +6,9 @@
 # NAME.err is the expected stderr (absent: none).  Valid cases must also
 # round-trip: their canonical print, checked again, prints the same.  Two
 # inputs too ugly to commit (a 1 MB line, binary garbage) are generated.
-# One TAP line per case.  UPDATE=1 rewrites the expected files instead.
+# sluice import-slurm's cases are in tests/golden/import/ (run_import
+# below).  One TAP line per case.  UPDATE=1 rewrites the expected files
+# instead.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -82,6 +84,57 @@ run_case() {
     fi
 }
 
+# sluice import-slurm: tests/golden/import/NAME/ holds Slurm's files
+# (slurm.conf and what it Includes, gres.conf, cgroup.conf, sacctmgr.dump)
+# and NAME/expected/ what the import must print (report.out, also its
+# import-report.txt) and write (sluice.conf, gres.conf, cgroup.conf,
+# accounting.sh; absent: not written); exit 0 unless the report ends in
+# errors.  The configuration written is then a check-config case of its
+# own (expected/check.out and check.err, round trip included).
+run_import() {
+    local src=$1 name=$2 exp=$1/expected w=$TMP/import/$2 rc want f ok=1
+    local acct=()
+    n=$((n + 1))
+    rm -rf "$w" && mkdir -p "$w/in" "$exp"
+    find "$src" -maxdepth 1 -type f -exec cp {} "$w/in/" \;
+    [ -f "$w/in/sacctmgr.dump" ] && acct=(--accounting in/sacctmgr.dump)
+    (cd "$w" && "$SLUICE" import-slurm --dir in -o out "${acct[@]}" \
+        >report.out 2>report.err)
+    rc=$?
+    if [ "${UPDATE:-0}" = 1 ]; then
+        cp "$w/report.out" "$exp/report.out"
+        for f in sluice.conf gres.conf cgroup.conf accounting.sh; do
+            rm -f "$exp/$f"
+            [ -f "$w/out/$f" ] && cp "$w/out/$f" "$exp/$f"
+        done
+    fi
+    want=0
+    grep -q '^import-slurm: .*: errors (above)' "$exp/report.out" && want=1
+    if [ $rc -ne $want ]; then
+        echo "# import $name: exit $rc, expected $want"
+        ok=0
+    fi
+    check_output "import $name" stdout "$exp/report.out" "$w/report.out" || ok=0
+    check_output "import $name" stderr /nonexistent "$w/report.err" || ok=0
+    check_output "import $name" import-report.txt "$w/report.out" \
+        "$w/out/import-report.txt" || ok=0
+    for f in sluice.conf gres.conf cgroup.conf accounting.sh; do
+        if [ -f "$exp/$f" ]; then
+            check_output "import $name" "$f" "$exp/$f" "$w/out/$f" || ok=0
+        elif [ -f "$w/out/$f" ]; then
+            echo "# import $name: $f written, none expected"
+            ok=0
+        fi
+    done
+    if [ $ok -eq 1 ]; then
+        echo "ok $n - import $name"
+    else
+        echo "not ok $n - import $name"
+        failed=$((failed + 1))
+    fi
+    run_case "$w/out" sluice.conf "import $name: check-config" "$exp/check"
+}
+
 # Generated inputs, with their expected messages.
 gen_cases() {
     local g=$TMP/gen
@@ -117,6 +170,9 @@ done
 run_case tests/golden seed.conf seed "$ROOT/tests/golden/seed"
 run_case etc quant-cluster.conf quant-cluster \
     "$ROOT/tests/golden/quant-cluster"
+for dir in tests/golden/import/*/; do
+    run_import "$ROOT/${dir%/}" "$(basename "$dir")"
+done
 gen_cases
 UPDATE=0
 for conf in "$TMP"/gen/*.conf; do

@@ -124,6 +124,8 @@ static __attribute__((unused)) int group_setup(void **state)
            "SlurmctldPort=%d\nAuthType=auth/key\nAuthInfo=%s\n"
            "SlurmdSpoolDir=%s/spool/%%n\nSlurmdParameters=config_overrides\n"
            "KillWait=2\nJobAcctGatherFrequency=1\nGresTypes=gpu\n"
+           /* the controller's user, trusted like root (test_slurm_user) */
+           "SlurmUser=daemon\n"
            "NodeName=node01 CPUs=16 RealMemory=64000 Gres=gpu:4\n"
            "PartitionName=dev Nodes=node01 Default=YES\n",
            port, T.key, T.dir);

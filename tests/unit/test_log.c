@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -82,11 +84,55 @@ static void test_long_line(void **state)
     free(name);
 }
 
+/* Under systemd, stderr is the journal: each line starts with its syslog
+ * priority and no timestamp; elsewhere (a log file, or stderr that is not
+ * the journal's stream) lines keep their timestamp. */
+static void test_journal(void **state)
+{
+    FILE *fp = tmpfile();
+    int saved = dup(STDERR_FILENO);
+    char buf[512], env[64];
+    struct stat st;
+    size_t n;
+
+    (void)state;
+    assert_non_null(fp);
+    assert_true(saved >= 0);
+    assert_int_equal(fstat(fileno(fp), &st), 0);
+    snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino + 1);
+    dup2(fileno(fp), STDERR_FILENO);
+    setenv("JOURNAL_STREAM", env, 1);
+    assert_false(log_detect_journal()); /* another stream: a pipe, say */
+    snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    setenv("JOURNAL_STREAM", env, 1);
+    assert_true(log_detect_journal());
+    log_init("test", LOG_LEVEL_DEBUG, NULL);
+    log_info("job=7 state=running");
+    log_warnx("node=n1 not responding");
+    log_debug("x=%d", 1);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    unsetenv("JOURNAL_STREAM");
+    assert_false(log_detect_journal());
+    log_init("test", LOG_LEVEL_INFO, NULL);
+    rewind(fp);
+    n = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    assert_string_equal(buf, "<6>info: job=7 state=running\n"
+                             "<4>warn: node=n1 not responding\n"
+                             "<7>debug: x=1\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escaped_one_line),
         cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_journal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

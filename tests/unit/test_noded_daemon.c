@@ -218,6 +218,37 @@ static void test_end_names_its_run(void **state)
     proto_frame_clear(&f);
 }
 
+/* The signal call of a job that is not there, signed by uid (the
+ * process signs as its effective uid): ESRCH when sluiced listens to that
+ * uid, EACCES when it refuses it. */
+static int signal_as(uid_t uid, char *msg, size_t len)
+{
+    int code;
+
+    assert_int_equal(seteuid(uid), 0);
+    code = call(PROTO_MSG_JOB_SIGNAL,
+                json_pack("{s:i, s:i}", "job_id", 99, "signal", 10), msg, len);
+    assert_int_equal(seteuid(0), 0);
+    return code;
+}
+
+/* SlurmUser (daemon, in the harness's configuration: the user the
+ * controller runs as) speaks for the controller as root does; any other
+ * user is refused.  The Debian package runs sluicectld as "sluice" and
+ * sluiced as root: this is what lets the nodes hear it. */
+static void test_slurm_user(void **state)
+{
+    char msg[256];
+
+    (void)state;
+    if (geteuid() != 0)
+        skip(); /* signing as another uid needs seteuid */
+    assert_int_equal(signal_as(1, msg, sizeof(msg)), ESRCH);
+    assert_int_equal(signal_as(2, msg, sizeof(msg)), EACCES);
+    assert_non_null(strstr(msg, "SlurmUser"));
+    assert_int_equal(signal_as(0, msg, sizeof(msg)), ESRCH);
+}
+
 static void test_restart_survival(void **state)
 {
     char msg[256], path[512], flag[512];
@@ -493,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_launch_refused),
         cmocka_unit_test(test_signal_and_kill),
         cmocka_unit_test(test_end_names_its_run),
+        cmocka_unit_test(test_slurm_user),
         cmocka_unit_test(test_restart_survival),
         cmocka_unit_test(test_running_job_after_restart),
         cmocka_unit_test(test_launch_cut_short),
