@@ -20,10 +20,10 @@ cluster_down() {
 trap cluster_down EXIT
 trap 'exit 130' INT TERM
 
-# cluster_up [LINES...]: bench/cluster.conf plus LINES, started fresh in
-# a new DIR; SLUICE_CONF exported; cd into DIR/work.
+# cluster_up [LINES...]: bench/cluster.conf (or BENCH_CONF) plus LINES,
+# started fresh in a new DIR; SLUICE_CONF exported; cd into DIR/work.
 cluster_up() {
-    local conf=$ROOT/bench/cluster.conf out
+    local conf=${BENCH_CONF:-$ROOT/bench/cluster.conf} out
     DIR=$(mktemp -d "/tmp/sluice-$BENCH_TMP.XXXXXX")
     if [ $# -gt 0 ]; then
         cp "$conf" "$DIR/in.conf"
