@@ -20,12 +20,17 @@
 #           sbatch -H --wrap true, /bin/true and a static "hello" with the
 #           same arguments; ms per call and sbatch's ratio to each
 #
-# Environment: SLUICE_BUILD (default build), CLI_CALLS (500).
+# Environment: SLUICE_BUILD (default build; an absolute path too, to
+# measure a baseline's binaries), CLI_CALLS (500).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLUICE_BUILD:-build}
-BIN=$ROOT/$BUILD/bin
-BB=$ROOT/$BUILD/bench
+case $BUILD in
+/*) BDIR=$BUILD ;;
+*) BDIR=$ROOT/$BUILD ;;
+esac
+BIN=$BDIR/bin
+BB=$BDIR/bench
 RUNS=3
 BIG=0
 CLI_CALLS=${CLI_CALLS:-500}
@@ -83,7 +88,8 @@ daemons_cpu() {
         "$(cpu_ms "$DIR/pids/node02.pid")"
 }
 
-# run_jobs N HOW: one run; prints "secs=S floor=F ratio=R per_s=P ...".
+# run_jobs N HOW: one run; RESULT="secs=S floor=F ratio=R per_s=P ...".
+# (Not in a command substitution: the EXIT trap must see DIR.)
 run_jobs() {
     local n=$1 how=$2 t0 t1 secs fl c0 c1 states
     cluster_up
@@ -104,11 +110,11 @@ run_jobs() {
     secs=$(calc "$t1 - $t0")
     states=$("$BIN/sacct" -X -n -P -o State 2>/dev/null | sort | uniq -c |
         awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $2, $1 }')
-    echo "secs=$secs floor=$fl ratio=$(calc "$secs / $fl")" \
-        "per_s=$(calc "$n / $secs") floor_rate=$(calc "$n / $fl")" \
-        "cpu_ms_per_job=$(echo "$c0 $c1" | awk -v n="$n" '{
-            printf "ctld:%.2f,node01:%.2f,node02:%.2f", ($4 - $1) / n, ($5 - $2) / n, ($6 - $3) / n }')" \
-        "states=$states"
+    RESULT="secs=$secs floor=$fl ratio=$(calc "$secs / $fl")"
+    RESULT="$RESULT per_s=$(calc "$n / $secs") floor_rate=$(calc "$n / $fl")"
+    RESULT="$RESULT cpu_ms_per_job=$(echo "$c0 $c1" | awk -v n="$n" '{
+            printf "ctld:%.2f,node01:%.2f,node02:%.2f", ($4 - $1) / n, ($5 - $2) / n, ($6 - $3) / n }')"
+    RESULT="$RESULT states=$states"
     cluster_down
 }
 
@@ -117,7 +123,8 @@ bench_jobs() {
     local lines="" line r
     echo "== $3; load $(load)"
     for r in $(seq "$RUNS"); do
-        line=$(run_jobs "$1" "$2") || exit 1
+        run_jobs "$1" "$2"
+        line=$RESULT
         echo "  run $r: $line load=$(load | cut -d' ' -f1)"
         lines="$lines$line"$'\n'
     done
@@ -130,7 +137,7 @@ bench_floor() {
     local lines="" r
     echo "== floor: 1,000 sequential posix_spawns of a #!/bin/sh script; load $(load)"
     for r in $(seq "$RUNS"); do
-        lines="$lines$(floor_s 1000 2>&1 | tail -1)"$'\n'
+        lines="$lines$(floor_s 1000 2>&1 >/dev/null | tail -1)"$'\n'
     done
     printf '%s' "$lines"
     echo "median floor: secs=$(field secs "$lines" | median)"

@@ -310,10 +310,11 @@ int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
 
 /* The job's directory, locked (*lock_fd) until its supervisor has
  * recorded itself, with launch.json and the script. */
-static int write_spool(const char *jobdir, const struct launch *l,
-                       const char *boot_id, int *lock_fd, struct err *e)
+static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
+                       struct err *e)
 {
-    if (launch_spool_dir(jobdir, l->json, boot_id, lock_fd, e) < 0)
+    /* the boot id goes with the pids, in supervisor.pid (spool.h) */
+    if (launch_spool_dir(jobdir, l->json, NULL, lock_fd, e) < 0)
         return -1;
     return spool_write_volatile(jobdir, "script", l->script, strlen(l->script),
                                 0700, geteuid() == 0 ? l->uid : (uid_t)-1,
@@ -362,10 +363,11 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .cg = ctx->cg,
         .cgs = ctx->cgs,
         .user = ctx->user,
+        .boot_id = ctx->boot_id,
         .lock_fd = -1,
         .auth = ctx->auth,
     };
-    int written = write_spool(jobdir, l, ctx->boot_id, &sa.lock_fd, e);
+    int written = write_spool(jobdir, l, &sa.lock_fd, e);
     int fd = launch_spawn(jobdir, written, &sa.lock_fd, ctx->auth,
                           job_supervisor, &sa, sup_pid, e);
 

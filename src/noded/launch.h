@@ -97,7 +97,7 @@ struct launch_ctx {
     const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs; /* the job's cgroup limits */
     const struct ucache_user *user;    /* the job's user, groups resolved */
-    const char *boot_id; /* the machine's, written to boot_id; "": none */
+    const char *boot_id; /* the machine's, for supervisor.pid; "": none */
     struct auth *auth;   /* sluiced's credentials: destroyed (the auth/key
                           * key wiped) in the supervisor right after the
                           * fork; NULL: none */
