@@ -292,6 +292,8 @@ int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
         return err_set(e, "cannot create %s: %s", dir, strerror(errno));
     if ((*lock_fd = spool_lock(dir, 0, e)) < 0)
         return -1;
+    if (json == NULL)
+        return 0;
     text = json_dumps(json, JSON_COMPACT);
     if (text == NULL) {
         errno = ENOMEM;
@@ -313,8 +315,11 @@ int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
 static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
                        struct err *e)
 {
-    /* the boot id goes with the pids, in supervisor.pid (spool.h) */
-    if (launch_spool_dir(jobdir, l->json, NULL, lock_fd, e) < 0)
+    /* no launch.json (nothing reads a job's: the supervisor has the
+     * launch in memory, adoption needs only supervisor.pid) and the boot
+     * id goes with the pids: each file is an inode made and freed per job
+     * (spool.h) */
+    if (launch_spool_dir(jobdir, NULL, NULL, lock_fd, e) < 0)
         return -1;
     return spool_write_volatile(jobdir, "script", l->script, strlen(l->script),
                                 0700, geteuid() == 0 ? l->uid : (uid_t)-1,

@@ -1,8 +1,10 @@
 /*
  * The node's spool (SlurmdSpoolDir): one directory job.<id>/ per job with
- * its script, launch.json, supervisor.pid, pgid, an optional kill
- * deadline and, once the job ended, status.  Files are written to a
- * temporary name, fsynced and renamed, so a reader sees all or nothing.
+ * its script, supervisor.pid (with the leader and the boot id), an
+ * optional kill deadline and, once the job ended, status: as few files as
+ * may be, since each is an inode made and freed per job.  Files are
+ * written to a temporary name and renamed, so a reader sees all or
+ * nothing; fsynced where they must survive the machine (status).
  * Used by sluiced and by the supervisors it forks.
  */
 #ifndef SLUICE_NODED_SPOOL_H
