@@ -6,13 +6,17 @@
  *
  *   build/bench/spawn_floor [-n N] [-d DIR]
  *
- * Prints "spawns=N secs=S per_spawn_ms=M spawns_per_s=R".
+ * Prints "spawns=N secs=S per_spawn_ms=M spawns_per_s=R cpu_ms_per_spawn=C"
+ * (C: the CPU time, user and system, of this process and the scripts,
+ * per spawn: a figure that other work on the machine changes less than
+ * the wall time).
  */
 #include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +30,23 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU time (user and system, ms) of this process and its waited-for
+ * children. */
+static double cpu_ms(void)
+{
+    struct rusage self, kids;
+    double ms = 0;
+
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    for (int i = 0; i < 2; i++) {
+        const struct rusage *r = i == 0 ? &self : &kids;
+        ms += (double)(r->ru_utime.tv_sec + r->ru_stime.tv_sec) * 1e3 +
+              (double)(r->ru_utime.tv_usec + r->ru_stime.tv_usec) / 1e3;
+    }
+    return ms;
 }
 
 /* A trivial job script in DIR (the same body sbatch --wrap=true runs). */
@@ -78,8 +99,10 @@ int main(int argc, char **argv)
     }
     double secs = now_s() - t0;
     unlink(path);
-    printf("spawns=%ld secs=%.3f per_spawn_ms=%.3f spawns_per_s=%.1f\n", n,
-           secs, secs * 1e3 / (double)n, (double)n / secs);
+    printf("spawns=%ld secs=%.3f per_spawn_ms=%.3f spawns_per_s=%.1f "
+           "cpu_ms_per_spawn=%.3f\n",
+           n, secs, secs * 1e3 / (double)n, (double)n / secs,
+           cpu_ms() / (double)n);
     return 0;
 usage:
     fprintf(stderr, "usage: spawn_floor [-n N] [-d DIR]\n");

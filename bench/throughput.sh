@@ -39,42 +39,27 @@ BENCH_TMP=tput
 BENCH_CONF=$ROOT/bench/cluster_tput.conf
 . "$ROOT/bench/lib.sh"
 
-load() {
-    cut -d' ' -f1-3 /proc/loadavg
-}
-
-median() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        if (NR == 0) { print "-"; exit }
-        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# field NAME LINES: the values of NAME=VALUE in the lines.
-field() {
-    printf '%s\n' "$2" | grep -o "$1=[^ ]*" | cut -d= -f2
-}
-
-now_s() {
-    date +%s.%N | cut -c1-14
-}
-
 # calc EXPR: bc with 3 decimals.
 calc() {
     echo "scale=3; $1" | bc
 }
 
-# cpu_ms PIDFILE: CPU time (user and system) the daemon has used.
+# cpu_ms PIDFILE: CPU time (user and system) the daemon has used, with
+# that of its waited-for children: a node's supervisors (which waited for
+# their jobs) are sluiced's.
 cpu_ms() {
-    awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' \
+    awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15 + $16 + $17) * 1000 / hz }' \
         "/proc/$(cat "$1")/stat"
 }
 
-# floor_s N: the floor's seconds for N spawns (the line printed too).
+# floor_s N: the floor's seconds for N spawns (the line printed too);
+# FLOOR_CPU: its CPU ms per spawn.
 floor_s() {
     local line
     echo "+ build/bench/spawn_floor -n $1" >&2
     line=$("$BB/spawn_floor" -n "$1" -d "${DIR:-/tmp}") || die "spawn_floor failed"
     echo "  floor: $line" >&2
+    FLOOR_CPU=$(field cpu_ms_per_spawn "$line")
     field secs "$line"
 }
 
@@ -93,7 +78,8 @@ daemons_cpu() {
 run_jobs() {
     local n=$1 how=$2 t0 t1 secs fl c0 c1 states
     cluster_up
-    fl=$(floor_s "$n")
+    floor_s "$n" >"$DIR/floor"
+    fl=$(cat "$DIR/floor")
     c0=$(daemons_cpu)
     if [ "$how" = array ]; then
         echo "+ sbatch --array=0-$((n - 1)) --wrap=true; poll squeue -t PD,R,CG every 0.1 s until empty" >&2
@@ -114,6 +100,10 @@ run_jobs() {
     RESULT="$RESULT per_s=$(calc "$n / $secs") floor_rate=$(calc "$n / $fl")"
     RESULT="$RESULT cpu_ms_per_job=$(echo "$c0 $c1" | awk -v n="$n" '{
             printf "ctld:%.2f,node01:%.2f,node02:%.2f", ($4 - $1) / n, ($5 - $2) / n, ($6 - $3) / n }')"
+    # all the cluster's CPU per task (the daemons, supervisors and jobs)
+    # against the floor's per spawn: less sensitive to other work
+    RESULT="$RESULT cpu_ratio=$(echo "$c0 $c1" | awk -v n="$n" -v f="$FLOOR_CPU" '{
+            printf "%.2f", ($4 + $5 + $6 - $1 - $2 - $3) / n / f }')"
     RESULT="$RESULT states=$states"
     cluster_down
 }
@@ -128,9 +118,7 @@ bench_jobs() {
         echo "  run $r: $line load=$(load | cut -d' ' -f1)"
         lines="$lines$line"$'\n'
     done
-    printf 'median %s: secs=%s floor=%s ratio=%s per_s=%s\n' "$3" \
-        "$(field secs "$lines" | median)" "$(field floor "$lines" | median)" \
-        "$(field ratio "$lines" | median)" "$(field per_s "$lines" | median)"
+    echo "median $3: $(medians "$lines" secs floor ratio per_s cpu_ratio)"
 }
 
 bench_floor() {
@@ -180,10 +168,7 @@ bench_cli() {
         lines="${lines}sbatch_ms=$s true_ms=$t hello_ms=$h vs_true=$(calc "$s / $t") vs_hello=$(calc "$s / $h")"$'\n'
         cluster_down
     done
-    printf 'median per call: sbatch_ms=%s true_ms=%s hello_ms=%s vs_true=%s vs_hello=%s\n' \
-        "$(field sbatch_ms "$lines" | median)" "$(field true_ms "$lines" | median)" \
-        "$(field hello_ms "$lines" | median)" "$(field vs_true "$lines" | median)" \
-        "$(field vs_hello "$lines" | median)"
+    echo "median per call: $(medians "$lines" sbatch_ms true_ms hello_ms vs_true vs_hello)"
 }
 
 args=()
