@@ -103,6 +103,8 @@ BINS := $(subst bin/ctld,bin/sluicectld,$(subst bin/noded,bin/sluiced,$(subst bi
 LINKS := $(if $(wildcard src/cli/main.c),$(addprefix $(BUILD)/bin/,$(SLURM_NAMES)))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+# A static "hello" that bench/throughput.sh compares sbatch's start with.
+BENCH_BINS += $(BUILD)/bench/hello_static
 # Helper programs of the end-to-end scripts (not tests themselves).
 E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/%,$(E2E_SRC))
 
@@ -177,6 +179,10 @@ $(E2E_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/e2e/%.o $(COMMON_LIB)
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/hello_static: bench/static/hello.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu17 -O2 $(WARN) -static -o $@ $<
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -44,23 +44,6 @@ ctld_cpu_ms() {
         "/proc/$(ctld_pid)/stat"
 }
 
-# load: the 1, 5 and 15 minute load averages (other work on the machine).
-load() {
-    cut -d' ' -f1-3 /proc/loadavg
-}
-
-# median: of the numbers on stdin.
-median() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        if (NR == 0) { print "-"; exit }
-        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# field NAME LINES: the values of NAME=VALUE in the lines.
-field() {
-    printf '%s\n' "$2" | grep -o "$1=[^ ]*" | cut -d= -f2
-}
-
 # summary LABEL LINES: medians of the submit_bench lines of the runs.
 summary() {
     printf 'median %-20s jobs_per_s=%s p50_ms=%s p99_ms=%s client_cpu_ms=%s ctld_cpu_ms=%s\n' \
@@ -113,11 +96,6 @@ bench_cli() {
         measure "/bin/true clients=$c" -c "$c" -n $((CLI_JOBS / c)) --hold \
             --cli /bin/true
     done
-}
-
-# now_s: wall-clock seconds with milliseconds.
-now_s() {
-    date +%s.%N | cut -c1-14
 }
 
 # All BENCH_JOBS finished?  (squeue lists none pending, running or

@@ -326,7 +326,7 @@ static void launch_done(struct njobs *j, struct njob *job, int code,
     }
     if (spool_pid_read(job->dir, &job->sup, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
-    if (spool_pid_read_as(job->dir, "leader", &job->leader, &e) < 0)
+    if (spool_leader_read(job->dir, &job->leader, &e) < 0)
         log_warnx("job=%" PRIu32 " %s", job->id, e.text);
     job->state = NJOB_RUNNING;
     log_info("job=%" PRIu32 " state=running supervisor=%d pgid=%d", job->id,

@@ -96,7 +96,7 @@ void njobs_launch_abandon(const struct cgroup *cg, struct njob *job)
 
     if (spool_pid_read(job->dir, &sup, &e) == 0 && spool_pid_alive(&sup))
         kill(sup.pid, SIGKILL);
-    if (spool_pid_read_as(job->dir, "leader", &job->leader, &e) == 0) {
+    if (spool_leader_read(job->dir, &job->leader, &e) == 0) {
         job->pgid = job->leader.pid;
         if (njobs_group_kill(job, SIGKILL, true) == 0)
             log_info("job=%" PRIu32 " launch abandoned: pgid=%d killed",
@@ -272,10 +272,14 @@ void njobs_adopt(struct njobs *j, uint32_t id)
         goto out;
     }
     job->has_cpus = cgroup_job_cpus(&j->nd->cg, id, &job->cpus) == 0;
+    if (spool_leader_read(dir, &job->leader, &e) < 0)
+        job->leader.pid = 0;
+    /* the group is the leader's (an older sluiced wrote a pgid file); it
+     * is signalled only while its leader is that process */
     if (spool_int_read(dir, "pgid", &v, &e) == 0 && v > 1)
         job->pgid = (pid_t)v;
-    if (spool_pid_read_as(dir, "leader", &job->leader, &e) < 0)
-        job->leader.pid = 0;
+    else if (job->leader.pid > 1)
+        job->pgid = job->leader.pid;
     if (spool_int_read(dir, "kill", &v, &e) == 0 && v > 0) {
         job->kill_deadline = v;
         njobs_kill_arm(j, job);

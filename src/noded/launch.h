@@ -97,7 +97,7 @@ struct launch_ctx {
     const struct cgroup *cg;           /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs; /* the job's cgroup limits */
     const struct ucache_user *user;    /* the job's user, groups resolved */
-    const char *boot_id; /* the machine's, written to boot_id; "": none */
+    const char *boot_id; /* the machine's, for supervisor.pid; "": none */
     struct auth *auth;   /* sluiced's credentials: destroyed (the auth/key
                           * key wiped) in the supervisor right after the
                           * fork; NULL: none */
@@ -136,8 +136,8 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
  * launch_spool_dir: what every supervisor's directory starts with (a
  * job's or a step's): dir created 0711 (it must not exist), flock'ed
  * (*lock_fd, for the caller to hand to the supervisor), launch.json (the
- * request's object, 0600) and boot_id.  -1 with e; the caller removes
- * what was made.
+ * request's object, 0600; none when json is NULL) and boot_id (none when
+ * NULL or "").  -1 with e; the caller removes what was made.
  */
 int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
                      int *lock_fd, struct err *e);

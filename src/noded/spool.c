@@ -351,6 +351,63 @@ int spool_pid_write(const char *jobdir, const struct spool_pid *p,
     return spool_pid_write_as(jobdir, "supervisor.pid", p, e);
 }
 
+int spool_pids_write(const char *jobdir, const struct spool_pid *self,
+                     const struct spool_pid *leader, const char *boot_id,
+                     struct err *e)
+{
+    char buf[64 + 64 + SPOOL_BOOT_ID_MAX + 2];
+    int n = snprintf(buf, sizeof(buf), "%d %llu\n%d %llu\n", (int)self->pid,
+                     self->start_ticks, (int)leader->pid, leader->start_ticks);
+
+    if (boot_id != NULL && boot_id[0] != '\0')
+        n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%.*s\n",
+                      SPOOL_BOOT_ID_MAX - 1, boot_id);
+    return spool_write_volatile(jobdir, "supervisor.pid", buf, (size_t)n, 0600,
+                                (uid_t)-1, (gid_t)-1, e);
+}
+
+/* Line i (0-based, without its newline) of supervisor.pid; NULL when the
+ * file or the line is missing (errno ENOENT then). */
+static char *pids_line(const char *jobdir, int i, struct err *e)
+{
+    char *text = spool_read(jobdir, "supervisor.pid", 256, e), *p, *line;
+
+    if (text == NULL)
+        return NULL;
+    p = text;
+    for (; i > 0 && p != NULL; i--)
+        if ((p = strchr(p, '\n')) != NULL)
+            p++;
+    if (p == NULL || *p == '\0') {
+        free(text);
+        errno = ENOENT;
+        return NULL;
+    }
+    line = xstrndup(p, strcspn(p, "\n"));
+    free(text);
+    return line;
+}
+
+int spool_leader_read(const char *jobdir, struct spool_pid *p, struct err *e)
+{
+    char *line = pids_line(jobdir, 1, e);
+    int pid;
+    unsigned long long t;
+
+    if (line == NULL)
+        return spool_pid_read_as(jobdir, "leader", p, e);
+    if (sscanf(line, "%d %llu", &pid, &t) != 2 || pid <= 1) {
+        free(line);
+        errno = EBADMSG;
+        return err_set(e, "%s/supervisor.pid: leader not \"PID START\"",
+                       jobdir);
+    }
+    free(line);
+    p->pid = pid;
+    p->start_ticks = t;
+    return 0;
+}
+
 int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e)
 {
     return spool_pid_read_as(jobdir, "supervisor.pid", p, e);
@@ -359,7 +416,8 @@ int spool_pid_read(const char *jobdir, struct spool_pid *p, struct err *e)
 int spool_pid_read_as(const char *jobdir, const char *name, struct spool_pid *p,
                       struct err *e)
 {
-    char *text = spool_read(jobdir, name, 64, e);
+    /* 256: supervisor.pid holds the leader and the boot id too */
+    char *text = spool_read(jobdir, name, 256, e);
     int pid;
     unsigned long long t;
 
@@ -580,15 +638,17 @@ int spool_boot_id(char out[SPOOL_BOOT_ID_MAX], struct err *e)
 
 int spool_same_boot(const char *jobdir, const char *boot_id, struct err *e)
 {
-    char *text = spool_read(jobdir, "boot_id", SPOOL_BOOT_ID_MAX - 1, e);
+    char *text = pids_line(jobdir, 2, e);
     int same;
 
+    if (text == NULL)
+        text = spool_read(jobdir, "boot_id", SPOOL_BOOT_ID_MAX - 1, e);
     if (text == NULL)
         return -1;
     text[strcspn(text, "\n")] = '\0';
     same = strcmp(text, boot_id) == 0;
     if (!same)
-        err_set(e, "%s/boot_id: %.40s, this boot is %.40s", jobdir, text,
+        err_set(e, "%s: boot_id: %.40s, this boot is %.40s", jobdir, text,
                 boot_id);
     free(text);
     return same;

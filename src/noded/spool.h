@@ -1,8 +1,10 @@
 /*
  * The node's spool (SlurmdSpoolDir): one directory job.<id>/ per job with
- * its script, launch.json, supervisor.pid, pgid, an optional kill
- * deadline and, once the job ended, status.  Files are written to a
- * temporary name, fsynced and renamed, so a reader sees all or nothing.
+ * its script, supervisor.pid (with the leader and the boot id), an
+ * optional kill deadline and, once the job ended, status: as few files as
+ * may be, since each is an inode made and freed per job.  Files are
+ * written to a temporary name and renamed, so a reader sees all or
+ * nothing; fsynced where they must survive the machine (status).
  * Used by sluiced and by the supervisors it forks.
  */
 #ifndef SLUICE_NODED_SPOOL_H
@@ -120,14 +122,31 @@ int spool_pid_write_as(const char *jobdir, const char *name,
 int spool_pid_read_as(const char *jobdir, const char *name, struct spool_pid *p,
                       struct err *e);
 
+/*
+ * spool_pids_write: what a job's supervisor records of itself in one file,
+ * jobdir/supervisor.pid: "PID START\nLEADER_PID LEADER_START\nBOOT_ID\n"
+ * (boot_id "" or NULL: that line left out).  One file where there were
+ * three (supervisor.pid, leader, boot_id): each file a job's directory
+ * holds is an inode made and freed per job, the largest cost of a short
+ * job on the node (bench/RESULTS.md, 2026-12-06).  spool_pid_read reads its
+ * first line as before.  Written without fsync (spool_write_volatile).
+ */
+int spool_pids_write(const char *jobdir, const struct spool_pid *self,
+                     const struct spool_pid *leader, const char *boot_id,
+                     struct err *e);
+/* spool_leader_read: the leader from supervisor.pid's second line, or from
+ * jobdir/leader (a step's, or a job's of an older sluiced). */
+int spool_leader_read(const char *jobdir, struct spool_pid *p, struct err *e);
+
 /* The machine's boot id (/proc/sys/kernel/random/boot_id, 36 characters).
  * sluiced writes it to jobdir/boot_id at launch; pids, pgids and start
  * ticks recorded under another boot id name nothing of the job's. */
 #define SPOOL_BOOT_ID_MAX 64
 int spool_boot_id(char out[SPOOL_BOOT_ID_MAX], struct err *e);
-/* spool_same_boot: 1 when jobdir/boot_id is boot_id, 0 when it is another
- * (e says which), -1 with errno when it cannot be read (ENOENT: a spool
- * from before boot ids were recorded). */
+/* spool_same_boot: 1 when the boot id recorded (supervisor.pid's third
+ * line, or jobdir/boot_id) is boot_id, 0 when it is another (e says
+ * which), -1 with errno when none can be read (ENOENT: a spool from before
+ * boot ids were recorded). */
 int spool_same_boot(const char *jobdir, const char *boot_id, struct err *e);
 
 /* spool_int_write / spool_int_read: one decimal integer in jobdir/name

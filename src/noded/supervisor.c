@@ -402,10 +402,8 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
      * before it runs: whoever signals the group later checks that its
      * leader is still this process, and a launch that times out finds the
      * process even if it never reached exec */
-    if (spool_pid_self(&self) < 0 ||
-        spool_pid_write(a->jobdir, &self, &e) < 0 ||
-        spool_pid_of(jp.pid, &leader) < 0 ||
-        spool_pid_write_as(a->jobdir, "leader", &leader, &e) < 0) {
+    if (spool_pid_self(&self) < 0 || spool_pid_of(jp.pid, &leader) < 0 ||
+        spool_pids_write(a->jobdir, &self, &leader, a->boot_id, &e) < 0) {
         job_cancel(&jp);
         spool_remove(a->jobdir);
         sup_report("error %d cannot record the supervisor: %s", EIO, e.text);
@@ -430,7 +428,8 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     }
     t_exec = clock_mono_us();
     st.start_time = time(NULL);
-    spool_int_write(a->jobdir, "pgid", pid, 0600, &e);
+    /* no pgid file: the job's group is its leader's pid (supervisor.pid),
+     * and a file less is an inode less per job (spool.h) */
     sup_report("ok %d %d %lld %lld %lld %lld %lld", (int)self.pid, (int)pid,
                (long long)st.start_time, t_sup, t_pid, t_cg, t_exec);
     close(REPORT_FD);

@@ -23,6 +23,7 @@ struct supervisor_args {
     const struct cgroup *cg;        /* NULL or version NONE: no cgroup */
     const struct cgroup_job_spec *cgs;
     const struct ucache_user *user; /* name, home, supplementary groups */
+    const char *boot_id; /* the machine's, for supervisor.pid; "": none */
     int lock_fd;       /* jobdir locked (spool_lock) until the pid is written */
     struct auth *auth; /* the parent's, destroyed first thing in the child */
 };

@@ -64,14 +64,17 @@ run=$(AWS_SECRET_ACCESS_KEY=$SECRET sbatch --parsable -p dev \
     -D "$WORK" --wrap 'sleep 30')
 wait_for 10 test -e "$SPOOL/node04/job.$run/script"
 out=$(as_sh "$MAL" "ls $SPOOL/node04/job.$run; cat $SPOOL/node04/job.$run/script \
-    $SPOOL/node04/job.$run/launch.json")
+    $SPOOL/node04/job.$run/supervisor.pid")
 if printf '%s\n' "$out" | grep -q -- "$SECRET\|sleep 30"; then
     not_ok "the attacker cannot read another user's job spool"
 else
     ok "the attacker cannot read another user's job spool"
 fi
-like "$out" "launch.json: Permission denied" \
-    "launch.json (environment) is not readable by others"
+like "$out" "supervisor.pid: Permission denied" \
+    "supervisor.pid is not readable by others"
+# the environment stays with the supervisor: no launch.json for a job
+is "$(find "$SPOOL/node04/job.$run" -name 'launch.json*' | wc -l)" 0 \
+    "the job's environment is not written to the spool"
 is "$(stat -c %a "$SPOOL/node04/job.$run")" 711 "a job's spool directory is 0711"
 is "$(stat -c '%a %U' "$SPOOL/node04/job.$run/script")" "700 root" \
     "the script is 0700 and the job user's"

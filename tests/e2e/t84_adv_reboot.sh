@@ -23,8 +23,9 @@ crash_node04() {
     npid=$(cat "$DIR/pids/node04.pid")
     kill "$npid"
     wait_for 10 eval "! kill -0 $npid 2>/dev/null"
-    kill -9 "$(cut -d' ' -f1 "$d/supervisor.pid")"
-    kill -9 -- "-$(cat "$d/pgid")"
+    # supervisor.pid: the supervisor, then the job's leader (its pgid)
+    kill -9 "$(sed -n '1s/ .*//p' "$d/supervisor.pid")"
+    kill -9 -- "-$(sed -n '2s/ .*//p' "$d/supervisor.pid")"
 }
 
 # decoy: a process group of user nobody; prints its pgid.
@@ -40,14 +41,16 @@ decoy() {
 for case in pgid boot; do
     j=$(sbatch --parsable -p dev -t 5 --no-requeue --wrap 'sleep 600')
     wait_for 10 sh -c "squeue -h -j $j -o %T | grep -q RUNNING"
-    [ -s "$DIR/spool/node04/job.$j/pgid" ] || sleep 1
+    [ -s "$DIR/spool/node04/job.$j/supervisor.pid" ] || sleep 1
     is "$(job_state "$j")" RUNNING "$case: the job runs"
     crash_node04 "$j"
     victim=$(decoy)
-    echo "$victim" >"$DIR/spool/node04/job.$j/pgid"
+    # the recorded leader, so the job's pgid, is now someone else's
+    sed -i "2s/^[0-9]*/$victim/" "$DIR/spool/node04/job.$j/supervisor.pid"
     if [ "$case" = boot ]; then
-        echo 00000000-0000-0000-0000-000000000000 \
-            >"$DIR/spool/node04/job.$j/boot_id"
+        # the boot id is supervisor.pid's third line
+        sed -i '3s/.*/00000000-0000-0000-0000-000000000000/' \
+            "$DIR/spool/node04/job.$j/supervisor.pid"
     fi
     sluice up --dir "$DIR" >/dev/null 2>&1
     wait_for 20 job_ended "$j"

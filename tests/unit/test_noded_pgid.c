@@ -152,12 +152,52 @@ static void test_boot_id(void **state)
     assert_non_null(strstr(e.text, "this boot is"));
 }
 
+/* A job's supervisor.pid: the supervisor, its leader and the boot id in
+ * one file, read back by each reader; the older separate files still
+ * read where supervisor.pid has only its first line. */
+static void test_pids_in_one_file(void **state)
+{
+    char dir[256], id[SPOOL_BOOT_ID_MAX];
+    struct spool_pid self, leader, got;
+    struct err e;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/job.9", tmpdir);
+    assert_int_equal(mkdir(dir, 0711), 0);
+    assert_int_equal(spool_boot_id(id, &e), 0);
+    assert_int_equal(spool_pid_self(&self), 0);
+    leader = (struct spool_pid){.pid = 4242, .start_ticks = 99};
+    assert_int_equal(spool_pids_write(dir, &self, &leader, id, &e), 0);
+    assert_int_equal(spool_pid_read(dir, &got, &e), 0);
+    assert_int_equal(got.pid, self.pid);
+    assert_true(got.start_ticks == self.start_ticks);
+    assert_int_equal(spool_leader_read(dir, &got, &e), 0);
+    assert_int_equal(got.pid, 4242);
+    assert_true(got.start_ticks == 99);
+    assert_int_equal(spool_same_boot(dir, id, &e), 1);
+    assert_int_equal(spool_same_boot(dir, "another", &e), 0);
+    /* an older spool: supervisor.pid with one line, leader and boot_id
+     * in files of their own */
+    assert_int_equal(spool_pid_write(dir, &self, &e), 0);
+    assert_int_equal(spool_leader_read(dir, &got, &e), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(spool_same_boot(dir, id, &e), -1);
+    assert_int_equal(spool_pid_write_as(dir, "leader", &leader, &e), 0);
+    assert_int_equal(spool_write(dir, "boot_id", id, strlen(id), 0644,
+                                 (uid_t)-1, (gid_t)-1, &e),
+                     0);
+    assert_int_equal(spool_leader_read(dir, &got, &e), 0);
+    assert_int_equal(got.pid, 4242);
+    assert_int_equal(spool_same_boot(dir, id, &e), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_group_kill_needs_its_leader),
         cmocka_unit_test(test_abandon_kills_unstarted_job),
         cmocka_unit_test(test_boot_id),
+        cmocka_unit_test(test_pids_in_one_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

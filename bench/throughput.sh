@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Throughput of trivial jobs against the machine's floor (issue 19; not
+# part of `make check`).  Each measurement starts a fresh local cluster
+# from bench/cluster_tput.conf (two 16-CPU nodes, durable state) with
+# `sluice up`, runs RUNS times, prints every run with its exact command,
+# the medians and the load average.
+#
+#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli]...
+#                                          (default: all four)
+#
+#   floor   1,000 sequential posix_spawns of a "#!/bin/sh" script from one
+#           C process, each waited for (build/bench/spawn_floor); also run
+#           inside array and single, so that each ratio has its own floor
+#   array   sbatch --array=0-999 --wrap=true: submission to the last task
+#           ended (squeue polled every 0.1 s), tasks/s, ratio to the floor;
+#           --big also 10,000 tasks
+#   single  1,000 single jobs (true) from one persistent-connection
+#           submitter (build/bench/submit_bench -c 1) to all ended, jobs/s
+#   cli     one process per call in a shell loop, CLI_CALLS (500) calls:
+#           sbatch -H --wrap true, /bin/true and a static "hello" with the
+#           same arguments; ms per call and sbatch's ratio to each
+#
+# Environment: SLUICE_BUILD (default build; an absolute path too, to
+# measure a baseline's binaries), CLI_CALLS (500).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${SLUICE_BUILD:-build}
+case $BUILD in
+/*) BDIR=$BUILD ;;
+*) BDIR=$ROOT/$BUILD ;;
+esac
+BIN=$BDIR/bin
+BB=$BDIR/bench
+RUNS=3
+BIG=0
+CLI_CALLS=${CLI_CALLS:-500}
+BENCH_NAME=throughput
+BENCH_TMP=tput
+BENCH_CONF=$ROOT/bench/cluster_tput.conf
+. "$ROOT/bench/lib.sh"
+
+# calc EXPR: bc with 3 decimals.
+calc() {
+    echo "scale=3; $1" | bc
+}
+
+# cpu_ms PIDFILE: CPU time (user and system) the daemon has used, with
+# that of its waited-for children: a node's supervisors (which waited for
+# their jobs) are sluiced's.
+cpu_ms() {
+    awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15 + $16 + $17) * 1000 / hz }' \
+        "/proc/$(cat "$1")/stat"
+}
+
+# floor_s N: the floor's seconds for N spawns (the line printed too);
+# FLOOR_CPU: its CPU ms per spawn.
+floor_s() {
+    local line
+    echo "+ build/bench/spawn_floor -n $1" >&2
+    line=$("$BB/spawn_floor" -n "$1" -d "${DIR:-/tmp}") || die "spawn_floor failed"
+    echo "  floor: $line" >&2
+    FLOOR_CPU=$(field cpu_ms_per_spawn "$line")
+    field secs "$line"
+}
+
+all_done() {
+    [ -z "$("$BIN/squeue" -h -t PD,R,CG -o %i 2>/dev/null | head -1)" ]
+}
+
+# daemons_cpu: "ctld_ms node01_ms node02_ms".
+daemons_cpu() {
+    echo "$(cpu_ms "$DIR/pids/sluicectld.pid") $(cpu_ms "$DIR/pids/node01.pid")" \
+        "$(cpu_ms "$DIR/pids/node02.pid")"
+}
+
+# run_jobs N HOW: one run; RESULT="secs=S floor=F ratio=R per_s=P ...".
+# (Not in a command substitution: the EXIT trap must see DIR.)
+run_jobs() {
+    local n=$1 how=$2 t0 t1 secs fl c0 c1 states
+    cluster_up
+    floor_s "$n" >"$DIR/floor"
+    fl=$(cat "$DIR/floor")
+    c0=$(daemons_cpu)
+    if [ "$how" = array ]; then
+        echo "+ sbatch --array=0-$((n - 1)) --wrap=true; poll squeue -t PD,R,CG every 0.1 s until empty" >&2
+        t0=$(now_s)
+        "$BIN/sbatch" --array=0-$((n - 1)) --wrap=true >/dev/null || die "sbatch failed"
+    else
+        echo "+ build/bench/submit_bench -c 1 -n $n; poll squeue -t PD,R,CG every 0.1 s until empty" >&2
+        t0=$(now_s)
+        "$BB/submit_bench" -c 1 -n "$n" >/dev/null || die "submit_bench failed"
+    fi
+    until all_done; do sleep 0.1; done
+    t1=$(now_s)
+    c1=$(daemons_cpu)
+    secs=$(calc "$t1 - $t0")
+    states=$("$BIN/sacct" -X -n -P -o State 2>/dev/null | sort | uniq -c |
+        awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $2, $1 }')
+    RESULT="secs=$secs floor=$fl ratio=$(calc "$secs / $fl")"
+    RESULT="$RESULT per_s=$(calc "$n / $secs") floor_rate=$(calc "$n / $fl")"
+    RESULT="$RESULT cpu_ms_per_job=$(echo "$c0 $c1" | awk -v n="$n" '{
+            printf "ctld:%.2f,node01:%.2f,node02:%.2f", ($4 - $1) / n, ($5 - $2) / n, ($6 - $3) / n }')"
+    # all the cluster's CPU per task (the daemons, supervisors and jobs)
+    # against the floor's per spawn: less sensitive to other work
+    RESULT="$RESULT cpu_ratio=$(echo "$c0 $c1" | awk -v n="$n" -v f="$FLOOR_CPU" '{
+            printf "%.2f", ($4 + $5 + $6 - $1 - $2 - $3) / n / f }')"
+    RESULT="$RESULT states=$states"
+    cluster_down
+}
+
+# bench_jobs N HOW LABEL
+bench_jobs() {
+    local lines="" line r
+    echo "== $3; load $(load)"
+    for r in $(seq "$RUNS"); do
+        run_jobs "$1" "$2"
+        line=$RESULT
+        echo "  run $r: $line load=$(load | cut -d' ' -f1)"
+        lines="$lines$line"$'\n'
+    done
+    echo "median $3: $(medians "$lines" secs floor ratio per_s cpu_ratio)"
+}
+
+bench_floor() {
+    local lines="" r
+    echo "== floor: 1,000 sequential posix_spawns of a #!/bin/sh script; load $(load)"
+    for r in $(seq "$RUNS"); do
+        lines="$lines$(floor_s 1000 2>&1 >/dev/null | tail -1)"$'\n'
+    done
+    printf '%s' "$lines"
+    echo "median floor: secs=$(field secs "$lines" | median)"
+}
+
+bench_array() {
+    bench_jobs 1000 array "array of 1,000 tasks (sbatch --array=0-999 --wrap=true)"
+    [ "$BIG" = 1 ] &&
+        bench_jobs 10000 array "array of 10,000 tasks (sbatch --array=0-9999 --wrap=true)"
+    return 0
+}
+
+bench_single() {
+    bench_jobs 1000 single "1,000 single jobs, one persistent connection"
+}
+
+# loop_ms CMD...: ms per call of CMD -H --wrap true in a shell loop.
+loop_ms() {
+    local t0 t1 i
+    t0=$(now_s)
+    for ((i = 0; i < CLI_CALLS; i++)); do
+        "$@" -H --wrap true >/dev/null || die "$1 failed"
+    done
+    t1=$(now_s)
+    calc "($t1 - $t0) * 1000 / $CLI_CALLS"
+}
+
+bench_cli() {
+    local lines="" r s t h
+    echo "== one process per call in a shell loop, $CLI_CALLS calls each; load $(load)"
+    for r in $(seq "$RUNS"); do
+        cluster_up
+        echo "+ for i in 1..$CLI_CALLS: X -H --wrap true >/dev/null  (X = sbatch, /bin/true, build/bench/hello_static)"
+        s=$(loop_ms "$BIN/sbatch")
+        t=$(loop_ms /bin/true)
+        h=$(loop_ms "$BB/hello_static")
+        echo "  run $r: sbatch_ms=$s true_ms=$t hello_ms=$h" \
+            "vs_true=$(calc "$s / $t") vs_hello=$(calc "$s / $h")" \
+            "load=$(load | cut -d' ' -f1)"
+        lines="${lines}sbatch_ms=$s true_ms=$t hello_ms=$h vs_true=$(calc "$s / $t") vs_hello=$(calc "$s / $h")"$'\n'
+        cluster_down
+    done
+    echo "median per call: $(medians "$lines" sbatch_ms true_ms hello_ms vs_true vs_hello)"
+}
+
+args=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    -r) RUNS=$2; shift 2 ;;
+    --big) BIG=1; shift ;;
+    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli]..." ;;
+    *) args+=("$1"); shift ;;
+    esac
+done
+[ ${#args[@]} -gt 0 ] || args=(floor array single cli)
+for b in sluice sluicectld sluiced sbatch squeue sacct; do
+    [ -x "$BIN/$b" ] || die "$BIN/$b is not built (make)"
+done
+for b in spawn_floor submit_bench hello_static; do
+    [ -x "$BB/$b" ] || die "$BB/$b is not built (make)"
+done
+command -v bc >/dev/null || die "bc is needed"
+echo "# $(date); $(nproc) CPUs; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); load: $(load)"
+for b in "${args[@]}"; do
+    case $b in
+    floor | array | single | cli) "bench_$b" ;;
+    *) die "unknown benchmark $b" ;;
+    esac
+done
+echo "# done $(date); load: $(load)"
