@@ -532,6 +532,7 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     struct launch l;
     struct njob *job;
     struct err e;
+    uint32_t run;
     int64_t t_recv = clock_mono_us();
     pid_t sup;
     int fd;
@@ -549,13 +550,13 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
     if (job != NULL) {
         if (job->state == NJOB_LAUNCHING) {
             reply_err(j, f, gen, EALREADY, "job is being launched already");
-        } else if (job->state == NJOB_ENDED && job->has_restart_count &&
-                   job->restart_count != l.restart_count) {
+        } else if (job->state == NJOB_ENDED && njobs_run_of(job, &run) &&
+                   run != l.restart_count) {
             /* an earlier run's end the controller has not acknowledged:
              * it takes that end first, then launches again */
             log_info("job=%" PRIu32 " launch deferred: its earlier run "
                      "(restart %" PRIu32 ") ended here unacknowledged",
-                     l.job_id, job->restart_count);
+                     l.job_id, run);
             reply_err(j, f, gen, EAGAIN,
                       "an earlier run of the job ended here and its end is "
                       "not acknowledged yet");

@@ -210,30 +210,24 @@ int njobs_unrecorded(const char *what, const char *dir, struct spool_pid *sup)
     return -1;
 }
 
-/* The run of job in dir: the restart_count of its launch.json (none when
- * that is gone: launch.json is not synced, so a crash may lose it). */
-static void read_run(struct njob *job, const char *dir)
+bool njobs_run_of(const struct njob *job, uint32_t *restart_count)
 {
-    struct err e;
-    char *text = spool_read(dir, "launch.json", 64 << 20, &e);
-    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
-    json_t *rc = json_object_get(o, "restart_count");
-
-    if (json_is_integer(rc) && json_integer_value(rc) >= 0 &&
-        json_integer_value(rc) <= UINT32_MAX) {
-        job->restart_count = (uint32_t)json_integer_value(rc);
-        job->has_restart_count = true;
-    }
-    json_decref(o);
-    free(text);
+    if (job->has_restart_count)
+        *restart_count = job->restart_count;
+    else if (job->st.has_restart_count)
+        *restart_count = job->st.restart_count;
+    else
+        return false;
+    return true;
 }
 
 /* o with the run's restart_count, when known. */
 static json_t *with_run(const struct njob *job, json_t *o)
 {
-    if (job->has_restart_count)
-        json_object_set_new(o, "restart_count",
-                            json_integer(job->restart_count));
+    uint32_t rc;
+
+    if (njobs_run_of(job, &rc))
+        json_object_set_new(o, "restart_count", json_integer(rc));
     return o;
 }
 
@@ -249,7 +243,6 @@ void njobs_adopt(struct njobs *j, uint32_t id)
 
     if (spool_status_read(dir, &st, &e) == 0) {
         job = njobs_add(j, id);
-        read_run(job, dir);
         job->st = st;
         job->state = NJOB_ENDED;
         log_info("job=%" PRIu32 " adopted state=ended", id);
@@ -260,7 +253,6 @@ void njobs_adopt(struct njobs *j, uint32_t id)
         njobs_unrecorded(what, dir, &sup) < 0)
         goto out;
     job = njobs_add(j, id);
-    read_run(job, dir);
     job->sup = sup;
     job->state = NJOB_RUNNING;
     if (j->nd->boot_id[0] != '\0' &&

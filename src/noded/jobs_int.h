@@ -152,4 +152,9 @@ bool njobs_pick_cpus(struct njobs *j, uint32_t want, cpu_set_t *out);
 bool njobs_fence_gpus(const struct noded *nd, const uint32_t *gpus,
                       size_t n_gpus, struct cgroup_job_spec *s);
 
+/* njobs_run_of: the restart_count of job's run (*restart_count), from
+ * its launch when this daemon launched it, else from the status its
+ * supervisor wrote; false when neither says. */
+bool njobs_run_of(const struct njob *job, uint32_t *restart_count);
+
 #endif

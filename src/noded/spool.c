@@ -224,6 +224,9 @@ static int status_put(const char *jobdir, const struct spool_status *st,
         json_object_set_new(o, "usage", stepusage_json(&st->usage, 1, -1, -1));
     if (st->node_lost)
         json_object_set_new(o, "node_lost", json_true());
+    if (st->has_restart_count)
+        json_object_set_new(o, "restart_count",
+                            json_integer(st->restart_count));
     text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     rc = put(jobdir, "status", text, strlen(text), 0600, (uid_t)-1, (gid_t)-1,
@@ -236,7 +239,7 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
                       struct err *e)
 {
     char *text = spool_read(jobdir, "status", 4096, e);
-    json_t *o;
+    json_t *o, *rc;
     json_int_t code, sig, start, end;
     json_error_t je;
     int oom = 0, lost = 0;
@@ -256,6 +259,12 @@ int spool_status_read(const char *jobdir, struct spool_status *st,
     }
     st->has_usage =
         stepusage_parse(json_object_get(o, "usage"), &st->usage, 1) == 1;
+    rc = json_object_get(o, "restart_count");
+    st->has_restart_count = json_is_integer(rc) &&
+                            json_integer_value(rc) >= 0 &&
+                            json_integer_value(rc) <= UINT32_MAX;
+    st->restart_count =
+        st->has_restart_count ? (uint32_t)json_integer_value(rc) : 0;
     json_decref(o);
     st->exit_code = (int)code;
     st->signal = (int)sig;

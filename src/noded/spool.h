@@ -29,6 +29,9 @@ struct spool_status {
      * spool is of an earlier boot); the controller counts the run lost
      * with the node, not failed */
     bool node_lost;
+    /* the run: the launch's restart_count (said back with the end) */
+    uint32_t restart_count;
+    bool has_restart_count;
     bool has_usage;
     struct stepusage_task usage; /* the script's wait4 rusage (task 0) */
 };

@@ -377,7 +377,8 @@ static pid_t job_go(struct job_proc *jp)
 
 void supervisor_main(const struct supervisor_args *a, int report_fd)
 {
-    struct spool_status st = {0};
+    struct spool_status st = {.restart_count = a->launch->restart_count,
+                              .has_restart_count = true};
     struct spool_pid self, leader;
     struct err e = {"cannot read /proc/self/stat"};
     siginfo_t info;

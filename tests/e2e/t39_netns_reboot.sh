@@ -48,6 +48,12 @@ decoys() {
     done
 }
 
+# pgid_of JOB: the process group of JOB's script on node02, as its
+# supervisor recorded it (the leader, supervisor.pid's second line).
+pgid_of() {
+    sed -n '2s/ .*//p' "$DIR/spool/node02/job.$1/supervisor.pid"
+}
+
 reboot_case() {
     local how=$1 r n pg dec t0
     scontrol update NodeName=node01,node03 State=DRAIN Reason=placing
@@ -56,11 +62,13 @@ reboot_case() {
     wait_for 20 started "$r" && wait_for 20 started "$n"
     scontrol update NodeName=node01,node03 State=RESUME
     is "$(squeue -h -j "$r,$n" -o %N | sort -u)" node02 "$how: jobs $r and $n run on node02"
-    pg=$(cat "$DIR/spool/node02/job.$r/pgid" "$DIR/spool/node02/job.$n/pgid")
+    pg=$(pgid_of "$r"; pgid_of "$n")
+    is "$(echo "$pg" | grep -c '^[0-9][0-9]*$')" 2 \
+        "$how: the two jobs' process groups are recorded"
     t0=$(date +%s)
     if [ "$how" = quick ]; then
         netns_poweroff node02 keep
-        is "$(cat "$DIR/spool/node02/job.$r/pgid")" "$(echo "$pg" | head -1)" \
+        is "$(pgid_of "$r")" "$(echo "$pg" | head -1)" \
             "quick: node02 is off, its spool kept"
     else
         netns_poweroff node02
