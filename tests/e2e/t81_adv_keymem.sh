@@ -49,7 +49,7 @@ fi
 id=$(sbatch --parsable -p dev -o /dev/null --wrap 'sleep 30')
 sup=
 if wait_for 15 test -s "$DIR/spool/node04/job.$id/supervisor.pid"; then
-    sup=$(cut -d' ' -f1 "$DIR/spool/node04/job.$id/supervisor.pid")
+    sup=$(sed -n '1s/ .*//p' "$DIR/spool/node04/job.$id/supervisor.pid")
 fi
 if [ -n "$sup" ] && alive "$sup"; then
     if has_key "$sup"; then
