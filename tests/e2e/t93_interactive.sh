@@ -158,7 +158,8 @@ EOS
         tmux_type 'echo "in=$SLURM_JOB_ID gpus=$CUDA_VISIBLE_DEVICES"; cat ckpt.txt; pwd'
         waited 10 "^in=$bid gpus=$jgpus\$" "the shell is in job $bid and sees its GPUs ($jgpus)"
         waited 5 "^checkpoint of job $bid\$" "and the job's files in its working directory"
-        is "$(tmux_line '^/' 'cat ckpt.txt')" "$WORK/train" "pwd: the job's working directory"
+        # pwd's line follows the checkpoint's: waited for, not read at once
+        waited 5 "^$WORK/train\$" 'cat ckpt.txt' "pwd: the job's working directory"
         like "$(squeue -s -h -j "$bid" -o %i 2>&1 | tr '\n' ' ')" "$bid\\.0" \
             "squeue -s: the shell is step $bid.0 of the job"
         tmux_type 'exit'
