@@ -387,12 +387,29 @@ static int assoc_key(struct sim_acct *a, size_t as, const char *key,
     return rc < 0 ? -1 : 0;
 }
 
-/* "Kind - 'name':Key=V:Key='V, with: colon'" in place: kind, name and
- * the key/value pairs (kv[2*i], kv[2*i+1]); how many pairs, -1 when the
- * line has not that shape. */
-static int split_line(char *line, char **kind, char **name, char **kv, int max)
+/* The end of the token at p: the first ':' outside quotes, or the end. */
+static const char *token_end(const char *p)
 {
-    char *dash = strstr(line, " - "), *p, *out;
+    bool q = false;
+
+    for (; *p != '\0' && (q || *p != ':'); p++)
+        if (*p == '\'')
+            q = !q;
+    return p;
+}
+
+/*
+ * "Kind - 'name':Key=V:Key='V, with: colon'": kind, name and the
+ * key/value pairs (kv[2*i], kv[2*i+1]), unquoted into out (as long as
+ * line).  A piece without '=' continues the value before it, so that
+ * times keep their colons unquoted (PreemptExemptTime=00:05:00).  How
+ * many pairs, -1 when the line has not that shape.
+ */
+static int split_line(char *line, char *out, char **kind, char **name,
+                      char **kv, int max)
+{
+    char *dash = strstr(line, " - "), *o = out;
+    const char *p;
     int n = 0;
     bool first = true;
 
@@ -400,23 +417,27 @@ static int split_line(char *line, char **kind, char **name, char **kv, int max)
         return -1;
     *dash = '\0';
     *kind = line;
-    p = dash + 3;
-    while (*p != '\0') {
-        char *tok = p;
-        bool q = false;
-        for (out = p; *p != '\0' && (q || *p != ':'); p++)
-            if (*p == '\'')
-                q = !q;
-            else
-                *out++ = *p;
+    for (p = dash + 3; *p != '\0';) {
+        const char *end = token_end(p);
+        bool cont =
+            !first && n > 0 && memchr(p, '=', (size_t)(end - p)) == NULL;
+        char *tok;
+        if (cont)
+            o[-1] = ':'; /* the value before goes on */
+        tok = o;
+        for (; p < end; p++)
+            if (*p != '\'')
+                *o++ = *p;
+        *o++ = '\0';
         if (*p == ':')
             p++;
-        *out = '\0';
         if (first) {
             *name = tok;
             first = false;
             continue;
         }
+        if (cont)
+            continue;
         char *eq = strchr(tok, '=');
         if (eq == NULL || eq == tok || n == max)
             return -1;
@@ -440,7 +461,9 @@ static int apply(struct sim_acct *a, const char *kind, const char *name,
                              "Parent - '%.64s': no account %.64s defined "
                              "above",
                              name, name);
-        snprintf(parent, plen, "%s", name);
+        if (strlen(name) >= plen)
+            return err_inval(e, "Parent - '%.64s...': too long", name);
+        memcpy(parent, name, strlen(name) + 1);
         return 0;
     }
     if (strcasecmp(kind, "QOS") == 0) {
@@ -483,7 +506,8 @@ int sim_acct_load(struct sim_acct *a, const char *buf, size_t len,
                   const char *name, struct err *e)
 {
     const char *p = buf, *end = buf + len;
-    char line[LINE_MAX_BYTES], parent[256] = "root", *kind, *nm, *kv[128];
+    char line[LINE_MAX_BYTES], out[LINE_MAX_BYTES], parent[256] = "root";
+    char *kind, *nm, *kv[128];
     unsigned lineno = 0;
 
     while (p < end) {
@@ -502,7 +526,7 @@ int sim_acct_load(struct sim_acct *a, const char *buf, size_t len,
         line[strcspn(line, "\r")] = '\0';
         if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
             continue;
-        if ((n = split_line(line, &kind, &nm, kv, 64)) < 0)
+        if ((n = split_line(line, out, &kind, &nm, kv, 64)) < 0)
             return err_inval(e,
                              "%s:%u: expected \"Kind - 'name':Key=Value"
                              "...\"",

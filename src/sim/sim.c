@@ -12,6 +12,7 @@
 #include "common/gres.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "sched/select.h"
 
 const char *sim_end_name(enum sim_end s)
 {
@@ -550,16 +551,38 @@ static void teardown(struct sim *s)
     free(s->parts);
 }
 
+/* Nodes of k's partition that could ever hold k (sched.c's rule). */
+static size_t fit_ever(const struct sim *s, const struct sjob *j)
+{
+    const struct sched_part *p = &s->parts[j->part];
+    struct sched_job sj = {.cpus_per_node = j->in->cpus_per_node,
+                           .mem_per_node_mib = j->in->mem_per_node_mib,
+                           .gpus_per_node = j->in->gpus_per_node,
+                           .gpu_type = j->in->gpu_type};
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->nnodes; i++)
+        n += select_fits_ever(&s->nodes[p->nodes[i]], &sj);
+    return n;
+}
+
 /* What is still pending when nothing more can happen never started: the
- * last reason it waited for says why. */
+ * last reason it waited for says why; "Resources" with every node free
+ * means that no node of its partition is big enough (a job behind others
+ * is told Priority, or Resources by backfill, before the pass that would
+ * say so). */
 static void leftovers(struct sim *s)
 {
     for (size_t k = 0; k < s->njobs; k++) {
         struct sjob *j = &s->jobs[k];
+        const char *why = j->reason ? j->reason : "Resources";
         if (j->st == SJ_DONE)
             continue;
+        if ((strcmp(why, "Resources") == 0 || strcmp(why, "Priority") == 0) &&
+            fit_ever(s, j) < j->in->nodes)
+            why = "Resources (no node of its partition is big enough)";
         s->out->jobs[k].end = SIM_END_NEVER;
-        s->out->jobs[k].reason = j->reason ? j->reason : "Resources";
+        s->out->jobs[k].reason = why;
     }
 }
 

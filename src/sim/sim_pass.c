@@ -119,6 +119,8 @@ static void apply(struct sim *s, const size_t *pend,
         }
         j->reason = d->reason == SCHED_REASON_LIMIT && d->limit != NULL
                         ? d->limit
+                    : d->reason == SCHED_REASON_NEVER_FITS
+                        ? "Resources (no node of its partition is big enough)"
                         : sched_reason_name(d->reason);
         if (d->reason == SCHED_REASON_NEVER_FITS ||
             d->reason == SCHED_REASON_PART_NODE_LIMIT ||
