@@ -80,7 +80,7 @@ static void header(struct sim_swf *s, const char *p, const char *end)
         long long v = strtoll(buf, &stop, 10);
         while (*stop == ' ' || *stop == '\t' || *stop == '\r')
             stop++;
-        if (stop != buf && *stop == '\0' && v > 0)
+        if (stop != buf && *stop == '\0' && v > 0 && v <= SWF_VALUE_MAX)
             *(int64_t *)((char *)s + keys[k].off) = v;
     }
 }
