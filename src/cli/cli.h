@@ -29,6 +29,7 @@ const struct cli_cmd *cli_find(const struct cli_cmd *tab, const char *name);
 void cli_usage(FILE *fp);
 
 int cmd_check_config(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);

@@ -351,14 +351,14 @@ int cli_call(uint16_t type, json_t *req, json_t **reply, struct err *e)
     return -1;
 }
 
-int cli_job_query(json_t *req, json_t **jobs, struct err *e)
+int cli_paged_query(uint16_t type, json_t *req, json_t **jobs, struct err *e)
 {
     json_t *page = json_copy(req), *all = json_array();
     json_int_t after = 0;
 
     for (;;) {
         json_t *reply = NULL, *next;
-        if (cli_call(PROTO_MSG_JOB_QUERY, page, &reply, e) < 0) {
+        if (cli_call(type, page, &reply, e) < 0) {
             json_decref(page);
             json_decref(all);
             return -1;
@@ -377,6 +377,11 @@ int cli_job_query(json_t *req, json_t **jobs, struct err *e)
     json_decref(page);
     *jobs = all;
     return 0;
+}
+
+int cli_job_query(json_t *req, json_t **jobs, struct err *e)
+{
+    return cli_paged_query(PROTO_MSG_JOB_QUERY, req, jobs, e);
 }
 
 const char *cli_cluster_name(void)

@@ -95,6 +95,9 @@ int cli_call(uint16_t type, json_t *req, json_t **reply, struct err *e);
  * array.  An error reply is -1 with e, as cli_call.
  */
 int cli_job_query(json_t *req, json_t **jobs, struct err *e);
+/* cli_paged_query: the same for any request paged by after_job_id whose
+ * replies carry "jobs" (JOB_QUERY, JOB_ACCT). */
+int cli_paged_query(uint16_t type, json_t *req, json_t **jobs, struct err *e);
 /* cli_cluster_name: ClusterName of the process's configuration, "" before
  * cli_call has loaded it or when unset (static). */
 const char *cli_cluster_name(void);

@@ -37,25 +37,14 @@ struct report_q {
 /* Every page of JOB_ACCT for req; new array, or NULL after an error. */
 static json_t *fetch(json_t *req)
 {
-    json_t *all = json_array();
+    json_t *all;
     struct err e;
 
-    for (;;) {
-        json_t *reply = NULL, *next;
-        if (cli_call(PROTO_MSG_JOB_ACCT, req, &reply, &e) < 0) {
-            cli_error("%s", e.text);
-            json_decref(all);
-            return NULL;
-        }
-        json_array_extend(all, json_object_get(reply, "jobs"));
-        next = json_object_get(reply, "next_after_job_id");
-        if (!json_is_integer(next)) {
-            json_decref(reply);
-            return all;
-        }
-        json_object_set(req, "after_job_id", next);
-        json_decref(reply);
+    if (cli_paged_query(PROTO_MSG_JOB_ACCT, req, &all, &e) < 0) {
+        cli_error("%s", e.text);
+        return NULL;
     }
+    return all;
 }
 
 static void print_table(const char *title, json_t *rows, bool flag)

@@ -9,6 +9,7 @@
 
 const struct cli_cmd cli_cmds[] = {
     {"check-config", cmd_check_config, "check-config [-f FILE] [--json]"},
+    {"doctor", cmd_doctor, "doctor [--json]"},
     {"help", cmd_help, "help [VERB]"},
     {"version", cmd_version, "version"},
     {"submit", cmd_submit, "submit [SBATCH OPTIONS] [SCRIPT [ARGS]]"},

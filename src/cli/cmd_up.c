@@ -2,7 +2,8 @@
  * sluice up [-f CONFIG] [--dir DIR]: a whole cluster on this machine.  The
  * configuration is rewritten for loopback (controller on a free port,
  * state and spools in DIR, an auth/key key, nodes reporting their
- * configured size, count-only GPUs where the machine has none); then the
+ * configured size, NodeHostname this host's name, count-only GPUs where
+ * the machine has none); then the
  * controller and one node daemon per NodeName are started, or restarted
  * where they are missing, and up waits until every node has registered.
  * --no-gpus=NODES declares no GPUs for those nodes, so that they show the
@@ -71,6 +72,7 @@ static void up_replace(char **dst, char *s)
 static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
 {
     int *fds = xcalloc(c->n_nodes + 2, sizeof(*fds)), port, rc = 0;
+    char host[256] = "";
 
     for (size_t i = 0; i < c->n_ctld_hosts; i++) {
         free(c->ctld_hosts[i].host);
@@ -109,8 +111,14 @@ static int up_localize(struct conf *c, const struct local_dir *d, struct err *e)
                 ? xstrdup("config_overrides")
                 : xasprintf("%s,config_overrides", c->slurmd_parameters));
     c->slurmd_config_overrides = true;
-    for (size_t i = 0; i < c->n_nodes; i++)
+    /* every node daemon runs on this host, and says so when it
+     * registers: NodeHostname is this host's name (sluice doctor) */
+    if (gethostname(host, sizeof(host) - 1) < 0 || host[0] == '\0')
+        snprintf(host, sizeof(host), "localhost");
+    for (size_t i = 0; i < c->n_nodes; i++) {
         up_replace(&c->nodes[i].addr, xstrdup("127.0.0.1"));
+        up_replace(&c->nodes[i].hostname, xstrdup(host));
+    }
     return rc;
 }
 

@@ -45,6 +45,10 @@ struct conf_diag_item {
     int line;   /* 1-based; 0 when about the whole file */
     int col;    /* 1-based column of the key=value; 0 when none */
     char *text; /* "MaxTime: bad time \"59:60\": ..." */
+    /* sluice doctor's findings (conf_diag_add_fix): the check's name
+     * ("gpus") and how to fix it; NULL for a configuration's */
+    char *check;
+    char *fix;
 };
 
 struct conf_diag {
@@ -61,7 +65,18 @@ void conf_diag_free(struct conf_diag *d);
 void conf_diag_add(struct conf_diag *d, enum conf_severity sev,
                    const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
-/* conf_diag_format: "FILE:LINE:COL: error: text" into buf; returns buf. */
+/*
+ * conf_diag_add_fix: append a finding about the running cluster (sluice
+ * doctor): where it is ("node node04"), the check that found it
+ * ("gpus"), what is wrong and how to fix it (fix may be NULL).
+ */
+void conf_diag_add_fix(struct conf_diag *d, enum conf_severity sev,
+                       const char *where, const char *check, const char *fix,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* conf_diag_format: "FILE:LINE:COL: error: text" into buf, and for a
+ * finding with a fix or check "WHERE: error: text; fix: FIX [check]";
+ * returns buf. */
 char *conf_diag_format(const struct conf_diag_item *it, char *buf, size_t len);
 /* conf_diag_print: every item, one line each, to fp. */
 void conf_diag_print(const struct conf_diag *d, FILE *fp);

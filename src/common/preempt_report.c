@@ -215,7 +215,8 @@ static json_t *table_json(struct table *t, double share, bool flag)
 {
     json_t *a = json_array();
 
-    qsort(t->v, t->n, sizeof(*t->v), cmp_grp);
+    if (t->n > 1) /* no table at all is NULL, which qsort may not get */
+        qsort(t->v, t->n, sizeof(*t->v), cmp_grp);
     for (size_t i = 0; i < t->n; i++) {
         json_array_append_new(a, grp_json(t->v[i], share, flag));
         free(t->v[i]->name);

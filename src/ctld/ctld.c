@@ -409,7 +409,8 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
                              .auth = c->auth,
                              .self_uid = c->self_uid,
                              .params = c->conf->scheduler_parameters,
-                             .statedir = c->statedir};
+                             .statedir = c->statedir,
+                             .stats = c->stats};
 
     c->rpc = (struct rpc_env){
         .conf = c->conf,

@@ -196,5 +196,8 @@ int cgroup_cpus_parse(const char *s, cpu_set_t *set);
  * device program that refuses the n character devices deny. */
 int cgroup_bpf_devices(const char *dir, const dev_t *deny, size_t n,
                        struct err *e);
+/* cgroup_bpf_probe: whether such a program can be loaded here (root,
+ * bpf(2) allowed); loaded and dropped at once.  -1 with errno and e. */
+int cgroup_bpf_probe(struct err *e);
 
 #endif

@@ -69,15 +69,15 @@ static int bpf(int cmd, union bpf_attr *attr)
     return (int)syscall(SYS_bpf, cmd, attr, sizeof(*attr));
 }
 
-int cgroup_bpf_devices(const char *dir, const dev_t *deny, size_t n,
-                       struct err *e)
+/* Load the program refusing deny; its descriptor, or -1 with e. */
+static int load(const dev_t *deny, size_t n, const char *what, struct err *e)
 {
     static char license[] = "GPL";
     char log[1024] = "";
     union bpf_attr attr;
     struct bpf_insn *prog;
     size_t count;
-    int pfd, dfd, rc, saved;
+    int pfd, saved;
 
     prog = assemble(deny, n, &count);
     memset(&attr, 0, sizeof(attr));
@@ -94,9 +94,30 @@ int cgroup_bpf_devices(const char *dir, const dev_t *deny, size_t n,
     if (pfd < 0) {
         errno = saved;
         log[strcspn(log, "\n")] = '\0';
-        return err_set(e, "cannot load the device program for %s: %s%s%s", dir,
+        return err_set(e, "cannot load the device program for %s: %s%s%s", what,
                        strerror(saved), log[0] ? ": " : "", log);
     }
+    return pfd;
+}
+
+int cgroup_bpf_probe(struct err *e)
+{
+    int pfd = load(NULL, 0, "a probe", e);
+
+    if (pfd < 0)
+        return -1;
+    close(pfd);
+    return 0;
+}
+
+int cgroup_bpf_devices(const char *dir, const dev_t *deny, size_t n,
+                       struct err *e)
+{
+    union bpf_attr attr;
+    int pfd, dfd, rc, saved;
+
+    if ((pfd = load(deny, n, dir, e)) < 0)
+        return -1;
     if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         saved = errno;
         close(pfd);

@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
+#include "noded/health.h"
 #include "noded/jobs.h"
 #include "noded/steps.h"
 
@@ -382,8 +383,9 @@ static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
         return;
     }
     conn_request(c, PROTO_MSG_NODE_HEARTBEAT,
-                 json_pack("{s:s, s:o}", "node", c->nd->name, "jobs",
-                           njobs_running_ids(c->nd->jobs)),
+                 json_pack("{s:s, s:o, s:I}", "node", c->nd->name, "jobs",
+                           njobs_running_ids(c->nd->jobs), "time",
+                           (json_int_t)health_now(c->nd)),
                  on_heartbeat_reply, NULL);
 }
 
@@ -457,6 +459,7 @@ static void conn_send_register(struct conn *c)
 
     if (nd->res.gpus.note[0] != '\0')
         json_object_set_new(body, "gres_note", json_string(nd->res.gpus.note));
+    health_register(nd, body);
 
     if (conn_request(c, PROTO_MSG_NODE_REGISTER, body, on_register_reply, ra) <
         0) {

@@ -182,6 +182,7 @@ int noded_run(struct noded *nd, struct err *e)
     if (nd->base == NULL)
         return err_set(e, "cannot create an event loop");
     log_resources(nd);
+    health_look(nd);
     if ((nd->conn = conn_create(nd, e)) == NULL)
         return -1;
     if ((nd->jobs = njobs_create(nd, e)) == NULL)

@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "common/version.h"
 #include "noded/cgroup.h"
+#include "noded/health.h"
 #include "noded/resources.h"
 #include "noded/spool.h"
 
@@ -37,6 +38,10 @@ struct noded {
     struct cgroup cg; /* how jobs are contained (version NONE: pgid only) */
     int64_t boot_time;
     char boot_id[SPOOL_BOOT_ID_MAX]; /* "" when unknown */
+    /* what the node says of itself for sluice doctor (health.h) */
+    enum health_fence fence;
+    char fence_why[400];
+    int64_t clock_skew_s; /* SLUICE_TEST_CLOCK_SKEW_S, tests only */
 
     char *log_path; /* reopened on SIGHUP; NULL: stderr (main's) */
     FILE *logfp;    /* main's */

@@ -83,7 +83,7 @@ if not jobs:
     print("no job in sacct --json")
 for j in jobs:
     ev = [e["event"] for e in j["events"]]
-    if ev.count("end") != 1 or ev.count("start") - ev.count("requeue") != 1:
+    if ev.count("end") != 1 or ev.count("start") - ev.count("requeue") - ev.count("launch_lost") != 1:
         print(j["job_id"], " ".join(ev))' | head -5)" "" \
     "each has one end event, and one start that was not given up"
 runs=$(netns_runs runs.txt)

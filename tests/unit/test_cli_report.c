@@ -156,12 +156,28 @@ static void test_share(void **state)
     assert_float_equal(preempt_report_share("xreport_share=0.9"), 0.3, 1e-12);
 }
 
+/* No history at all (a new cluster, sluice doctor's first week): empty
+ * tables and zero totals. */
+static void test_empty(void **state)
+{
+    json_t *jobs = json_array(), *rep;
+
+    (void)state;
+    rep = preempt_report_build(jobs, 0.3);
+    assert_int_equal(json_array_size(json_object_get(rep, "users")), 0);
+    assert_int_equal(json_array_size(json_object_get(rep, "partitions")), 0);
+    assert_int_equal(num(json_object_get(rep, "totals"), "preempted"), 0);
+    json_decref(rep);
+    json_decref(jobs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_share),
         cmocka_unit_test(test_suspended_victim),
+        cmocka_unit_test(test_empty),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

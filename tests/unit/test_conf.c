@@ -641,6 +641,35 @@ static int setup(void **state)
     return mkdtemp(tmpdir) == NULL ? -1 : 0;
 }
 
+/* A configuration's diagnostics print as FILE:LINE:COL; a doctor's
+ * finding as WHERE, with its fix and the name of its check. */
+static void test_diag_format(void **state)
+{
+    struct conf_diag d;
+    char buf[256];
+
+    (void)state;
+    conf_diag_init(&d);
+    conf_diag_add(&d, CONF_ERROR, "a.conf", 3, 7, "bad %s", "value");
+    conf_diag_add_fix(&d, CONF_WARNING, "node node04", "gpus", "restart it",
+                      "%d GPUs missing", 4);
+    conf_diag_add_fix(&d, CONF_ERROR, "controller", "clock", NULL, "late");
+    assert_int_equal(d.n_errors, 2);
+    assert_int_equal(d.n_warnings, 1);
+    assert_string_equal(conf_diag_format(&d.items[0], buf, sizeof(buf)),
+                        "a.conf:3:7: error: bad value");
+    assert_string_equal(
+        conf_diag_format(&d.items[1], buf, sizeof(buf)),
+        "node node04: warning: 4 GPUs missing; fix: restart it [gpus]");
+    assert_string_equal(conf_diag_format(&d.items[2], buf, sizeof(buf)),
+                        "controller: error: late [clock]");
+    /* cut short, never overrun */
+    assert_string_equal(conf_diag_format(&d.items[1], buf, 20),
+                        "node node04: warnin");
+    conf_diag_free(&d);
+    assert_int_equal(d.n, 0);
+}
+
 static int teardown(void **state)
 {
     char cmd[128];
@@ -667,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_include),
         cmocka_unit_test(test_gresconf),
         cmocka_unit_test(test_launch_params),
+        cmocka_unit_test(test_diag_format),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

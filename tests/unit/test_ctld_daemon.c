@@ -165,6 +165,21 @@ static void test_bad_frames(void **state)
     assert_int_equal(peer_recv(p, &fr, 5000), 0);
     peer_close(p);
     auth_destroy(other);
+    /* both refusals are counted for the peer's address, with the reason
+     * (sdiag's auth_refused, which sluice doctor reads) */
+    r = call(f, false, PROTO_MSG_SCHED_DIAG, json_object(), &e);
+    assert_non_null(r);
+    {
+        json_t *a = json_array_get(json_object_get(r, "auth_refused"), 0);
+        assert_string_equal(json_string_value(json_object_get(a, "peer")),
+                            "127.0.0.1");
+        assert_int_equal(json_integer_value(json_object_get(a, "count")), 2);
+        assert_non_null(strstr(json_string_value(json_object_get(a, "reason")),
+                               "credential MAC does not verify"));
+        assert_int_equal(json_array_size(json_object_get(r, "auth_refused")),
+                         1);
+    }
+    json_decref(r);
     /* an unknown type: refused by name, the connection stays */
     p = peer_open(f);
     r = peer_call(p, 77, json_object(), &flags);

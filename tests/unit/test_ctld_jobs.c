@@ -533,7 +533,8 @@ static void test_node_down_fails_its_jobs(void **state)
  * across a restart until lifted; a job on two nodes that loses the one
  * that is not its batch host waits for that host, which was told to kill
  * it; one that may not be requeued ends NODE_FAIL; a fenced job
- * cancelled ends without its fence. */
+ * cancelled ends without its fence.  What a lost run held on its batch
+ * host stays held there while fenced, across a restart too. */
 static void test_node_lost_requeue_fence(void **state)
 {
     struct fx *f = *state;
@@ -566,9 +567,15 @@ static void test_node_lost_requeue_fence(void **state)
     /* c lost node01 (and node02, its batch host, went silent too) */
     assert_int_equal(fx_job(f, c)->state, JOB_PENDING);
     assert_int_equal(fx_job(f, c)->fence_node, 1);
-    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 0);
-    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 0);
-    /* the fence and its reason are kept across a restart */
+    /* what the lost runs held on their batch hosts stays held there: a
+     * and d on node01, c on node02; b, ended, holds nothing */
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc,
+                     fx_job(f, a)->fence_cpus + fx_job(f, d)->fence_cpus);
+    assert_int_equal(fx_job(f, a)->fence_cpus, 1);
+    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc,
+                     fx_job(f, c)->fence_cpus);
+    assert_true(fx_job(f, c)->fence_cpus > 0);
+    /* the fence, its reason and its hold are kept across a restart */
     loop_flush(f->c->loop);
     ctld_destroy(f->c);
     fx_start(f);
@@ -577,17 +584,25 @@ static void test_node_lost_requeue_fence(void **state)
     assert_int_equal(j->fence_node, 0);
     assert_string_equal(job_reason(j), "NodeDown");
     assert_non_null(j->reason_detail);
+    assert_int_equal(j->fence_cpus, 1);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc,
+                     1 + fx_job(f, d)->fence_cpus);
     jobfence_lift(f->c->jobs, j, "test");
     assert_false(j->fenced);
     assert_string_equal(job_reason(j), "None");
-    /* lifting every fence on node02 frees c */
+    assert_int_equal(j->fence_cpus, 0);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc,
+                     fx_job(f, d)->fence_cpus);
+    /* lifting every fence on node02 frees c and what it held */
     jobfence_lift_node(f->c->jobs, 1, "test");
     assert_false(fx_job(f, c)->fenced);
-    /* cancelled behind its fence: final, fence gone */
+    assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 0);
+    /* cancelled behind its fence: final, fence and hold gone */
     assert_true(fx_job(f, d)->fenced);
     assert_int_equal(jobs_cancel(f->c->jobs, fx_job(f, d), bob.uid, 0, &e), 0);
     assert_int_equal(fx_job(f, d)->state, JOB_CANCELLED);
     assert_false(fx_job(f, d)->fenced);
+    assert_int_equal(nodes_get(f->c->nodes, 0)->cpus_alloc, 0);
 }
 
 int main(void)

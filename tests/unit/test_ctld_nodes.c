@@ -348,6 +348,88 @@ static void test_paging_and_drain(void **state)
     peer_close(n1);
 }
 
+/* The integer a node field holds (NODE_QUERY). */
+static long long node_int(struct fx *f, const char *node, const char *key)
+{
+    char *v = node_field(f, node, key);
+    long long n = strtoll(v, NULL, 10);
+
+    free(v);
+    return n;
+}
+
+/* What a node says of itself for sluice doctor: its host name, cgroup,
+ * GPU fence and clock (registration and heartbeats) are in its NODE
+ * object; a daemon that says nothing of it shows nulls; a malformed
+ * report is refused. */
+static void test_health_report(void **state)
+{
+    struct fx *f = *state;
+    struct peer *p = peer_open(f), *n2;
+    json_t *r;
+    uint8_t flags = 0;
+    long long off;
+    char *v;
+
+    peer_as_node(f, p, "node01");
+    r = peer_call(
+        p, PROTO_MSG_NODE_REGISTER,
+        json_pack("{s:s, s:i, s:i, s:[], s:s, s:I, s:s, s:{s:s, s:s}}", "node",
+                  "node01", "cpus", 4, "mem_mib", 8000, "jobs", "hostname",
+                  "gpu-a", "time", (json_int_t)time(NULL) + 40, "cgroup", "v2",
+                  "gpu_fence", "state", "off", "reason", "ConstrainDevices=no"),
+        NULL);
+    assert_true(json_is_true(json_object_get(r, "accepted")));
+    json_decref(r);
+    v = node_field(f, "node01", "hostname_reported");
+    assert_string_equal(v, "gpu-a");
+    free(v);
+    v = node_field(f, "node01", "node_hostname");
+    assert_string_equal(v, "node01"); /* NodeHostname: the name */
+    free(v);
+    v = node_field(f, "node01", "cgroup");
+    assert_string_equal(v, "v2");
+    free(v);
+    v = node_field(f, "node01", "gpu_fence");
+    assert_string_equal(v, "{\"state\": \"off\", \"reason\": "
+                           "\"ConstrainDevices=no\"}");
+    free(v);
+    /* the second that may pass between the node's stamp and our reading */
+    off = node_int(f, "node01", "clock_offset_s");
+    assert_true(off >= 39 && off <= 40);
+    /* a heartbeat measures it again */
+    json_decref(
+        peer_call(p, PROTO_MSG_NODE_HEARTBEAT,
+                  json_pack("{s:s, s:[], s:I}", "node", "node01", "jobs",
+                            "time", (json_int_t)time(NULL) - 100),
+                  NULL));
+    off = node_int(f, "node01", "clock_offset_s");
+    assert_true(off >= -101 && off <= -100);
+    peer_close(p);
+    /* a daemon of an older sluice says nothing of it */
+    n2 = node_up(f, "node02", 4, NULL, NULL);
+    v = node_field(f, "node02", "clock_offset_s");
+    assert_string_equal(v, "null");
+    free(v);
+    v = node_field(f, "node02", "hostname_reported");
+    assert_string_equal(v, "null");
+    free(v);
+    peer_close(n2);
+    /* a malformed report is refused */
+    p = peer_open(f);
+    peer_as_node(f, p, "node01");
+    r = peer_call(p, PROTO_MSG_NODE_REGISTER,
+                  json_pack("{s:s, s:i, s:i, s:[], s:i}", "node", "node01",
+                            "cpus", 4, "mem_mib", 8000, "jobs", "hostname", 7),
+                  &flags);
+    assert_true(flags & PROTO_F_ERROR);
+    assert_non_null(strstr(json_string_value(json_object_get(
+                               json_object_get(r, "error"), "message")),
+                           "hostname must be a string"));
+    json_decref(r);
+    peer_close(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +441,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_paging_and_drain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_node_fence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_health_report, setup, teardown),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,6 +212,17 @@ static void test_real_directory(void **state)
     assert_int_equal(json_integer_value(json_object_get(o, "refused")), 3);
     assert_string_equal(json_string_value(json_object_get(o, "reason")),
                         st.why);
+    /* the directory's mode and owner, looked at when asked; no database
+     * here */
+    assert_int_equal(chmod(f->sub, 0750), 0);
+    json_decref(o);
+    o = statedir_json(full);
+    assert_string_equal(json_string_value(json_object_get(o, "mode")), "0750");
+    assert_int_equal(json_integer_value(json_object_get(o, "owner_uid")),
+                     (json_int_t)geteuid());
+    assert_int_equal(json_integer_value(json_object_get(o, "controller_uid")),
+                     (json_int_t)geteuid());
+    assert_true(json_is_null(json_object_get(o, "db_mode")));
     json_decref(o);
     statedir_destroy(full);
     statedir_destroy(sd);

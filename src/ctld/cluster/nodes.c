@@ -121,6 +121,10 @@ void nodes_destroy(struct nodes *ns)
         free(ns->v[i].admin_reason);
         free(ns->v[i].gres_reported);
         free(ns->v[i].gres_note);
+        free(ns->v[i].host_reported);
+        free(ns->v[i].cgroup);
+        free(ns->v[i].fence);
+        free(ns->v[i].fence_why);
         free(ns->v[i].gpu_used);
         free(ns->v[i].users);
         nodegpu_fini(&ns->v[i].gpus);
@@ -380,6 +384,30 @@ static void node_shape_json(json_t *o, const struct conf_node *cf)
                         json_integer(cf->threads_per_core));
 }
 
+/* What the daemon said of itself (sluice doctor): its host name against
+ * the configured NodeHostname, its cgroup and GPU fence, its clock. */
+static void node_health_json(json_t *o, const struct node *n)
+{
+    json_t *fence = json_null();
+
+    if (n->registered && n->fence != NULL)
+        fence = json_pack("{s:s, s:s}", "state", n->fence, "reason",
+                          n->fence_why ? n->fence_why : "");
+    json_object_set_new(o, "node_hostname", json_string(n->cf->hostname));
+    json_object_set_new(o, "hostname_reported",
+                        n->registered && n->host_reported
+                            ? json_string(n->host_reported)
+                            : json_null());
+    json_object_set_new(o, "cgroup",
+                        n->registered && n->cgroup ? json_string(n->cgroup)
+                                                   : json_null());
+    json_object_set_new(o, "gpu_fence", fence);
+    json_object_set_new(o, "clock_offset_s",
+                        n->registered && n->clock_known
+                            ? json_integer((json_int_t)n->clock_offset_s)
+                            : json_null());
+}
+
 /* The user name (else the uid) of who set n's admin reason, or null. */
 static json_t *reason_user(const struct node *n)
 {
@@ -415,6 +443,7 @@ json_t *node_to_json(struct nodes *ns, const struct node *n, json_t *jobs)
                         n->gres_note ? json_string(n->gres_note) : json_null());
     json_object_set_new(o, "tres",
                         json_string(tres_format(&cfg, buf, sizeof(buf))));
+    node_health_json(o, n);
     json_object_set_new(o, "tres_used",
                         json_string(tres_format(&used, buf, sizeof(buf))));
     node_shape_json(o, n->cf);
@@ -469,6 +498,13 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
     n->boot_time = rep->boot_time;
     n->cpus_reported = rep->cpus;
     n->mem_reported_mib = rep->mem_mib;
+    set_str(&n->host_reported, rep->hostname);
+    set_str(&n->cgroup, rep->cgroup);
+    set_str(&n->fence, rep->fence);
+    set_str(&n->fence_why, rep->fence_why);
+    n->clock_known = false;
+    if (rep->has_time)
+        nodes_clock(ns, n, rep->time, now);
     set_str(&n->gres_reported,
             rep->gres ? rep->gres
                       : nodegpu_summary(rep->gpus, have, sizeof(have)));
@@ -504,6 +540,18 @@ bool nodes_seen(struct nodes *ns, struct node *n, time_t now)
              node_state_name(n));
     loop_want_pass(ns->loop);
     return true;
+}
+
+void nodes_clock(struct nodes *ns, struct node *n, int64_t node_time,
+                 time_t now)
+{
+    int64_t off = node_time - (int64_t)now;
+
+    (void)ns;
+    if (!n->clock_known || off != n->clock_offset_s)
+        log_debug("node=%s clock_offset_s=%lld", n->cf->name, (long long)off);
+    n->clock_known = true;
+    n->clock_offset_s = off;
 }
 
 void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn)

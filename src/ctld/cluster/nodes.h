@@ -72,6 +72,14 @@ struct node {
     struct conn *conn; /* the node daemon's open connection, or NULL */
     time_t last_seen;
     time_t boot_time;
+    /* what the daemon says of itself, for sluice doctor (owned, or NULL
+     * when a daemon of an older sluice left it out) */
+    char *host_reported;    /* its host name */
+    char *cgroup;           /* "v2", "v1", "none" */
+    char *fence;            /* GPU device fence: "on", "off", "none" */
+    char *fence_why;        /* why it is off ("" otherwise) */
+    bool clock_known;       /* clock_offset_s was measured */
+    int64_t clock_offset_s; /* the node's clock less ours, last heard */
 };
 
 /* Why a node went down (nodes_events.node_down). */
@@ -150,6 +158,12 @@ struct nodes_report {
     const char *gres_note;    /* why it has fewer GPUs, or NULL */
     struct nodegpu_inv *gpus; /* taken over (left empty) */
     time_t boot_time;
+    const char *hostname;  /* the daemon's host name, or NULL */
+    const char *cgroup;    /* "v2", "v1", "none", or NULL */
+    const char *fence;     /* "on", "off", "none", or NULL */
+    const char *fence_why; /* or NULL */
+    bool has_time;
+    int64_t time; /* the node's clock when it sent the registration */
 };
 
 /*
@@ -163,6 +177,10 @@ void nodes_register(struct nodes *ns, struct node *n, struct conn *conn,
 /* nodes_seen: a frame from the node on its connection: it is alive.
  * Returns true when this brings it back from DOWN "Not responding". */
 bool nodes_seen(struct nodes *ns, struct node *n, time_t now);
+/* nodes_clock: the node's clock said node_time when we read its frame at
+ * now (registration, heartbeat): its offset from ours. */
+void nodes_clock(struct nodes *ns, struct node *n, int64_t node_time,
+                 time_t now);
 /* nodes_conn_closed: conn (the node's) went away; the node keeps its state
  * until SlurmdTimeout passes. */
 void nodes_conn_closed(struct nodes *ns, size_t idx, struct conn *conn);

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/core/persist.h"
 
 struct statedir {
     char *dir;
@@ -215,16 +217,40 @@ void statedir_status(const struct statedir *sd, struct statedir_status *st)
     };
 }
 
+/* The permission bits of path ("0711") and its owner, or nulls when it
+ * cannot be examined; looked at when asked, not on every check. */
+static void mode_json(json_t *o, const char *path, const char *mode_key,
+                      const char *uid_key)
+{
+    struct stat st;
+    char buf[16];
+
+    if (lstat(path, &st) < 0) {
+        json_object_set_new(o, mode_key, json_null());
+        json_object_set_new(o, uid_key, json_null());
+        return;
+    }
+    snprintf(buf, sizeof(buf), "%04o", (unsigned)(st.st_mode & 07777));
+    json_object_set_new(o, mode_key, json_string(buf));
+    json_object_set_new(o, uid_key, json_integer((json_int_t)st.st_uid));
+}
+
 json_t *statedir_json(const struct statedir *sd)
 {
     struct statedir_status st;
+    char *db = xasprintf("%s/%s", sd->dir, PERSIST_DB_NAME);
+    json_t *o;
 
     statedir_status(sd, &st);
-    return json_pack("{s:s, s:b, s:o, s:I, s:I, s:I, s:s}", "dir", st.dir,
-                     "writable", st.writable, "free_bytes",
-                     st.free_known ? json_integer((json_int_t)st.free_bytes)
-                                   : json_null(),
-                     "min_free_bytes", (json_int_t)st.min_free_bytes, "refused",
-                     (json_int_t)st.refused, "since", (json_int_t)st.since,
-                     "reason", st.why);
+    o = json_pack("{s:s, s:b, s:o, s:I, s:I, s:I, s:s, s:I}", "dir", st.dir,
+                  "writable", st.writable, "free_bytes",
+                  st.free_known ? json_integer((json_int_t)st.free_bytes)
+                                : json_null(),
+                  "min_free_bytes", (json_int_t)st.min_free_bytes, "refused",
+                  (json_int_t)st.refused, "since", (json_int_t)st.since,
+                  "reason", st.why, "controller_uid", (json_int_t)geteuid());
+    mode_json(o, sd->dir, "mode", "owner_uid");
+    mode_json(o, db, "db_mode", "db_owner_uid");
+    free(db);
+    return o;
 }

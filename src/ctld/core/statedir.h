@@ -77,7 +77,10 @@ struct statedir_status {
 void statedir_status(const struct statedir *sd, struct statedir_status *st);
 /* statedir_json: the status as the PING and SCHED_DIAG replies carry it
  * ({"dir", "writable", "free_bytes", "min_free_bytes", "refused",
- * "since", "reason"}; free_bytes null when unknown), a new object. */
+ * "since", "reason", "controller_uid", "mode", "owner_uid", "db_mode",
+ * "db_owner_uid"}; free_bytes null when unknown; modes "0711" and owners
+ * of the directory and sluice.db, looked at now, null when they cannot
+ * be), a new object. */
 json_t *statedir_json(const struct statedir *sd);
 
 #endif

@@ -6,6 +6,7 @@
 #include "ctld/core/stats.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,4 +135,58 @@ void stats_preempt(struct stats *st, size_t part, const char *qos,
     p->count++;
     p->lost_gpu_s += gpu_s;
     p->lost_cpu_s += cpu_s;
+}
+
+void stats_auth_refused(struct stats *st, const char *addr, const char *reason,
+                        time_t now)
+{
+    struct stats_refused *r = NULL;
+
+    if (st == NULL)
+        return;
+    for (size_t i = 0; i < st->nrefused && r == NULL; i++)
+        if (strcmp(st->refused[i].addr, addr) == 0)
+            r = &st->refused[i];
+    if (r == NULL && st->nrefused < STATS_REFUSED_MAX)
+        r = &st->refused[st->nrefused++];
+    if (r == NULL) { /* full: the peer refused longest ago makes room */
+        r = &st->refused[0];
+        for (size_t i = 1; i < st->nrefused; i++)
+            if (st->refused[i].last < r->last)
+                r = &st->refused[i];
+    }
+    if (strcmp(r->addr, addr) != 0) {
+        memset(r, 0, sizeof(*r));
+        snprintf(r->addr, sizeof(r->addr), "%s", addr);
+        r->first = now;
+    }
+    r->count++;
+    r->last = now;
+    snprintf(r->reason, sizeof(r->reason), "%s", reason);
+}
+
+static int by_last(const void *a, const void *b)
+{
+    const struct stats_refused *x = *(const struct stats_refused *const *)a;
+    const struct stats_refused *y = *(const struct stats_refused *const *)b;
+
+    return x->last < y->last ? 1 : x->last > y->last ? -1 : 0;
+}
+
+json_t *stats_refused_json(const struct stats *st)
+{
+    const struct stats_refused *v[STATS_REFUSED_MAX];
+    json_t *a = json_array();
+    size_t n = st ? st->nrefused : 0;
+
+    for (size_t i = 0; i < n; i++)
+        v[i] = &st->refused[i];
+    qsort(v, n, sizeof(v[0]), by_last);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            a,
+            json_pack("{s:s, s:I, s:I, s:I, s:s}", "peer", v[i]->addr, "count",
+                      (json_int_t)v[i]->count, "first", (json_int_t)v[i]->first,
+                      "last", (json_int_t)v[i]->last, "reason", v[i]->reason));
+    return a;
 }

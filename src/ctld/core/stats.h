@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
 
 /* Histogram buckets: upper bounds in microseconds, 50 us to 10 s. */
 #define STATS_NBUCKETS 17
@@ -57,6 +60,17 @@ struct stats_preempt {
     uint64_t lost_gpu_s, lost_cpu_s;
 };
 
+/* Credentials refused from one TCP peer address: a node daemon or client
+ * with another key (auth/key) or munge key, or a clock outside the
+ * credentials' window.  sluice doctor shows them (SCHED_DIAG). */
+#define STATS_REFUSED_MAX 64
+struct stats_refused {
+    char addr[64];
+    uint64_t count;
+    time_t first, last;
+    char reason[256]; /* the last one */
+};
+
 struct stats {
     size_t nparts;
     uint64_t *submitted; /* per partition: jobs accepted (an array once) */
@@ -67,6 +81,9 @@ struct stats {
     size_t nhttp;
     struct stats_preempt *preempt;
     size_t npreempt;
+    /* the peers last refused (the least recent goes when it is full) */
+    struct stats_refused refused[STATS_REFUSED_MAX];
+    size_t nrefused;
 };
 
 /* stats_create: counters for nparts partitions, all zero.  stats_destroy
@@ -88,5 +105,13 @@ void stats_started(struct stats *st, size_t part);
  * preempted in mode, having lost gpu_s GPU-seconds or cpu_s CPU-seconds. */
 void stats_preempt(struct stats *st, size_t part, const char *qos,
                    const char *mode, uint64_t gpu_s, uint64_t cpu_s);
+
+/* stats_auth_refused: a credential from TCP peer addr refused at now,
+ * for reason. */
+void stats_auth_refused(struct stats *st, const char *addr, const char *reason,
+                        time_t now);
+/* stats_refused_json: [{"peer", "count", "first", "last", "reason"}],
+ * most recent first; a new reference ([] for a NULL st). */
+json_t *stats_refused_json(const struct stats *st);
 
 #endif

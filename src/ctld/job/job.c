@@ -184,6 +184,7 @@ void job_free(struct job *j)
     free(j->preempted_part);
     free(j->alloc);
     free(j->gpu_alloc);
+    free(j->fence_gpus);
     arrayset_clear(j->array_pending);
     free(j->array_pending);
     arrayset_clear(j->dep_ready);
@@ -357,6 +358,14 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "no_kill", json_boolean(j->no_kill));
     set(o, "fence_node",
         j->fenced ? json_string(conf->nodes[j->fence_node].name) : json_null());
+    if (j->fenced) {
+        json_t *g = json_array();
+        for (uint32_t i = 0; i < j->fence_ngpus; i++)
+            json_array_append_new(g, json_integer(j->fence_gpus[i]));
+        set(o, "fence_hold",
+            json_pack("{s:I, s:I, s:o}", "cpus", (json_int_t)j->fence_cpus,
+                      "mem_mib", (json_int_t)j->fence_mem_mib, "gpus", g));
+    }
     set(o, "last_checkpoint", time_or_null(j->last_checkpoint));
     set(o, "suspend_time",
         time_or_null(j->state == JOB_SUSPENDED ? j->suspend_time : 0));
@@ -534,10 +543,33 @@ static void restore_fence(struct job *j, json_t *o, const struct conf *conf)
     const char *name = json_string_value(json_object_get(o, "fence_node"));
     const struct conf_node *n = name ? conf_node_find(conf, name) : NULL;
 
+    json_t *hold = json_object_get(o, "fence_hold");
+    json_t *gpus = json_object_get(hold, "gpus"), *v;
+    size_t i;
+
     if (n == NULL || j->state != JOB_PENDING)
         return;
     j->fenced = true;
     j->fence_node = (size_t)(n - conf->nodes);
+    /* what its lost run held there (absent in a record of before it was
+     * kept: nothing is held then, as before) */
+    if (json_integer_value(json_object_get(hold, "cpus")) > 0 &&
+        json_integer_value(json_object_get(hold, "cpus")) <= UINT32_MAX)
+        j->fence_cpus =
+            (uint32_t)json_integer_value(json_object_get(hold, "cpus"));
+    if (json_integer_value(json_object_get(hold, "mem_mib")) > 0)
+        j->fence_mem_mib =
+            (uint64_t)json_integer_value(json_object_get(hold, "mem_mib"));
+    if (json_array_size(gpus) > 0 && json_array_size(gpus) <= 1024) {
+        j->fence_gpus = xcalloc(json_array_size(gpus), sizeof(uint32_t));
+        json_array_foreach(gpus, i, v)
+        {
+            if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+                json_integer_value(v) <= UINT32_MAX)
+                j->fence_gpus[j->fence_ngpus++] =
+                    (uint32_t)json_integer_value(v);
+        }
+    }
 }
 
 /* An allocation's kind and who preempted the job. */

@@ -202,6 +202,13 @@ struct job {
      * confirms that nothing of that run is left there. */
     bool fenced;
     size_t fence_node;
+    /* ... and what that run held there, held for it on fence_node until
+     * the fence lifts (jobs_fence_hold), so that no other job is given
+     * the CPUs, memory or GPUs that the old run may still be using */
+    uint32_t fence_cpus;
+    uint64_t fence_mem_mib;
+    uint32_t *fence_gpus; /* fence_ngpus indices, owned; NULL: none */
+    uint32_t fence_ngpus;
     const char *reason;  /* static: "Resources"; see job_reason() */
     char *reason_text;   /* owned; overrides reason when set */
     char *reason_detail; /* owned: state_description, the long form */

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/bufferevent.h>
@@ -30,6 +31,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/loop.h"
 #include "ctld/core/statedir.h"
+#include "ctld/core/stats.h"
 #include "ctld/net/peers.h"
 
 /* Frames handled for one connection before the others get a turn, and
@@ -413,11 +415,26 @@ static void handle_request(struct conn *conn, const struct proto_frame *f)
 
 /* A frame that failed to decode: reply, and close when the stream is
  * no longer trustworthy.  Returns true when reading must stop. */
+/* A credential of TCP peer conn refused for why: counted per address, so
+ * that sluice doctor can name a node with another key (core/stats.h). */
+static void count_refused(struct conn *conn, const char *why)
+{
+    const char *addr = conn->peer_key;
+
+    if (conn->is_unix)
+        return;
+    if (strncmp(addr, "addr:", 5) == 0)
+        addr += 5;
+    stats_auth_refused(conn->l->env.stats, addr, why, time(NULL));
+}
+
 static bool handle_bad_frame(struct conn *conn, const struct proto_frame *f,
                              int code, const struct err *e)
 {
     log_warnx("peer=%s bad frame type=%u seq=%u: %s", conn->peer_name, f->type,
               f->seq, e->text);
+    if (code == EACCES)
+        count_refused(conn, e->text);
     send_error(conn, f->type, f->seq, code, e->text);
     /* a refused credential ends the connection: a peer without the key
      * gets nothing more out of it than one error reply */
@@ -480,6 +497,7 @@ static bool gate_frame(struct conn *conn, struct evbuffer *in)
         conn->prechecked = true;
         return true;
     }
+    count_refused(conn, e.text);
     snprintf(msg, sizeof(msg),
              "a frame body of %u bytes from a peer that has not "
              "authenticated (the limit is %u bytes): %s",

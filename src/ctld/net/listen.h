@@ -50,6 +50,7 @@ struct listen_ops {
 
 /* Where listen runs and what it checks frames with (all borrowed). */
 struct statedir;
+struct stats;
 
 struct listen_env {
     struct event_base *base; /* with LOOP_NPRIO priorities */
@@ -60,6 +61,9 @@ struct listen_env {
     /* whether StateSaveLocation takes writes, in PING's reply (may be
      * NULL) */
     const struct statedir *statedir;
+    /* where refused credentials are counted per peer address (may be
+     * NULL) */
+    struct stats *stats;
 };
 
 /*

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -53,6 +54,11 @@ int jobfence_lost(struct jobs *js, struct job *j, size_t idx, const char *why,
     size_t host;
     char detail[300], desc[300];
 
+    uint32_t cpus, ngpus;
+    uint64_t mem;
+    uint32_t *gpus = NULL;
+    int rc;
+
     ASSERT(j->n_alloc > 0); /* a run, on its nodes */
     host = j->alloc[0];
     kill_others(js, j, idx);
@@ -60,12 +66,24 @@ int jobfence_lost(struct jobs *js, struct job *j, size_t idx, const char *why,
         return jobs_fail(js, j, JOB_NODE_FAIL, why, now, e);
     snprintf(detail, sizeof(detail), "after node failure: %s: %s",
              conf->nodes[idx].name, why);
-    if (jobs_requeue_run(js, j, detail, e) < 0)
-        return -1;
-    if (gone && host == idx)
-        return 0; /* its batch host has nothing of it: free to start */
+    /* what the run holds on its batch host, kept there behind the fence */
+    cpus = jobs_held_cpus(j);
+    mem = job_mem_per_node(j);
+    ngpus = j->gpu_alloc != NULL ? j->gpus_per_node : 0;
+    if (ngpus > 0) { /* the batch host is alloc[0]: its GPUs come first */
+        gpus = xcalloc(ngpus, sizeof(*gpus));
+        memcpy(gpus, j->gpu_alloc, ngpus * sizeof(*gpus));
+    }
+    rc = jobs_requeue_run(js, j, detail, e);
+    if (rc < 0 || (gone && host == idx)) {
+        /* its batch host has nothing of it: free to start */
+        free(gpus);
+        return rc;
+    }
     j->fenced = true;
     j->fence_node = host;
+    jobs_fence_hold(js, j, cpus, mem, gpus, ngpus);
+    free(gpus);
     if (!j->held_user && !j->held_admin) {
         snprintf(desc, sizeof(desc),
                  "requeued after %s failed; waits for %s to confirm that "
@@ -86,6 +104,7 @@ void jobfence_lift(struct jobs *js, struct job *j, const char *why)
 
     if (!j->fenced)
         return;
+    jobs_fence_release(js, j);
     j->fenced = false;
     if (!j->held_user && !j->held_admin)
         job_set_reason(j, NULL);

@@ -298,7 +298,7 @@ static unsigned exclusive_user(const struct jobs *js, const struct job *j)
 }
 
 /* The CPUs j holds on each node: none while suspended. */
-static uint32_t held_cpus(const struct job *j)
+uint32_t jobs_held_cpus(const struct job *j)
 {
     return j->state == JOB_SUSPENDED ? 0 : j->cpus_per_node;
 }
@@ -309,7 +309,7 @@ static void charge(struct jobs *js, const struct job *j)
     uint32_t g = j->gpus_per_node;
 
     for (size_t i = 0; i < j->n_alloc; i++) {
-        nodes_alloc(js->env.nodes, j->alloc[i], held_cpus(j),
+        nodes_alloc(js->env.nodes, j->alloc[i], jobs_held_cpus(j),
                     job_mem_per_node(j));
         nodes_user_add(js->env.nodes, j->alloc[i], j->user_id,
                        exclusive_user(js, j));
@@ -325,7 +325,7 @@ static void uncharge(struct jobs *js, const struct job *j)
     uint32_t g = j->gpus_per_node;
 
     for (size_t i = 0; i < j->n_alloc; i++) {
-        nodes_release(js->env.nodes, j->alloc[i], held_cpus(j),
+        nodes_release(js->env.nodes, j->alloc[i], jobs_held_cpus(j),
                       job_mem_per_node(j));
         nodes_user_remove(js->env.nodes, j->alloc[i], j->user_id,
                           exclusive_user(js, j));
@@ -333,6 +333,49 @@ static void uncharge(struct jobs *js, const struct job *j)
             nodes_gpus_give(js->env.nodes, j->alloc[i], j->gpu_alloc + i * g,
                             g);
     }
+}
+
+/* What a fenced job holds on its fence node (jobs_fence_hold), charged. */
+static void fence_charge(struct jobs *js, const struct job *j)
+{
+    nodes_alloc(js->env.nodes, j->fence_node, j->fence_cpus, j->fence_mem_mib);
+    if (j->fence_ngpus > 0 &&
+        nodes_gpus_take(js->env.nodes, j->fence_node, j->fence_gpus,
+                        j->fence_ngpus) > 0)
+        log_warnx("job=%" PRIu64 " fence: GPUs of its lost run on %s were "
+                  "taken already",
+                  j->id, js->env.conf->nodes[j->fence_node].name);
+}
+
+void jobs_fence_hold(struct jobs *js, struct job *j, uint32_t cpus,
+                     uint64_t mem_mib, const uint32_t *gpus, uint32_t n)
+{
+    ASSERT(j->fenced && j->fence_gpus == NULL);
+    j->fence_cpus = cpus;
+    j->fence_mem_mib = mem_mib;
+    j->fence_ngpus = n;
+    if (n > 0) {
+        j->fence_gpus = xcalloc(n, sizeof(*j->fence_gpus));
+        memcpy(j->fence_gpus, gpus, n * sizeof(*gpus));
+    }
+    fence_charge(js, j);
+}
+
+void jobs_fence_release(struct jobs *js, struct job *j)
+{
+    if (j->fence_cpus == 0 && j->fence_mem_mib == 0 && j->fence_ngpus == 0)
+        return;
+    nodes_release(js->env.nodes, j->fence_node, j->fence_cpus,
+                  j->fence_mem_mib);
+    if (j->fence_ngpus > 0)
+        nodes_gpus_give(js->env.nodes, j->fence_node, j->fence_gpus,
+                        j->fence_ngpus);
+    free(j->fence_gpus);
+    j->fence_gpus = NULL;
+    j->fence_cpus = 0;
+    j->fence_mem_mib = 0;
+    j->fence_ngpus = 0;
+    loop_want_pass(js->env.loop); /* what it held may start a job now */
 }
 
 /* ---- persistence ------------------------------------------------------ */
@@ -480,6 +523,8 @@ static int load_one(void *arg, uint64_t id, const char *record)
         jlimits_job_added(js->env.limits, j); /* counted as it stands */
     if (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED)
         charge(js, j); /* a suspended job: memory and GPUs, not CPUs */
+    if (j->fenced)
+        fence_charge(js, j);
     if (j->state == JOB_SUSPENDED)
         js->nsuspended++;
     return 0;
@@ -608,7 +653,9 @@ static int finish(struct jobs *js, struct job *j, enum job_state state,
     jlimits_job_ended(js->env.limits, j);
     j->state = state;
     j->end_time = now;
-    j->fenced = false; /* a final job never runs again */
+    if (j->fenced) /* a final job never runs again */
+        jobs_fence_release(js, j);
+    j->fenced = false;
     if (j->start_time == 0 && state != JOB_CANCELLED && state != JOB_DEADLINE)
         j->start_time = now;
     log_info("job=%" PRIu64 " state=%s exit=%d signal=%d reason=\"%s\"", j->id,
@@ -789,7 +836,9 @@ int jobs_unstart(struct jobs *js, struct job *j, const char *why, struct err *e)
     job_set_reason(j, NULL);
     log_info("job=%" PRIu64 " state=PENDING reason=\"%s\"", j->id, why);
     loop_want_pass(js->env.loop);
-    return save(js, j, "requeue", why, e);
+    /* not a "requeue": it never ran, so it counts no restart (Restarts
+     * and sacct -D's runs follow the requeues) */
+    return save(js, j, "launch_lost", why, e);
 }
 
 bool jobs_may_act(const struct jobs *js, const struct job *j, uid_t uid)
@@ -1122,7 +1171,7 @@ static void drop_node(struct jobs *js, struct job *j, size_t idx, time_t now)
 
     for (size_t i = 0; i < j->n_alloc; i++) {
         if (j->alloc[i] == idx) {
-            nodes_release(js->env.nodes, idx, held_cpus(j),
+            nodes_release(js->env.nodes, idx, jobs_held_cpus(j),
                           job_mem_per_node(j));
             nodes_user_remove(js->env.nodes, idx, j->user_id,
                               exclusive_user(js, j));

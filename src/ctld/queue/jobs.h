@@ -246,13 +246,29 @@ int jobs_fail(struct jobs *js, struct job *j, enum job_state state,
  */
 int jobs_requeue_run(struct jobs *js, struct job *j, const char *why,
                      struct err *e);
+
+/*
+ * jobs_fence_hold: j, fenced on its lost run's batch host (jobfence.h),
+ * keeps what that run held there: cpus, mem_mib and the n GPU indices
+ * gpus (copied) stay charged to node j->fence_node until
+ * jobs_fence_release (the fence lifts, or j ends), so that no other job
+ * is started on what the old run may still be using.  Saved with j.
+ * jobs_fence_release: give it back (nothing when j holds nothing).
+ */
+void jobs_fence_hold(struct jobs *js, struct job *j, uint32_t cpus,
+                     uint64_t mem_mib, const uint32_t *gpus, uint32_t n);
+void jobs_fence_release(struct jobs *js, struct job *j);
+/* jobs_held_cpus: the CPUs j holds on each of its nodes now (none while
+ * it is suspended). */
+uint32_t jobs_held_cpus(const struct job *j);
 /* jobs_launched: j's node confirmed that it holds j (saved once). */
 void jobs_launched(struct jobs *js, struct job *j);
 /*
  * jobs_unstart: j is RUNNING but was never launched (its node registered
  * without it before confirming the launch: the controller or the
  * connection went down in between).  j never ran, so it waits again as
- * PENDING, or ends CANCELLED when a cancel came meanwhile.
+ * PENDING (a "launch_lost" event; no restart is counted), or ends
+ * CANCELLED when a cancel came meanwhile.
  */
 int jobs_unstart(struct jobs *js, struct job *j, const char *why,
                  struct err *e);

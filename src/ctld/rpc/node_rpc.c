@@ -398,6 +398,48 @@ static int check_job_list(json_t *jobs, struct err *e)
     return 0;
 }
 
+/* A string member of at most max bytes, or absent/null (NULL). */
+static int opt_str(json_t *o, const char *key, size_t max, const char **out,
+                   struct err *e)
+{
+    json_t *v = json_object_get(o, key);
+
+    *out = NULL;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_string(v) || json_string_length(v) > max)
+        return err_inval(e,
+                         "NODE_REGISTER: %s must be a string of at most "
+                         "%zu bytes",
+                         key, max);
+    *out = json_string_value(v);
+    return 0;
+}
+
+/* What the node says of itself for sluice doctor (docs/protocol.md): its
+ * host name, clock, cgroup and GPU fence; all optional (an older sluiced
+ * sends none of them). */
+static int register_health(json_t *body, struct nodes_report *rep,
+                           struct err *e)
+{
+    json_t *t = json_object_get(body, "time");
+    json_t *fence = json_object_get(body, "gpu_fence");
+
+    if (opt_str(body, "hostname", 255, &rep->hostname, e) < 0 ||
+        opt_str(body, "cgroup", 16, &rep->cgroup, e) < 0)
+        return -1;
+    if (t != NULL && !json_is_null(t) && !json_is_integer(t))
+        return err_inval(e, "NODE_REGISTER: time must be an integer");
+    rep->has_time = json_is_integer(t);
+    rep->time = (int64_t)json_integer_value(t);
+    if (fence != NULL && !json_is_null(fence) && !json_is_object(fence))
+        return err_inval(e, "NODE_REGISTER: gpu_fence must be an object");
+    if (opt_str(fence, "state", 16, &rep->fence, e) < 0 ||
+        opt_str(fence, "reason", 1024, &rep->fence_why, e) < 0)
+        return -1;
+    return 0;
+}
+
 /*
  * The report of a registration whose cpus and mem_mib were checked.  A GPU
  * list that cannot be read counts as no GPUs, with the reason as the
@@ -435,6 +477,10 @@ static int register_report(json_t *body, struct nodes_report *rep,
         .boot_time =
             (time_t)json_integer_value(json_object_get(body, "boot_time")),
     };
+    if (register_health(body, rep, e) < 0) {
+        nodegpu_fini(gpus);
+        return -1;
+    }
     return 0;
 }
 
@@ -521,6 +567,7 @@ static void kill_ended(struct jobs *js, struct node *n, json_t *running)
 int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *running = json_object_get(r->req->body, "jobs");
+    json_t *t = json_object_get(r->req->body, "time");
     struct node *n;
 
     (void)reply;
@@ -533,6 +580,9 @@ int rpc_node_heartbeat(struct rpc *r, json_t **reply, struct err *e)
                        "register again",
                        n->cf->name);
     }
+    if (json_is_integer(t))
+        nodes_clock(r->env->nodes, n, (int64_t)json_integer_value(t),
+                    time(NULL));
     if (nodes_seen(r->env->nodes, n, time(NULL)))
         kill_ended(r->env->jobs, n, json_is_array(running) ? running : NULL);
     return 0;

@@ -8,6 +8,7 @@
 
 #include "ctld/sched/prio_drv.h"
 #include "ctld/core/statedir.h"
+#include "ctld/core/stats.h"
 #include "ctld/rpc/rpc.h"
 #include "ctld/sched/sched_drv.h"
 
@@ -55,5 +56,7 @@ int rpc_sched_diag(struct rpc *r, json_t **reply, struct err *e)
     *reply = sched_drv_diag(r->env->sched, time(NULL));
     if (r->env->statedir != NULL)
         json_object_set_new(*reply, "state", statedir_json(r->env->statedir));
+    json_object_set_new(*reply, "auth_refused",
+                        stats_refused_json(r->env->stats));
     return 0;
 }
