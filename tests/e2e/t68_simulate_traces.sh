@@ -11,7 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$E2E_BIN/sluice" ] || skip_all "$E2E_BIN/sluice is not built"
-command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip_all "$PY is needed to read the JSON"
 TRACES=${SLUICE_TRACES:-$E2E_ROOT/../shared/traces}
 SEED=$E2E_ROOT/etc/quant-cluster.conf
 W=$(mktemp -d /tmp/sluice-sim.XXXXXX)
@@ -24,7 +25,7 @@ like "$(grep '^PartitionName=prod' "$W/overlap.conf")" 'Nodes=node01,node04 ' \
 # jq-free: python prints "a.preemptions b.preemptions b.lost ..." from
 # the --compare JSON.
 summary() {
-    python3 -c '
+    "$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 a, b = d["a"], d["b"]
@@ -41,7 +42,7 @@ check_plots() {
     for p in "$@"; do
         files+=("$dir/${p}util.svg" "$dir/${p}wait.svg" "$dir/${p}preempt.svg")
     done
-    if out=$(python3 "$E2E_ROOT/tests/e2e/svgcheck.py" "${files[@]}"); then
+    if out=$("$PY" "$E2E_ROOT/tests/e2e/svgcheck.py" "${files[@]}"); then
         ok "plots ${files[*]##*/}: valid SVG, sized, drawing"
     else
         not_ok "plots are valid SVG"
@@ -59,7 +60,7 @@ is "$?" 0 "the tiny SWF replays on both configurations"
 # variant (prod takes dev's node), with the GPU-hours the victim lost
 is "$(summary "$W/tiny.json")" "11 0 1 0.00 0.68 True" \
     "tiny: 11 jobs, preemptions 0 vs 1, GPU-hours lost 0 vs 0.68 (4 GPUs x 610 s)"
-never=$(python3 -c '
+never=$("$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["a"]
 print(";".join(sorted("%s %s %d" % (n["partition"], n["reason"], n["jobs"])
@@ -78,7 +79,7 @@ if command -v chromium >/dev/null 2>&1; then
     timeout 60 chromium --headless --no-sandbox --disable-gpu \
         --screenshot="$W/util.png" --window-size=900,420 \
         "file://$W/one/util.svg" >/dev/null 2>&1
-    if out=$(python3 "$E2E_ROOT/tests/e2e/svgcheck.py" --png 900x420 "$W/util.png"); then
+    if out=$("$PY" "$E2E_ROOT/tests/e2e/svgcheck.py" --png 900x420 "$W/util.png"); then
         ok "headless chromium renders util.svg (900x420, not blank)"
     else
         not_ok "headless chromium renders util.svg"

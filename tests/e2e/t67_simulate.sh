@@ -10,7 +10,8 @@
 # says where the second comes from).
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || skip_all "python3 is needed to compare"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip_all "$PY is needed to compare"
 cluster_start "$E2E_ROOT/tests/e2e/conf/simulate.conf"
 
 state_of() { squeue -h -t all -j "$1" -o %T 2>/dev/null; }
@@ -88,14 +89,14 @@ for a in range(len(rec)):
             bad.append("order: job %d run %d before job %d run %d" % (ja, ka, jb, kb))
 print("; ".join(bad) if bad else "same")
 EOF
-out=$(python3 compare.py hist.json file.json)
+out=$("$PY" compare.py hist.json file.json)
 printf '%s\n' "$out" | grep '^#'
 is "$(printf '%s\n' "$out" | tail -1)" same \
     "from the file: every start in the recorded order, each within 1 s"
-out=$(python3 compare.py hist.json acct.json)
+out=$("$PY" compare.py hist.json acct.json)
 is "$(printf '%s\n' "$out" | tail -1)" same \
     "from --from-accounting: the same"
-summary=$(python3 -c '
+summary=$("$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 parts = {p["name"]: p for p in d["partitions"]}
