@@ -113,7 +113,8 @@ static bool has_hold(const struct sim *s, size_t job)
 
 struct victims {
     struct sched_victim *v;
-    size_t *job; /* index into s->jobs */
+    size_t *job;                  /* index into s->jobs */
+    struct sched_preempt_job *pv; /* the policy's view of each */
     size_t n;
 };
 
@@ -121,6 +122,7 @@ static void victims_build(struct sim *s, struct victims *vs, time_t now)
 {
     vs->v = xcalloc(s->nrun ? s->nrun : 1, sizeof(*vs->v));
     vs->job = xcalloc(s->nrun ? s->nrun : 1, sizeof(*vs->job));
+    vs->pv = xcalloc(s->nrun ? s->nrun : 1, sizeof(*vs->pv));
     vs->n = 0;
     for (size_t r = 0; r < s->nrun; r++) {
         const struct sjob *j = &s->jobs[s->run[r]];
@@ -135,6 +137,7 @@ static void victims_build(struct sim *s, struct victims *vs, time_t now)
         if (j->start == now && until < now + 1)
             until = now + 1;
         vs->job[vs->n] = s->run[r];
+        vs->pv[vs->n] = pv;
         vs->v[vs->n++] = (struct sched_victim){
             .id = j->id,
             .nodes = j->alloc,
@@ -259,7 +262,7 @@ void sim_preempt_run(struct sim *s, struct sched_cluster *cl,
     for (size_t i = 0; i < r->n; i++) {
         const struct sched_decision *d = &r->decisions[i];
         size_t pj = pend[d->job];
-        struct sched_preempt_job ppj, pv;
+        struct sched_preempt_job ppj;
         struct sched_preempt_plan plan;
         size_t cand = 0;
         int rc;
@@ -273,9 +276,10 @@ void sim_preempt_run(struct sim *s, struct sched_cluster *cl,
         sim_preempt_view(s, &s->jobs[pj], &ppj);
         for (size_t k = 0; k < vs.n; k++) {
             const struct sjob *v = &s->jobs[vs.job[k]];
-            sim_preempt_view(s, v, &pv);
+            /* a victim's view stays what it was when the pass began:
+             * nothing a pass does changes it */
             vs.v[k].may = v->st == SJ_RUNNING && !v->killing &&
-                          sched_preempt_may(&s->pc, &ppj, &pv);
+                          sched_preempt_may(&s->pc, &ppj, &vs.pv[k]);
             cand += vs.v[k].may;
         }
         if (cand == 0)
@@ -292,6 +296,7 @@ void sim_preempt_run(struct sim *s, struct sched_cluster *cl,
     }
     free(vs.v);
     free(vs.job);
+    free(vs.pv);
 }
 
 /* ---- the resume scheduler ------------------------------------------------------ */
