@@ -79,7 +79,7 @@ static const struct opt_def sim_opts[] = {
 static const char usage[] =
     "usage: sluice simulate -w WORKLOAD [--format swf|alibaba|sacct] "
     "[-c CONFIG] [--qos FILE]\n"
-    "         [--map FROM=PART[:gpu[=N]][:qos=Q],...] [--nodes NODELIST] "
+    "         [--map FROM=PART[:gpu[=N]|:nogpu][:qos=Q],...] [--nodes FILE] "
     "[-S START] [-E END]\n"
     "         [--time-scale F] [--seed N] [--use-grace] [--plots DIR] "
     "[--json [--jobs]]\n"
