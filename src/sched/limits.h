@@ -73,6 +73,15 @@ const char *limits_tres_name(enum limits_tres t);
 int limits_set_key(struct limits *l, bool qos, const char *key, const char *op,
                    const char *val, struct err *e);
 
+/* The pieces of sacctmgr's key syntax that the accounting's other keys
+ * share (ctld/acct/acct_set.c): limits_key_is, key names one of the
+ * NULL-terminated aliases (any case); limits_value_clears, val clears a
+ * setting ("-1" or ""); limits_key_assign_only, op is "=" (else -1 with
+ * EINVAL and e: lists alone take += and -=). */
+bool limits_key_is(const char *key, const char *const *aliases);
+bool limits_value_clears(const char *val);
+int limits_key_assign_only(const char *key, const char *op, struct err *e);
+
 /*
  * limits_enforce_parse: AccountingStorageEnforce (a comma list, NULL:
  * none): *limits when it names limits (or safe, which implies it), *qos

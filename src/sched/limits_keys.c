@@ -16,8 +16,7 @@
 #include "common/value.h"
 #include "common/xalloc.h"
 
-/* key names one of the NULL-terminated aliases (any case). */
-static bool key_is(const char *key, const char *const *aliases)
+bool limits_key_is(const char *key, const char *const *aliases)
 {
     for (; *aliases != NULL; aliases++)
         if (strcasecmp(key, *aliases) == 0)
@@ -25,14 +24,14 @@ static bool key_is(const char *key, const char *const *aliases)
     return false;
 }
 
-#define KEY(...) key_is(key, (const char *const[]){__VA_ARGS__, NULL})
+#define KEY(...) limits_key_is(key, (const char *const[]){__VA_ARGS__, NULL})
 
-static bool clears(const char *val)
+bool limits_value_clears(const char *val)
 {
     return strcmp(val, "-1") == 0 || val[0] == '\0';
 }
 
-static int only_assign(const char *key, const char *op, struct err *e)
+int limits_key_assign_only(const char *key, const char *op, struct err *e)
 {
     if (strcmp(op, "=") != 0)
         return err_inval(e, "%s: %s is only for lists; use %s=", key, op, key);
@@ -45,9 +44,9 @@ static int set_count(const char *key, const char *op, const char *val,
 {
     struct err ve;
 
-    if (only_assign(key, op, e) < 0)
+    if (limits_key_assign_only(key, op, e) < 0)
         return -1;
-    if (clears(val)) {
+    if (limits_value_clears(val)) {
         *out = LIMITS_UNSET;
         return 0;
     }
@@ -63,9 +62,9 @@ static int set_wall(const char *key, const char *op, const char *val,
     int64_t secs;
     struct err ve;
 
-    if (only_assign(key, op, e) < 0)
+    if (limits_key_assign_only(key, op, e) < 0)
         return -1;
-    if (clears(val)) {
+    if (limits_value_clears(val)) {
         *out = LIMITS_UNSET;
         return 0;
     }
@@ -104,7 +103,7 @@ static int set_tres_one(const char *key, char *item, uint64_t *t, struct err *e)
                          "%s: unknown TRES \"%.64s\" (cpu, mem, node, billing, "
                          "gres/gpu)",
                          key, item);
-    if (clears(v)) {
+    if (limits_value_clears(v)) {
         t[idx] = LIMITS_UNSET;
         return 0;
     }
@@ -124,7 +123,7 @@ static int set_tres(const char *key, const char *op, const char *val,
     char *copy, *save = NULL, *item;
     int rc = 0;
 
-    if (only_assign(key, op, e) < 0)
+    if (limits_key_assign_only(key, op, e) < 0)
         return -1;
     memcpy(tmp, t, sizeof(tmp));
     if (strcmp(val, "-1") == 0) {

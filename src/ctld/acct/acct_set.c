@@ -17,27 +17,7 @@
 #include "common/value.h"
 #include "common/xalloc.h"
 
-bool acct_key_is(const char *key, const char *const *aliases)
-{
-    for (; *aliases != NULL; aliases++)
-        if (strcasecmp(key, *aliases) == 0)
-            return true;
-    return false;
-}
-
-#define KEY(...) acct_key_is(key, (const char *const[]){__VA_ARGS__, NULL})
-
-static bool clears(const char *val)
-{
-    return strcmp(val, "-1") == 0 || val[0] == '\0';
-}
-
-static int only_assign(const char *key, const char *op, struct err *e)
-{
-    if (strcmp(op, "=") != 0)
-        return err_inval(e, "%s: %s is only for lists; use %s=", key, op, key);
-    return 0;
-}
+#define KEY(...) limits_key_is(key, (const char *const[]){__VA_ARGS__, NULL})
 
 /* A list of QOS names with =, += or -=; every name must exist. */
 static int set_qos_list(const struct acct *a, const char *key, const char *op,
@@ -51,7 +31,7 @@ static int set_qos_list(const struct acct *a, const char *key, const char *op,
         nv = acct_strv_dup(*v, *n);
         nn = *n;
     }
-    copy = xstrdup(clears(val) && strcmp(op, "=") == 0 ? "" : val);
+    copy = xstrdup(limits_value_clears(val) && strcmp(op, "=") == 0 ? "" : val);
     for (item = strtok_r(copy, ",", &save); item != NULL;
          item = strtok_r(NULL, ",", &save)) {
         if (acct_qos_find(a, item) == NULL) {
@@ -81,9 +61,9 @@ static int set_time(const char *key, const char *op, const char *val,
     struct err ve;
     uint64_t u;
 
-    if (only_assign(key, op, e) < 0)
+    if (limits_key_assign_only(key, op, e) < 0)
         return -1;
-    if (clears(val)) {
+    if (limits_value_clears(val)) {
         *out = ACCT_TIME_UNSET;
         return 0;
     }
@@ -131,7 +111,7 @@ static int set_flags(const char *key, const char *op, const char *val,
 static int set_string(const char *key, const char *op, const char *val,
                       char **out, struct err *e)
 {
-    if (only_assign(key, op, e) < 0)
+    if (limits_key_assign_only(key, op, e) < 0)
         return -1;
     if (strlen(val) > 1024)
         return err_inval(e, "%s is %zu bytes, the limit is 1024", key,
@@ -151,8 +131,8 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
     if (KEY("Description"))
         rc = set_string(key, op, val, &q->description, e);
     else if (KEY("Priority")) {
-        rc = only_assign(key, op, e);
-        if (rc == 0 && clears(val))
+        rc = limits_key_assign_only(key, op, e);
+        if (rc == 0 && limits_value_clears(val))
             q->priority = 0;
         else if (rc == 0 &&
                  value_parse_u64(val, 0, UINT32_MAX - 1, &u, NULL) < 0)
@@ -163,7 +143,7 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
     } else if (KEY("Preempt"))
         rc = set_qos_list(a, key, op, val, &q->preempt, &q->n_preempt, e);
     else if (KEY("PreemptMode")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && acct_preempt_mode_parse(val, &q->preempt_mode) < 0)
             rc = err_inval(e,
                            "PreemptMode=%.64s: expected cluster, off, cancel, "
@@ -177,8 +157,8 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
             q->grace_time_s = 0;
     } else if (KEY("UsageFactor")) {
         double d = strtod(val, &end);
-        rc = only_assign(key, op, e);
-        if (rc == 0 && clears(val))
+        rc = limits_key_assign_only(key, op, e);
+        if (rc == 0 && limits_value_clears(val))
             q->usage_factor = 1.0;
         else if (rc == 0 && (end == val || *end != '\0' || !(d >= 0)))
             rc = err_inval(e, "UsageFactor=%.64s: expected a number >= 0", val);
@@ -198,10 +178,10 @@ int acct_set_assoc(const struct acct *a, struct acct_assoc *as, const char *key,
     int rc;
 
     if (KEY("Fairshare", "Shares")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && strcasecmp(val, "parent") == 0)
             as->shares = ACCT_SHARES_PARENT;
-        else if (rc == 0 && clears(val))
+        else if (rc == 0 && limits_value_clears(val))
             as->shares = 1;
         else if (rc == 0 &&
                  value_parse_u64(val, 0, UINT32_MAX - 1, &u, NULL) < 0)
@@ -210,8 +190,8 @@ int acct_set_assoc(const struct acct *a, struct acct_assoc *as, const char *key,
         else if (rc == 0)
             as->shares = (uint32_t)u;
     } else if (KEY("DefaultQOS", "DefQOS")) {
-        rc = only_assign(key, op, e);
-        if (rc == 0 && clears(val)) {
+        rc = limits_key_assign_only(key, op, e);
+        if (rc == 0 && limits_value_clears(val)) {
             free(as->default_qos);
             as->default_qos = NULL;
         } else if (rc == 0 && acct_qos_find(a, val) == NULL) {
@@ -235,13 +215,13 @@ int acct_set_user(const struct acct *a, struct acct_user *u, const char *key,
     int rc;
 
     if (KEY("DefaultAccount", "DefAccount", "DefAcct")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && acct_account_find(a, val) == NULL)
             rc = err_inval(e, "DefaultAccount=%.64s: no such account", val);
         else if (rc == 0)
             rc = set_string(key, op, val, &u->default_account, e);
     } else if (KEY("AdminLevel", "Admin")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && !(flags & ACCT_REQ_ADMIN_LEVEL))
             rc = err_inval(e, "AdminLevel: only administrators may set it "
                               "(operators may not)");
@@ -267,7 +247,7 @@ int acct_set_account(const struct acct *a, struct acct_account *ac,
     else if (KEY("Organization"))
         rc = set_string(key, op, val, &ac->organization, e);
     else if (KEY("Parent")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && acct_account_find(a, val) == NULL)
             rc = err_inval(e, "Parent=%.64s: no such account", val);
         else if (rc == 0 && strcmp(ac->name, "root") == 0)
