@@ -235,14 +235,8 @@ static void act(struct sim *s, size_t pj, struct victims *vs,
 /* A pass when the earliest exemption of a victim pj may take ends. */
 static void exempt_wake(struct sim *s, const struct victims *vs, time_t now)
 {
-    time_t next = 0;
+    time_t next = sched_preempt_next_exempt(vs->v, vs->n, now);
 
-    for (size_t k = 0; k < vs->n; k++) {
-        time_t t = vs->v[k].exempt_until;
-        if (vs->v[k].may && t > now && t != (time_t)INT64_MAX &&
-            (next == 0 || t < next))
-            next = t;
-    }
     if (next == 0 || (s->wake_at != 0 && s->wake_at <= next))
         return;
     s->wake_at = next;

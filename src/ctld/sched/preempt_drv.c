@@ -613,14 +613,8 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
 static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
                         time_t now)
 {
-    time_t next = 0;
+    time_t next = sched_preempt_next_exempt(vs->v, vs->n, now);
 
-    for (size_t k = 0; k < vs->n; k++) {
-        time_t t = vs->v[k].exempt_until;
-        if (vs->v[k].may && t > now && t != (time_t)INT64_MAX &&
-            (next == 0 || t < next))
-            next = t;
-    }
     if (next == 0 || (p->exempt_at != 0 && p->exempt_at <= next))
         return;
     struct timeval tv = {next - now, 0};
