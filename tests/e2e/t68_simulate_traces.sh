@@ -101,35 +101,38 @@ like "$out" 'no partition gpu' "a map naming no partition of the configuration i
 # --- the traces ------------------------------------------------------------------
 DOST=$TRACES/DOST-ASTI_COARE-Saliksik-2020-cln.swf
 PODS=$TRACES/alibaba_openb_pod_list_default.csv
+
+# two_days NAME WHAT OUT ARGS...: a 2-day slice (ARGS: the workload, map
+# and window) replayed on the seed's cluster and on the overlap variant:
+# hundreds of jobs started on both, preemptions and GPU-hours lost only
+# in the overlap variant, the plots valid.
+two_days() {
+    local name=$1 what=$2 out=$3 n pa pb la lb started
+    shift 3
+    sluice simulate "$@" --compare "$SEED" "$W/overlap.conf" --json \
+        --plots "$W/$out" >"$W/$out.json" 2>"$W/err"
+    is "$?" 0 "a 2-day slice of $name replays on both configurations"
+    read -r n pa pb la lb started <<<"$(summary "$W/$out.json")"
+    like "$n $started" '^[0-9]{3,} True$' "$name: hundreds of $what ($n), started on both"
+    is "$pa" 0 "$name: no preemption on the seed's cluster"
+    like "$pb $lb" '^[1-9][0-9]* [0-9]*\.[0-9]*[1-9]' \
+        "$name: the overlap variant preempts ($pb times, $lb GPU-hours lost)"
+    check_plots "$W/$out" quant-cluster- overlap-
+}
+
 if [ -r "$DOST" ]; then
     # days 2-3 of the trace (its busiest): partition 0 (gpu) to prod, 2
     # (debug) to dev, with GPUs; serial and batch to backtest
-    sluice simulate -w "$DOST" --map 0=prod:gpu,1=backtest,2=dev:gpu,3=backtest \
-        -S +2d -E +4d --compare "$SEED" "$W/overlap.conf" --json \
-        --plots "$W/dost" >"$W/dost.json" 2>"$W/err"
-    is "$?" 0 "a 2-day slice of DOST-ASTI replays on both configurations"
-    read -r n pa pb la lb started <<<"$(summary "$W/dost.json")"
-    like "$n $started" '^[0-9]{3,} True$' "DOST: hundreds of jobs ($n), started on both"
-    is "$pa" 0 "DOST: no preemption on the seed's cluster"
-    like "$pb $lb" '^[1-9][0-9]* [0-9]*\.[0-9]*[1-9]' \
-        "DOST: the overlap variant preempts ($pb times, $lb GPU-hours lost)"
-    check_plots "$W/dost" quant-cluster- overlap-
+    two_days DOST-ASTI jobs dost -w "$DOST" \
+        --map 0=prod:gpu,1=backtest,2=dev:gpu,3=backtest -S +2d -E +4d
 else
     ok "DOST-ASTI slice # SKIP no $DOST"
 fi
 if [ -r "$PODS" ]; then
     # two busy days near the end: LS and Guaranteed pods to prod, BE to
     # dev, Burstable to backtest; the node list is not used with -c
-    sluice simulate -w "$PODS" --map LS=prod,Guaranteed=prod,BE=dev,Burstable=backtest \
-        -S +146d -E +148d --compare "$SEED" "$W/overlap.conf" --json \
-        --plots "$W/ali" >"$W/ali.json" 2>"$W/err"
-    is "$?" 0 "a 2-day slice of the Alibaba trace replays on both configurations"
-    read -r n pa pb la lb started <<<"$(summary "$W/ali.json")"
-    like "$n $started" '^[0-9]{3,} True$' "Alibaba: hundreds of pods ($n), started on both"
-    is "$pa" 0 "Alibaba: no preemption on the seed's cluster"
-    like "$pb $lb" '^[1-9][0-9]* [0-9]*\.[0-9]*[1-9]' \
-        "Alibaba: the overlap variant preempts ($pb times, $lb GPU-hours lost)"
-    check_plots "$W/ali" quant-cluster- overlap-
+    two_days Alibaba pods ali -w "$PODS" \
+        --map LS=prod,Guaranteed=prod,BE=dev,Burstable=backtest -S +146d -E +148d
     # the node list beside the pods makes a configuration of its own
     out=$(sluice simulate -w "$PODS" -S +146d -E +148d 2>&1)
     like "$out" 'on alibaba-nodes: [0-9]+ jobs' \
