@@ -4,36 +4,61 @@
 #include "sim/history.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/value.h"
 
-/* "cpu=4,mem=16G,node=1,gres/gpu=2": the value of key, 0 when absent;
- * memory in MiB. */
+/* The next "name=value" item of a TRES string ("cpu=4,mem=16G,node=1,
+ * gres/gpu=2,gres/gpu:h200=2") at *p into name and value (cut to their
+ * buffers' sizes less one, NUL-terminated); false at the end. */
+static bool tres_next(const char **p, char name[64], char value[32])
+{
+    const char *item = *p, *end, *eq;
+    size_t len, nl;
+
+    if (item == NULL || *item == '\0')
+        return false;
+    end = strchr(item, ',');
+    len = end ? (size_t)(end - item) : strlen(item);
+    *p = end ? end + 1 : NULL;
+    eq = memchr(item, '=', len);
+    nl = eq ? (size_t)(eq - item) : len;
+    snprintf(name, 64, "%.*s", (int)nl, item);
+    snprintf(value, 32, "%.*s", eq ? (int)(len - nl - 1) : 0, eq ? eq + 1 : "");
+    return true;
+}
+
+/* The value of key in tres, 0 when absent or bad; memory in MiB. */
 static uint64_t tres_get(const char *tres, const char *key)
 {
-    size_t kl = strlen(key);
-    uint64_t v = 0;
-    char buf[32];
+    char name[64], value[32];
+    uint64_t v;
 
-    for (const char *p = tres; p != NULL && *p != '\0';) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len > kl + 1 && strncmp(p, key, kl) == 0 && p[kl] == '=' &&
-            len - kl - 1 < sizeof(buf)) {
-            memcpy(buf, p + kl + 1, len - kl - 1);
-            buf[len - kl - 1] = '\0';
-            if (strcmp(key, "mem") == 0
-                    ? value_parse_mem_mib(buf, &v, NULL)
-                    : value_parse_u64(buf, 0, UINT32_MAX, &v, NULL))
-                v = 0;
-            return v;
-        }
-        p = end ? end + 1 : NULL;
-    }
+    while (tres_next(&tres, name, value))
+        if (strcmp(name, key) == 0)
+            return (strcmp(key, "mem") == 0
+                        ? value_parse_mem_mib(value, &v, NULL)
+                        : value_parse_u64(value, 0, UINT32_MAX, &v, NULL)) < 0
+                       ? 0
+                       : v;
     return 0;
+}
+
+/* The type of a "gres/gpu:h200=2" item of tres ("h200", the trace's own
+ * string); NULL when the job asked for any GPU. */
+static const char *gpu_type(const char *tres, struct sim_trace *out)
+{
+    static const char key[] = "gres/gpu:";
+    char name[64], value[32];
+
+    while (tres_next(&tres, name, value))
+        if (strncmp(name, key, sizeof(key) - 1) == 0 &&
+            name[sizeof(key) - 1] != '\0')
+            return sim_trace_intern(out, name + sizeof(key) - 1);
+    return NULL;
 }
 
 static int64_t int_of(json_t *o, const char *k, int64_t dflt)
@@ -101,6 +126,8 @@ static int one(json_t *j, size_t idx, struct sim_trace *out, struct err *e)
     in->cpus_per_node =
         (uint32_t)(cpus > 0 ? (cpus + in->nodes - 1) / in->nodes : 1);
     in->gpus_per_node = (uint32_t)(tres_get(tres, "gres/gpu") / in->nodes);
+    if (in->gpus_per_node > 0)
+        in->gpu_type = gpu_type(tres, out);
     in->mem_per_node_mib = tres_get(tres, "mem") / in->nodes;
     in->no_requeue = json_is_false(json_object_get(j, "requeue"));
     return 0;

@@ -288,7 +288,10 @@ static void test_history(void **state)
         "{\"job_id\": 2, \"submit_time\": 100, \"start_time\": null, "
         "\"end_time\": 120},"
         "{\"job_id\": 3, \"submit_time\": 100, \"start_time\": 110, "
-        "\"end_time\": null, \"time_limit_s\": null}]}";
+        "\"end_time\": null, \"time_limit_s\": null},"
+        "{\"job_id\": 5, \"submit_time\": 100, \"start_time\": 110, "
+        "\"end_time\": 111, \"nodes\": 2, \"req_tres\": "
+        "\"cpu=2,gres/gpu=4,gres/gpu:h200=4,node=2\"}]}";
     struct sim_trace t;
     struct err e;
 
@@ -297,7 +300,7 @@ static void test_history(void **state)
     assert_int_equal(sim_history_parse(text, strlen(text), "h.json", &t, &e),
                      0);
     /* 2 never ran, 3 still runs */
-    assert_int_equal(t.n, 1);
+    assert_int_equal(t.n, 2);
     assert_int_equal(t.skipped, 2);
     assert_int_equal(t.jobs[0].run_s, 8);       /* its last run */
     assert_int_equal(t.jobs[0].rec_start, 101); /* its first start */
@@ -305,6 +308,10 @@ static void test_history(void **state)
     assert_int_equal(t.jobs[0].mem_per_node_mib, 1024);
     assert_int_equal(t.jobs[0].cpus_per_node, 2);
     assert_string_equal(t.jobs[0].user, "li");
+    assert_null(t.jobs[0].gpu_type); /* any GPU */
+    /* a typed request keeps its type, per node */
+    assert_int_equal(t.jobs[1].gpus_per_node, 2);
+    assert_string_equal(t.jobs[1].gpu_type, "h200");
     sim_trace_free(&t);
     sim_trace_init(&t, "h.json");
     assert_int_equal(sim_history_parse("{\"jobs\": [{\"job_id\": 4}]}", 25,
