@@ -96,6 +96,9 @@ SCHED_LIB := $(BUILD)/lib/libsluice_sched.a
 CTLD_LIB := $(BUILD)/lib/libsluice_ctld.a
 NODED_LIB := $(BUILD)/lib/libsluice_noded.a
 CLI_LIB := $(BUILD)/lib/libsluice_cli.a
+# The simulator (src/sim): the scheduler core replayed on traces; the CLI's
+# `sluice simulate` and the unit tests link it.
+SIM_LIB := $(BUILD)/lib/libsluice_sim.a
 
 # A binary is built once its main.c exists.
 BINS := $(patsubst src/%/main.c,$(BUILD)/bin/%,$(wildcard src/ctld/main.c src/noded/main.c src/cli/main.c))
@@ -145,16 +148,17 @@ $(WEB_ASSETS_O): $(WEB_ASSETS_C)
 $(CTLD_LIB): $(call obj,$(filter-out src/ctld/main.c,$(CTLD_SRC))) $(WEB_ASSETS_O)
 $(NODED_LIB): $(call obj,$(filter-out src/noded/main.c,$(NODED_SRC)))
 $(CLI_LIB): $(call obj,$(filter-out src/cli/main.c,$(CLI_SRC)))
+$(SIM_LIB): $(call obj,$(SIM_SRC))
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	@rm -f $@
 	ar rcs $@ $^
 
-LIBS := $(CTLD_LIB) $(NODED_LIB) $(CLI_LIB) $(SCHED_LIB) $(COMMON_LIB)
+LIBS := $(CTLD_LIB) $(NODED_LIB) $(CLI_LIB) $(SIM_LIB) $(SCHED_LIB) $(COMMON_LIB)
 
 $(BUILD)/bin/sluicectld: $(call obj,src/ctld/main.c) $(CTLD_LIB) $(SCHED_LIB) $(COMMON_LIB)
 $(BUILD)/bin/sluiced: $(call obj,src/noded/main.c) $(NODED_LIB) $(COMMON_LIB)
-$(BUILD)/bin/sluice: $(call obj,src/cli/main.c) $(CLI_LIB) $(SCHED_LIB) $(COMMON_LIB)
+$(BUILD)/bin/sluice: $(call obj,src/cli/main.c) $(CLI_LIB) $(SIM_LIB) $(SCHED_LIB) $(COMMON_LIB)
 $(BUILD)/bin/sluice: LDLIBS := $(CLI_LDLIBS)
 $(BUILD)/bin/sluicectld: LDLIBS := $(DAEMON_LDLIBS)
 $(BINS):
@@ -176,7 +180,7 @@ $(E2E_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/e2e/%.o $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(SCHED_LIB) $(COMMON_LIB)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(SIM_LIB) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -195,15 +199,15 @@ san:
 check-san:
 	$(MAKE) SAN=1 check
 
-# libFuzzer targets: every common/sched source rebuilt with clang.
+# libFuzzer targets: every common/sched/sim source rebuilt with clang.
 FUZZ_BUILD := build-fuzz
 FUZZ_CFLAGS := -std=gnu17 -g -O1 -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) \
 	-fsanitize=fuzzer,address,undefined
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
 fuzz: $(FUZZ_BINS)
-$(FUZZ_BUILD)/%: tests/fuzz/%.c $(COMMON_SRC) $(SCHED_SRC)
+$(FUZZ_BUILD)/%: tests/fuzz/%.c $(COMMON_SRC) $(SCHED_SRC) $(SIM_SRC)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(COMMON_SRC) $(SCHED_SRC) $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(COMMON_SRC) $(SCHED_SRC) $(SIM_SRC) $(LDLIBS)
 FUZZ_SECONDS ?= 20
 fuzz-smoke: $(FUZZ_BINS)
 	@set -e; for f in $(FUZZ_BINS); do \

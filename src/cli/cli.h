@@ -32,6 +32,7 @@ int cmd_check_config(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 /* The job and cluster verbs (cmd_VERB.c); each also serves its Slurm

@@ -31,6 +31,9 @@ const struct cli_cmd cli_cmds[] = {
     {"checkpoint", cmd_checkpoint, "checkpoint [JOBID]"},
     {"report", cmd_report,
      "report preemptions [-S START] [-E END] [--share X] [--json]"},
+    {"simulate", cmd_simulate,
+     "simulate -w WORKLOAD [-c CONFIG] [--compare A.conf B.conf] [--json] "
+     "[--plots DIR] (docs/simulate.md)"},
     {"up", cmd_up, "up [-f CONFIG] [--dir DIR]"},
     {"down", cmd_down, "down [--dir DIR] [--cancel]"},
     {"acctmgr", cmd_acctmgr,

@@ -844,36 +844,3 @@ void sched_bf_merge(struct sched_result *out, struct sched_result *bfr,
     memset(bfr, 0, sizeof(*bfr));
     free(slot);
 }
-
-int sched_backfill_pass(struct sched_cluster *c, const struct sched_bf *conf,
-                        time_t now, struct sched_result *out,
-                        struct sched_bf_stats *st)
-{
-    struct sched_bf whole = *conf;
-    struct sched_bf_stats local;
-    struct sched_bf_cycle *cy;
-    struct sched_result bfr;
-
-    if (st == NULL)
-        st = &local;
-    memset(st, 0, sizeof(*st));
-    if (sched_pass(c, now, out) < 0)
-        return -1;
-    for (size_t k = 0; k < out->n; k++)
-        if (out->decisions[k].nnodes > 0)
-            out->decisions[k].start_est = now;
-    cy = sched_bf_cycle_create();
-    if (sched_bf_cycle_begin(cy, c, conf, now, out) < 0) {
-        sched_bf_cycle_destroy(cy);
-        sched_result_clear(out);
-        errno = EINVAL;
-        return -1;
-    }
-    whole.max_examine = 0;
-    whole.clock_us = NULL;
-    sched_bf_slice(cy, c, &whole, now, &bfr, st);
-    st->restarted = true;
-    sched_bf_merge(out, &bfr, c->njobs);
-    sched_bf_cycle_destroy(cy);
-    return 0;
-}

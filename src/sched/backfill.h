@@ -89,6 +89,26 @@ int sched_backfill_pass(struct sched_cluster *c, const struct sched_bf *bf,
                         time_t now, struct sched_result *out,
                         struct sched_bf_stats *st);
 
+struct sched_bf_cycle;
+
+/*
+ * sched_bf_step: one pass with backfill on c at now, as the controller
+ * runs it: the main pass (sched_pass; its starts get start_est now) and a
+ * backfill cycle begun over it, unless the cycle under way may go on
+ * (cont, and sched_bf_cycle_valid); then one slice of the cycle within
+ * bf's bounds (bf->running: the running jobs).  event: an event asked for
+ * the pass: a resumed cycle still gets the main pass first, and begins
+ * anew when that started a job; without one a resumed cycle's slice runs
+ * alone (*ran_main false: out holds only the slice's decisions).  st gets
+ * the slice's statistics, restarted set when the cycle began anew.
+ * Returns 0; -1 with EINVAL when c is malformed or a running job names a
+ * node out of range (out is then empty).
+ */
+int sched_bf_step(struct sched_bf_cycle *cy, struct sched_cluster *c,
+                  const struct sched_bf *bf, bool cont, bool event, time_t now,
+                  struct sched_result *out, struct sched_bf_stats *st,
+                  bool *ran_main);
+
 /*
  * A backfill cycle that lives across slices: the profile with its
  * reservations, the queue of jobs still to examine (by id, in the main

@@ -57,6 +57,38 @@ void limits_init(struct limits *l);
 /* limits_tres_name: "cpu", "mem", "node", "billing", "gres/gpu". */
 const char *limits_tres_name(enum limits_tres t);
 
+/*
+ * limits_set_key: one of sacctmgr's limit keys of a QOS (qos true:
+ * MaxSubmitJobsPerUser, MaxJobsPerUser, MaxSubmitJobsPerAccount,
+ * MaxJobsPerAccount, GrpJobs, GrpSubmitJobs, MaxWall, MaxTRESPerJob,
+ * MaxTRESPerUser, GrpTRES, MinPrioThreshold, with Slurm's aliases) or an
+ * association (MaxSubmitJobs, MaxJobs, GrpJobs, GrpSubmitJobs, MaxWall,
+ * MaxTRES, GrpTRES) set on l with op "=" (lists take no "+=").  Counts
+ * take -1 to clear; MaxWall Slurm's times; TRES lists
+ * "cpu=8,mem=64G,gres/gpu=2" change only the TRES named.  Returns 1 when
+ * key was a limit and is set, 0 when key is no limit key (l unchanged),
+ * -1 with EINVAL and e naming key and value when the value is bad (l
+ * unchanged).
+ */
+int limits_set_key(struct limits *l, bool qos, const char *key, const char *op,
+                   const char *val, struct err *e);
+
+/* The pieces of sacctmgr's key syntax that the accounting's other keys
+ * share (ctld/acct/acct_set.c): limits_key_is, key names one of the
+ * NULL-terminated aliases (any case); limits_value_clears, val clears a
+ * setting ("-1" or ""); limits_key_assign_only, op is "=" (else -1 with
+ * EINVAL and e: lists alone take += and -=). */
+bool limits_key_is(const char *key, const char *const *aliases);
+bool limits_value_clears(const char *val);
+int limits_key_assign_only(const char *key, const char *op, struct err *e);
+
+/*
+ * limits_enforce_parse: AccountingStorageEnforce (a comma list, NULL:
+ * none): *limits when it names limits (or safe, which implies it), *qos
+ * when it also names qos (QOS levels are then enforced too).
+ */
+void limits_enforce_parse(const char *enforce, bool *limits, bool *qos);
+
 /* ---- The chain ---------------------------------------------------- */
 
 enum limits_kind {
@@ -92,6 +124,11 @@ struct limits_level {
 int limits_chain(struct limits_level *out, const struct limits_level *part_qos,
                  const struct limits_level *job_qos, bool over_part_qos,
                  const struct limits_level *assocs, size_t nassocs);
+
+/* limits_levels_enforced: the levels of all (n) that are enforced into
+ * out: without enforce_qos, the associations' only.  Returns how many. */
+size_t limits_levels_enforced(const struct limits_level *all, size_t n,
+                              bool enforce_qos, struct limits_level *out);
 
 /* What a job asks for, as the engine sees it.  Strings are borrowed. */
 struct limits_job {

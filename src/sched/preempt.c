@@ -81,6 +81,20 @@ uint64_t sched_preempt_lost(const struct sched_victim *v, time_t now, bool *gpu)
     return units * secs;
 }
 
+time_t sched_preempt_next_exempt(const struct sched_victim *v, size_t n,
+                                 time_t now)
+{
+    time_t next = 0;
+
+    for (size_t k = 0; k < n; k++) {
+        time_t t = v[k].exempt_until;
+        if (v[k].may && t > now && t != (time_t)INT64_MAX &&
+            (next == 0 || t < next))
+            next = t;
+    }
+    return next;
+}
+
 bool sched_preempt_eligible(const struct sched_victim *v, time_t now,
                             const struct sched_preempt_params *p)
 {

@@ -75,6 +75,15 @@ struct sched_preempt_plan {
 uint64_t sched_preempt_lost(const struct sched_victim *v, time_t now,
                             bool *gpu);
 
+/*
+ * sched_preempt_next_exempt: the earliest time after now at which one of
+ * the n victims marked `may` stops being exempt (a pass then may find it
+ * eligible); 0 when none will ("until a checkpoint", INT64_MAX, is left
+ * out: the checkpoint itself asks for a pass).
+ */
+time_t sched_preempt_next_exempt(const struct sched_victim *v, size_t n,
+                                 time_t now);
+
 /* sched_preempt_eligible: v may be chosen at now under p. */
 bool sched_preempt_eligible(const struct sched_victim *v, time_t now,
                             const struct sched_preempt_params *p);

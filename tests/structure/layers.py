@@ -63,11 +63,12 @@ def includes(rel):
 
 
 FORBIDDEN = {  # top folder -> top folders it must not include
-    'common': {'sched', 'ctld', 'noded', 'cli'},
-    'sched': {'ctld', 'noded', 'cli'},
-    'noded': {'ctld', 'cli'},
+    'common': {'sched', 'sim', 'ctld', 'noded', 'cli'},
+    'sched': {'sim', 'ctld', 'noded', 'cli'},
+    'sim': {'ctld', 'noded', 'cli'},
+    'noded': {'sim', 'ctld', 'cli'},
     'cli': {'ctld', 'noded'},
-    'ctld': {'noded', 'cli'},
+    'ctld': {'sim', 'noded', 'cli'},
 }
 
 

@@ -282,7 +282,7 @@ static void test_qos_no_decay(void **state)
     assert_false(prio_usage_no_decay(p, "root/alice"));
     /* one half-life (the default 7 days) later */
     p->last_calc = t0;
-    p->reset = FS_RESET_NONE;
+    p->ps.reset = FS_RESET_NONE;
     prio_drv_refresh(p, t0 + week);
     assert_float_equal(prio_usage_get(p, "root/alice"), 4000.0, 1e-9);
     assert_float_equal(prio_usage_get(p, "qos:nd"), 4000.0, 1e-9);
@@ -301,7 +301,7 @@ static void test_qos_no_decay(void **state)
     assert_int_equal(seen, 1);
     json_decref(share);
     /* a usage reset spares it too */
-    p->reset = FS_RESET_DAILY;
+    p->ps.reset = FS_RESET_DAILY;
     p->next_reset = t0 + week + 1;
     prio_drv_refresh(p, t0 + week + 1);
     assert_float_equal(prio_usage_get(p, "root/alice"), 0.0, 1e-9);

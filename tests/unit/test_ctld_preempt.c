@@ -12,6 +12,7 @@
 #include "common/timefmt.h"
 #include "ctld/acct/acct.h"
 #include "ctld/sched/preempt_drv.h"
+#include "sched/preempt_policy.h"
 
 static const char conf_fmt[] =
     "ClusterName=t\n"

@@ -485,6 +485,74 @@ static void test_many_names(void **state)
     assert_int_equal(n.submitted, 0);
 }
 
+/* sacctmgr's limit keys on a QOS and an association (limits_set_key),
+ * and AccountingStorageEnforce's words. */
+static void test_set_key(void **state)
+{
+    static const struct {
+        bool qos;
+        const char *key, *val;
+        int rc;
+        size_t field; /* offsetof the uint64_t set, or a TRES below */
+        int tres;     /* -1: field; else index into grp_tres */
+        uint64_t want;
+    } cases[] = {
+        {true, "MaxJobsPerUser", "2", 1, offsetof(struct limits, max_jobs_pu),
+         -1, 2},
+        {true, "maxjobspu", "-1", 1, offsetof(struct limits, max_jobs_pu), -1,
+         LIMITS_UNSET},
+        {false, "MaxJobs", "3", 1, offsetof(struct limits, max_jobs_pu), -1, 3},
+        {false, "MaxJobsPerUser", "3", 0, 0, -1, 0}, /* a QOS key only */
+        {true, "MaxSubmitPU", "5", 1,
+         offsetof(struct limits, max_submit_jobs_pu), -1, 5},
+        {true, "MaxWall", "1-00:00:00", 1, offsetof(struct limits, max_wall_s),
+         -1, 86400},
+        {true, "MaxWall", "INFINITE", 1, offsetof(struct limits, max_wall_s),
+         -1, LIMITS_UNSET},
+        {true, "GrpTRES", "gres/gpu=2,mem=1G", 1, 0, LIMITS_TRES_GPU, 2},
+        {true, "GrpTRES", "mem=1G", 1, 0, LIMITS_TRES_MEM, 1024},
+        {true, "GrpJobs", "many", -1, 0, -1, 0},
+        {true, "GrpTRES", "disk=2", -1, 0, -1, 0},
+        {true, "GrpTRES", "gpu", -1, 0, -1, 0},
+        {true, "Priority", "5", 0, 0, -1, 0}, /* not a limit */
+    };
+    struct limits l;
+    struct err e;
+    bool lim, qos;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        limits_init(&l);
+        int rc = limits_set_key(&l, cases[i].qos, cases[i].key, "=",
+                                cases[i].val, &e);
+        if (rc != cases[i].rc)
+            fail_msg("case %zu: %s=%s: rc %d, want %d", i, cases[i].key,
+                     cases[i].val, rc, cases[i].rc);
+        if (rc < 0) {
+            assert_int_equal(errno, EINVAL);
+            assert_non_null(strstr(e.text, cases[i].key));
+            continue;
+        }
+        if (rc == 0)
+            continue;
+        if (cases[i].tres >= 0)
+            assert_int_equal(l.grp_tres[cases[i].tres], cases[i].want);
+        else
+            assert_int_equal(*(uint64_t *)((char *)&l + cases[i].field),
+                             cases[i].want);
+    }
+    limits_init(&l);
+    assert_int_equal(limits_set_key(&l, true, "GrpJobs", "+=", "1", &e), -1);
+    limits_enforce_parse("associations,limits,qos", &lim, &qos);
+    assert_true(lim && qos);
+    limits_enforce_parse("safe", &lim, &qos);
+    assert_true(lim && !qos);
+    limits_enforce_parse("qos", &lim, &qos);
+    assert_true(!lim && !qos);
+    limits_enforce_parse(NULL, &lim, &qos);
+    assert_true(!lim && !qos);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +567,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage_and_shared_counters, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_many_names, setup, teardown),
+        cmocka_unit_test(test_set_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -207,6 +207,38 @@ static void test_exempt(void **state)
     assert_int_equal(tc_find(&t, &j, NULL), 1L << 0);
 }
 
+/* When a pass may next find a victim eligible: the earliest exempt end
+ * after now among the victims the job may take. */
+static void test_next_exempt(void **state)
+{
+    static const struct {
+        time_t until[3];
+        bool may[3];
+        time_t want;
+    } cases[] = {
+        {{NOW + 30, NOW + 10, NOW + 20}, {true, true, true}, NOW + 10},
+        /* one it may not take does not count */
+        {{NOW + 30, NOW + 10, NOW + 20}, {true, false, true}, NOW + 20},
+        /* over already, or now: not later */
+        {{NOW - 5, NOW, NOW + 7}, {true, true, true}, NOW + 7},
+        /* "until a checkpoint" asks for no timer */
+        {{INT64_MAX, 0, NOW}, {true, true, true}, 0},
+        {{NOW + 1, NOW + 2, NOW + 3}, {false, false, false}, 0},
+    };
+    struct sched_victim v[3];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        memset(v, 0, sizeof(v));
+        for (size_t k = 0; k < 3; k++) {
+            v[k].exempt_until = cases[i].until[k];
+            v[k].may = cases[i].may[k];
+        }
+        assert_int_equal(sched_preempt_next_exempt(v, 3, NOW), cases[i].want);
+    }
+    assert_int_equal(sched_preempt_next_exempt(v, 0, NOW), 0);
+}
+
 static void test_checkpointed(void **state)
 {
     struct tc t;
@@ -574,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_fragmented_gpus),
         cmocka_unit_test(test_lowest_priority_first),
         cmocka_unit_test(test_exempt),
+        cmocka_unit_test(test_next_exempt),
         cmocka_unit_test(test_checkpointed),
         cmocka_unit_test(test_cpu_jobs_and_multi_node),
         cmocka_unit_test(test_params),

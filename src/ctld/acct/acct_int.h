@@ -99,8 +99,6 @@ int acct_set_user(const struct acct *a, struct acct_user *u, const char *key,
 int acct_set_account(const struct acct *a, struct acct_account *ac,
                      const char *key, const char *op, const char *val,
                      struct err *e);
-/* acct_key_is: key names one of the NULL-terminated aliases (any case). */
-bool acct_key_is(const char *key, const char *const *aliases);
 
 /*
  * A change being planned (acct_ops.c): records added (old NULL), replaced

@@ -126,7 +126,7 @@ const char *acct_where(json_t *where, const char *const *aliases)
 
     json_object_foreach(where, key, v)
     {
-        if (acct_key_is(key, aliases))
+        if (limits_key_is(key, aliases))
             return json_string_value(v);
     }
     return NULL;
@@ -165,7 +165,7 @@ int acct_where_check(const char *entity, json_t *where,
     {
         if (!json_is_string(v))
             return acct_bad(e, "where %s: expected a string", key);
-        if (!acct_key_is(key, valid))
+        if (!limits_key_is(key, valid))
             return acct_bad(e, "Unknown condition for %s: %s", entity, key);
     }
     return 0;
@@ -254,7 +254,7 @@ static const char *set_value(json_t *set, const char *const *aliases)
     for (size_t i = 0; i < json_array_size(set); i++) {
         const char *key, *op, *val;
         if (acct_set_item(set, i, &key, &op, &val, NULL) == 0 &&
-            acct_key_is(key, aliases))
+            limits_key_is(key, aliases))
             return val;
     }
     return NULL;
@@ -262,8 +262,8 @@ static const char *set_value(json_t *set, const char *const *aliases)
 
 static bool is_placement(const char *key)
 {
-    return acct_key_is(key, K_CLUSTER) || acct_key_is(key, K_ACCOUNT) ||
-           acct_key_is(key, K_PART) || acct_key_is(key, K_USER);
+    return limits_key_is(key, K_CLUSTER) || limits_key_is(key, K_ACCOUNT) ||
+           limits_key_is(key, K_PART) || limits_key_is(key, K_USER);
 }
 
 static int add_qos(struct acct *a, const struct acct_req *r,
@@ -325,14 +325,14 @@ static int apply_assoc_set(const struct acct *a, const struct acct_req *r,
         if (rc < 0)
             return -1;
         if (rc == 0 && user_keys &&
-            acct_key_is(key,
-                        (const char *const[]){"DefaultAccount", "DefAccount",
-                                              "AdminLevel", "Admin", NULL}))
+            limits_key_is(key,
+                          (const char *const[]){"DefaultAccount", "DefAccount",
+                                                "AdminLevel", "Admin", NULL}))
             continue;
         if (rc == 0 && account_keys &&
-            acct_key_is(key,
-                        (const char *const[]){"Description", "Organization",
-                                              "Parent", NULL}))
+            limits_key_is(key,
+                          (const char *const[]){"Description", "Organization",
+                                                "Parent", NULL}))
             continue;
         if (rc == 0)
             return acct_bad(e, "Unknown field for %s: %s", r->entity, key);

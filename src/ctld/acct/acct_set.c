@@ -17,165 +17,7 @@
 #include "common/value.h"
 #include "common/xalloc.h"
 
-bool acct_key_is(const char *key, const char *const *aliases)
-{
-    for (; *aliases != NULL; aliases++)
-        if (strcasecmp(key, *aliases) == 0)
-            return true;
-    return false;
-}
-
-#define KEY(...) acct_key_is(key, (const char *const[]){__VA_ARGS__, NULL})
-
-static bool clears(const char *val)
-{
-    return strcmp(val, "-1") == 0 || val[0] == '\0';
-}
-
-static int only_assign(const char *key, const char *op, struct err *e)
-{
-    if (strcmp(op, "=") != 0)
-        return err_inval(e, "%s: %s is only for lists; use %s=", key, op, key);
-    return 0;
-}
-
-/* A count limit: "-1" clears it. */
-static int set_count(const char *key, const char *op, const char *val,
-                     uint64_t *out, struct err *e)
-{
-    struct err ve;
-
-    if (only_assign(key, op, e) < 0)
-        return -1;
-    if (clears(val)) {
-        *out = LIMITS_UNSET;
-        return 0;
-    }
-    if (value_parse_u64(val, 0, LIMITS_UNSET - 1, out, &ve) < 0)
-        return err_inval(e, "%s=%.64s: %s (-1 clears the limit)", key, val,
-                         ve.text);
-    return 0;
-}
-
-static int set_wall(const char *key, const char *op, const char *val,
-                    uint64_t *out, struct err *e)
-{
-    int64_t secs;
-    struct err ve;
-
-    if (only_assign(key, op, e) < 0)
-        return -1;
-    if (clears(val)) {
-        *out = LIMITS_UNSET;
-        return 0;
-    }
-    if (timefmt_parse(val, &secs, &ve) < 0)
-        return err_inval(e, "%s=%.64s: %s", key, val, ve.text);
-    *out = secs == TIMEFMT_INFINITE ? LIMITS_UNSET : (uint64_t)secs;
-    return 0;
-}
-
-static int tres_index(const char *name)
-{
-    for (int t = 0; t < LIMITS_TRES_COUNT; t++)
-        if (strcasecmp(name, limits_tres_name((enum limits_tres)t)) == 0)
-            return t;
-    return -1;
-}
-
-/* One "name=value" of a TRES list into t. */
-static int set_tres_one(const char *key, char *item, uint64_t *t, struct err *e)
-{
-    char *eq = strchr(item, '='), *v;
-    struct err ve;
-    int idx;
-    uint64_t n;
-
-    if (eq == NULL)
-        return err_inval(e,
-                         "%s: \"%.64s\" is not TRES=COUNT (cpu, mem, node, "
-                         "billing, gres/gpu)",
-                         key, item);
-    *eq = '\0';
-    v = eq + 1;
-    idx = tres_index(item);
-    if (idx < 0)
-        return err_inval(e,
-                         "%s: unknown TRES \"%.64s\" (cpu, mem, node, billing, "
-                         "gres/gpu)",
-                         key, item);
-    if (clears(v)) {
-        t[idx] = LIMITS_UNSET;
-        return 0;
-    }
-    if (idx == LIMITS_TRES_MEM
-            ? value_parse_mem_mib(v, &n, &ve)
-            : value_parse_u64(v, 0, LIMITS_UNSET - 1, &n, &ve))
-        return err_inval(e, "%s: %s=%.64s: %s", key, item, v, ve.text);
-    t[idx] = n;
-    return 0;
-}
-
-/* "gres/gpu=2,cpu=8": only the TRES named change; "=-1" clears one. */
-static int set_tres(const char *key, const char *op, const char *val,
-                    uint64_t *t, struct err *e)
-{
-    uint64_t tmp[LIMITS_TRES_COUNT];
-    char *copy, *save = NULL, *item;
-    int rc = 0;
-
-    if (only_assign(key, op, e) < 0)
-        return -1;
-    memcpy(tmp, t, sizeof(tmp));
-    if (strcmp(val, "-1") == 0) {
-        for (int i = 0; i < LIMITS_TRES_COUNT; i++)
-            t[i] = LIMITS_UNSET;
-        return 0;
-    }
-    copy = xstrdup(val);
-    for (item = strtok_r(copy, ",", &save); item && rc == 0;
-         item = strtok_r(NULL, ",", &save))
-        rc = set_tres_one(key, item, tmp, e);
-    free(copy);
-    if (rc == 0)
-        memcpy(t, tmp, sizeof(tmp));
-    return rc;
-}
-
-/* The limit keys of a QOS (qos true) or an association. */
-static int set_limit(struct limits *l, bool qos, const char *key,
-                     const char *op, const char *val, struct err *e)
-{
-    int rc = 1;
-
-    if (qos ? KEY("MaxSubmitJobsPerUser", "MaxSubmitJobsPU", "MaxSubmitPU")
-            : KEY("MaxSubmitJobs", "MaxSubmit"))
-        rc = set_count(key, op, val, &l->max_submit_jobs_pu, e);
-    else if (qos ? KEY("MaxJobsPerUser", "MaxJobsPU") : KEY("MaxJobs"))
-        rc = set_count(key, op, val, &l->max_jobs_pu, e);
-    else if (qos &&
-             KEY("MaxSubmitJobsPerAccount", "MaxSubmitJobsPA", "MaxSubmitPA"))
-        rc = set_count(key, op, val, &l->max_submit_jobs_pa, e);
-    else if (qos && KEY("MaxJobsPerAccount", "MaxJobsPA"))
-        rc = set_count(key, op, val, &l->max_jobs_pa, e);
-    else if (KEY("GrpJobs"))
-        rc = set_count(key, op, val, &l->grp_jobs, e);
-    else if (KEY("GrpSubmitJobs", "GrpSubmit"))
-        rc = set_count(key, op, val, &l->grp_submit_jobs, e);
-    else if (KEY("MaxWall", "MaxWallDurationPerJob"))
-        rc = set_wall(key, op, val, &l->max_wall_s, e);
-    else if (KEY("MaxTRESPerJob", "MaxTRES"))
-        rc = set_tres(key, op, val, l->max_tres_per_job, e);
-    else if (qos && KEY("MaxTRESPerUser", "MaxTRESPU"))
-        rc = set_tres(key, op, val, l->max_tres_per_user, e);
-    else if (KEY("GrpTRES"))
-        rc = set_tres(key, op, val, l->grp_tres, e);
-    else if (qos && KEY("MinPrioThreshold"))
-        rc = set_count(key, op, val, &l->min_prio_threshold, e);
-    else
-        return 0;
-    return rc < 0 ? -1 : 1;
-}
+#define KEY(...) limits_key_is(key, (const char *const[]){__VA_ARGS__, NULL})
 
 /* A list of QOS names with =, += or -=; every name must exist. */
 static int set_qos_list(const struct acct *a, const char *key, const char *op,
@@ -189,7 +31,7 @@ static int set_qos_list(const struct acct *a, const char *key, const char *op,
         nv = acct_strv_dup(*v, *n);
         nn = *n;
     }
-    copy = xstrdup(clears(val) && strcmp(op, "=") == 0 ? "" : val);
+    copy = xstrdup(limits_value_clears(val) && strcmp(op, "=") == 0 ? "" : val);
     for (item = strtok_r(copy, ",", &save); item != NULL;
          item = strtok_r(NULL, ",", &save)) {
         if (acct_qos_find(a, item) == NULL) {
@@ -219,9 +61,9 @@ static int set_time(const char *key, const char *op, const char *val,
     struct err ve;
     uint64_t u;
 
-    if (only_assign(key, op, e) < 0)
+    if (limits_key_assign_only(key, op, e) < 0)
         return -1;
-    if (clears(val)) {
+    if (limits_value_clears(val)) {
         *out = ACCT_TIME_UNSET;
         return 0;
     }
@@ -269,7 +111,7 @@ static int set_flags(const char *key, const char *op, const char *val,
 static int set_string(const char *key, const char *op, const char *val,
                       char **out, struct err *e)
 {
-    if (only_assign(key, op, e) < 0)
+    if (limits_key_assign_only(key, op, e) < 0)
         return -1;
     if (strlen(val) > 1024)
         return err_inval(e, "%s is %zu bytes, the limit is 1024", key,
@@ -289,8 +131,8 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
     if (KEY("Description"))
         rc = set_string(key, op, val, &q->description, e);
     else if (KEY("Priority")) {
-        rc = only_assign(key, op, e);
-        if (rc == 0 && clears(val))
+        rc = limits_key_assign_only(key, op, e);
+        if (rc == 0 && limits_value_clears(val))
             q->priority = 0;
         else if (rc == 0 &&
                  value_parse_u64(val, 0, UINT32_MAX - 1, &u, NULL) < 0)
@@ -301,7 +143,7 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
     } else if (KEY("Preempt"))
         rc = set_qos_list(a, key, op, val, &q->preempt, &q->n_preempt, e);
     else if (KEY("PreemptMode")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && acct_preempt_mode_parse(val, &q->preempt_mode) < 0)
             rc = err_inval(e,
                            "PreemptMode=%.64s: expected cluster, off, cancel, "
@@ -315,8 +157,8 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
             q->grace_time_s = 0;
     } else if (KEY("UsageFactor")) {
         double d = strtod(val, &end);
-        rc = only_assign(key, op, e);
-        if (rc == 0 && clears(val))
+        rc = limits_key_assign_only(key, op, e);
+        if (rc == 0 && limits_value_clears(val))
             q->usage_factor = 1.0;
         else if (rc == 0 && (end == val || *end != '\0' || !(d >= 0)))
             rc = err_inval(e, "UsageFactor=%.64s: expected a number >= 0", val);
@@ -325,7 +167,7 @@ int acct_set_qos(const struct acct *a, struct acct_qos *q, const char *key,
     } else if (KEY("Flags"))
         rc = set_flags(key, op, val, &q->flags, e);
     else
-        return set_limit(&q->limits, true, key, op, val, e);
+        return limits_set_key(&q->limits, true, key, op, val, e);
     return rc < 0 ? -1 : 1;
 }
 
@@ -336,10 +178,10 @@ int acct_set_assoc(const struct acct *a, struct acct_assoc *as, const char *key,
     int rc;
 
     if (KEY("Fairshare", "Shares")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && strcasecmp(val, "parent") == 0)
             as->shares = ACCT_SHARES_PARENT;
-        else if (rc == 0 && clears(val))
+        else if (rc == 0 && limits_value_clears(val))
             as->shares = 1;
         else if (rc == 0 &&
                  value_parse_u64(val, 0, UINT32_MAX - 1, &u, NULL) < 0)
@@ -348,8 +190,8 @@ int acct_set_assoc(const struct acct *a, struct acct_assoc *as, const char *key,
         else if (rc == 0)
             as->shares = (uint32_t)u;
     } else if (KEY("DefaultQOS", "DefQOS")) {
-        rc = only_assign(key, op, e);
-        if (rc == 0 && clears(val)) {
+        rc = limits_key_assign_only(key, op, e);
+        if (rc == 0 && limits_value_clears(val)) {
             free(as->default_qos);
             as->default_qos = NULL;
         } else if (rc == 0 && acct_qos_find(a, val) == NULL) {
@@ -361,7 +203,7 @@ int acct_set_assoc(const struct acct *a, struct acct_assoc *as, const char *key,
     } else if (KEY("QOS", "QOSLevel")) {
         rc = set_qos_list(a, key, op, val, &as->qos, &as->n_qos, e);
     } else {
-        return set_limit(&as->limits, false, key, op, val, e);
+        return limits_set_key(&as->limits, false, key, op, val, e);
     }
     return rc < 0 ? -1 : 1;
 }
@@ -373,13 +215,13 @@ int acct_set_user(const struct acct *a, struct acct_user *u, const char *key,
     int rc;
 
     if (KEY("DefaultAccount", "DefAccount", "DefAcct")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && acct_account_find(a, val) == NULL)
             rc = err_inval(e, "DefaultAccount=%.64s: no such account", val);
         else if (rc == 0)
             rc = set_string(key, op, val, &u->default_account, e);
     } else if (KEY("AdminLevel", "Admin")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && !(flags & ACCT_REQ_ADMIN_LEVEL))
             rc = err_inval(e, "AdminLevel: only administrators may set it "
                               "(operators may not)");
@@ -405,7 +247,7 @@ int acct_set_account(const struct acct *a, struct acct_account *ac,
     else if (KEY("Organization"))
         rc = set_string(key, op, val, &ac->organization, e);
     else if (KEY("Parent")) {
-        rc = only_assign(key, op, e);
+        rc = limits_key_assign_only(key, op, e);
         if (rc == 0 && acct_account_find(a, val) == NULL)
             rc = err_inval(e, "Parent=%.64s: no such account", val);
         else if (rc == 0 && strcmp(ac->name, "root") == 0)

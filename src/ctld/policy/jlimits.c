@@ -26,27 +26,11 @@ struct jlimits {
     const struct sched_job *jobs;
 };
 
-/* Does the comma list s name word (case-insensitive)? */
-static bool names(const char *s, const char *word)
-{
-    size_t n = strlen(word);
-
-    while (s != NULL && *s != '\0') {
-        const char *end = strchr(s, ',');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        if (len == n && strncasecmp(s, word, n) == 0)
-            return true;
-        s = end ? end + 1 : NULL;
-    }
-    return false;
-}
-
 struct jlimits *jlimits_create(const char *enforce)
 {
     struct jlimits *l = xcalloc(1, sizeof(*l));
 
-    l->enforce = names(enforce, "limits") || names(enforce, "safe");
-    l->enforce_qos = l->enforce && names(enforce, "qos");
+    limits_enforce_parse(enforce, &l->enforce, &l->enforce_qos);
     l->usage = limits_usage_create();
     return l;
 }
@@ -79,15 +63,13 @@ static int view(struct jlimits *l, const struct job *j, struct limits_level *lv,
     struct limits_level all[LIMITS_LEVEL_MAX];
     bool deny = false;
     int n = l->chain(l->chain_arg, j, all, &deny, e);
-    size_t k = 0;
+    size_t k;
 
     if (n < 0)
         return -1;
     /* without "qos" in AccountingStorageEnforce, QOS limits are not
      * enforced; the associations' are */
-    for (int i = 0; i < n; i++)
-        if (l->enforce_qos || all[i].kind != LIMITS_QOS)
-            lv[k++] = all[i];
+    k = limits_levels_enforced(all, (size_t)n, l->enforce_qos, lv);
     memset(out, 0, sizeof(*out));
     out->user = j->user_name;
     out->account = j->account != NULL ? j->account : "";

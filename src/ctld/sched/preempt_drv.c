@@ -30,18 +30,14 @@
 #include "ctld/core/persist.h"
 #include "ctld/core/stats.h"
 #include "sched/preempt.h"
-#include "sched/select.h"
+#include "sched/preempt_policy.h"
 #include "sched/sched.h"
 
 /* What one victim held on one node of its preemptor's placement. */
 struct held {
     uint64_t victim;
     uint32_t restarts; /* the victim's restart_count: this run */
-    size_t node;
-    uint32_t cpus;
-    uint64_t mem_mib;
-    uint32_t *gpus; /* positions */
-    uint32_t ngpus;
+    struct sched_held r;
 };
 
 /* A preemptor waiting for its victims to release their resources. */
@@ -54,13 +50,8 @@ struct hold {
 };
 
 struct preempt_drv {
-    struct preempt_drv_src src; /* borrowed contexts */
-    struct sched_preempt_params params;
-    bool suspend_gpu_jobs; /* PreemptParameters: suspend GPU jobs too */
-    /* PreemptParameters=exempt_until_checkpoint_max: how long a job of
-     * an ExemptUntilCheckpoint QOS without a checkpoint stays exempt
-     * (-1: the default, PREEMPT_CKPT_EXEMPT_FACTOR x its exempt time) */
-    int64_t ckpt_exempt_max_s;
+    struct preempt_drv_src src;   /* borrowed contexts */
+    struct sched_preempt_conf pc; /* PreemptType, PreemptParameters ... */
     struct hold *holds;
     /* a pass when the next victim's exemption ends, for a waiting job */
     struct event *exempt_ev;
@@ -89,32 +80,6 @@ static void exempt_cb(evutil_socket_t fd, short what, void *arg)
 static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text);
 static void hold_store(struct preempt_drv *p, const struct hold *h, bool keep);
 
-int preempt_ckpt_exempt_max(const char *params, int64_t *out, struct err *e)
-{
-    static const char key[] = "exempt_until_checkpoint_max=";
-    const char *v = params;
-    char buf[64];
-    size_t len;
-
-    *out = -1;
-    while (v != NULL && *v != '\0' && strncasecmp(v, key, sizeof(key) - 1))
-        v = (v = strchr(v, ',')) ? v + 1 : NULL;
-    if (v == NULL || *v == '\0')
-        return 0;
-    v += sizeof(key) - 1;
-    len = strcspn(v, ",");
-    snprintf(buf, sizeof(buf), "%.*s", (int)len, v);
-    if (len == 0 || len >= sizeof(buf) || timefmt_parse(buf, out, e) < 0) {
-        *out = -1;
-        errno = EINVAL;
-        return err_set(e,
-                       "PreemptParameters=exempt_until_checkpoint_max=%.32s: "
-                       "expected a time (e.g. 1:00:00) or INFINITE",
-                       buf);
-    }
-    return 0;
-}
-
 struct preempt_drv *preempt_drv_create(const struct preempt_drv_src *src)
 {
     struct preempt_drv *p = xcalloc(1, sizeof(*p));
@@ -122,27 +87,17 @@ struct preempt_drv *preempt_drv_create(const struct preempt_drv_src *src)
 
     p->src = *src;
     p->exempt_ev = evtimer_new(src->base, exempt_cb, p);
-    if (sched_preempt_params_parse(src->conf->preempt_parameters, &p->params,
-                                   &e) < 0) {
-        log_warnx("%s; using the defaults", e.text);
-        sched_preempt_params_parse("", &p->params, &e);
-    }
+    if (sched_preempt_conf_init(&p->pc, src->conf, &e) < 0)
+        log_warnx("%s; using the default", e.text);
     if (persist_hold_load(src->persist, hold_restore, p, &e) < 0)
         log_warnx("preemption holds not restored: %s", e.text);
-    p->suspend_gpu_jobs =
-        conf_preempt_param(src->conf->preempt_parameters, "suspend_gpu_jobs");
-    if (preempt_ckpt_exempt_max(src->conf->preempt_parameters,
-                                &p->ckpt_exempt_max_s, &e) < 0) {
-        log_warnx("%s; using the default", e.text);
-        p->ckpt_exempt_max_s = -1;
-    }
     return p;
 }
 
 static void hold_free(struct hold *h)
 {
     for (size_t i = 0; i < h->nres; i++)
-        free(h->res[i].gpus);
+        sched_held_clear(&h->res[i].r);
     free(h->res);
     free(h);
 }
@@ -194,15 +149,6 @@ static bool hold_pending(struct preempt_drv *p, const struct hold *h)
     return j->array_task_id == h->task;
 }
 
-static void mark_used(struct sched_node *n, const struct held *r)
-{
-    n->cpus_alloc += r->cpus;
-    n->mem_alloc_mib += r->mem_mib;
-    for (uint32_t g = 0; g < r->ngpus; g++)
-        if (r->gpus[g] < n->ngpus)
-            n->gpu_used[r->gpus[g] / 64] |= UINT64_C(1) << (r->gpus[g] % 64);
-}
-
 void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
                       struct sched_job *sj, const int64_t *task, size_t n)
 {
@@ -215,8 +161,8 @@ void preempt_drv_hold(struct preempt_drv *p, struct sched_cluster *cl,
             continue;
         }
         for (size_t i = 0; i < h->nres; i++)
-            if (h->res[i].node < cl->nnodes && !victim_alive(p, &h->res[i]))
-                mark_used(&cl->nodes[h->res[i].node], &h->res[i]);
+            if (h->res[i].r.node < cl->nnodes && !victim_alive(p, &h->res[i]))
+                sched_held_mark(&cl->nodes[h->res[i].r.node], &h->res[i].r);
     }
 }
 
@@ -238,10 +184,10 @@ void preempt_drv_reserve(struct preempt_drv *p, struct sched_node *nodes,
         /* the preemptor's CPUs on each node it took victims on: CPUs
          * are all a resume needs */
         for (size_t i = 0; i < h->nres; i++) {
-            size_t nd = h->res[i].node;
+            size_t nd = h->res[i].r.node;
             bool seen = false;
             for (size_t k = 0; k < i; k++)
-                seen = seen || h->res[k].node == nd;
+                seen = seen || h->res[k].r.node == nd;
             if (nd < n && !seen)
                 nodes[nd].cpus_alloc += j->cpus_per_node;
         }
@@ -299,14 +245,15 @@ static char *hold_encode(const struct preempt_drv *p, const struct hold *h)
     char *text;
 
     for (size_t i = 0; i < h->nres; i++) {
-        const struct held *r = &h->res[i];
+        const struct held *hr = &h->res[i];
+        const struct sched_held *r = &hr->r;
         json_t *g = json_array();
         for (uint32_t k = 0; k < r->ngpus; k++)
             json_array_append_new(g, json_integer(r->gpus[k]));
         json_array_append_new(res,
                               json_pack("{s:I,s:I,s:s,s:I,s:I,s:o}", "victim",
-                                        (json_int_t)r->victim, "restarts",
-                                        (json_int_t)r->restarts, "node",
+                                        (json_int_t)hr->victim, "restarts",
+                                        (json_int_t)hr->restarts, "node",
                                         p->src.conf->nodes[r->node].name,
                                         "cpus", (json_int_t)r->cpus, "mem_mib",
                                         (json_int_t)r->mem_mib, "gpus", g));
@@ -352,16 +299,16 @@ static int held_decode(const struct preempt_drv *p, json_t *o, struct held *r)
         return -1;
     *r = (struct held){.victim = (uint64_t)victim,
                        .restarts = (uint32_t)restarts,
-                       .node = (size_t)(cn - p->src.conf->nodes),
-                       .cpus = (uint32_t)cpus,
-                       .mem_mib = (uint64_t)mem,
-                       .ngpus = (uint32_t)json_array_size(g)};
-    r->gpus = r->ngpus ? xcalloc(r->ngpus, sizeof(*r->gpus)) : NULL;
-    for (uint32_t k = 0; k < r->ngpus; k++) {
+                       .r = {.node = (size_t)(cn - p->src.conf->nodes),
+                             .cpus = (uint32_t)cpus,
+                             .mem_mib = (uint64_t)mem,
+                             .ngpus = (uint32_t)json_array_size(g)}};
+    r->r.gpus = r->r.ngpus ? xcalloc(r->r.ngpus, sizeof(*r->r.gpus)) : NULL;
+    for (uint32_t k = 0; k < r->r.ngpus; k++) {
         json_t *x = json_array_get(g, k);
         if (!json_is_integer(x) || json_integer_value(x) < 0)
             return -1;
-        r->gpus[k] = (uint32_t)json_integer_value(x);
+        r->r.gpus[k] = (uint32_t)json_integer_value(x);
     }
     return 0;
 }
@@ -405,7 +352,7 @@ static int hold_restore(void *arg, uint64_t id, int64_t task, const char *text)
     return 0;
 }
 
-/* ---- policy ----------------------------------------------------------- */
+/* ---- policy (sched/preempt_policy.h) ------------------------------------ */
 
 static const struct acct_qos *qos_of(const struct preempt_drv *p,
                                      const struct job *j)
@@ -413,111 +360,96 @@ static const struct acct_qos *qos_of(const struct preempt_drv *p,
     return j->qos != NULL ? acct_qos_find(p->src.acct, j->qos) : NULL;
 }
 
-/* The victim's PreemptMode: its QOS's, else its partition's (which is
- * the global one unless the partition sets its own). */
-static enum conf_preempt_mode victim_mode(const struct preempt_drv *p,
-                                          const struct job *v)
+/* A QOS's preemption fields as the policy reads them. */
+static void policy_qos(const struct acct_qos *q, struct sched_preempt_qos *out)
 {
-    const struct acct_qos *q = qos_of(p, v);
+    static const enum conf_preempt_mode modes[] = {
+        [ACCT_PREEMPT_OFF] = CONF_PREEMPT_MODE_OFF,
+        [ACCT_PREEMPT_CANCEL] = CONF_PREEMPT_MODE_CANCEL,
+        [ACCT_PREEMPT_REQUEUE] = CONF_PREEMPT_MODE_REQUEUE,
+        [ACCT_PREEMPT_SUSPEND] = CONF_PREEMPT_MODE_SUSPEND,
+    };
 
-    if (q != NULL)
-        switch (q->preempt_mode) {
-        case ACCT_PREEMPT_OFF:
-            return CONF_PREEMPT_MODE_OFF;
-        case ACCT_PREEMPT_CANCEL:
-            return CONF_PREEMPT_MODE_CANCEL;
-        case ACCT_PREEMPT_REQUEUE:
-            return CONF_PREEMPT_MODE_REQUEUE;
-        case ACCT_PREEMPT_SUSPEND:
-            return CONF_PREEMPT_MODE_SUSPEND;
-        case ACCT_PREEMPT_CLUSTER:
-            break;
-        }
-    return p->src.conf->parts[v->part].preempt_mode.mode;
+    *out = (struct sched_preempt_qos){
+        .name = q->name,
+        .mode_set = q->preempt_mode != ACCT_PREEMPT_CLUSTER,
+        .mode = modes[q->preempt_mode],
+        .exempt_time_s = q->preempt_exempt_time_s == ACCT_TIME_UNSET
+                             ? -1
+                             : q->preempt_exempt_time_s,
+        .grace_time_s = q->grace_time_s,
+        .exempt_until_checkpoint =
+            (q->flags & ACCT_QOS_EXEMPT_UNTIL_CHECKPOINT) != 0,
+        .preempt = q->preempt,
+        .npreempt = q->n_preempt,
+    };
 }
 
-static uint32_t tier_of(const struct preempt_drv *p, const struct job *j)
+/* j as the policy sees it; q receives its QOS's fields (out->qos points
+ * to it when j's QOS exists). */
+static void policy_job(const struct preempt_drv *p, const struct job *j,
+                       struct sched_preempt_qos *q,
+                       struct sched_preempt_job *out)
 {
-    return parts_get(p->src.parts, j->part)->priority_tier;
+    const struct acct_qos *aq = qos_of(p, j);
+    const struct conf_part *cp = &p->src.conf->parts[j->part];
+
+    if (aq != NULL)
+        policy_qos(aq, q);
+    *out = (struct sched_preempt_job){
+        .tier = parts_get(p->src.parts, j->part)->priority_tier,
+        .qos_name = j->qos,
+        .qos = aq != NULL ? q : NULL,
+        .part_mode = cp->preempt_mode.mode,
+        .part_grace_s = cp->grace_time_s,
+        .requeue = j->requeue,
+        .gpus = j->gpu_alloc != NULL,
+        .start_time = j->start_time,
+        .last_checkpoint = j->last_checkpoint,
+    };
 }
 
-/* What preemption does to v: CANCEL, REQUEUE or SUSPEND (OFF: nothing).
- * A SUSPEND victim holding GPUs is requeued (cancelled when it may not
- * be requeued) unless PreemptParameters=suspend_gpu_jobs: suspended, it
- * would keep its GPUs. */
+/* What preemption does to v (sched_preempt_action). */
 static enum conf_preempt_mode victim_action(const struct preempt_drv *p,
                                             const struct job *v)
 {
-    enum conf_preempt_mode m = victim_mode(p, v);
+    struct sched_preempt_qos q;
+    struct sched_preempt_job pv;
 
-    if (m == CONF_PREEMPT_MODE_SUSPEND && v->gpu_alloc != NULL &&
-        !p->suspend_gpu_jobs)
-        m = CONF_PREEMPT_MODE_REQUEUE;
-    if (m == CONF_PREEMPT_MODE_REQUEUE && !v->requeue)
-        m = CONF_PREEMPT_MODE_CANCEL;
-    return m;
+    policy_job(p, v, &q, &pv);
+    return sched_preempt_action(&p->pc, &pv);
 }
 
 /* PreemptType: may pj preempt v at all? */
 static bool may_preempt(const struct preempt_drv *p, const struct job *pj,
                         const struct job *v)
 {
-    enum conf_preempt_mode m = victim_mode(p, v);
-    const struct acct_qos *q;
+    struct sched_preempt_qos q1, q2;
+    struct sched_preempt_job a, b;
 
-    if (m == CONF_PREEMPT_MODE_OFF)
-        return false;
-    switch (p->src.conf->preempt_type) {
-    case CONF_PREEMPT_PARTITION_PRIO:
-        return tier_of(p, v) < tier_of(p, pj);
-    case CONF_PREEMPT_QOS:
-        if ((q = qos_of(p, pj)) == NULL || v->qos == NULL)
-            return false;
-        for (size_t i = 0; i < q->n_preempt; i++)
-            if (strcmp(q->preempt[i], v->qos) == 0)
-                return true;
-        return false;
-    case CONF_PREEMPT_NONE:
-        break;
-    }
-    return false;
+    policy_job(p, pj, &q1, &a);
+    policy_job(p, v, &q2, &b);
+    return sched_preempt_may(&p->pc, &a, &b);
 }
 
-/* When v may be preempted: PreemptExemptTime of its QOS, else the
- * global one; with ExemptUntilCheckpoint not before its first
- * checkpoint, but no longer than exempt_until_checkpoint_max (so that a
- * job that never checkpoints does not hold its resources for ever). */
 time_t preempt_drv_exempt_until(const struct preempt_drv *p,
                                 const struct job *v)
 {
-    const struct acct_qos *q = qos_of(p, v);
-    int64_t s = p->src.conf->preempt_exempt_time_s, cap;
+    struct sched_preempt_qos q;
+    struct sched_preempt_job pv;
 
-    if (q != NULL && q->preempt_exempt_time_s != ACCT_TIME_UNSET)
-        s = q->preempt_exempt_time_s;
-    if (q != NULL && (q->flags & ACCT_QOS_EXEMPT_UNTIL_CHECKPOINT) &&
-        v->last_checkpoint == 0) {
-        cap = p->ckpt_exempt_max_s;
-        if (cap < 0)
-            cap = s <= 0 ? PREEMPT_CKPT_EXEMPT_MIN_S
-                  : s >= INT64_MAX / PREEMPT_CKPT_EXEMPT_FACTOR
-                      ? TIMEFMT_INFINITE
-                      : s * PREEMPT_CKPT_EXEMPT_FACTOR;
-        if (cap >= JOBS_TIME_LIMIT_MAX_S)
-            return (time_t)INT64_MAX;
-        return v->start_time + (time_t)cap;
-    }
-    return s > 0 ? v->start_time + (time_t)s : 0;
+    policy_job(p, v, &q, &pv);
+    return sched_preempt_exempt_until(&p->pc, &pv);
 }
 
 /* GraceTime: the victim's QOS's, else its partition's. */
 static uint32_t grace_of(const struct preempt_drv *p, const struct job *v)
 {
-    const struct acct_qos *q = qos_of(p, v);
+    struct sched_preempt_qos q;
+    struct sched_preempt_job pv;
 
-    if (q != NULL && q->grace_time_s > 0)
-        return (uint32_t)q->grace_time_s;
-    return p->src.conf->parts[v->part].grace_time_s;
+    policy_job(p, v, &q, &pv);
+    return sched_preempt_grace_s(&pv);
 }
 
 /* ---- the victims' model ----------------------------------------------- */
@@ -567,7 +499,7 @@ static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
             .mem_per_node_mib = job_mem_per_node(j),
             .gpus_per_node = g,
             .gpus = pos,
-            .tier = tier_of(p, j),
+            .tier = parts_get(p->src.parts, j->part)->priority_tier,
             .priority = j->priority,
             .start_time = j->start_time,
             .exempt_until = until,
@@ -592,29 +524,16 @@ static void victims_free(struct victims *vs)
 static void hold_add(struct hold *h, const struct victims *vs, size_t x,
                      const struct sched_preempt_plan *plan)
 {
-    const struct sched_victim *v = &vs->v[x];
+    struct sched_held *got = NULL;
+    size_t n = 0;
 
-    for (size_t k = 0; k < v->nnodes; k++) {
-        bool on = false;
-        for (size_t i = 0; i < plan->nnodes; i++)
-            on |= plan->nodes[i] == v->nodes[k];
-        if (!on)
-            continue;
-        h->res = xreallocarray(h->res, h->nres + 1, sizeof(*h->res));
-        struct held *r = &h->res[h->nres++];
-        /* a suspended victim frees its CPUs only */
-        *r = (struct held){.victim = v->id,
-                           .restarts = vs->j[x]->restart_count,
-                           .node = v->nodes[k],
-                           .cpus = v->cpus_per_node,
-                           .mem_mib = v->suspend ? 0 : v->mem_per_node_mib,
-                           .ngpus = v->suspend ? 0 : v->gpus_per_node};
-        if (r->ngpus > 0) {
-            r->gpus = xcalloc(r->ngpus, sizeof(*r->gpus));
-            memcpy(r->gpus, v->gpus + k * r->ngpus,
-                   r->ngpus * sizeof(*r->gpus));
-        }
-    }
+    sched_preempt_held(&vs->v[x], plan, &got, &n);
+    h->res = xreallocarray(h->res, h->nres + n + 1, sizeof(*h->res));
+    for (size_t i = 0; i < n; i++)
+        h->res[h->nres++] = (struct held){.victim = vs->v[x].id,
+                                          .restarts = vs->j[x]->restart_count,
+                                          .r = got[i]};
+    free(got);
 }
 
 /* Count victim x's preemption for /metrics, once it is done (suspended,
@@ -688,62 +607,14 @@ static void act(struct preempt_drv *p, struct job *pj, int64_t task,
     hold_store(p, h, true);
 }
 
-/* The plan as the model will be once it is carried out: the victims'
- * resources free, then what sj takes on the plan's nodes used, so that a
- * later preemptor of this pass (the next task of an array) neither counts
- * on the same resources nor leaves a victim's surplus unused. */
-static void claim(struct sched_cluster *cl, const struct sched_job *sj,
-                  const struct victims *vs,
-                  const struct sched_preempt_plan *plan)
-{
-    for (size_t i = 0; i < plan->nvictims; i++) {
-        const struct sched_victim *v = &vs->v[plan->victims[i]];
-        for (size_t k = 0; k < v->nnodes; k++) {
-            struct sched_node *n = &cl->nodes[v->nodes[k]];
-            n->cpus_alloc -= n->cpus_alloc < v->cpus_per_node
-                                 ? n->cpus_alloc
-                                 : v->cpus_per_node;
-            n->mem_alloc_mib -= n->mem_alloc_mib < v->mem_per_node_mib
-                                    ? n->mem_alloc_mib
-                                    : v->mem_per_node_mib;
-            for (uint32_t g = 0; g < v->gpus_per_node; g++) {
-                uint32_t pos = v->gpus[k * v->gpus_per_node + g];
-                if (pos < n->ngpus)
-                    n->gpu_used[pos / 64] &= ~(UINT64_C(1) << (pos % 64));
-            }
-        }
-    }
-    for (size_t k = 0; k < plan->nnodes; k++) {
-        struct sched_node *n = &cl->nodes[plan->nodes[k]];
-        uint32_t got = 0;
-        n->cpus_alloc += sj->cpus_per_node;
-        n->mem_alloc_mib += sj->mem_per_node_mib;
-        for (uint32_t pos = 0; got < sj->gpus_per_node && pos < n->ngpus;
-             pos++) {
-            uint64_t bit = UINT64_C(1) << (pos % 64);
-            if ((n->gpu_used[pos / 64] & bit) ||
-                !select_gpu_type_ok(n, pos, sj->gpu_type))
-                continue;
-            n->gpu_used[pos / 64] |= bit;
-            got++;
-        }
-    }
-}
-
 /* Asks for a pass at the earliest time when one of the victims this job
  * may preempt stops being exempt (a time later than now; "until a
  * checkpoint" is left out: the checkpoint itself asks for a pass). */
 static void exempt_wake(struct preempt_drv *p, const struct victims *vs,
                         time_t now)
 {
-    time_t next = 0;
+    time_t next = sched_preempt_next_exempt(vs->v, vs->n, now);
 
-    for (size_t k = 0; k < vs->n; k++) {
-        time_t t = vs->v[k].exempt_until;
-        if (vs->v[k].may && t > now && t != (time_t)INT64_MAX &&
-            (next == 0 || t < next))
-            next = t;
-    }
     if (next == 0 || (p->exempt_at != 0 && p->exempt_at <= next))
         return;
     struct timeval tv = {next - now, 0};
@@ -812,20 +683,20 @@ void preempt_drv_run(struct preempt_drv *p, struct sched_cluster *cl,
             cand += vs.v[k].may;
         }
         if (cand == 0) {
-            if (p->suspend_gpu_jobs)
+            if (p->pc.suspend_gpu_jobs)
                 gpus_held_reason(p, pj);
             continue;
         }
         int rc = sched_preempt_find(cl, &cl->jobs[d->job], vs.v, vs.n, now,
-                                    &p->params, &plan);
+                                    &p->pc.params, &plan);
         if (rc < 0)
             log_warn("job=%" PRIu64 " preempt: the model was refused", pj->id);
         if (rc == 1 && plan.nvictims > 0) {
             act(p, pj, t, &vs, &plan, now);
-            claim(cl, &cl->jobs[d->job], &vs, &plan);
+            sched_preempt_claim(cl, &cl->jobs[d->job], vs.v, &plan);
         } else
             exempt_wake(p, &vs, now);
-        if (rc != 1 && p->suspend_gpu_jobs)
+        if (rc != 1 && p->pc.suspend_gpu_jobs)
             gpus_held_reason(p, pj);
         sched_preempt_plan_clear(&plan);
     }

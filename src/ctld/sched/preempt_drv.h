@@ -39,18 +39,6 @@ struct sched_job;
 struct sched_result;
 struct stats;
 
-/* ExemptUntilCheckpoint without a checkpoint: exempt for at most
- * PreemptParameters=exempt_until_checkpoint_max, by default this many
- * times the job's PreemptExemptTime, or PREEMPT_CKPT_EXEMPT_MIN_S when
- * that is 0. */
-#define PREEMPT_CKPT_EXEMPT_FACTOR 4
-#define PREEMPT_CKPT_EXEMPT_MIN_S 3600
-
-/* preempt_ckpt_exempt_max: exempt_until_checkpoint_max=TIME of
- * PreemptParameters params into *out (seconds, TIMEFMT_INFINITE; -1
- * when absent).  -1 with EINVAL and e when the time is bad. */
-int preempt_ckpt_exempt_max(const char *params, int64_t *out, struct err *e);
-
 /* preempt_drv_exempt_until: when running job v may first be preempted
  * (0: at once; INT64_MAX: never). */
 time_t preempt_drv_exempt_until(const struct preempt_drv *p,

@@ -42,97 +42,48 @@ static uint32_t max_qos_prio(const struct acct *a)
     return m;
 }
 
-static int conf_weights(struct prio_drv *p, const struct conf *cf,
-                        struct err *e)
+/* What j asks for, as the priority settings read it. */
+static struct prio_setup_req job_req(const struct job *j, uint32_t nodes)
 {
-    p->pc = (struct prio_conf){
-        .multifactor = cf->priority_type == CONF_PRIORITY_MULTIFACTOR,
-        .weight = {cf->priority_weight_age, cf->priority_weight_fairshare,
-                   cf->priority_weight_job_size, cf->priority_weight_partition,
-                   cf->priority_weight_qos},
-        .max_age_s = cf->priority_max_age_s > 0 &&
-                             cf->priority_max_age_s != TIMEFMT_INFINITE
-                         ? cf->priority_max_age_s
-                         : 7 * 86400,
-        .favor_small = cf->priority_favor_small,
+    return (struct prio_setup_req){
+        .part = j->part,
+        .nodes = nodes,
+        .cpus_per_node = j->cpus_per_node,
+        .mem_per_node_mib = job_mem_per_node(j),
+        .gpus_per_node = j->gpus_per_node,
+        .time_limit_s =
+            j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
     };
-    if (prio_flags_parse(cf->priority_flags, &p->pc.flags, e) < 0)
-        return err_prefix(e, "PriorityFlags");
-    if (prio_tres_weights_parse(cf->priority_weight_tres, p->pc.weight_tres,
-                                e) < 0)
-        return err_prefix(e, "PriorityWeightTRES");
-    p->fair_tree = !(p->pc.flags & PRIO_F_NO_FAIR_TREE);
-    p->max_tres = p->pc.flags & PRIO_F_MAX_TRES;
-    p->calc_period_s = cf->priority_calc_period_s > 0 &&
-                               cf->priority_calc_period_s != TIMEFMT_INFINITE
-                           ? cf->priority_calc_period_s
-                           : 300;
-    p->half_life_s = cf->priority_decay_half_life_s == TIMEFMT_INFINITE
-                         ? 0
-                         : cf->priority_decay_half_life_s;
-    p->reset = (enum fs_reset)cf->priority_usage_reset_period;
-    return 0;
-}
-
-static int conf_parts(struct prio_drv *p, const struct conf *cf, struct err *e)
-{
-    size_t np = cf->n_parts ? cf->n_parts : 1;
-
-    p->billing = xcalloc(np, sizeof(*p->billing));
-    p->part_tres = xcalloc(np, sizeof(*p->part_tres));
-    for (size_t i = 0; i < cf->n_parts; i++) {
-        const struct conf_part *cp = &cf->parts[i];
-        if (prio_tres_weights_parse(cp->tres_billing_weights, p->billing[i],
-                                    e) < 0)
-            return err_prefix(e, "PartitionName=%s TRESBillingWeights",
-                              cp->name);
-        if (cp->priority_job_factor > p->norm.max_part_factor)
-            p->norm.max_part_factor = cp->priority_job_factor;
-        for (size_t k = 0; k < cp->n_nodes; k++) {
-            const struct conf_node *n = &cf->nodes[cp->node_idx[k]];
-            p->part_tres[i][LIMITS_TRES_CPU] += n->cpus;
-            p->part_tres[i][LIMITS_TRES_MEM] += n->mem_mib;
-            p->part_tres[i][LIMITS_TRES_NODE]++;
-            p->part_tres[i][LIMITS_TRES_GPU] +=
-                gres_count(n->gres, "gpu", NULL);
-        }
-    }
-    p->norm.nodes = (uint32_t)cf->n_nodes;
-    for (size_t i = 0; i < cf->n_nodes; i++)
-        p->norm.cpus += cf->nodes[i].cpus;
-    return 0;
 }
 
 static void compute(struct prio_drv *p, struct job *j, time_t now)
 {
-    const struct conf *cf = p->src.conf;
     const struct acct_qos *q = j->qos ? acct_qos_find(p->src.acct, j->qos) : 0;
-    struct prio_job pj = {
-        .age_s = prio_accrue_age_s(&j->accrual, now),
-        .since_submit_s = now > j->submit_time ? now - j->submit_time : 0,
-        .nodes = j->nodes,
-        .cpus = j->cpus_per_node * j->nodes,
-        .time_limit_s =
-            j->time_limit_s == TIMEFMT_INFINITE ? 0 : j->time_limit_s,
-        .part_factor = cf->parts[j->part].priority_job_factor,
-        .qos_prio = q ? q->priority : 0,
-        .nice = j->nice,
-    };
+    struct prio_setup_req r = job_req(j, j->nodes);
+    struct prio_job pj;
     char key[KEY_MAX];
     size_t k;
 
+    prio_setup_job(&p->ps, &r, &pj);
+    pj.age_s = prio_accrue_age_s(&j->accrual, now);
+    pj.since_submit_s = now > j->submit_time ? now - j->submit_time : 0;
+    pj.qos_prio = q ? q->priority : 0;
+    pj.nice = j->nice;
     if (prio_job_key(p, j, key, sizeof(key)) &&
         (k = prio_tree_find(p, key)) != SIZE_MAX)
         pj.fairshare = p->fs[k].factor;
-    pj.tres[LIMITS_TRES_CPU] = pj.cpus;
-    pj.tres[LIMITS_TRES_MEM] = job_mem_per_node(j) * j->nodes;
-    pj.tres[LIMITS_TRES_NODE] = j->nodes;
-    pj.tres[LIMITS_TRES_GPU] = (uint64_t)j->gpus_per_node * j->nodes;
-    memcpy(pj.part_tres, p->part_tres[j->part], sizeof(pj.part_tres));
     if (j->factors == NULL)
         j->factors = xcalloc(1, sizeof(*j->factors));
-    j->priority = prio_compute(&p->pc, &p->norm, &pj, j->factors);
+    j->priority = prio_compute(&p->ps.pc, &p->ps.norm, &pj, j->factors);
     j->prio_gen = p->gen;
+}
+
+double prio_usage_rate(const struct prio_drv *p, const struct job *j,
+                       double factor, time_t from, time_t to)
+{
+    struct prio_setup_req r = job_req(j, (uint32_t)j->n_alloc);
+
+    return prio_setup_charge(&p->ps, &r, factor, from, to);
 }
 
 static void recompute_all(struct prio_drv *p, time_t now)
@@ -150,7 +101,7 @@ static void recompute_all(struct prio_drv *p, time_t now)
 static void tree_refresh(struct prio_drv *p)
 {
     p->acct_gen = acct_generation(p->src.acct);
-    p->norm.max_qos_prio = max_qos_prio(p->src.acct);
+    p->ps.norm.max_qos_prio = max_qos_prio(p->src.acct);
     prio_tree_build(p);
     p->gen++;
 }
@@ -222,8 +173,8 @@ static void charge_and_decay(struct prio_drv *p, time_t now)
         return;
     for (size_t i = 0; i < p->nusage; i++)
         if (!prio_usage_no_decay(p, p->usage[i].key))
-            p->usage[i].usage = fs_decay(p->usage[i].usage,
-                                         (double)(now - last), p->half_life_s);
+            p->usage[i].usage = fs_decay(
+                p->usage[i].usage, (double)(now - last), p->ps.half_life_s);
     for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next)
         if (j->state == JOB_RUNNING || j->state == JOB_COMPLETING)
             prio_usage_charge(p, j, j->start_time > last ? j->start_time : last,
@@ -233,7 +184,7 @@ static void charge_and_decay(struct prio_drv *p, time_t now)
 
 static void maybe_reset(struct prio_drv *p, time_t now)
 {
-    if (p->reset == FS_RESET_NONE || p->reset == FS_RESET_NOW)
+    if (p->ps.reset == FS_RESET_NONE || p->ps.reset == FS_RESET_NOW)
         return;
     if (p->next_reset != 0 && now >= p->next_reset) {
         for (size_t i = 0; i < p->nusage; i++)
@@ -242,7 +193,7 @@ static void maybe_reset(struct prio_drv *p, time_t now)
         log_info("fairshare usage reset (PriorityUsageResetPeriod)");
     }
     if (p->next_reset == 0 || now >= p->next_reset)
-        p->next_reset = fs_reset_next(p->reset, now);
+        p->next_reset = fs_reset_next(p->ps.reset, now);
 }
 
 void prio_drv_refresh(struct prio_drv *p, time_t now)
@@ -277,12 +228,11 @@ struct prio_drv *prio_drv_create(const struct prio_drv_src *src, struct err *e)
     time_t now = time(NULL);
 
     p->src = *src;
-    if (conf_weights(p, src->conf, e) < 0 || conf_parts(p, src->conf, e) < 0 ||
-        prio_usage_open(p, e) < 0)
+    if (prio_setup_init(&p->ps, src->conf, e) < 0 || prio_usage_open(p, e) < 0)
         goto error;
     if (p->last_calc == 0 || p->last_calc > now)
         p->last_calc = now;
-    if (p->reset == FS_RESET_NOW) {
+    if (p->ps.reset == FS_RESET_NOW) {
         for (size_t i = 0; i < p->nusage; i++)
             if (!prio_usage_no_decay(p, p->usage[i].key))
                 p->usage[i].usage = 0;
@@ -290,7 +240,7 @@ struct prio_drv *prio_drv_create(const struct prio_drv_src *src, struct err *e)
     }
     prio_drv_refresh(p, now);
     p->timer = event_new(src->base, -1, EV_PERSIST, timer_cb, p);
-    tv = (struct timeval){p->calc_period_s, 0};
+    tv = (struct timeval){p->ps.calc_period_s, 0};
     event_add(p->timer, &tv);
     return p;
 error:
@@ -308,8 +258,7 @@ void prio_drv_destroy(struct prio_drv *p)
         event_free(p->timer);
     prio_usage_close(p);
     prio_tree_free(p);
-    free(p->billing);
-    free(p->part_tres);
+    prio_setup_free(&p->ps);
     free(p);
     errno = saved;
 }

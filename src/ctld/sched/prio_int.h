@@ -17,6 +17,7 @@
 #include "sched/fairshare.h"
 #include "sched/limits.h"
 #include "sched/prio.h"
+#include "sched/prio_setup.h"
 
 struct job;
 struct sqlite3_stmt;
@@ -29,14 +30,7 @@ struct prio_usage {
 
 struct prio_drv {
     struct prio_drv_src src; /* borrowed contexts */
-    struct prio_conf pc;
-    struct prio_norm norm;
-    bool fair_tree, max_tres;
-    double (*billing)[LIMITS_TRES_COUNT]; /* per partition */
-    uint64_t (*part_tres)[LIMITS_TRES_COUNT];
-    int64_t calc_period_s;
-    int64_t half_life_s;
-    enum fs_reset reset;
+    struct prio_setup ps;    /* the configuration's priority settings */
 
     uint64_t gen;      /* moves whenever every pending job needs a new
                           priority */
@@ -69,6 +63,10 @@ double prio_usage_get(const struct prio_drv *p, const char *key);
 int prio_usage_save(struct prio_drv *p, struct err *e);
 /* prio_usage_save_one: write one entry and the clock. */
 int prio_usage_save_one(struct prio_drv *p, const char *key, struct err *e);
+/* prio_usage_rate (prio_drv.c): the usage j's allocation is billed from
+ * `from` to `to` with the QOS's UsageFactor factor (prio_setup_charge). */
+double prio_usage_rate(const struct prio_drv *p, const struct job *j,
+                       double factor, time_t from, time_t to);
 /* prio_usage_charge: usage of j from..to onto its association. */
 void prio_usage_charge(struct prio_drv *p, const struct job *j, time_t from,
                        time_t to);

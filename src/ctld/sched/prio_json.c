@@ -25,7 +25,7 @@ static json_t *weights_json(const struct prio_drv *p)
 
     for (int f = 0; f < PRIO_TRES; f++)
         json_object_set_new(o, prio_factor_name((enum prio_factor)f),
-                            json_integer(p->pc.weight[f]));
+                            json_integer(p->ps.pc.weight[f]));
     json_object_set_new(o, "tres", json_string(cf->priority_weight_tres));
     return o;
 }
@@ -162,7 +162,7 @@ static json_t *notes_json(const struct prio_drv *p)
     const struct conf *cf = p->src.conf;
     json_t *notes = json_array();
 
-    if (!p->pc.multifactor) {
+    if (!p->ps.pc.multifactor) {
         if (cf->priority_weight_age || cf->priority_weight_fairshare ||
             cf->priority_weight_qos || cf->priority_weight_partition ||
             cf->priority_weight_job_size)
@@ -172,11 +172,11 @@ static json_t *notes_json(const struct prio_drv *p)
                                    "jobs run in submit order"));
         return notes;
     }
-    if (p->pc.weight[PRIO_QOS] == 0)
+    if (p->ps.pc.weight[PRIO_QOS] == 0)
         note_qos(p, notes);
-    if (p->pc.weight[PRIO_PARTITION] == 0)
+    if (p->ps.pc.weight[PRIO_PARTITION] == 0)
         note_parts(p, notes);
-    if (p->pc.weight[PRIO_FAIRSHARE] == 0)
+    if (p->ps.pc.weight[PRIO_FAIRSHARE] == 0)
         note_fairshare(p, notes);
     return notes;
 }
@@ -206,7 +206,7 @@ json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now)
     }
     return json_pack(
         "{s:s, s:o, s:o, s:o}", "priority_type",
-        p->pc.multifactor ? "priority/multifactor" : "priority/basic",
+        p->ps.pc.multifactor ? "priority/multifactor" : "priority/basic",
         "weights", weights_json(p), "jobs", jobs, "notes", notes_json(p));
 }
 
@@ -229,7 +229,7 @@ static void share_walk(const struct prio_drv *p, size_t i, int depth,
             a->parent == FS_NO_PARENT ? NULL : p->fs[a->parent].name, "depth",
             depth, "raw_shares", (json_int_t)a->shares_raw, "norm_shares",
             a->shares_norm, "raw_usage", a->usage_tree, "effective_usage",
-            p->fair_tree ? a->usage_norm : a->usage_eff, "fairshare",
+            p->ps.fair_tree ? a->usage_norm : a->usage_eff, "fairshare",
             a->is_user ? json_real(a->factor) : json_null(), "level_fs",
             isfinite(a->level_fs) ? json_real(a->level_fs) : json_null()));
     for (size_t k = 0; k < p->nfs; k++)
@@ -264,8 +264,8 @@ json_t *prio_drv_share_json(struct prio_drv *p, json_t *req)
         if (p->fs[i].parent == FS_NO_PARENT)
             share_walk(p, i, 0, out);
     return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o}", "algorithm",
-                     p->fair_tree ? "fair_tree" : "classic", "half_life_s",
-                     (json_int_t)p->half_life_s, "last_calc",
+                     p->ps.fair_tree ? "fair_tree" : "classic", "half_life_s",
+                     (json_int_t)p->ps.half_life_s, "last_calc",
                      (json_int_t)p->last_calc, "shares", out, "qos",
                      qos_usage_json(p), "notes", notes_json(p));
 }
@@ -289,9 +289,9 @@ void prio_drv_share_each(struct prio_drv *p, time_t now,
                     .user = a->is_user ? a->name : NULL,
                     .shares_norm = a->shares_norm,
                     .usage_raw = a->usage_tree,
-                    .usage_eff = p->fair_tree ? a->usage_norm : a->usage_eff,
+                    .usage_eff = p->ps.fair_tree ? a->usage_norm : a->usage_eff,
                     .fairshare = a->is_user ? a->factor : NAN,
-                    .level_fs = p->fair_tree ? a->level_fs : NAN,
+                    .level_fs = p->ps.fair_tree ? a->level_fs : NAN,
                 });
     }
 }

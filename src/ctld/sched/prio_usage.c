@@ -176,27 +176,20 @@ bool prio_job_key(const struct prio_drv *p, const struct job *j, char *buf,
 void prio_usage_charge(struct prio_drv *p, const struct job *j, time_t from,
                        time_t to)
 {
-    uint64_t tres[LIMITS_TRES_COUNT] = {0};
     const struct acct_qos *q = NULL;
-    double factor = 1.0, bill;
+    double amount;
     char key[KEY_MAX];
 
     if (to <= from || !prio_job_key(p, j, key, sizeof(key)))
         return;
-    tres[LIMITS_TRES_CPU] = (uint64_t)j->cpus_per_node * j->n_alloc;
-    tres[LIMITS_TRES_MEM] = job_mem_per_node(j) * j->n_alloc;
-    tres[LIMITS_TRES_NODE] = j->n_alloc;
-    tres[LIMITS_TRES_GPU] = (uint64_t)j->gpus_per_node * j->n_alloc;
     if (j->qos != NULL)
         q = acct_qos_find(p->src.acct, j->qos);
-    if (q != NULL)
-        factor = q->usage_factor;
-    bill = fs_billing(tres, p->billing[j->part], p->max_tres);
-    prio_usage_add(p, key, bill * (double)(to - from) * factor);
+    amount = prio_usage_rate(p, j, q != NULL ? q->usage_factor : 1.0, from, to);
+    prio_usage_add(p, key, amount);
     /* the QOS's own usage (its UsageRaw), kept beside the associations' */
     if (q != NULL) {
         prio_usage_qos_key(q->name, key, sizeof(key));
-        prio_usage_add(p, key, bill * (double)(to - from) * factor);
+        prio_usage_add(p, key, amount);
     }
 }
 
@@ -314,7 +307,7 @@ void prio_tree_build(struct prio_drv *p)
             p->fs[i].shares_raw = 1;
     }
     free(src);
-    if (p->nfs > 0 && fs_compute(p->fs, p->nfs, p->fair_tree) < 0) {
+    if (p->nfs > 0 && fs_compute(p->fs, p->nfs, p->ps.fair_tree) < 0) {
         log_warnx("fairshare tree malformed (%zu associations); factors "
                   "left at 0",
                   p->nfs);

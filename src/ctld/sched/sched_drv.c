@@ -222,75 +222,31 @@ static int64_t clock_cb(void *arg)
     return clock_mono_us();
 }
 
-/* The main pass, and the backfill cycle begun over it unless the cycle
- * under way may go on (resume). */
-static int main_pass(struct sched_drv *s, struct sched_cluster *cl,
-                     const struct sched_bf *bf, bool resume, time_t now,
-                     struct sched_result *r)
-{
-    if (sched_pass(cl, now, r) < 0)
-        return -1;
-    for (size_t k = 0; k < r->n; k++)
-        if (r->decisions[k].nnodes > 0)
-            r->decisions[k].start_est = now;
-    if (resume)
-        return 0;
-    if (sched_bf_cycle_begin(s->cycle, cl, bf, now, r) < 0) {
-        sched_result_clear(r);
-        return -1;
-    }
-    return 0;
-}
-
 /*
  * Run the core on cl: the main pass alone, or with backfill one slice of
- * the cycle.  A cycle under way goes on where it stopped when nothing
- * that its profile was built from changed (sched_bf_cycle_valid) and,
- * after an event, only with bf_continue; a slice without an event skips
- * the main pass (*ran_main false: r holds only the slice's decisions).
+ * the cycle (sched_bf_step).  A cycle under way goes on where it stopped
+ * when nothing that its profile was built from changed and, after an
+ * event, only with bf_continue; a slice without an event skips the main
+ * pass (*ran_main false: r holds only the slice's decisions).
  */
 static int decide(struct sched_drv *s, struct pass_model *m, bool cont,
                   bool event, time_t now, struct sched_result *r,
                   struct sched_bf_stats *st, bool *ran_main)
 {
-    struct sched_cluster *cl = &m->cl;
     struct sched_bf bf = s->bf;
-    struct sched_result bfr;
-    bool resume;
 
     memset(st, 0, sizeof(*st));
     st->done = true;
     *ran_main = true;
     if (!s->backfill)
-        return sched_pass(cl, now, r);
+        return sched_pass(&m->cl, now, r);
     bf.running = m->running;
     bf.nrunning = m->nrunning;
     bf.clock_us = s->unpaced ? NULL : clock_cb;
     bf.yield_interval_us = s->slice_budget_us;
     bf.max_examine = 0;
-    resume = cont && sched_bf_cycle_valid(s->cycle, cl, &bf, now);
-    *ran_main = !resume || event;
-    if (!*ran_main)
-        memset(r, 0, sizeof(*r));
-    else if (main_pass(s, cl, &bf, resume, now, r) < 0)
-        return -1;
-    if (resume && *ran_main && r->started > 0) {
-        resume = false; /* the main pass changed the profile */
-        if (sched_bf_cycle_begin(s->cycle, cl, &bf, now, r) < 0) {
-            sched_result_clear(r);
-            return -1;
-        }
-    }
-    if (sched_bf_slice(s->cycle, cl, &bf, now, &bfr, st) < 0) {
-        sched_result_clear(r);
-        return -1;
-    }
-    st->restarted = !resume;
-    if (*ran_main)
-        sched_bf_merge(r, &bfr, cl->njobs);
-    else
-        *r = bfr;
-    return 0;
+    return sched_bf_step(s->cycle, &m->cl, &bf, cont, event, now, r, st,
+                         ran_main);
 }
 
 static void sample_fill(struct sched_drv *s, const struct sched_result *r,
