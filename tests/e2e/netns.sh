@@ -461,6 +461,24 @@ netns_runs() {
         "$1"
 }
 
+# What the fault tests ask of the cluster and of runs.txt (runrec.sh's
+# records in the shared work directory):
+# node_state NODE: sinfo's short state; is_down NODE: down, with or
+# without its suffix.
+node_state() { sinfo -h -N -n "$1" -o %t | head -1; }
+is_down() { case $(node_state "$1") in down*) return 0 ;; esac; return 1; }
+# runs_of JOB: how many runs of JOB left records; recording JOB: one of
+# them made a record in the last second; started JOB [N]: JOB has N runs
+# (default 1) and is recording.
+runs_of() { netns_runs runs.txt | awk -v j="$1" '$1 == j' | wc -l; }
+recording() {
+    local last
+    last=$(awk -v j="$1" '$1 == j { t = $4 } END { print t }' runs.txt)
+    [ -n "$last" ] && awk -v t="$last" -v now="$(date +%s.%N)" \
+        'BEGIN { exit !(now - t < 1) }'
+}
+started() { [ "$(runs_of "$1")" -ge "${2:-1}" ] && recording "$1"; }
+
 # netns_overlaps FILE: the pairs of runs of one job whose records
 # overlap in time (two copies of the job alive at once); nothing when
 # none did.

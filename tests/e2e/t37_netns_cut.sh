@@ -22,15 +22,6 @@ PartitionName=all Nodes=node[01-03] Default=YES MaxTime=INFINITE
 EOF
 netns_recorder
 
-node_state() { sinfo -h -N -n "$1" -o %t | head -1; }
-is_down() { case $(node_state "$1") in down*) return 0 ;; esac; return 1; }
-runs_of() { netns_runs runs.txt | awk -v j="$1" '$1 == j' | wc -l; }
-recording() { # recording JOB: a record of the job in the last second
-    local last
-    last=$(awk -v j="$1" '$1 == j { t = $4 } END { print t }' runs.txt)
-    [ -n "$last" ] && awk -v t="$last" -v now="$(date +%s.%N)" \
-        'BEGIN { exit !(now - t < 1) }'
-}
 ended_record() { grep -q "^$1 .* end$" runs.txt; }
 first_run_recording() { # the job's first run has a record in the last second
     local last
@@ -39,7 +30,6 @@ first_run_recording() { # the job's first run has a record in the last second
     [ -n "$last" ] && awk -v t="$last" -v now="$(date +%s.%N)" \
         'BEGIN { exit !(now - t < 1) }'
 }
-started() { [ "$(runs_of "$1")" -ge "${2:-1}" ] && recording "$1"; }
 
 # --- a short cut: nothing happens but a late end ---------------------------
 a=$(submit -w node02 -o /dev/null runrec.sh)

@@ -21,17 +21,6 @@ PartitionName=all Nodes=node[01-03] Default=YES MaxTime=INFINITE
 EOF
 netns_recorder
 
-node_state() { sinfo -h -N -n "$1" -o %t | head -1; }
-is_down() { case $(node_state "$1") in down*) return 0 ;; esac; return 1; }
-runs_of() { netns_runs runs.txt | awk -v j="$1" '$1 == j' | wc -l; }
-recording() {
-    local last
-    last=$(awk -v j="$1" '$1 == j { t = $4 } END { print t }' runs.txt)
-    [ -n "$last" ] && awk -v t="$last" -v now="$(date +%s.%N)" \
-        'BEGIN { exit !(now - t < 1) }'
-}
-started() { [ "$(runs_of "$1")" -ge "${2:-1}" ] && recording "$1"; }
-
 # decoys PGID...: on node02 (booted, its sluiced not started yet), a
 # process leading each process group id given, "sleep 3600"; prints
 # "PID PGID" for each (PID as this shell sees it, PGID as node02 does).
