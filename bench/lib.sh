@@ -55,10 +55,12 @@ trap cluster_down EXIT
 trap 'exit 130' INT TERM
 
 # cluster_up [LINES...]: bench/cluster.conf (or BENCH_CONF) plus LINES,
-# started fresh in a new DIR; SLUICE_CONF exported; cd into DIR/work.
+# started fresh in a new DIR under BENCH_TMPDIR (default /tmp: state,
+# spools and the jobs' output on that file system); SLUICE_CONF exported;
+# cd into DIR/work.
 cluster_up() {
     local conf=${BENCH_CONF:-$ROOT/bench/cluster.conf} out
-    DIR=$(mktemp -d "/tmp/sluice-$BENCH_TMP.XXXXXX")
+    DIR=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/sluice-$BENCH_TMP.XXXXXX")
     if [ $# -gt 0 ]; then
         cp "$conf" "$DIR/in.conf"
         printf '%s\n' "$@" >>"$DIR/in.conf"

@@ -5,8 +5,8 @@
 # `sluice up`, runs RUNS times, prints every run with its exact command,
 # the medians and the load average.
 #
-#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli]...
-#                                          (default: all four)
+#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain]...
+#                                          (default: the first four)
 #
 #   floor   1,000 sequential posix_spawns of a "#!/bin/sh" script from one
 #           C process, each waited for (build/bench/spawn_floor); also run
@@ -19,9 +19,19 @@
 #   cli     one process per call in a shell loop, CLI_CALLS (500) calls:
 #           sbatch -H --wrap true, /bin/true and a static "hello" with the
 #           same arguments; ms per call and sbatch's ratio to each
+#   drain   (not in the default set) a 10,000-task array draining in
+#           partition all while, on the same nodes, DRAIN_PROD (100) jobs
+#           of a higher-tier partition prod start one at a time
+#           (build/bench/start_latency -p prod: submit to the job's first
+#           instruction), then DRAIN_CALLS (200) each of squeue and
+#           sbatch -H timed one by one; checks that the array was still
+#           draining when the last was timed
 #
 # Environment: SLUICE_BUILD (default build; an absolute path too, to
-# measure a baseline's binaries), CLI_CALLS (500).
+# measure a baseline's binaries), CLI_CALLS (500), DRAIN_PROD (100),
+# DRAIN_CALLS (200), BENCH_TMPDIR (default /tmp: where each cluster's
+# directory is made, its state, spools and the jobs' output; to measure
+# another file system, e.g. a journalled ext4 or a tmpfs).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLUICE_BUILD:-build}
@@ -34,6 +44,8 @@ BB=$BDIR/bench
 RUNS=3
 BIG=0
 CLI_CALLS=${CLI_CALLS:-500}
+DRAIN_PROD=${DRAIN_PROD:-100}
+DRAIN_CALLS=${DRAIN_CALLS:-200}
 BENCH_NAME=throughput
 BENCH_TMP=tput
 BENCH_CONF=$ROOT/bench/cluster_tput.conf
@@ -171,12 +183,62 @@ bench_cli() {
     echo "median per call: $(medians "$lines" sbatch_ms true_ms hello_ms vs_true vs_hello)"
 }
 
+# pct P: the P-th percentile (nearest rank) of the numbers on stdin.
+pct() {
+    sort -g | awk -v p="$1" '{ v[NR] = $1 } END {
+        if (NR == 0) { print "-"; exit }
+        i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] }'
+}
+
+# time_calls N CMD...: the ms of each of N calls of CMD, one a line.
+time_calls() {
+    local n=$1 i t0 t1
+    shift
+    for ((i = 0; i < n; i++)); do
+        t0=$(date +%s%N)
+        "$@" >/dev/null || die "$1 failed"
+        t1=$(date +%s%N)
+        echo "$(((t1 - t0) / 1000)) 1000" | awk '{ printf "%.3f\n", $1 / $2 }'
+    done
+}
+
+bench_drain() {
+    local lines="" line r left q s
+    echo "== a 10,000-task array draining: prod starts, squeue and sbatch answers; load $(load)"
+    for r in $(seq "$RUNS"); do
+        cluster_up "PartitionName=prod Nodes=node[01-02] PriorityTier=10 MaxTime=INFINITE State=UP"
+        echo "+ sbatch -p all --array=0-9999 --wrap=true; sleep 1" >&2
+        "$BIN/sbatch" -p all --array=0-9999 --wrap=true >/dev/null || die "sbatch failed"
+        sleep 1
+        echo "+ build/bench/start_latency -n $DRAIN_PROD -p prod" >&2
+        line=$("$BB/start_latency" -n "$DRAIN_PROD" -p prod) || die "start_latency failed"
+        echo "+ $DRAIN_CALLS x squeue, then $DRAIN_CALLS x sbatch -H -p all --wrap true, each timed" >&2
+        q=$(time_calls "$DRAIN_CALLS" "$BIN/squeue")
+        s=$(time_calls "$DRAIN_CALLS" "$BIN/sbatch" -H -p all --wrap true)
+        left=$("$BIN/squeue" -h -r -t PD -p all -o %i | wc -l)
+        [ "$left" -gt "$DRAIN_CALLS" ] ||
+            echo "  (the array had drained before the last call: $left pending)"
+        line="prod_start_p50_ms=$(field start_p50_ms "$line")"\
+" prod_start_p99_ms=$(field start_p99_ms "$line")"\
+" prod_start_max_ms=$(field start_max_ms "$line")"
+        line="$line squeue_p50_ms=$(printf '%s\n' "$q" | pct 50)"
+        line="$line squeue_p99_ms=$(printf '%s\n' "$q" | pct 99)"
+        line="$line sbatch_p50_ms=$(printf '%s\n' "$s" | pct 50)"
+        line="$line sbatch_p99_ms=$(printf '%s\n' "$s" | pct 99)"
+        line="$line array_pending_after=$left"
+        echo "  run $r: $line load=$(load | cut -d' ' -f1)"
+        lines="$lines$line"$'\n'
+        cluster_down
+    done
+    echo "median: $(medians "$lines" prod_start_p50_ms prod_start_p99_ms squeue_p50_ms squeue_p99_ms sbatch_p50_ms sbatch_p99_ms)"
+}
+
 args=()
 while [ $# -gt 0 ]; do
     case $1 in
     -r) RUNS=$2; shift 2 ;;
     --big) BIG=1; shift ;;
-    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli]..." ;;
+    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain]..." ;;
     *) args+=("$1"); shift ;;
     esac
 done
@@ -184,14 +246,14 @@ done
 for b in sluice sluicectld sluiced sbatch squeue sacct; do
     [ -x "$BIN/$b" ] || die "$BIN/$b is not built (make)"
 done
-for b in spawn_floor submit_bench hello_static; do
+for b in spawn_floor submit_bench hello_static start_latency; do
     [ -x "$BB/$b" ] || die "$BB/$b is not built (make)"
 done
 command -v bc >/dev/null || die "bc is needed"
 echo "# $(date); $(nproc) CPUs; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); load: $(load)"
 for b in "${args[@]}"; do
     case $b in
-    floor | array | single | cli) "bench_$b" ;;
+    floor | array | single | cli | drain) "bench_$b" ;;
     *) die "unknown benchmark $b" ;;
     esac
 done
