@@ -12,5 +12,7 @@
  * in microseconds. */
 int64_t clock_mono_ms(void);
 int64_t clock_mono_us(void);
+/* The CPU time the calling thread has used, in microseconds. */
+int64_t clock_thread_cpu_us(void);
 
 #endif

@@ -28,6 +28,7 @@
 #include "ctld/core/persist.h"
 #include "ctld/sched/explain.h"
 #include "ctld/sched/prio_drv.h"
+#include "ctld/sched/sched_drv.h"
 
 #define MAX_NODES 4
 #define MAX_KEYS 64
@@ -429,9 +430,34 @@ static void test_explain_predicts_the_pass(void **state)
         scenario(seed + i);
 }
 
+/* Pacing: the wait after a pass follows its CPU time, whatever its wall
+ * time was (the driver measures only CPU for it). */
+static void test_pace_follows_cpu_time(void **state)
+{
+    static const struct {
+        int64_t end, cpu, now, want;
+    } cases[] = {
+        {1000000, 0, 1000001, 0},           /* nothing spent */
+        {1000000, 5000, 1000001, 0},        /* cheap: 5 ms is the line */
+        {1000000, 5001, 1000001, 20003},    /* over it: 4 x CPU from end */
+        {1000000, 6000, 1010000, 14000},    /* partly waited already */
+        {1000000, 6000, 1024000, 0},        /* waited out */
+        {1000000, 6000, 1030000, 0},        /* long since */
+        {1000000, 100000, 1000000, 400000}, /* a long pass: 0.4 s */
+        {1000000, 6000, 999000, 25000},     /* a clock read before the end */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_int_equal(
+            sched_drv_pace_us(cases[i].end, cases[i].cpu, cases[i].now),
+            cases[i].want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pace_follows_cpu_time),
         cmocka_unit_test(test_explain_predicts_the_pass),
     };
     log_set_level(LOG_LEVEL_ERROR);

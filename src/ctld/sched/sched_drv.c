@@ -32,7 +32,8 @@
 #include "sched/backfill.h"
 #include "sched/sched.h"
 
-/* Passes shorter than this never wait: the fast lane stays fast. */
+/* Passes that took less CPU than this never wait: the fast lane stays
+ * fast. */
 #define SCHED_DRV_CHEAP_US 5000
 /* A backfill slice's time budget unless bf_yield_interval says less. */
 #define SCHED_DRV_SLICE_US 20000
@@ -41,7 +42,7 @@ struct sched_drv {
     struct sched_drv_src src; /* borrowed contexts */
     bool wanted;
     int64_t last_end_us;
-    int64_t last_dur_us;
+    int64_t last_cpu_us; /* the last pass's CPU time (sched_drv_pace_us) */
     struct event *defer_ev;
     uint64_t passes;
     struct reason *why;
@@ -298,15 +299,23 @@ static void pass(struct sched_drv *s, time_t now, bool cont, bool event)
     s->bf_more = !st.done;
 }
 
+int64_t sched_drv_pace_us(int64_t last_end_us, int64_t last_cpu_us,
+                          int64_t now_us)
+{
+    int64_t wait_us = last_end_us + 4 * last_cpu_us - now_us;
+
+    return last_cpu_us > SCHED_DRV_CHEAP_US && wait_us > 0 ? wait_us : 0;
+}
+
 void sched_drv_run(struct sched_drv *s, time_t now)
 {
-    int64_t start = clock_mono_us(), wait_us, dur;
+    int64_t start = clock_mono_us(), cpu0, wait_us, dur;
     bool cont, event;
 
     if (!s->wanted && !s->bf_more)
         return;
-    wait_us = s->last_end_us + 4 * s->last_dur_us - start;
-    if (!s->unpaced && s->last_dur_us > SCHED_DRV_CHEAP_US && wait_us > 0 &&
+    wait_us = sched_drv_pace_us(s->last_end_us, s->last_cpu_us, start);
+    if (!s->unpaced && wait_us > 0 &&
         !(s->wanted && preempt_drv_due(s->preempt))) {
         struct timeval tv = {wait_us / 1000000, wait_us % 1000000};
         if (!evtimer_pending(s->defer_ev, NULL))
@@ -320,10 +329,11 @@ void sched_drv_run(struct sched_drv *s, time_t now)
     s->wanted = false;
     s->passes++;
     s->sample = (struct sched_sample){.backfill = s->backfill, .now = now};
+    cpu0 = clock_thread_cpu_us();
     pass(s, now, cont, event);
+    s->last_cpu_us = clock_thread_cpu_us() - cpu0;
     s->last_end_us = clock_mono_us();
     dur = s->last_end_us - start;
-    s->last_dur_us = dur;
     s->sample.dur_us = dur;
     sched_stats_add(&s->st, &s->sample);
     if (s->bf_more && !evtimer_pending(s->defer_ev, NULL)) {

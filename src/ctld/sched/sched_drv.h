@@ -67,6 +67,16 @@ void sched_drv_run(struct sched_drv *s, time_t now);
  * never by time — for in-process tests, whose outcome must not depend on
  * how fast the machine is at the moment. */
 void sched_drv_unpaced(struct sched_drv *s);
+/* sched_drv_pace_us: how long (µs) a pass wanted at now_us waits after
+ * one that ended at last_end_us having used last_cpu_us of CPU: 0 after
+ * a cheap one (5 ms or less), else until four times its CPU time has
+ * passed since it ended, so that passes keep at most a fifth of the
+ * controller's CPU.  CPU time, not wall time: on a busy host a pass's
+ * wall time also counts the other processes that had the CPU meanwhile,
+ * and holding passes back the more the busier the host delays every
+ * start (a prod job's among them) for nothing. */
+int64_t sched_drv_pace_us(int64_t last_end_us, int64_t last_cpu_us,
+                          int64_t now_us);
 
 /*
  * sched_drv_test: for --test-only: could j start now on the nodes as they
