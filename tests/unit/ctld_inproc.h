@@ -158,4 +158,26 @@ static inline void fx_submit_cases(struct fx *f,
     }
 }
 
+/* The unfinished jobs' list (jobs_first_active) holds exactly the jobs
+ * of the table that are not final, in the same order; n of them. */
+static __attribute__((unused)) void assert_active_list(struct jobs *js,
+                                                       size_t n)
+{
+    struct job *a = jobs_first_active(js), *prev = NULL;
+    size_t k = 0;
+
+    for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
+        if (job_state_final(j->state))
+            continue;
+        assert_ptr_equal(a, j);
+        assert_ptr_equal(a->aprev, prev);
+        prev = a;
+        a = a->anext;
+        k++;
+    }
+    assert_null(a);
+    assert_int_equal(k, n);
+    assert_int_equal(jobs_active(js), n);
+}
+
 #endif

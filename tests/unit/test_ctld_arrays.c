@@ -188,6 +188,7 @@ static void test_array_last_task_is_record(void **state)
     assert_null(fx_job(f, a)->array_pending);
     assert_int_equal(fx_job(f, a)->array_task_id, 2);
     assert_int_equal(fx_job(f, a)->state, JOB_COMPLETED);
+    assert_active_list(f->c->jobs, 0);
 }
 
 static void test_array_restart(void **state)
@@ -431,10 +432,12 @@ static void test_payload_purged(void **state)
     t2 = run_task(f, a, 2, 0);      /* the first record itself, and final */
     assert_true(t2 == fx_job(f, a));
     assert_true(has_payload(f, a)); /* task 0 still runs */
+    assert_active_list(f->c->jobs, 1);
     struct job_end r = {0, 0, time(NULL), false};
     assert_int_equal(jobs_ended(f->c->jobs, t0, &r, &e), 0);
     loop_flush(f->c->loop);
     assert_false(has_payload(f, a));
+    assert_active_list(f->c->jobs, 0);
 }
 
 int main(void)

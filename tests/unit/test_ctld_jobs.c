@@ -326,6 +326,8 @@ static void test_final_states(void **state)
     /* an end reported twice changes nothing */
     assert_int_equal(jobs_ended(f->c->jobs, j, &twice, &e), 0);
     assert_int_equal(j->state, JOB_NODE_FAIL);
+    /* each final state took its job off the unfinished list */
+    assert_active_list(f->c->jobs, 0);
 }
 
 static void test_restart_restores(void **state)
@@ -338,22 +340,27 @@ static void test_restart_restores(void **state)
     uint64_t held = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
     const size_t node = 1;
 
+    uint64_t done = fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &bob, &e);
+
     assert_int_equal(
         jobs_start(f->c->jobs, fx_job(f, run), &node, 1, time(NULL), &e), 0);
     assert_int_equal(jobs_hold(f->c->jobs, fx_job(f, held), root.uid, &e), 0);
+    assert_int_equal(run_and_end(f, done, -1, 0, 0, false), JOB_COMPLETED);
+    assert_active_list(f->c->jobs, 3);
     loop_flush(f->c->loop);
     ctld_destroy(f->c);
     fx_start(f);
-    assert_int_equal(jobs_count(f->c->jobs), 3);
+    assert_int_equal(jobs_count(f->c->jobs), 4);
     assert_int_equal(fx_job(f, pend)->state, JOB_PENDING);
     assert_string_equal(fx_job(f, pend)->name, "p");
     assert_int_equal(fx_job(f, run)->state, JOB_RUNNING);
     assert_int_equal(fx_job(f, run)->alloc[0], 1);
     assert_int_equal(nodes_get(f->c->nodes, 1)->cpus_alloc, 1);
     assert_true(fx_job(f, held)->held_admin);
+    assert_active_list(f->c->jobs, 3);
     /* ids go on where they stopped */
     assert_int_equal(fx_submit(f, "{\"script\": \"#!/bin/sh\"}", &alice, &e),
-                     4);
+                     5);
 }
 
 /* ---- the table's subscribers (jobs_subscribe) ------------------------ */

@@ -382,6 +382,41 @@ static void test_paging_and_drain(void **state)
     assert_int_equal(json_array_size(json_object_get(r, "jobs")), 1);
     assert_true(json_is_null(json_object_get(r, "next_after_job_id")));
     json_decref(r);
+    /* squeue's default states walk the unfinished jobs alone, and page
+     * the same: jobs 2 and 4 ended, 1, 3 and 5 are listed, two a page */
+    r = call(f, false, PROTO_MSG_JOB_CANCEL,
+             json_pack("{s:[II]}", "job_ids", (json_int_t)2, (json_int_t)4),
+             &e);
+    assert_non_null(r);
+    json_decref(r);
+    r = call(
+        f, false, PROTO_MSG_JOB_QUERY,
+        json_pack("{s:i, s:[ss]}", "limit", 2, "states", "PENDING", "RUNNING"),
+        &e);
+    jobs = json_object_get(r, "jobs");
+    assert_int_equal(json_array_size(jobs), 2);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(jobs, 1), "job_id")),
+        3);
+    assert_int_equal(
+        json_integer_value(json_object_get(r, "next_after_job_id")), 3);
+    json_decref(r);
+    r = call(f, false, PROTO_MSG_JOB_QUERY,
+             json_pack("{s:i, s:i, s:[s]}", "limit", 2, "after_job_id", 3,
+                       "states", "PENDING"),
+             &e);
+    jobs = json_object_get(r, "jobs");
+    assert_int_equal(json_array_size(jobs), 1);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(jobs, 0), "job_id")),
+        5);
+    assert_true(json_is_null(json_object_get(r, "next_after_job_id")));
+    json_decref(r);
+    /* a final state among them: every job, the ended ones too */
+    r = call(f, false, PROTO_MSG_JOB_QUERY,
+             json_pack("{s:[ss]}", "states", "PENDING", "CANCELLED"), &e);
+    assert_int_equal(json_array_size(json_object_get(r, "jobs")), 5);
+    json_decref(r);
     assert_job(f, id, "job_state", "PENDING");
     peer_close(n1);
     stop(f, SIGTERM);

@@ -252,8 +252,10 @@ struct job {
 
     /* owned by the job table */
     struct job *hnext;
-    struct job *prev, *next; /* all jobs in id order */
-    struct job *fnext;       /* finished jobs, oldest first */
+    struct job *prev, *next;   /* all jobs in id order */
+    struct job *aprev, *anext; /* the unfinished ones, in id order */
+    bool in_active;            /* on that list */
+    struct job *fnext;         /* finished jobs, oldest first */
 };
 
 const char *job_state_name(enum job_state s);

@@ -38,6 +38,7 @@ struct jobs {
     size_t nbuckets; /* a power of two */
     size_t n;
     struct job *head, *tail;
+    struct job *ahead, *atail;       /* the unfinished (jobs_first_active) */
     struct job *fin_head, *fin_tail; /* finished, in the order they ended */
     size_t nfinished;
     uint64_t next_id;
@@ -135,6 +136,36 @@ static void grow(struct jobs *js)
 }
 
 /* Jobs arrive in ascending id order (new ones and loaded ones). */
+/* The unfinished jobs' list, in the order they were added: id order,
+ * as the table's own. */
+static void active_link(struct jobs *js, struct job *j)
+{
+    j->aprev = js->atail;
+    j->anext = NULL;
+    if (js->atail)
+        js->atail->anext = j;
+    else
+        js->ahead = j;
+    js->atail = j;
+    j->in_active = true;
+}
+
+static void active_unlink(struct jobs *js, struct job *j)
+{
+    if (!j->in_active)
+        return;
+    if (j->aprev)
+        j->aprev->anext = j->anext;
+    else
+        js->ahead = j->anext;
+    if (j->anext)
+        j->anext->aprev = j->aprev;
+    else
+        js->atail = j->aprev;
+    j->aprev = j->anext = NULL;
+    j->in_active = false;
+}
+
 static void table_add(struct jobs *js, struct job *j)
 {
     size_t b;
@@ -152,6 +183,7 @@ static void table_add(struct jobs *js, struct job *j)
         js->head = j;
     js->tail = j;
     js->n++;
+    active_link(js, j); /* add_finished takes a finished one off */
 }
 
 static void table_remove(struct jobs *js, struct job *j)
@@ -169,6 +201,7 @@ static void table_remove(struct jobs *js, struct job *j)
         j->next->prev = j->prev;
     else
         js->tail = j->prev;
+    active_unlink(js, j);
     js->n--;
 }
 
@@ -184,6 +217,11 @@ struct job *jobs_find(struct jobs *js, uint64_t id)
 struct job *jobs_first(struct jobs *js)
 {
     return js->head;
+}
+
+struct job *jobs_first_active(struct jobs *js)
+{
+    return js->ahead;
 }
 
 struct job *jobs_after(struct jobs *js, uint64_t id)
@@ -250,7 +288,7 @@ size_t jobs_active_tasks(const struct jobs *js)
 {
     size_t n = 0;
 
-    for (const struct job *j = js->head; j != NULL; j = j->next)
+    for (const struct job *j = js->ahead; j != NULL; j = j->anext)
         if (!job_state_final(j->state))
             n += j->array_pending ? j->array_pending->count : 1;
     return n;
@@ -260,6 +298,7 @@ size_t jobs_active_tasks(const struct jobs *js)
  * that a caller walking the job list never loses the job it stands on. */
 static void add_finished(struct jobs *js, struct job *j)
 {
+    active_unlink(js, j);
     j->fnext = NULL;
     if (js->fin_tail)
         js->fin_tail->fnext = j;
@@ -619,7 +658,7 @@ static bool array_needs_payload(struct jobs *js, uint64_t a)
     /* tasks not yet split off: the common case, found without a scan */
     if (first != NULL && !job_state_final(first->state))
         return true;
-    for (const struct job *k = js->head; k != NULL; k = k->next)
+    for (const struct job *k = js->ahead; k != NULL; k = k->anext)
         if (k->array_job_id == a && !job_state_final(k->state))
             return true;
     return false;

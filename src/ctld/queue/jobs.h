@@ -147,6 +147,12 @@ void jobs_subscribe(struct jobs *js, const struct jobs_events *ev, void *arg);
 struct job *jobs_find(struct jobs *js, uint64_t id);
 /* jobs_first: the lowest id; walk on with j->next. */
 struct job *jobs_first(struct jobs *js);
+/* jobs_first_active: the unfinished job (PENDING, or holding its nodes)
+ * with the lowest id; walk on with j->anext.  Only the unfinished jobs,
+ * so that a scheduling pass costs what the queue holds, not the up to
+ * JOBS_FINISHED_KEEP finished jobs kept for squeue and sacct.  A job
+ * leaves this list when it finishes: a walker must not end a job. */
+struct job *jobs_first_active(struct jobs *js);
 /* jobs_after: the first job with id > id (for paging). */
 struct job *jobs_after(struct jobs *js, uint64_t id);
 size_t jobs_count(const struct jobs *js);

@@ -478,6 +478,41 @@ static void add_scripts(struct rpc *r, json_t *out)
     }
 }
 
+/* Whether the filter names only states of unfinished jobs (squeue's
+ * default): then the walk skips the finished jobs kept in memory. */
+static bool only_unfinished(const struct filter *f)
+{
+    if (f->any_state)
+        return false;
+    for (int st = 0; st < JOB_STATE_COUNT; st++)
+        if (f->states[st] && job_state_final((enum job_state)st))
+            return false;
+    return true;
+}
+
+/* The first job of the walk with an id above after (0: from the first),
+ * and the one after j: all jobs, or the unfinished ones alone. */
+static struct job *walk_first(struct jobs *js, bool unfinished, uint64_t after)
+{
+    struct job *j;
+
+    if (!unfinished)
+        return after > 0 ? jobs_after(js, after) : jobs_first(js);
+    for (j = jobs_first_active(js); j != NULL && j->id <= after; j = j->anext)
+        ;
+    return j;
+}
+
+static struct job *walk_next(const struct job *j, bool unfinished)
+{
+    return unfinished ? j->anext : j->next;
+}
+
+static struct job *walk_prev(const struct job *j, bool unfinished)
+{
+    return unfinished ? j->aprev : j->prev;
+}
+
 int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
 {
     const struct conf *conf = r->env->conf;
@@ -505,9 +540,9 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
         next = query_ids(r, &f, after, limit, out);
         j = NULL;
     } else {
-        j = after > 0 ? jobs_after(r->env->jobs, (uint64_t)after)
-                      : jobs_first(r->env->jobs);
-        for (; j != NULL; j = j->next) {
+        bool unf = only_unfinished(&f);
+        for (j = walk_first(r->env->jobs, unf, (uint64_t)after); j != NULL;
+             j = walk_next(j, unf)) {
             if (!filter_match(conf, &f, j))
                 continue;
             if ((int64_t)n >= limit || bytes >= QUERY_PAGE_BYTES)
@@ -517,7 +552,7 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
         }
         /* j is the first matching job left out: ask again after the last */
         if (j != NULL)
-            next = j->prev ? j->prev->id : 0;
+            next = walk_prev(j, unf) ? walk_prev(j, unf)->id : 0;
     }
     filter_clear(&f);
     if (json_is_true(json_object_get(body, "batch_script")))

@@ -382,7 +382,7 @@ static void count_running(struct pass_model *pm, const struct singles *s)
 {
     struct jobs *js = pm->md->src.jobs;
 
-    for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
+    for (struct job *j = jobs_first_active(js); j != NULL; j = j->anext) {
         struct job *a;
         if (!job_on_node(j->state))
             continue;
@@ -405,7 +405,7 @@ static void collect(struct pass_model *pm, struct job *also)
     /* sized once: doubling a 100k-job model copies megabytes per pass */
     if (jobs_active(js) > 0)
         grow(pm, jobs_active(js));
-    for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
+    for (struct job *j = jobs_first_active(js); j != NULL; j = j->anext) {
         if (j->state != JOB_PENDING || j->part_time_limit ||
             j->part_node_limit || j->dep_state != DEP_MET || j->fenced)
             continue;
@@ -530,7 +530,8 @@ static void model_running(struct pass_model *pm, struct job *const *resumed,
 
     pm->running = xcalloc(cap, sizeof(*pm->running));
     pm->nrunning = 0;
-    for (struct job *j = jobs_first(pm->md->src.jobs); j != NULL; j = j->next) {
+    for (struct job *j = jobs_first_active(pm->md->src.jobs); j != NULL;
+         j = j->anext) {
         bool back = n > 0 && listed(resumed, n, j);
         bool susp = j->state == JOB_SUSPENDED && !back;
         int64_t susp_s = back ? job_suspended_s(j, now) : j->suspended_s;

@@ -471,8 +471,8 @@ static void victims_build(struct preempt_drv *p, struct victims *vs, time_t now)
     vs->v = xcalloc(cap ? cap : 1, sizeof(*vs->v));
     vs->j = xcalloc(cap ? cap : 1, sizeof(*vs->j));
     vs->gpus = xcalloc(cap ? cap : 1, sizeof(*vs->gpus));
-    for (struct job *j = jobs_first(p->src.jobs); j && vs->n < cap;
-         j = j->next) {
+    for (struct job *j = jobs_first_active(p->src.jobs); j && vs->n < cap;
+         j = j->anext) {
         uint32_t g = j->gpu_alloc ? j->gpus_per_node : 0;
         time_t until;
         if (j->state != JOB_RUNNING || j->kill != JOB_KILL_NONE ||
@@ -630,7 +630,8 @@ static void gpus_held_reason(struct preempt_drv *p, struct job *pj)
 
     if (pj->gpus_per_node == 0)
         return;
-    for (struct job *s = jobs_first(p->src.jobs); s != NULL; s = s->next) {
+    for (struct job *s = jobs_first_active(p->src.jobs); s != NULL;
+         s = s->anext) {
         if (s->state != JOB_SUSPENDED || s->gpu_alloc == NULL)
             continue;
         for (size_t k = 0; k < cp->n_nodes; k++) {

@@ -90,7 +90,8 @@ static void recompute_all(struct prio_drv *p, time_t now)
 {
     size_t n = 0;
 
-    for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next)
+    for (struct job *j = jobs_first_active(p->src.jobs); j != NULL;
+         j = j->anext)
         if (j->state == JOB_PENDING && !j->prio_fixed) {
             compute(p, j, now);
             n++;
@@ -175,7 +176,8 @@ static void charge_and_decay(struct prio_drv *p, time_t now)
         if (!prio_usage_no_decay(p, p->usage[i].key))
             p->usage[i].usage = fs_decay(
                 p->usage[i].usage, (double)(now - last), p->ps.half_life_s);
-    for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next)
+    for (struct job *j = jobs_first_active(p->src.jobs); j != NULL;
+         j = j->anext)
         if (j->state == JOB_RUNNING || j->state == JOB_COMPLETING)
             prio_usage_charge(p, j, j->start_time > last ? j->start_time : last,
                               now);

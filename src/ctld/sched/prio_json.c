@@ -188,7 +188,8 @@ json_t *prio_drv_prio_json(struct prio_drv *p, json_t *req, time_t now)
     char key[512];
 
     prio_drv_sync(p, now);
-    for (struct job *j = jobs_first(p->src.jobs); j != NULL; j = j->next) {
+    for (struct job *j = jobs_first_active(p->src.jobs); j != NULL;
+         j = j->anext) {
         /* sprio leaves out held jobs, as Slurm does (priority 0) */
         if (j->state != JOB_PENDING || j->held_user || j->held_admin ||
             !wanted(req, j))
