@@ -143,6 +143,8 @@ struct persist {
     bool in_txn;
     bool failed; /* a write of the open transaction failed */
     char failed_why[160];
+    void (*on_commit)(void *); /* persist_on_commit's */
+    void *on_commit_arg;
 };
 
 void persist_note_error(struct persist *p, int rc)
@@ -379,10 +381,18 @@ bool persist_in_txn(const struct persist *p)
     return p->in_txn;
 }
 
+void persist_on_commit(struct persist *p, void (*fn)(void *), void *arg)
+{
+    p->on_commit = fn;
+    p->on_commit_arg = arg;
+}
+
 int persist_commit(struct persist *p, struct err *e)
 {
     if (!p->in_txn)
         return 0;
+    if (p->on_commit != NULL)
+        p->on_commit(p->on_commit_arg);
     if (p->failed) {
         p->in_txn = false;
         p->failed = false;

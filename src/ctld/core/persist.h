@@ -47,6 +47,10 @@ void persist_note_error(struct persist *p, int rc);
 /* persist_commit: commit the open transaction (0 when none is open).  On
  * failure the transaction is rolled back and -1 returned with e set. */
 int persist_commit(struct persist *p, struct err *e);
+/* persist_on_commit: fn(arg) runs first in each persist_commit of an open
+ * transaction, and may still write to it (the job table's records changed
+ * in it, each written once however often it changed).  One hook. */
+void persist_on_commit(struct persist *p, void (*fn)(void *), void *arg);
 
 /* Counters in the meta table ("next_job_id"); *v is left alone when the
  * key is absent. */

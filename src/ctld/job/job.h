@@ -255,6 +255,7 @@ struct job {
     struct job *prev, *next;   /* all jobs in id order */
     struct job *aprev, *anext; /* the unfinished ones, in id order */
     bool in_active;            /* on that list */
+    bool dirty;                /* its record waits for the commit */
     struct job *fnext;         /* finished jobs, oldest first */
 };
 

@@ -45,6 +45,11 @@ struct jobs {
     struct jobdep *dep;
     size_t nsuspended; /* jobs SUSPENDED (the resume scheduler looks only
                           when there are some) */
+    /* jobs whose record changed in the open transaction: written once,
+     * when it commits (flush_dirty), however many times they changed —
+     * a short job starts, is launched and ends within one or two */
+    struct job **dirty;
+    size_t ndirty, capdirty;
     /* jobs_subscribe's, in the order they subscribed */
     struct subscriber *subs;
     size_t nsubs;
@@ -55,6 +60,8 @@ struct subscriber {
     void *arg;
 };
 
+static void flush_dirty(void *arg);
+
 struct jobs *jobs_create(const struct jobs_env *env)
 {
     struct jobs *js = xcalloc(1, sizeof(*js));
@@ -64,6 +71,8 @@ struct jobs *jobs_create(const struct jobs_env *env)
     js->buckets = xcalloc(js->nbuckets, sizeof(*js->buckets));
     js->next_id = 1;
     js->dep = jobdep_create();
+    if (env->persist != NULL)
+        persist_on_commit(env->persist, flush_dirty, js);
     return js;
 }
 
@@ -73,10 +82,15 @@ void jobs_destroy(struct jobs *js)
 
     if (js == NULL)
         return;
+    /* the controller committed before (ctld_destroy): nothing is dirty
+     * unless a commit failed, and then memory is not what is kept */
+    if (js->env.persist != NULL)
+        persist_on_commit(js->env.persist, NULL, NULL);
     for (j = js->head; j != NULL; j = next) {
         next = j->next;
         job_free(j);
     }
+    free(js->dirty);
     free(js->buckets);
     jobdep_destroy(js->dep);
     free(js->subs);
@@ -308,10 +322,11 @@ static void add_finished(struct jobs *js, struct job *j)
     js->nfinished++;
 }
 
-/* Keep at most JOBS_FINISHED_KEEP finished jobs in memory. */
+/* Keep at most JOBS_FINISHED_KEEP finished jobs in memory (one whose
+ * record is still to be written waits for the next time). */
 static void evict_finished(struct jobs *js)
 {
-    while (js->nfinished > JOBS_FINISHED_KEEP) {
+    while (js->nfinished > JOBS_FINISHED_KEEP && !js->fin_head->dirty) {
         struct job *j = js->fin_head;
         js->fin_head = j->fnext;
         if (js->fin_head == NULL)
@@ -445,27 +460,49 @@ static char *record_text(const struct jobs *js, const struct job *j)
     return s;
 }
 
+/* Write the records of the jobs that changed in the open transaction,
+ * as they are now (persist_on_commit: before it commits). */
+static void flush_dirty(void *arg)
+{
+    struct jobs *js = arg;
+    struct persist_job row;
+    struct err e;
+    char *rec;
+
+    for (size_t i = 0; i < js->ndirty; i++) {
+        struct job *j = js->dirty[i];
+        j->dirty = false;
+        rec = record_text(js, j);
+        fill_row(js, j, &row, rec);
+        if (persist_job_update(js->env.persist, &row, &e) < 0)
+            log_warnx("job=%" PRIu64 " not saved: %s", j->id, e.text);
+        free(rec);
+    }
+    js->ndirty = 0;
+}
+
 /* Every change of a saved job passes here: the subscribers hear of it
- * (notify), then j's record is saved with, when event is set, an
- * accounting event (stamped with the time it is written).  when: when
- * the change happened; ended: j just left its nodes for good. */
+ * (notify), then, when event is set, an accounting event is written
+ * (stamped with the time it is written), and j's record is written with
+ * the transaction's commit (flush_dirty).  when: when the change
+ * happened; ended: j just left its nodes for good. */
 static int save_at(struct jobs *js, struct job *j, const char *event,
                    const char *detail, time_t when, bool ended, struct err *e)
 {
-    struct persist_job row;
-    char *rec;
-    int rc;
-
     notify(js, j, event, when, ended);
     if (loop_write(js->env.loop, e) < 0)
         goto error;
-    rec = record_text(js, j);
-    fill_row(js, j, &row, rec);
-    rc = persist_job_update(js->env.persist, &row, e);
-    free(rec);
-    if (rc < 0 ||
-        (event != NULL && persist_job_event(js->env.persist, j->id, time(NULL),
-                                            event, detail, e) < 0))
+    if (!j->dirty) {
+        if (js->ndirty == js->capdirty) {
+            js->capdirty = js->capdirty ? 2 * js->capdirty : 64;
+            js->dirty =
+                xreallocarray(js->dirty, js->capdirty, sizeof(*js->dirty));
+        }
+        js->dirty[js->ndirty++] = j;
+        j->dirty = true;
+    }
+    if (event != NULL && persist_job_event(js->env.persist, j->id, time(NULL),
+                                           event, detail, e) < 0)
         goto error;
     return 0;
 error:
