@@ -149,7 +149,6 @@ static void grow(struct jobs *js)
     free(old);
 }
 
-/* Jobs arrive in ascending id order (new ones and loaded ones). */
 /* The unfinished jobs' list, in the order they were added: id order,
  * as the table's own. */
 static void active_link(struct jobs *js, struct job *j)
@@ -180,6 +179,7 @@ static void active_unlink(struct jobs *js, struct job *j)
     j->in_active = false;
 }
 
+/* Jobs arrive in ascending id order (new ones and loaded ones). */
 static void table_add(struct jobs *js, struct job *j)
 {
     size_t b;
@@ -303,8 +303,7 @@ size_t jobs_active_tasks(const struct jobs *js)
     size_t n = 0;
 
     for (const struct job *j = js->ahead; j != NULL; j = j->anext)
-        if (!job_state_final(j->state))
-            n += j->array_pending ? j->array_pending->count : 1;
+        n += j->array_pending ? j->array_pending->count : 1;
     return n;
 }
 
