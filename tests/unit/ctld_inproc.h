@@ -159,16 +159,19 @@ static inline void fx_submit_cases(struct fx *f,
 }
 
 /* The unfinished jobs' list (jobs_first_active) holds exactly the jobs
- * of the table that are not final, in the same order; n of them. */
+ * of the table that are not final, in the same order; n of them; and
+ * jobs_active_tasks counts them as MaxJobCount does. */
 static __attribute__((unused)) void assert_active_list(struct jobs *js,
                                                        size_t n)
 {
     struct job *a = jobs_first_active(js), *prev = NULL;
-    size_t k = 0;
+    size_t k = 0, tasks = 0;
 
     for (struct job *j = jobs_first(js); j != NULL; j = j->next) {
         if (job_state_final(j->state))
             continue;
+        /* MaxJobCount's count, which adds up the arrays apart */
+        tasks += j->array_pending ? j->array_pending->count : 1;
         assert_ptr_equal(a, j);
         assert_ptr_equal(a->aprev, prev);
         prev = a;
@@ -178,6 +181,7 @@ static __attribute__((unused)) void assert_active_list(struct jobs *js,
     assert_null(a);
     assert_int_equal(k, n);
     assert_int_equal(jobs_active(js), n);
+    assert_int_equal(jobs_active_tasks(js), tasks);
 }
 
 #endif

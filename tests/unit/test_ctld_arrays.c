@@ -131,6 +131,7 @@ static void test_array_max_job_count(void **state)
     run_task(f, a, 3, 0);
     assert_int_equal(jobs_active_tasks(f->c->jobs), 9);
     assert_int_not_equal(fx_submit(f, PLAIN, &alice, &e), 0);
+    assert_active_list(f->c->jobs, 4); /* a's record (7 tasks), 3 jobs */
 }
 
 static void test_array_record_and_split(void **state)
@@ -181,13 +182,21 @@ static void test_array_last_task_is_record(void **state)
     struct err e;
     uint64_t a = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"2,5\"}",
                            &alice, &e);
+    uint64_t b = fx_submit(f, "{\"script\": \"#!/bin/sh\", \"array\": \"0-3\"}",
+                           &alice, &e);
 
-    assert_int_equal(run_task(f, a, 5, 0)->id, a + 1);
+    assert_active_list(f->c->jobs, 2); /* 6 tasks */
+    assert_int_equal(run_task(f, a, 5, 0)->id, b + 1);
     /* the last pending task takes the record itself */
     assert_int_equal(run_task(f, a, 2, 0)->id, a);
     assert_null(fx_job(f, a)->array_pending);
     assert_int_equal(fx_job(f, a)->array_task_id, 2);
     assert_int_equal(fx_job(f, a)->state, JOB_COMPLETED);
+    /* a finished first: b is what MaxJobCount still counts */
+    assert_active_list(f->c->jobs, 1);
+    assert_int_equal(jobs_active_tasks(f->c->jobs), 4);
+    for (uint32_t t = 0; t < 4; t++)
+        run_task(f, b, t, 0);
     assert_active_list(f->c->jobs, 0);
 }
 

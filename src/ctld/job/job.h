@@ -257,6 +257,9 @@ struct job {
     bool in_active;            /* on that list */
     bool dirty;                /* its record waits for the commit */
     struct job *fnext;         /* finished jobs, oldest first */
+    /* 1 + its place among the unfinished arrays with pending tasks
+     * (jobs_active_tasks), 0 when not among them */
+    size_t parray_pos;
 };
 
 const char *job_state_name(enum job_state s);

@@ -38,7 +38,12 @@ struct jobs {
     size_t nbuckets; /* a power of two */
     size_t n;
     struct job *head, *tail;
-    struct job *ahead, *atail;       /* the unfinished (jobs_first_active) */
+    struct job *ahead, *atail; /* the unfinished (jobs_first_active) */
+    /* the unfinished jobs made with array_pending (an array's compact
+     * record), so that MaxJobCount's check at each submission adds
+     * their pending tasks without walking every job */
+    struct job **parrays;
+    size_t nparrays, capparrays;
     struct job *fin_head, *fin_tail; /* finished, in the order they ended */
     size_t nfinished;
     uint64_t next_id;
@@ -91,6 +96,7 @@ void jobs_destroy(struct jobs *js)
         job_free(j);
     }
     free(js->dirty);
+    free(js->parrays);
     free(js->buckets);
     jobdep_destroy(js->dep);
     free(js->subs);
@@ -161,6 +167,16 @@ static void active_link(struct jobs *js, struct job *j)
         js->ahead = j;
     js->atail = j;
     j->in_active = true;
+    /* array_pending is made before a job joins the table, never after */
+    if (j->array_pending != NULL) {
+        if (js->nparrays == js->capparrays) {
+            js->capparrays = js->capparrays ? 2 * js->capparrays : 16;
+            js->parrays =
+                xrealloc(js->parrays, js->capparrays * sizeof(*js->parrays));
+        }
+        js->parrays[js->nparrays++] = j;
+        j->parray_pos = js->nparrays;
+    }
 }
 
 static void active_unlink(struct jobs *js, struct job *j)
@@ -177,6 +193,12 @@ static void active_unlink(struct jobs *js, struct job *j)
         js->atail = j->aprev;
     j->aprev = j->anext = NULL;
     j->in_active = false;
+    if (j->parray_pos != 0) {
+        struct job *last = js->parrays[--js->nparrays];
+        js->parrays[j->parray_pos - 1] = last;
+        last->parray_pos = j->parray_pos;
+        j->parray_pos = 0;
+    }
 }
 
 /* Jobs arrive in ascending id order (new ones and loaded ones). */
@@ -300,10 +322,16 @@ size_t jobs_active(const struct jobs *js)
 
 size_t jobs_active_tasks(const struct jobs *js)
 {
-    size_t n = 0;
+    size_t n = jobs_active(js);
 
-    for (const struct job *j = js->ahead; j != NULL; j = j->anext)
-        n += j->array_pending ? j->array_pending->count : 1;
+    /* each unfinished job counts one, an array's compact record its
+     * pending tasks instead (none once the last was split off: then it
+     * is that task, and counts one) */
+    for (size_t i = 0; i < js->nparrays; i++) {
+        const struct job *j = js->parrays[i];
+        if (j->array_pending != NULL)
+            n = n + j->array_pending->count - 1;
+    }
     return n;
 }
 

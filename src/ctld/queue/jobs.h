@@ -105,7 +105,7 @@ struct nodecmd *jobs_nodecmd(const struct jobs *js);
 size_t jobs_active(const struct jobs *js);
 /* jobs_active_tasks: jobs not yet finished, each task of an array that
  * waits in its compact pending record counted as one, as Slurm counts
- * them for MaxJobCount.  Walks the job table. */
+ * them for MaxJobCount.  Walks only the unfinished arrays. */
 size_t jobs_active_tasks(const struct jobs *js);
 /*
  * jobs_save_event: save j's record and an accounting event (NULL: none)
