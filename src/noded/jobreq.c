@@ -523,7 +523,6 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
                              .cgs = &spec,
                              .user = NULL,
                              .boot_id = nd->boot_id,
-                             .pool = nd->pool,
                              .auth = nd->auth};
     cpu_set_t cpus;
     bool has_cpus = false;

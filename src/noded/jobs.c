@@ -344,7 +344,7 @@ static void on_end_reply(struct noded *nd, void *arg, int code,
         return;
     if (code == 0)
         log_debug("job=%" PRIu32 " end acknowledged", id);
-    if (spool_recycle(j->nd->pool, job->dir) < 0)
+    if (spool_remove(job->dir) < 0)
         log_warn("job=%" PRIu32 " cannot remove %s", id, job->dir);
     njobs_forget(j, job);
 }
@@ -459,7 +459,7 @@ void njobs_registered(struct njobs *j, const uint32_t *acked, size_t n_acked,
         if (job == NULL || job->state != NJOB_ENDED || job->end_sent)
             continue;
         log_debug("job=%" PRIu32 " end acknowledged by registration", job->id);
-        if (spool_recycle(j->nd->pool, job->dir) < 0)
+        if (spool_remove(job->dir) < 0)
             log_warn("job=%" PRIu32 " cannot remove %s", job->id, job->dir);
         njobs_forget(j, job);
     }

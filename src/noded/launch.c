@@ -312,19 +312,15 @@ int launch_spool_dir(const char *dir, json_t *json, const char *boot_id,
 
 /* The job's directory, locked (*lock_fd) until its supervisor has
  * recorded itself, with launch.json and the script. */
-static int write_spool(const char *jobdir, const struct launch *l,
-                       struct spool_pool *pool, int *lock_fd, struct err *e)
+static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
+                       struct err *e)
 {
     /* no launch.json (nothing reads a job's: the supervisor has the
      * launch in memory, adoption needs only supervisor.pid) and the boot
      * id goes with the pids: each file is an inode made and freed per job
-     * (spool.h), and a recycled directory makes none but the script's */
-    if (spool_take(pool, jobdir) == 0) {
-        if ((*lock_fd = spool_lock(jobdir, 0, e)) < 0)
-            return -1;
-    } else if (launch_spool_dir(jobdir, NULL, NULL, lock_fd, e) < 0) {
+     * (spool.h) */
+    if (launch_spool_dir(jobdir, NULL, NULL, lock_fd, e) < 0)
         return -1;
-    }
     return spool_write_volatile(jobdir, "script", l->script, strlen(l->script),
                                 0700, geteuid() == 0 ? l->uid : (uid_t)-1,
                                 l->gid, e);
@@ -376,7 +372,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .lock_fd = -1,
         .auth = ctx->auth,
     };
-    int written = write_spool(jobdir, l, ctx->pool, &sa.lock_fd, e);
+    int written = write_spool(jobdir, l, &sa.lock_fd, e);
     int fd = launch_spawn(jobdir, written, &sa.lock_fd, ctx->auth,
                           job_supervisor, &sa, sup_pid, e);
 

@@ -22,7 +22,6 @@ struct cgroup;
 struct cgroup_job_spec;
 struct ucache;
 struct ucache_user;
-struct spool_pool;
 
 /* The LAUNCH object; every string is owned and never NULL unless said. */
 struct launch {
@@ -102,8 +101,6 @@ struct launch_ctx {
     struct auth *auth;   /* sluiced's credentials: destroyed (the auth/key
                           * key wiped) in the supervisor right after the
                           * fork; NULL: none */
-    /* the node's recycled job directories (spool.h); NULL: none */
-    struct spool_pool *pool;
 };
 
 /*

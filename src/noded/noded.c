@@ -55,12 +55,6 @@ static int setup_spool(struct noded *nd, struct err *e)
     }
     free(dir);
     nd->spool = xstrdup(real);
-    /* what an earlier sluiced pooled: its state is not known */
-    if (spool_pool_clear(nd->spool) < 0)
-        log_warn("SlurmdSpoolDir %s: cannot remove every recycled job "
-                 "directory",
-                 nd->spool);
-    nd->pool = spool_pool_create(nd->spool, NODED_SPOOL_POOL);
     return 0;
 }
 
@@ -239,7 +233,6 @@ void noded_fini(struct noded *nd)
     if (nd->cg.version != CGROUP_NONE)
         cgroup_node_cleanup(&nd->cg); /* only when no job is left in it */
     resources_fini(&nd->res);
-    spool_pool_destroy(nd->pool);
     free(nd->spool);
     free(nd->hostname);
     conf_destroy(nd->conf);

@@ -26,10 +26,6 @@ struct conn;
 struct njobs;
 struct nsteps;
 
-/* Recycled job directories kept at most (spool.h): more than the jobs
- * that end on a node between two of its launches */
-#define NODED_SPOOL_POOL 64
-
 struct noded {
     struct conf *conf;     /* owned */
     const char *conf_path; /* as named on the command line (borrowed) */
@@ -38,8 +34,6 @@ struct noded {
     char *hostname;    /* gethostname(), owned */
     char *spool;       /* absolute spool directory, owned */
     struct auth *auth; /* owned */
-    /* the spool's recycled job directories (spool.h), owned */
-    struct spool_pool *pool;
     /* SlurmUser's uid, trusted like root to speak for the controller;
      * (uid_t)-1 when SlurmUser is not set */
     uid_t slurm_uid;

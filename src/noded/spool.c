@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,26 +92,6 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-/* The temporary a recycled directory keeps (spool_recycle), emptied for
- * writing: only a regular file of ours with no other link, and only for
- * a file that stays ours (one chowned to a job's user is always new: its
- * last owner may hold it open).  -1 when there is none such. */
-static int reuse_tmp(const char *tmp, mode_t mode)
-{
-    int fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-        st.st_nlink != 1 || ftruncate(fd, 0) < 0 ||
-        ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Write dir/name through a temporary and a rename; durable: fsync the
  * file and the directory too. */
 static int put(const char *dir, const char *name, const void *data, size_t len,
@@ -122,12 +101,8 @@ static int put(const char *dir, const char *name, const void *data, size_t len,
     char *path = xasprintf("%s/%s", dir, name);
     int fd = -1, saved;
 
-    /* the recycled directory's own temporary, else a fresh file, never
-     * one found at tmp (a link planted there) */
-    if (uid == (uid_t)-1)
-        fd = reuse_tmp(tmp, mode);
-    if (fd < 0)
-        fd = fsmode_create_excl(tmp, mode);
+    /* a fresh file, never one found at tmp (a link planted there) */
+    fd = fsmode_create_excl(tmp, mode);
     if (fd < 0 || write_all(fd, data, len) < 0)
         goto error;
     if (uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
@@ -519,145 +494,6 @@ int spool_remove(const char *jobdir)
     if (rmdir(jobdir) < 0 && errno != ENOENT)
         return -1;
     return 0;
-}
-
-/* ---- recycled job directories ----------------------------------------- */
-
-#define POOL_PREFIX ".free."
-
-struct spool_pool {
-    char *spool;
-    unsigned long long *seq; /* the pooled .free.<seq>, last in first out */
-    size_t n, max;
-    unsigned long long next;
-};
-
-struct spool_pool *spool_pool_create(const char *spool, size_t max)
-{
-    struct spool_pool *p = xcalloc(1, sizeof(*p));
-
-    p->spool = xstrdup(spool);
-    p->seq = xcalloc(max + 1, sizeof(*p->seq));
-    p->max = max;
-    return p;
-}
-
-void spool_pool_destroy(struct spool_pool *p)
-{
-    if (p == NULL)
-        return;
-    free(p->spool);
-    free(p->seq);
-    free(p);
-}
-
-size_t spool_pool_size(const struct spool_pool *p)
-{
-    return p ? p->n : 0;
-}
-
-int spool_pool_clear(const char *spool)
-{
-    DIR *d = opendir(spool);
-    struct dirent *de;
-    int rc = 0;
-
-    if (d == NULL)
-        return -1;
-    while ((de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, POOL_PREFIX, strlen(POOL_PREFIX)) != 0)
-            continue;
-        char *dir = xasprintf("%s/%s", spool, de->d_name);
-        if (spool_remove(dir) < 0)
-            rc = -1;
-        free(dir);
-    }
-    closedir(d);
-    return rc;
-}
-
-/* What a job left in dir, now out of the spool's namespace: the files
- * that stay ours (supervisor.pid, status) under their temporary names,
- * for the next job's writes; the rest removed. */
-static int scrub(const char *dir)
-{
-    static const char *const keep[] = {"supervisor.pid", "status"};
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int rc = 0;
-
-    if (d == NULL)
-        return -1;
-    while (rc == 0 && (de = readdir(d)) != NULL) {
-        const char *name = de->d_name;
-        bool kept = false;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-            strcmp(name, ".supervisor.pid.tmp") == 0 ||
-            strcmp(name, ".status.tmp") == 0)
-            continue;
-        for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-            if (strcmp(name, keep[i]) != 0)
-                continue;
-            char tmp[32];
-            snprintf(tmp, sizeof(tmp), ".%s.tmp", keep[i]);
-            rc = renameat(dirfd(d), name, dirfd(d), tmp);
-            kept = true;
-        }
-        if (!kept && unlinkat(dirfd(d), name, 0) < 0 && errno != ENOENT)
-            rc = -1;
-    }
-    closedir(d);
-    return rc;
-}
-
-int spool_recycle(struct spool_pool *p, const char *jobdir)
-{
-    char *to;
-
-    if (p == NULL || p->n == p->max)
-        return spool_remove(jobdir);
-    to = xasprintf("%s/" POOL_PREFIX "%llu", p->spool, p->next++);
-    if (rename(jobdir, to) < 0) {
-        free(to);
-        return errno == ENOENT ? 0 : spool_remove(jobdir);
-    }
-    if (scrub(to) < 0) {
-        spool_remove(to);
-        free(to);
-        return 0;
-    }
-    free(to);
-    p->seq[p->n++] = p->next - 1;
-    return 0;
-}
-
-int spool_take(struct spool_pool *p, const char *jobdir)
-{
-    char *from;
-    int saved;
-
-    if (p == NULL || p->n == 0) {
-        errno = ENOENT;
-        return -1;
-    }
-    from = xasprintf("%s/" POOL_PREFIX "%llu", p->spool, p->seq[--p->n]);
-    if (renameat2(AT_FDCWD, from, AT_FDCWD, jobdir, RENAME_NOREPLACE) == 0) {
-        free(from);
-        return 0;
-    }
-    saved = errno;
-    if (saved == EEXIST) {
-        p->n++; /* still pooled */
-    } else {
-        /* a file system without RENAME_NOREPLACE: no pool there */
-        if (saved == EINVAL || saved == ENOSYS)
-            p->max = 0;
-        spool_remove(from);
-        saved = ENOENT;
-    }
-    free(from);
-    errno = saved;
-    return -1;
 }
 
 static int cmp_u32(const void *a, const void *b)

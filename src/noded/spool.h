@@ -174,36 +174,6 @@ int spool_lock(const char *jobdir, int timeout_ms, struct err *e);
 int spool_remove(const char *jobdir);
 
 /*
- * Recycled job directories.  Each inode a job's directory makes and
- * frees costs more than its write on ext4 without a journal, which on
- * every inode it allocates skips, reading each one's block, the inodes of
- * the group freed in the last half minute (bench/RESULTS.md,
- * 2026-12-07): a short job's directory, once its end is acknowledged, is
- * renamed out of the spool's namespace to .free.<n> (spool_recycle) with
- * supervisor.pid and status renamed to their temporary names and every
- * other file removed, and the next launch renames it into place
- * (spool_take) and writes over those temporaries.  Neither name is
- * listed (spool_list reads job.<id> alone) and a directory is pooled
- * only after its job's end is acknowledged; what an earlier sluiced
- * pooled is removed at start (spool_pool_clear).  The script, which
- * belongs to the job's user, is always a new file.  At most max are
- * pooled; a pool of NULL pools nothing.
- */
-struct spool_pool;
-struct spool_pool *spool_pool_create(const char *spool, size_t max);
-void spool_pool_destroy(struct spool_pool *p);
-size_t spool_pool_size(const struct spool_pool *p);
-/* spool_pool_clear: remove every .free.<n> in spool; -1 when one stays. */
-int spool_pool_clear(const char *spool);
-/* spool_recycle: jobdir into the pool, or removed when the pool is full
- * or cleaning it fails; 0 when jobdir is gone from its name. */
-int spool_recycle(struct spool_pool *p, const char *jobdir);
-/* spool_take: a pooled directory (mode 0711, without supervisor.pid or
- * status) renamed to jobdir, 0; -1 with errno ENOENT (none pooled: make
- * one) or EEXIST (jobdir exists, as mkdir would say). */
-int spool_take(struct spool_pool *p, const char *jobdir);
-
-/*
  * spool_list: the ids of the job.<id> directories in spool, ascending.
  * *ids is a new array (caller frees), *n its length.
  */

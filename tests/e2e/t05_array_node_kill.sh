@@ -4,8 +4,7 @@
 # (issue 19's crash guarantee for the lean launch path).  Each task appends
 # its index to one file; the file has each index once, sacct has one final
 # record per task, all COMPLETED, and both spools are empty once the ends
-# were acknowledged (no end lost, none left behind) but for the recycled
-# job directories, which hold nothing a restarted sluiced would read.
+# were acknowledged (no end lost, none left behind).
 . "$(dirname "$0")/lib.sh"
 
 N=2000
@@ -64,17 +63,6 @@ spooled() { ls "$DIR"/spool/node0[12] | grep -c '^job\.'; }
 none_spooled() { [ "$(spooled)" -eq 0 ]; }
 wait_for 10 none_spooled
 is "$(spooled)" 0 "both spools are empty: every end was acknowledged"
-# what stays is the recycled directories (docs/architecture.md), at most
-# 64 a node, none holding a file that adoption reads
-pooled=$(find "$DIR"/spool/node0[12] -maxdepth 1 -name '.free.*' | wc -l)
-if [ "$pooled" -ge 1 ] && [ "$pooled" -le 128 ]; then
-    ok "the nodes keep $pooled recycled job directories (1..128)"
-else
-    not_ok "the nodes keep $pooled recycled job directories (1..128)"
-fi
-is "$(find "$DIR"/spool/node0[12]/.free.* \( -name supervisor.pid -o \
-    -name status -o -name script \) 2>/dev/null | wc -l)" 0 \
-    "no recycled directory holds a supervisor.pid, status or script"
 # the restarted sluiced found jobs of the killed one in its spool
 like "$(grep -c "adopted state=" "$DIR/log/node01.log")" "^[1-9]" \
     "node01's restarted sluiced adopted the tasks it found"

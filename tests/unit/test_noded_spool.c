@@ -1,8 +1,7 @@
 /*
  * Unit tests for the node's spool and resource helpers: %n/%h expansion,
  * the status file round trip (and damaged ones), supervisor pids told
- * apart from reused ones, listing and removal, recycled job directories,
- * /proc/meminfo parsing.
+ * apart from reused ones, listing and removal, /proc/meminfo parsing.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -248,107 +247,6 @@ static void test_int_list_remove(void **state)
     free(j);
 }
 
-static ino_t inode_of(const char *dir, const char *name)
-{
-    char path[512];
-    struct stat st;
-
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    return stat(path, &st) == 0 ? st.st_ino : 0;
-}
-
-/* A job's directory, recycled once its end is acknowledged: out of the
- * spool's namespace, its supervisor.pid and status kept as temporaries
- * that the next job writes over (the same inodes), the rest gone; taken
- * back under the next job's name, never over one that exists. */
-static void test_recycle(void **state)
-{
-    char dir[256], *j1, *j2, *j3, path[512];
-    struct spool_pool *pool;
-    struct spool_status st = {.exit_code = 3, .end_time = 1700000100};
-    struct spool_pid self;
-    struct stat sb;
-    uint32_t *ids;
-    size_t n;
-    ino_t pid_ino, status_ino;
-    struct err e;
-
-    (void)state;
-    snprintf(dir, sizeof(dir), "%s/pool", tmpdir);
-    assert_int_equal(spool_mkdirs(dir, &e), 0);
-    pool = spool_pool_create(dir, 1);
-    j1 = spool_job_dir(dir, 1);
-    j2 = spool_job_dir(dir, 2);
-    j3 = spool_job_dir(dir, 3);
-    /* nothing pooled: the launch makes a directory */
-    assert_int_equal(spool_take(pool, j1), -1);
-    assert_int_equal(errno, ENOENT);
-    assert_int_equal(mkdir(j1, 0711), 0);
-    assert_int_equal(spool_pid_self(&self), 0);
-    assert_int_equal(spool_pids_write(j1, &self, &self, "b", &e), 0);
-    assert_int_equal(spool_write_volatile(j1, "script", "#!/bin/sh\n", 10, 0700,
-                                          (uid_t)-1, (gid_t)-1, &e),
-                     0);
-    assert_int_equal(spool_int_write(j1, "preempted", 1, 0644, &e), 0);
-    assert_int_equal(spool_status_write(j1, &st, &e), 0);
-    pid_ino = inode_of(j1, "supervisor.pid");
-    status_ino = inode_of(j1, "status");
-
-    assert_int_equal(spool_recycle(pool, j1), 0);
-    assert_int_equal(access(j1, F_OK), -1);
-    assert_int_equal(spool_pool_size(pool), 1);
-    assert_int_equal(spool_list(dir, &ids, &n, &e), 0);
-    assert_int_equal(n, 0); /* a pooled directory is no job's */
-    free(ids);
-
-    /* job 2 exists: the pooled one is not renamed over it */
-    assert_int_equal(mkdir(j2, 0711), 0);
-    assert_int_equal(spool_take(pool, j2), -1);
-    assert_int_equal(errno, EEXIST);
-    assert_int_equal(spool_pool_size(pool), 1);
-    assert_int_equal(rmdir(j2), 0);
-
-    assert_int_equal(spool_take(pool, j2), 0);
-    assert_int_equal(spool_pool_size(pool), 0);
-    assert_int_equal(stat(j2, &sb), 0);
-    assert_int_equal(sb.st_mode & 07777, 0711);
-    /* nothing of job 1 under a name that is read */
-    for (const char *const *p =
-             (const char *const[]){"supervisor.pid", "status", "script",
-                                   "preempted", ".script.tmp", NULL};
-         *p; p++) {
-        snprintf(path, sizeof(path), "%s/%s", j2, *p);
-        assert_int_equal(access(path, F_OK), -1);
-    }
-    assert_int_equal(spool_status_read(j2, &st, &e), -1);
-    assert_int_equal(errno, ENOENT);
-    /* job 2's files are job 1's inodes, written over */
-    assert_int_equal(spool_pids_write(j2, &self, &self, NULL, &e), 0);
-    st.exit_code = 5;
-    assert_int_equal(spool_status_write(j2, &st, &e), 0);
-    assert_true(inode_of(j2, "supervisor.pid") == pid_ino);
-    assert_true(inode_of(j2, "status") == status_ino);
-    snprintf(path, sizeof(path), "%s/status", j2);
-    assert_int_equal(stat(path, &sb), 0);
-    assert_int_equal(sb.st_mode & 07777, 0600);
-    memset(&st, 0, sizeof(st));
-    assert_int_equal(spool_status_read(j2, &st, &e), 0);
-    assert_int_equal(st.exit_code, 5);
-
-    /* a full pool removes; a restarted sluiced clears what was pooled */
-    assert_int_equal(mkdir(j3, 0711), 0);
-    assert_int_equal(spool_recycle(pool, j2), 0);
-    assert_int_equal(spool_recycle(pool, j3), 0);
-    assert_int_equal(access(j3, F_OK), -1);
-    assert_int_equal(spool_pool_size(pool), 1);
-    assert_int_equal(spool_pool_clear(dir), 0);
-    assert_int_equal(rmdir(dir), 0); /* nothing left in it */
-    spool_pool_destroy(pool);
-    free(j1);
-    free(j2);
-    free(j3);
-}
-
 static void test_meminfo(void **state)
 {
     uint64_t mib = 0;
@@ -469,7 +367,6 @@ int main(void)
         cmocka_unit_test(test_status_damaged),
         cmocka_unit_test(test_pid),
         cmocka_unit_test(test_int_list_remove),
-        cmocka_unit_test(test_recycle),
         cmocka_unit_test(test_meminfo),
         cmocka_unit_test(test_dir_join),
         cmocka_unit_test(test_gres_detect),
