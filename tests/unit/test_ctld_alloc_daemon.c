@@ -92,8 +92,17 @@ static void test_immediate_interactive_complete(void **state)
         fail_msg("STEP_CREATE: %s", e.text);
     assert_int_equal(json_integer_value(json_object_get(r, "step_id")), 0);
     json_decref(r);
-    json_decref(peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL));
+    /* two tasks over the two nodes, one each: both report its end (with
+     * node02's report missing the allocation would wait for the node to
+     * time out, SlurmdTimeout, before it ends) */
+    l = peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL);
+    assert_non_null(l);
+    json_decref(l);
+    l = peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL);
+    assert_non_null(l);
+    json_decref(l);
     assert_int_equal(step_end(n1, "node01", id, 0, 0, 0, NULL), 0);
+    assert_int_equal(step_end(n2, "node02", id, 0, 0, 0, NULL), 0);
 
     /* JOB_COMPLETE: the steps are killed on every node; the job ends
      * once its last step is reported */
