@@ -18,7 +18,9 @@
 #           submitter (build/bench/submit_bench -c 1) to all ended, jobs/s
 #   cli     one process per call in a shell loop, CLI_CALLS (500) calls:
 #           sbatch -H --wrap true, /bin/true and a static "hello" with the
-#           same arguments; ms per call and sbatch's ratio to each
+#           same arguments; ms per call, sbatch's ratio to each and the
+#           controller's CPU per submission; CLI_HELD (0) held jobs are
+#           queued first (a user's loop over a long queue)
 #   drain   (not in the default set) a 10,000-task array draining in
 #           partition all while, on the same nodes, DRAIN_PROD (100) jobs
 #           of a higher-tier partition prod start one at a time
@@ -28,7 +30,7 @@
 #           draining when the last was timed
 #
 # Environment: SLUICE_BUILD (default build; an absolute path too, to
-# measure a baseline's binaries), CLI_CALLS (500), DRAIN_PROD (100),
+# measure a baseline's binaries), CLI_CALLS (500), CLI_HELD (0), DRAIN_PROD (100),
 # DRAIN_CALLS (200), BENCH_TMPDIR (default /tmp: where each cluster's
 # directory is made, its state, spools and the jobs' output; to measure
 # another file system, e.g. a journalled ext4 or a tmpfs).
@@ -44,6 +46,7 @@ BB=$BDIR/bench
 RUNS=3
 BIG=0
 CLI_CALLS=${CLI_CALLS:-500}
+CLI_HELD=${CLI_HELD:-0}
 DRAIN_PROD=${DRAIN_PROD:-100}
 DRAIN_CALLS=${DRAIN_CALLS:-200}
 BENCH_NAME=throughput
@@ -165,22 +168,36 @@ loop_ms() {
     calc "($t1 - $t0) * 1000 / $CLI_CALLS"
 }
 
+# ctld_cpu_ns: the controller's CPU time so far, in ns (schedstat: finer
+# than the clock ticks of /proc/PID/stat).
+ctld_cpu_ns() {
+    cut -d' ' -f1 "/proc/$(cat "$DIR/pids/sluicectld.pid")/schedstat"
+}
+
 bench_cli() {
-    local lines="" r s t h
-    echo "== one process per call in a shell loop, $CLI_CALLS calls each; load $(load)"
+    local lines="" r s t h c0 c1 c line
+    echo "== one process per call in a shell loop, $CLI_CALLS calls each, $CLI_HELD held jobs queued first; load $(load)"
     for r in $(seq "$RUNS"); do
         cluster_up
+        if [ "$CLI_HELD" -gt 0 ]; then
+            echo "+ for i in 1..$CLI_HELD: sbatch -H --wrap true >/dev/null  (queued, not timed)"
+            for ((i = 0; i < CLI_HELD; i++)); do
+                "$BIN/sbatch" -H --wrap true >/dev/null || die "sbatch failed"
+            done
+        fi
         echo "+ for i in 1..$CLI_CALLS: X -H --wrap true >/dev/null  (X = sbatch, /bin/true, build/bench/hello_static)"
+        c0=$(ctld_cpu_ns)
         s=$(loop_ms "$BIN/sbatch")
+        c1=$(ctld_cpu_ns)
+        c=$(calc "($c1 - $c0) / 1000000 / $CLI_CALLS")
         t=$(loop_ms /bin/true)
         h=$(loop_ms "$BB/hello_static")
-        echo "  run $r: sbatch_ms=$s true_ms=$t hello_ms=$h" \
-            "vs_true=$(calc "$s / $t") vs_hello=$(calc "$s / $h")" \
-            "load=$(load | cut -d' ' -f1)"
-        lines="${lines}sbatch_ms=$s true_ms=$t hello_ms=$h vs_true=$(calc "$s / $t") vs_hello=$(calc "$s / $h")"$'\n'
+        line="sbatch_ms=$s true_ms=$t hello_ms=$h vs_true=$(calc "$s / $t") vs_hello=$(calc "$s / $h") ctld_cpu_ms=$c"
+        echo "  run $r: $line load=$(load | cut -d' ' -f1)"
+        lines="$lines$line"$'\n'
         cluster_down
     done
-    echo "median per call: $(medians "$lines" sbatch_ms true_ms hello_ms vs_true vs_hello)"
+    echo "median per call: $(medians "$lines" sbatch_ms true_ms hello_ms vs_true vs_hello ctld_cpu_ms)"
 }
 
 # pct P: the P-th percentile (nearest rank) of the numbers on stdin.
