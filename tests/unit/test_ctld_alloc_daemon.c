@@ -27,6 +27,18 @@ static uint64_t alloc(struct fx *f, const char *fields, int *code,
     return id;
 }
 
+/* A message of type to each of the two nodes. */
+static void expect_both(struct peer *n1, struct peer *n2, uint16_t type)
+{
+    struct peer *both[] = {n1, n2};
+
+    for (size_t i = 0; i < 2; i++) {
+        json_t *m = peer_expect(both[i], type, 5000, NULL);
+        assert_non_null(m);
+        json_decref(m);
+    }
+}
+
 static void test_immediate_interactive_complete(void **state)
 {
     struct fx *f = *state;
@@ -95,12 +107,7 @@ static void test_immediate_interactive_complete(void **state)
     /* two tasks over the two nodes, one each: both report its end (with
      * node02's report missing the allocation would wait for the node to
      * time out, SlurmdTimeout, before it ends) */
-    l = peer_expect(n1, PROTO_MSG_STEP_LAUNCH, 5000, NULL);
-    assert_non_null(l);
-    json_decref(l);
-    l = peer_expect(n2, PROTO_MSG_STEP_LAUNCH, 5000, NULL);
-    assert_non_null(l);
-    json_decref(l);
+    expect_both(n1, n2, PROTO_MSG_STEP_LAUNCH);
     assert_int_equal(step_end(n1, "node01", id, 0, 0, 0, NULL), 0);
     assert_int_equal(step_end(n2, "node02", id, 0, 0, 0, NULL), 0);
 
@@ -112,12 +119,7 @@ static void test_immediate_interactive_complete(void **state)
     if (r == NULL)
         fail_msg("JOB_COMPLETE: %s", e.text);
     json_decref(r);
-    l = peer_expect(n1, PROTO_MSG_JOB_KILL, 5000, NULL);
-    assert_non_null(l);
-    json_decref(l);
-    l = peer_expect(n2, PROTO_MSG_JOB_KILL, 5000, NULL);
-    assert_non_null(l);
-    json_decref(l);
+    expect_both(n1, n2, PROTO_MSG_JOB_KILL);
     assert_job(f, id, "job_state", "RUNNING");
     assert_int_equal(
         step_end(n1, "node01", id, STEP_INTERACTIVE_ID, 0, 15, NULL), 0);
