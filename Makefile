@@ -184,6 +184,12 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(SIM_LIB) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# submit_bench --squeue asks for the fields squeue asks for (cli/jobview.h)
+$(BUILD)/bench/submit_bench: $(BUILD)/obj/bench/submit_bench.o $(CLI_LIB) \
+		$(SIM_LIB) $(SCHED_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/bench/hello_static: bench/static/hello.c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu17 -O2 $(WARN) -static -o $@ $<

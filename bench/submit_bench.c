@@ -7,7 +7,7 @@
  *
  *   build/bench/submit_bench -c CLIENTS -n JOBS_PER_CLIENT [--tcp] [--hold]
  *                            [--vary]
- *                            [-p PARTITION] [--cli SBATCH]
+ *                            [-p PARTITION] [--cli SBATCH] [--squeue]
  *
  * The controller is found through SLUICE_CONF, as the CLI finds it: its
  * unix socket by default, TCP with the configured auth/key with --tcp.
@@ -15,7 +15,10 @@
  * ("SBATCH --parsable --wrap true [-H] [-p PARTITION]", output discarded),
  * as a shell loop would run it: the latency is the whole process's.
  * --vary gives the jobs (over the API) 4 time limits, 1, 2 or 4 GPUs and
- * 1, 2 or 4 CPUs, so that backfill has varied work.
+ * 1, 2 or 4 CPUs, so that backfill has varied work.  --squeue sends,
+ * instead of submissions, squeue's default query (the unfinished jobs, the
+ * fields of its default columns) on the persistent connection: the
+ * controller's answer time without the start of a client process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/jobview.h"
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/err.h"
@@ -41,7 +45,8 @@ struct opts {
     int jobs;
     bool tcp;
     bool hold;
-    bool vary; /* --vary: shapes and time limits vary by job */
+    bool vary;   /* --vary: shapes and time limits vary by job */
+    bool squeue; /* --squeue: squeue's default query, not submissions */
     const char *partition;
     const char *cli; /* one process of this command per submission */
 };
@@ -94,6 +99,17 @@ static json_t *job_spec(const struct opts *o, int i)
                             json_integer(1 << (i / 12 % 3)));
     }
     return json_pack("{s:o}", "job", job);
+}
+
+/* squeue's default query: the unfinished jobs, the fields of its default
+ * columns. */
+static json_t *squeue_query(void)
+{
+    static const char letters[] = "iPjutMDR"; /* JOBVIEW_FORMAT's */
+
+    return json_pack("{s:[ssss], s:o}", "states", "PENDING", "RUNNING",
+                     "SUSPENDED", "COMPLETING", "fields",
+                     jobview_fields(letters, sizeof(letters) - 1));
 }
 
 /* Latencies to the pipe the clients share, in writes of at most PIPE_BUF
@@ -183,10 +199,13 @@ static int run_client(const struct conf *c, const struct opts *o, int fd)
         return 1;
     }
     for (int i = 0; i < o->jobs; i++) {
-        json_t *req = job_spec(o, i), *reply = NULL;
+        uint16_t type = o->squeue ? PROTO_MSG_JOB_QUERY : PROTO_MSG_SUBMIT;
+        json_t *req = o->squeue ? squeue_query() : job_spec(o, i),
+               *reply = NULL;
         double t0 = now_us();
-        if (proto_call(pc, a, PROTO_MSG_SUBMIT, req, &reply, 30000, &e) < 0) {
-            fprintf(stderr, "submit_bench: submit: %s\n", e.text);
+        if (proto_call(pc, a, type, req, &reply, 30000, &e) < 0) {
+            fprintf(stderr, "submit_bench: %s: %s\n", proto_type_name(type),
+                    e.text);
             return 1;
         }
         lat[i] = now_us() - t0;
@@ -211,6 +230,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         {"hold", no_argument, NULL, 'H'},
         {"vary", no_argument, NULL, 'V'},
         {"cli", required_argument, NULL, 'C'},
+        {"squeue", no_argument, NULL, 'Q'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -239,6 +259,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'C':
             o->cli = optarg;
             break;
+        case 'Q':
+            o->squeue = true;
+            break;
         default:
             return -1;
         }
@@ -260,7 +283,7 @@ int main(int argc, char **argv)
     if (parse_opts(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: submit_bench [-c CLIENTS] [-n JOBS] "
                         "[-p PARTITION] [--tcp] [--hold] [--vary] "
-                        "[--cli SBATCH]\n");
+                        "[--cli SBATCH] [--squeue]\n");
         return 2;
     }
     c = conf_load(path ? path : CONF_DEFAULT_PATH, NULL, &e);
@@ -299,9 +322,10 @@ int main(int argc, char **argv)
     printf("clients=%d jobs=%zu transport=%s elapsed_s=%.3f jobs_per_s=%.0f "
            "p50_ms=%.3f p99_ms=%.3f client_cpu_ms_per_job=%.3f\n",
            o.clients, total,
-           o.cli   ? "cli"
-           : o.tcp ? "tcp+auth"
-                   : "unix",
+           o.cli      ? "cli"
+           : o.tcp    ? "tcp+auth"
+           : o.squeue ? "unix-squeue"
+                      : "unix",
            elapsed, total / elapsed, lat[total / 2] / 1e3,
            lat[(size_t)(total * 0.99)] / 1e3, children_cpu_ms() / total);
     free(lat);

@@ -25,13 +25,18 @@
 #           partition all while, on the same nodes, DRAIN_PROD (100) jobs
 #           of a higher-tier partition prod start one at a time
 #           (build/bench/start_latency -p prod: submit to the job's first
-#           instruction), then DRAIN_CALLS (200) each of squeue and
-#           sbatch -H timed one by one; checks that the array was still
-#           draining when the last was timed
+#           instruction), then DRAIN_CALLS (100) each of squeue and
+#           sbatch -H timed one by one, then the same two requests on one
+#           open connection (submit_bench --squeue, --hold: the
+#           controller's answer without a client process's start), then
+#           /bin/true timed as the commands were (what starting any
+#           process costs on the machine the array keeps busy); checks
+#           that the array was still draining when the last was timed
 #
 # Environment: SLUICE_BUILD (default build; an absolute path too, to
-# measure a baseline's binaries), CLI_CALLS (500), CLI_HELD (0), DRAIN_PROD (100),
-# DRAIN_CALLS (200), BENCH_TMPDIR (default /tmp: where each cluster's
+# measure a baseline's binaries; drain's open-connection probe is always
+# this checkout's build/bench/submit_bench, a client), CLI_CALLS (500), CLI_HELD (0), DRAIN_PROD (100),
+# DRAIN_CALLS (100), BENCH_TMPDIR (default /tmp: where each cluster's
 # directory is made, its state, spools and the jobs' output; to measure
 # another file system, e.g. a journalled ext4 or a tmpfs).
 set -u
@@ -43,12 +48,13 @@ case $BUILD in
 esac
 BIN=$BDIR/bin
 BB=$BDIR/bench
+PROBE=$ROOT/build/bench/submit_bench
 RUNS=3
 BIG=0
 CLI_CALLS=${CLI_CALLS:-500}
 CLI_HELD=${CLI_HELD:-0}
 DRAIN_PROD=${DRAIN_PROD:-100}
-DRAIN_CALLS=${DRAIN_CALLS:-200}
+DRAIN_CALLS=${DRAIN_CALLS:-100}
 BENCH_NAME=throughput
 BENCH_TMP=tput
 BENCH_CONF=$ROOT/bench/cluster_tput.conf
@@ -220,21 +226,27 @@ time_calls() {
 }
 
 bench_drain() {
-    local lines="" line r left q s
+    local lines="" line r left q s cq cs t aid
     echo "== a 10,000-task array draining: prod starts, squeue and sbatch answers; load $(load)"
     for r in $(seq "$RUNS"); do
         cluster_up "PartitionName=prod Nodes=node[01-02] PriorityTier=10 MaxTime=INFINITE State=UP"
         echo "+ sbatch -p all --array=0-9999 --wrap=true; sleep 1" >&2
-        "$BIN/sbatch" -p all --array=0-9999 --wrap=true >/dev/null || die "sbatch failed"
+        aid=$("$BIN/sbatch" --parsable -p all --array=0-9999 --wrap=true) || die "sbatch failed"
         sleep 1
         echo "+ build/bench/start_latency -n $DRAIN_PROD -p prod" >&2
         line=$("$BB/start_latency" -n "$DRAIN_PROD" -p prod) || die "start_latency failed"
-        echo "+ $DRAIN_CALLS x squeue, then $DRAIN_CALLS x sbatch -H -p all --wrap true, each timed" >&2
+        # held submissions last: squeue would list them
+        echo "+ $PROBE -c 1 -n $DRAIN_CALLS --squeue; $DRAIN_CALLS x /bin/true, timed" >&2
+        cq=$("$PROBE" -c 1 -n "$DRAIN_CALLS" --squeue) || die "submit_bench --squeue failed"
+        t=$(time_calls "$DRAIN_CALLS" /bin/true)
+        echo "+ $DRAIN_CALLS x squeue, $DRAIN_CALLS x sbatch -H -p all --wrap true, each timed" >&2
         q=$(time_calls "$DRAIN_CALLS" "$BIN/squeue")
         s=$(time_calls "$DRAIN_CALLS" "$BIN/sbatch" -H -p all --wrap true)
-        left=$("$BIN/squeue" -h -r -t PD -p all -o %i | wc -l)
-        [ "$left" -gt "$DRAIN_CALLS" ] ||
-            echo "  (the array had drained before the last call: $left pending)"
+        echo "+ $PROBE -c 1 -n $DRAIN_CALLS --hold -p all" >&2
+        cs=$("$PROBE" -c 1 -n "$DRAIN_CALLS" --hold -p all) || die "submit_bench failed"
+        left=$("$BIN/squeue" -h -r -t PD -j "$aid" -o %i 2>/dev/null | wc -l)
+        [ "$left" -gt 0 ] ||
+            echo "  (the array had drained before the last call)"
         line="prod_start_p50_ms=$(field start_p50_ms "$line")"\
 " prod_start_p99_ms=$(field start_p99_ms "$line")"\
 " prod_start_max_ms=$(field start_max_ms "$line")"
@@ -242,12 +254,15 @@ bench_drain() {
         line="$line squeue_p99_ms=$(printf '%s\n' "$q" | pct 99)"
         line="$line sbatch_p50_ms=$(printf '%s\n' "$s" | pct 50)"
         line="$line sbatch_p99_ms=$(printf '%s\n' "$s" | pct 99)"
+        line="$line conn_squeue_p50_ms=$(field p50_ms "$cq") conn_squeue_p99_ms=$(field p99_ms "$cq")"
+        line="$line conn_submit_p50_ms=$(field p50_ms "$cs") conn_submit_p99_ms=$(field p99_ms "$cs")"
+        line="$line true_p50_ms=$(printf '%s\n' "$t" | pct 50) true_p99_ms=$(printf '%s\n' "$t" | pct 99)"
         line="$line array_pending_after=$left"
         echo "  run $r: $line load=$(load | cut -d' ' -f1)"
         lines="$lines$line"$'\n'
         cluster_down
     done
-    echo "median: $(medians "$lines" prod_start_p50_ms prod_start_p99_ms squeue_p50_ms squeue_p99_ms sbatch_p50_ms sbatch_p99_ms)"
+    echo "median: $(medians "$lines" prod_start_p50_ms prod_start_p99_ms squeue_p50_ms squeue_p99_ms sbatch_p50_ms sbatch_p99_ms conn_squeue_p50_ms conn_squeue_p99_ms conn_submit_p50_ms conn_submit_p99_ms true_p50_ms true_p99_ms)"
 }
 
 args=()
@@ -266,6 +281,7 @@ done
 for b in spawn_floor submit_bench hello_static start_latency; do
     [ -x "$BB/$b" ] || die "$BB/$b is not built (make)"
 done
+[ -x "$PROBE" ] || die "$PROBE is not built (make)"
 command -v bc >/dev/null || die "bc is needed"
 echo "# $(date); $(nproc) CPUs; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); load: $(load)"
 for b in "${args[@]}"; do

@@ -244,6 +244,33 @@ static void expand_tasks(json_t *out, json_t *job)
     arrayset_clear(&set);
 }
 
+static int queue_spec(struct queue *q, struct fmt_spec *sp, struct err *e);
+
+/* The JOB fields the columns and -S keys need (jobview_fields), or NULL
+ * for all of them (--json; a letter not known; a format that does not
+ * parse, which queue_print reports). */
+static json_t *queue_fields(struct queue *q)
+{
+    struct fmt_spec sp;
+    struct err e;
+    char *codes;
+    size_t n = 0;
+    json_t *fields;
+
+    if (q->json || queue_spec(q, &sp, &e) < 0)
+        return NULL;
+    codes = xmalloc(sp.n + (q->sort ? strlen(q->sort) : 0) + 1);
+    for (size_t i = 0; i < sp.n; i++)
+        codes[n++] = sp.fields[i].letter;
+    for (const char *p = q->sort; p != NULL && *p != '\0'; p++)
+        if (strchr(JOBVIEW_LETTERS, *p) != NULL)
+            codes[n++] = *p;
+    fields = jobview_fields(codes, n);
+    free(codes);
+    fmt_spec_free(&sp);
+    return fields;
+}
+
 /* The jobs to show, filtered; new reference.  *unknown: one job id was
  * asked for and the controller knows no such job (squeue's "Invalid job
  * id specified"). */
@@ -255,9 +282,11 @@ static json_t *queue_fetch(struct queue *q, bool *unknown)
     bool by_default = q->f.states == NULL && !q->f.all_states;
     struct err e;
     size_t i;
-    json_t *job;
+    json_t *job, *fields = queue_fields(q);
 
     *unknown = false;
+    if (fields != NULL)
+        json_object_set_new(req, "fields", fields);
     if (by_default && q->f.job_ids == NULL)
         json_object_set_new(req, "states",
                             json_pack("[ssss]", "PENDING", "RUNNING",

@@ -736,6 +736,131 @@ const char *jobview_value(char letter, const void *ctx, char *buf, size_t len)
     }
 }
 
+/* The JOB fields an output path's patterns read (showview_stdpath). */
+#define JV_PATH_KEYS "work_dir job_id name user_name batch_host"
+/* squeue's own: its filters (jobfilter_match), its default order
+ * (jobview_sort), which states it shows, and -r's tasks. */
+#define JV_BASE_KEYS                                                           \
+    "job_id array_job_id array_task_id array_task_str array_task_max "         \
+    "user_id user_name partition job_state name node_list priority"
+
+/* The JOB fields each letter and -O code reads (jobview_value); a code
+ * without an entry is not known here and makes jobview_fields give up. */
+static const char *const jv_keys[128] = {
+    [JV_X_TRES_ALLOC] = "tres_alloc_str tres_req_str",
+    [JV_X_NUM_TASKS] = "ntasks",
+    [JV_X_CPUS_PER_TASK] = "cpus_per_task",
+    [JV_X_ELIGIBLE] = "eligible_time",
+    [JV_X_ACCRUE] = "accrue_since",
+    [JV_X_DEADLINE] = "deadline",
+    [JV_X_MIN_TIME] = "time_min_s",
+    [JV_X_REQUEUE] = "requeue",
+    [JV_X_RESTARTS] = "restart_count",
+    [JV_X_EXIT_CODE] = "exit_code",
+    [JV_X_DERIVED_EC] = "exit_code",
+    [JV_X_STDOUT] = "std_out " JV_PATH_KEYS,
+    [JV_X_STDERR] = "std_err std_out " JV_PATH_KEYS,
+    [JV_X_STDIN] = "std_in " JV_PATH_KEYS,
+    [JV_X_TRES_PER_JOB] = "gpus",
+    [JV_X_TRES_PER_TASK] = "gpus_per_task",
+    [JV_X_BATCH_FLAG] = "alloc",
+    [JV_X_PENDING_TIME] = "eligible_time start_time job_state",
+    [JV_X_LAST_SCHED] = "last_sched_eval",
+    [JV_X_REBOOT] = "",
+    [JV_X_ALLOC_SID] = "",
+    [JV_X_MCS] = "",
+    [JV_X_NETWORK] = "",
+    [JV_X_ALLOC_NODE] = "submit_host",
+    [JV_X_CLUSTER] = "cluster",
+    ['a'] = "account",
+    ['A'] = "job_id",
+    ['b'] = "tres_per_node gres gpus",
+    ['B'] = "batch_host",
+    ['c'] = "cpus_per_task",
+    ['C'] = "cpus ntasks cpus_per_task",
+    ['d'] = "tmp_mib",
+    ['D'] = "nodes",
+    ['e'] = "end_time time_limit_s start_time job_state",
+    ['E'] = "dependency state_reason job_state",
+    ['f'] = "constraint",
+    ['F'] = "array_job_id job_id",
+    ['g'] = "group_id",
+    ['G'] = "group_id",
+    ['h'] = "exclusive oversubscribe",
+    ['H'] = "sockets_per_node",
+    ['i'] = "job_id array_job_id array_task_id array_max_tasks array_task_str",
+    ['I'] = "cores_per_socket",
+    ['j'] = "name",
+    ['J'] = "threads_per_core",
+    ['k'] = "comment",
+    ['K'] = "array_task_id array_task_str",
+    ['l'] = "time_limit_s",
+    ['L'] = "time_limit_s start_time end_time job_state suspended_s",
+    ['m'] = "mem_mib mem_per_cpu_mib mem_per_gpu_mib",
+    ['M'] = "start_time end_time job_state suspended_s",
+    ['n'] = "nodelist",
+    ['N'] = "node_list",
+    ['o'] = "argv",
+    ['O'] = "",
+    ['p'] = "hold state_reason priority",
+    ['P'] = "partition",
+    ['q'] = "qos",
+    ['Q'] = "hold state_reason priority",
+    ['r'] = "state_reason",
+    ['R'] = "node_list job_state state_reason",
+    ['s'] = "",
+    ['S'] = "start_time",
+    ['t'] = "job_state",
+    ['T'] = "job_state",
+    ['u'] = "user_name user_id",
+    ['U'] = "user_id",
+    ['v'] = "reservation",
+    ['V'] = "submit_time",
+    ['w'] = "wckey",
+    ['W'] = "",
+    ['x'] = "exclude",
+    ['X'] = "",
+    ['y'] = "nice",
+    ['Y'] = "",
+    ['z'] = "sockets_per_node cores_per_socket threads_per_core",
+    ['Z'] = "work_dir",
+};
+
+/* The words of keys into set. */
+static void jv_add_keys(json_t *set, const char *keys)
+{
+    while (*keys != '\0') {
+        size_t n = strcspn(keys, " ");
+        if (n > 0) {
+            char *k = xstrndup(keys, n);
+            json_object_set_new(set, k, json_true());
+            free(k);
+        }
+        keys += n + (keys[n] == ' ');
+    }
+}
+
+json_t *jobview_fields(const char *codes, size_t n)
+{
+    json_t *set = json_object(), *out;
+    const char *k;
+    json_t *v;
+
+    jv_add_keys(set, JV_BASE_KEYS);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)codes[i];
+        if (c >= sizeof(jv_keys) / sizeof(jv_keys[0]) || jv_keys[c] == NULL) {
+            json_decref(set);
+            return NULL;
+        }
+        jv_add_keys(set, jv_keys[c]);
+    }
+    out = json_array();
+    json_object_foreach(set, k, v) json_array_append_new(out, json_string(k));
+    json_decref(set);
+    return out;
+}
+
 static int jv_cmp(const void *a, const void *b)
 {
     json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;

@@ -57,6 +57,15 @@ const char *jobview_oversubscribe(json_t *job);
 /* jobview_priority: the job's priority, 0 while it is held. */
 long long jobview_priority(json_t *job);
 
+/*
+ * jobview_fields: the names of the JOB fields (a new array) that squeue
+ * needs to show, sort and filter by the n codes (format letters and -O
+ * codes of jobview_value): JOB_QUERY's "fields", so that the controller
+ * sends those alone.  NULL when a code is not known here (then ask for
+ * every field).
+ */
+json_t *jobview_fields(const char *codes, size_t n);
+
 /* jobview_sort: sort the JOB array squeue's default way: partition, state
  * (pending first), priority (highest first), then job id. */
 void jobview_sort(json_t *jobs);

@@ -39,6 +39,7 @@ struct filter {
     bool any_state; /* no "states" given */
     uid_t *uids;
     size_t nuids;
+    json_t *fields; /* JOB_QUERY: the JOB fields to send (a set), or NULL */
 };
 
 /* A job id as text: "123", "123_4" or "123_[1-3,7]". */
@@ -226,6 +227,7 @@ static int parse_states(json_t *body, struct filter *f, struct err *e)
 static void filter_clear(struct filter *f)
 {
     free(f->uids);
+    json_decref(f->fields);
 }
 
 static int filter_parse(json_t *body, struct filter *f, struct err *e)
@@ -345,11 +347,31 @@ static size_t size_estimate(const struct job *j)
     return n;
 }
 
-static void emit(json_t *out, const struct job *j, const struct conf *conf,
-                 size_t *bytes)
+/* j as JOB, cut down to f->fields when the query named them. */
+static void emit(json_t *out, const struct job *j, const struct filter *f,
+                 const struct conf *conf, size_t *bytes)
 {
-    json_array_append_new(out, job_to_json(j, conf, false));
+    json_t *job = job_to_json(j, conf, false), *cut;
+    const char *k;
+    json_t *v;
+
     *bytes += size_estimate(j);
+    if (f->fields == NULL) {
+        json_array_append_new(out, job);
+        return;
+    }
+    /* job_id always: what is sent is named by it (and batch_script, if
+     * asked for, is added by it) */
+    cut = json_object();
+    json_object_set(cut, "job_id", json_object_get(job, "job_id"));
+    json_object_foreach(f->fields, k, v)
+    {
+        json_t *field = json_object_get(job, k);
+        if (field != NULL)
+            json_object_set(cut, k, field);
+    }
+    json_decref(job);
+    json_array_append_new(out, cut);
 }
 
 /* Every job of array a in memory (for "123" naming an array), or those
@@ -379,7 +401,7 @@ static void query_array(struct rpc *r, const struct filter *f, struct job *a,
         if (j->array_pending != NULL)
             meta_done = true;
         if (want && filter_match(conf, f, j))
-            emit(out, j, conf, bytes);
+            emit(out, j, f, conf, bytes);
     }
     arrayset_clear(&set);
 }
@@ -404,7 +426,7 @@ static void query_ref(struct rpc *r, const struct filter *f, json_t *v,
     free(tasks);
     if (j != NULL) {
         if (filter_match(conf, f, j))
-            emit(out, j, conf, bytes);
+            emit(out, j, f, conf, bytes);
         return;
     }
     rec = persist_job_record(r->env->persist, id, NULL);
@@ -416,7 +438,7 @@ static void query_ref(struct rpc *r, const struct filter *f, json_t *v,
     j = job_from_json(o, conf, NULL);
     json_decref(o);
     if (j != NULL && filter_match(conf, f, j))
-        emit(out, j, conf, bytes);
+        emit(out, j, f, conf, bytes);
     job_free(j);
 }
 
@@ -513,6 +535,41 @@ static struct job *walk_prev(const struct job *j, bool unfinished)
     return unfinished ? j->aprev : j->prev;
 }
 
+/* JOB_QUERY's "fields": an array of names of JOB's top-level fields, as
+ * an object whose keys are those names (a set); NULL when absent.  Names
+ * JOB does not have are left out of the reply as the fields a job does
+ * not carry are. */
+#define QUERY_FIELDS_MAX 256
+static int fields_parse(json_t *body, json_t **set, struct err *e)
+{
+    json_t *v = json_object_get(body, "fields"), *name;
+    size_t i;
+
+    *set = NULL;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) > QUERY_FIELDS_MAX)
+        return err_inval(e,
+                         "JOB_QUERY: fields is an array of at most %d field "
+                         "names",
+                         QUERY_FIELDS_MAX);
+    *set = json_object();
+    json_array_foreach(v, i, name)
+    {
+        if (!json_is_string(name) || json_string_length(name) == 0 ||
+            json_string_length(name) > 64) {
+            json_decref(*set);
+            *set = NULL;
+            return err_inval(e,
+                             "JOB_QUERY: fields[%zu] is not a field name (a "
+                             "string of 1 to 64 bytes)",
+                             i);
+        }
+        json_object_set_new(*set, json_string_value(name), json_true());
+    }
+    return 0;
+}
+
 int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
 {
     const struct conf *conf = r->env->conf;
@@ -522,6 +579,7 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
     uint64_t next = 0;
     struct filter f;
     struct job *j;
+    json_t *fields;
 
     json_t *va = json_object_get(body, "after_job_id");
     json_t *vl = json_object_get(body, "limit");
@@ -533,8 +591,13 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
     if (json_is_integer(vl) && json_integer_value(vl) > 0 &&
         json_integer_value(vl) < QUERY_PAGE_MAX)
         limit = json_integer_value(vl);
-    if (filter_parse(body, &f, e) < 0)
+    if (fields_parse(body, &fields, e) < 0)
         return -1;
+    if (filter_parse(body, &f, e) < 0) {
+        json_decref(fields);
+        return -1;
+    }
+    f.fields = fields;
     out = json_array();
     if (f.ids != NULL) {
         next = query_ids(r, &f, after, limit, out);
@@ -547,7 +610,7 @@ int rpc_job_query(struct rpc *r, json_t **reply, struct err *e)
                 continue;
             if ((int64_t)n >= limit || bytes >= QUERY_PAGE_BYTES)
                 break;
-            emit(out, j, conf, &bytes);
+            emit(out, j, &f, conf, &bytes);
             n++;
         }
         /* j is the first matching job left out: ask again after the last */
