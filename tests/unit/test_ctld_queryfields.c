@@ -4,7 +4,8 @@
  * format letter and -O code shows the same text from a reply cut down to
  * the fields jobview_fields names as from the whole JOB.  A field missing
  * from a letter's list shows here as a difference.  Also: the reply holds
- * the fields asked for and job_id alone, and a bad "fields" is refused.
+ * the fields asked for and job_id alone, job_to_json_fields builds each
+ * field as job_to_json does, and a bad "fields" is refused.
  */
 #include "ctld_inproc.h"
 
@@ -14,6 +15,7 @@
 
 #include "cli/jobview.h"
 #include "common/proto.h"
+#include "ctld/job/job.h"
 #include "ctld/rpc/rpc.h"
 
 static const char conf_fmt[] =
@@ -172,6 +174,40 @@ static void test_reply_holds_fields_asked(void **state)
     json_decref(jobs);
 }
 
+/* job_to_json_fields builds each field as job_to_json does: asked for
+ * every field the whole JOB has, the same JOB; asked for one, that field
+ * (and job_id) with the same value. */
+static void test_fields_built_alike(void **state)
+{
+    struct fx *f = *state;
+    const struct conf *conf = f->c->conf;
+
+    make_jobs(f);
+    for (struct job *j = jobs_first(f->c->jobs); j != NULL; j = j->next) {
+        json_t *full = job_to_json(j, conf, false), *all = json_object(), *v;
+        json_t *cut;
+        const char *k;
+
+        json_object_foreach(full, k, v)
+            json_object_set_new(all, k, json_true());
+        cut = job_to_json_fields(j, conf, all);
+        assert_true(json_equal(full, cut));
+        json_decref(cut);
+        json_object_foreach(full, k, v)
+        {
+            json_t *one = json_pack("{s:b}", k, 1);
+            cut = job_to_json_fields(j, conf, one);
+            assert_true(json_equal(json_object_get(cut, k), v));
+            assert_int_equal(json_object_size(cut),
+                             strcmp(k, "job_id") == 0 ? 1 : 2);
+            json_decref(cut);
+            json_decref(one);
+        }
+        json_decref(all);
+        json_decref(full);
+    }
+}
+
 static void test_bad_fields_refused(void **state)
 {
     struct fx *f = *state;
@@ -192,6 +228,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_every_code_same_text, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_reply_holds_fields_asked, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_fields_built_alike, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_bad_fields_refused, setup,
                                         teardown),

@@ -242,12 +242,38 @@ static json_t *time_or_null(time_t t)
     return t != 0 ? json_integer((json_int_t)t) : json_null();
 }
 
-static void set(json_t *o, const char *key, json_t *v)
+/* Where job_to_json writes: o, the fields of want alone when want (a set
+ * of names) is not NULL. */
+struct jout {
+    json_t *o;
+    const json_t *want;
+};
+
+static bool wants(const struct jout *w, const char *key)
 {
-    json_object_set_new(o, key, v);
+    return w->want == NULL || json_object_get(w->want, key) != NULL;
 }
 
-static void add_spec_fields(json_t *o, const struct job *j,
+static void set(const struct jout *w, const char *key, json_t *v)
+{
+    if (wants(w, key))
+        json_object_set_new(w->o, key, v);
+    else
+        json_decref(v);
+}
+
+/* The fields w wants of from (what jobgpu_to_json or jobopts_to_json
+ * wrote into an object of its own); from is taken. */
+static void set_all(const struct jout *w, json_t *from)
+{
+    const char *k;
+    json_t *v;
+
+    json_object_foreach(from, k, v) set(w, k, json_incref(v));
+    json_decref(from);
+}
+
+static void add_spec_fields(const struct jout *o, const struct job *j,
                             const struct conf *conf)
 {
     set(o, "name", json_string(j->name));
@@ -289,10 +315,13 @@ static void add_spec_fields(json_t *o, const struct job *j,
     set(o, "begin_time", time_or_null(j->begin_time));
 }
 
-static void add_array_fields(json_t *o, const struct job *j)
+static void add_array_fields(const struct jout *o, const struct job *j)
 {
-    char *pend = j->array_pending ? arrayset_format(j->array_pending) : NULL;
-    char *dep = j->dep.n ? depend_format(&j->dep) : NULL;
+    char *pend = j->array_pending && wants(o, "array_task_str")
+                     ? arrayset_format(j->array_pending)
+                     : NULL;
+    char *dep =
+        j->dep.n && wants(o, "dependency") ? depend_format(&j->dep) : NULL;
     bool arr = j->array_job_id != 0;
 
     set(o, "array_job_id",
@@ -315,7 +344,7 @@ static void add_array_fields(json_t *o, const struct job *j)
 }
 
 /* "alloc" for an allocation, "preempted_by" when known: absent else. */
-static void add_alloc_fields(json_t *o, const struct job *j)
+static void add_alloc_fields(const struct jout *o, const struct job *j)
 {
     const char *kind = job_alloc_name(j->alloc_kind);
 
@@ -327,10 +356,13 @@ static void add_alloc_fields(json_t *o, const struct job *j)
                       "partition", j->preempted_part ? j->preempted_part : ""));
 }
 
-json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
+static json_t *to_json(const struct job *j, const struct conf *conf,
+                       bool record, const json_t *want)
 {
-    json_t *o = json_object();
-    char *nl = j->n_alloc ? job_alloc_list(j, conf) : NULL;
+    const struct jout w = {json_object(), want}, *o = &w;
+    char *nl =
+        j->n_alloc && wants(o, "node_list") ? job_alloc_list(j, conf) : NULL;
+    json_t *sub;
 
     set(o, "job_id", json_integer((json_int_t)j->id));
     add_spec_fields(o, j, conf);
@@ -380,10 +412,20 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
     set(o, "priority", json_integer(j->priority));
     set(o, "nice", json_integer(j->nice));
     set(o, "cpus", json_integer((json_int_t)j->cpus_per_node * j->nodes));
-    jobgpu_to_json(o, j, conf);
+    if (want == NULL) {
+        jobgpu_to_json(w.o, j, conf);
+    } else {
+        jobgpu_to_json(sub = json_object(), j, conf);
+        set_all(o, sub);
+    }
     add_array_fields(o, j);
     add_alloc_fields(o, j);
-    jobopts_to_json(o, &j->opt);
+    if (want == NULL) {
+        jobopts_to_json(w.o, &j->opt);
+    } else {
+        jobopts_to_json(sub = json_object(), &j->opt);
+        set_all(o, sub);
+    }
     if (record) {
         set(o, "held_admin", json_boolean(j->held_admin));
         set(o, "part_time_limit", json_boolean(j->part_time_limit));
@@ -404,6 +446,21 @@ json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
         set(o, "suspend_for", json_integer((json_int_t)j->susp_for));
     }
     free(nl);
+    return w.o;
+}
+
+json_t *job_to_json(const struct job *j, const struct conf *conf, bool record)
+{
+    return to_json(j, conf, record, NULL);
+}
+
+json_t *job_to_json_fields(const struct job *j, const struct conf *conf,
+                           const json_t *want)
+{
+    json_t *o = to_json(j, conf, false, want);
+
+    /* job_id always */
+    json_object_set_new(o, "job_id", json_integer((json_int_t)j->id));
     return o;
 }
 

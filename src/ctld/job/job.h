@@ -306,6 +306,11 @@ void job_free(struct job *j);
  * job exactly.  New reference, owned by the caller.
  */
 json_t *job_to_json(const struct job *j, const struct conf *conf, bool record);
+/* job_to_json_fields: the JOB object with the fields named in want (an
+ * object whose keys are field names, borrowed) and job_id alone; the
+ * others are not built.  New reference. */
+json_t *job_to_json_fields(const struct job *j, const struct conf *conf,
+                           const json_t *want);
 
 /*
  * job_from_json: rebuild a job from its record (after a restart).  NULL

@@ -347,31 +347,14 @@ static size_t size_estimate(const struct job *j)
     return n;
 }
 
-/* j as JOB, cut down to f->fields when the query named them. */
+/* j as JOB, with the fields the query named alone when it named them. */
 static void emit(json_t *out, const struct job *j, const struct filter *f,
                  const struct conf *conf, size_t *bytes)
 {
-    json_t *job = job_to_json(j, conf, false), *cut;
-    const char *k;
-    json_t *v;
-
+    json_array_append_new(out, f->fields != NULL
+                                   ? job_to_json_fields(j, conf, f->fields)
+                                   : job_to_json(j, conf, false));
     *bytes += size_estimate(j);
-    if (f->fields == NULL) {
-        json_array_append_new(out, job);
-        return;
-    }
-    /* job_id always: what is sent is named by it (and batch_script, if
-     * asked for, is added by it) */
-    cut = json_object();
-    json_object_set(cut, "job_id", json_object_get(job, "job_id"));
-    json_object_foreach(f->fields, k, v)
-    {
-        json_t *field = json_object_get(job, k);
-        if (field != NULL)
-            json_object_set(cut, k, field);
-    }
-    json_decref(job);
-    json_array_append_new(out, cut);
 }
 
 /* Every job of array a in memory (for "123" naming an array), or those
