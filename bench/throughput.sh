@@ -5,7 +5,7 @@
 # `sluice up`, runs RUNS times, prints every run with its exact command,
 # the medians and the load average.
 #
-#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain]...
+#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|queue]...
 #                                          (default: the first four)
 #
 #   floor   1,000 sequential posix_spawns of a "#!/bin/sh" script from one
@@ -32,13 +32,18 @@
 #           /bin/true timed as the commands were (what starting any
 #           process costs on the machine the array keeps busy); checks
 #           that the array was still draining when the last was timed
+#   queue   (not in the default set) squeue over a long queue: QUEUE_HELD
+#           (5,000) held jobs (submit_bench --hold), then QUEUE_CALLS (5)
+#           squeue calls, each timed with the controller's CPU for it,
+#           and squeue's own CPU
 #
 # Environment: SLUICE_BUILD (default build; an absolute path too, to
-# measure a baseline's binaries; drain's open-connection probe is always
-# this checkout's build/bench/submit_bench, a client), CLI_CALLS (500), CLI_HELD (0), DRAIN_PROD (100),
-# DRAIN_CALLS (100), BENCH_TMPDIR (default /tmp: where each cluster's
-# directory is made, its state, spools and the jobs' output; to measure
-# another file system, e.g. a journalled ext4 or a tmpfs).
+# measure a baseline's binaries; drain's and queue's submit_bench is
+# always this checkout's build/bench/submit_bench, a client), CLI_CALLS
+# (500), CLI_HELD (0), DRAIN_PROD (100), DRAIN_CALLS (100), QUEUE_HELD
+# (5000), QUEUE_CALLS (5), BENCH_TMPDIR (default /tmp: where each
+# cluster's directory is made, its state, spools and the jobs' output; to
+# measure another file system, e.g. a journalled ext4 or a tmpfs).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SLUICE_BUILD:-build}
@@ -55,6 +60,8 @@ CLI_CALLS=${CLI_CALLS:-500}
 CLI_HELD=${CLI_HELD:-0}
 DRAIN_PROD=${DRAIN_PROD:-100}
 DRAIN_CALLS=${DRAIN_CALLS:-100}
+QUEUE_HELD=${QUEUE_HELD:-5000}
+QUEUE_CALLS=${QUEUE_CALLS:-5}
 BENCH_NAME=throughput
 BENCH_TMP=tput
 BENCH_CONF=$ROOT/bench/cluster_tput.conf
@@ -265,12 +272,41 @@ bench_drain() {
     echo "median: $(medians "$lines" prod_start_p50_ms prod_start_p99_ms squeue_p50_ms squeue_p99_ms sbatch_p50_ms sbatch_p99_ms conn_squeue_p50_ms conn_squeue_p99_ms conn_submit_p50_ms conn_submit_p99_ms true_p50_ms true_p99_ms)"
 }
 
+bench_queue() {
+    local lines="" line r i c0 c1 t0 t1 w c u
+    echo "== squeue over $QUEUE_HELD held jobs, $QUEUE_CALLS calls a run; load $(load)"
+    for r in $(seq "$RUNS"); do
+        cluster_up
+        echo "+ $PROBE -c 1 -n $QUEUE_HELD --hold  (queued, not timed)" >&2
+        "$PROBE" -c 1 -n "$QUEUE_HELD" --hold >/dev/null || die "submit_bench failed"
+        echo "+ $QUEUE_CALLS x squeue >/dev/null, each timed" >&2
+        w="" c=""
+        for ((i = 0; i < QUEUE_CALLS; i++)); do
+            c0=$(ctld_cpu_ns)
+            t0=$(date +%s%N)
+            "$BIN/squeue" >/dev/null || die "squeue failed"
+            t1=$(date +%s%N)
+            c1=$(ctld_cpu_ns)
+            w="$w$(calc "($t1 - $t0) / 1000000")"$'\n'
+            c="$c$(calc "($c1 - $c0) / 1000000")"$'\n'
+        done
+        u=$(TIMEFORMAT='%U+%S'; { time "$BIN/squeue" >/dev/null; } 2>&1) ||
+            die "squeue failed"
+        line="squeue_ms=$(printf '%s' "$w" | median) ctld_cpu_ms=$(printf '%s' "$c" | median)"
+        line="$line squeue_cpu_ms=$(calc "($u) * 1000")"
+        echo "  run $r: $line load=$(load | cut -d' ' -f1)"
+        lines="$lines$line"$'\n'
+        cluster_down
+    done
+    echo "median: $(medians "$lines" squeue_ms ctld_cpu_ms squeue_cpu_ms)"
+}
+
 args=()
 while [ $# -gt 0 ]; do
     case $1 in
     -r) RUNS=$2; shift 2 ;;
     --big) BIG=1; shift ;;
-    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain]..." ;;
+    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|queue]..." ;;
     *) args+=("$1"); shift ;;
     esac
 done
@@ -286,7 +322,7 @@ command -v bc >/dev/null || die "bc is needed"
 echo "# $(date); $(nproc) CPUs; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); load: $(load)"
 for b in "${args[@]}"; do
     case $b in
-    floor | array | single | cli | drain) "bench_$b" ;;
+    floor | array | single | cli | drain | queue) "bench_$b" ;;
     *) die "unknown benchmark $b" ;;
     esac
 done
