@@ -213,13 +213,18 @@ static void test_bad_fields_refused(void **state)
     struct fx *f = *state;
     struct err e;
 
+    json_t *many = json_array();
+
     assert_null(query(f, json_pack("{s:s}", "fields", "name"), &e));
     assert_int_equal(errno, EINVAL);
-    assert_non_null(strstr(e.text, "fields is an array"));
+    assert_string_equal(e.text, "fields: expected an array");
     assert_null(query(f, json_pack("{s:[si]}", "fields", "name", 3), &e));
-    assert_non_null(strstr(e.text, "fields[1] is not a field name"));
-    assert_null(query(f, json_pack("{s:[s]}", "fields", ""), &e));
-    assert_non_null(strstr(e.text, "fields[0]"));
+    assert_int_equal(errno, EINVAL);
+    assert_string_equal(e.text, "fields[1]: expected a string");
+    for (int i = 0; i < 1001; i++)
+        json_array_append_new(many, json_string("name"));
+    assert_null(query(f, json_pack("{s:o}", "fields", many), &e));
+    assert_string_equal(e.text, "fields: 1001 elements, at most 1000");
 }
 
 int main(void)

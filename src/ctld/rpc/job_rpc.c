@@ -522,34 +522,19 @@ static struct job *walk_prev(const struct job *j, bool unfinished)
  * an object whose keys are those names (a set); NULL when absent.  Names
  * JOB does not have are left out of the reply as the fields a job does
  * not carry are. */
-#define QUERY_FIELDS_MAX 256
 static int fields_parse(json_t *body, json_t **set, struct err *e)
 {
-    json_t *v = json_object_get(body, "fields"), *name;
+    json_t *names, *name;
     size_t i;
 
     *set = NULL;
-    if (v == NULL || json_is_null(v))
+    if (array_of(body, "fields", true, &names, e) < 0)
+        return -1;
+    if (names == NULL)
         return 0;
-    if (!json_is_array(v) || json_array_size(v) > QUERY_FIELDS_MAX)
-        return err_inval(e,
-                         "JOB_QUERY: fields is an array of at most %d field "
-                         "names",
-                         QUERY_FIELDS_MAX);
     *set = json_object();
-    json_array_foreach(v, i, name)
-    {
-        if (!json_is_string(name) || json_string_length(name) == 0 ||
-            json_string_length(name) > 64) {
-            json_decref(*set);
-            *set = NULL;
-            return err_inval(e,
-                             "JOB_QUERY: fields[%zu] is not a field name (a "
-                             "string of 1 to 64 bytes)",
-                             i);
-        }
+    json_array_foreach(names, i, name)
         json_object_set_new(*set, json_string_value(name), json_true());
-    }
     return 0;
 }
 
