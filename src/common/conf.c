@@ -310,6 +310,35 @@ static json_t *json_state_min_free(const void *obj)
         (json_int_t)((const struct conf *)obj)->sluice_state_min_free_mib);
 }
 
+/* SluiceDaemonNice: -20..19; printed only when it is not the default. */
+static int parse_daemon_nice(void *ctx, void *obj, const char *val,
+                             struct err *e)
+{
+    bool neg = val[0] == '-';
+    uint64_t v;
+
+    (void)ctx;
+    if (value_parse_u64(val + neg, 0, neg ? 20 : 19, &v, e) < 0)
+        return err_set(e, "expected a nice value from -20 to 19 (0: the "
+                          "daemons' CPU weight is left as it is)");
+    ((struct conf *)obj)->sluice_daemon_nice = neg ? -(int)v : (int)v;
+    return 0;
+}
+
+static void print_daemon_nice(const void *obj, FILE *fp, const char *pre,
+                              const char *suf)
+{
+    int nice = ((const struct conf *)obj)->sluice_daemon_nice;
+
+    if (nice != CONF_DAEMON_NICE)
+        fprintf(fp, "%sSluiceDaemonNice=%d%s", pre, nice, suf);
+}
+
+static json_t *json_daemon_nice(const void *obj)
+{
+    return json_integer(((const struct conf *)obj)->sluice_daemon_nice);
+}
+
 static int parse_preempt_mode(void *ctx, void *obj, const char *val,
                               struct err *e)
 {
@@ -395,6 +424,8 @@ const struct conf_key conf_cluster_keys[] = {
     K_CUSTOM("SluiceStateMinFree", "sluice_state_min_free_mib",
              parse_state_min_free, print_state_min_free, json_state_min_free,
              0),
+    K_CUSTOM("SluiceDaemonNice", "sluice_daemon_nice", parse_daemon_nice,
+             print_daemon_nice, json_daemon_nice, 0),
     K_INT(CK_U32, "SlurmdTimeout", "slurmd_timeout_s", slurmd_timeout_s, 0,
           31536000),
     K_INT(CK_U32, "KillWait", "kill_wait_s", kill_wait_s, 0, 65535),
@@ -630,6 +661,7 @@ static struct conf *conf_new(const char *path)
     c->sluice_rest_tls_cert = xstrdup("");
     c->sluice_rest_tls_key = xstrdup("");
     c->sluice_state_min_free_mib = CONF_STATE_MIN_FREE_MIB;
+    c->sluice_daemon_nice = CONF_DAEMON_NICE;
     c->slurmd_timeout_s = 300;
     c->kill_wait_s = 30;
     c->message_timeout_s = 10;

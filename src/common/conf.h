@@ -251,6 +251,10 @@ struct conf_priv;
  * StateSaveLocation has less free space (docs/operations.md). */
 #define CONF_STATE_MIN_FREE_MIB 64
 
+/* SluiceDaemonNice default: the nice of the daemons' autogroups, above
+ * their jobs' 0 (daemon_cpu_priority, docs/configuration.md). */
+#define CONF_DAEMON_NICE (-10)
+
 /*
  * The whole configuration.  Strings are never NULL ("" when unset); all
  * memory belongs to the conf and goes with conf_destroy.
@@ -282,6 +286,9 @@ struct conf {
     /* SluiceStateMinFree: MiB that must stay free in StateSaveLocation for
      * the controller to take changes (0: space is not checked) */
     uint64_t sluice_state_min_free_mib;
+    /* SluiceDaemonNice: -20..19, the nice of sluicectld's and sluiced's
+     * autogroups (0: left alone) */
+    int sluice_daemon_nice;
     uint32_t slurmd_timeout_s;
     uint32_t kill_wait_s;
     uint32_t message_timeout_s;

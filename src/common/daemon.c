@@ -1,18 +1,23 @@
 /*
  * Daemon plumbing for sluicectld and sluiced: the pid file, locked for as
  * long as the daemon lives so that a second one on the same directory
- * refuses to start, and the double fork into the background.
+ * refuses to start, the double fork into the background, and the CPU
+ * weight of the daemon's autogroup.
  */
 #include "common/daemon.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/log.h"
 
 int daemon_pidfile_lock(const char *path, const char *prog, struct err *e)
 {
@@ -90,4 +95,77 @@ int daemon_null_stdio(struct err *e)
     if (null > STDERR_FILENO)
         close(null);
     return 0;
+}
+
+/* Whether this process's session is its own: it leads it, or the leader
+ * (daemon_detach's first child) has exited. */
+static bool own_session(void)
+{
+    pid_t sid = getsid(0);
+
+    return sid == getpid() || (sid > 0 && kill(sid, 0) < 0 && errno == ESRCH);
+}
+
+int daemon_cpu_priority(int nice, const char *ag_path, const char *enabled_path,
+                        struct err *e)
+{
+    const char *ag = ag_path ? ag_path : "/proc/self/autogroup";
+    const char *en = enabled_path ? enabled_path
+                                  : "/proc/sys/kernel/sched_autogroup_enabled";
+    char buf[16] = "";
+    FILE *fp;
+    int fd, n;
+
+    err_clear(e);
+    if (!own_session()) {
+        err_set(e, "this process shares its session (a shell's), whose "
+                   "other processes it would raise too");
+        return 0;
+    }
+    if ((fp = fopen(en, "re")) != NULL) {
+        if (fgets(buf, sizeof(buf), fp) != NULL && buf[0] == '0') {
+            fclose(fp);
+            err_set(e, "autogroups are turned off here "
+                       "(kernel.sched_autogroup_enabled=0)");
+            return 0;
+        }
+        fclose(fp);
+    }
+    if ((fd = open(ag, O_WRONLY | O_CLOEXEC)) < 0) {
+        int saved = errno;
+        err_set(e, "this kernel has no autogroups (%s: %s)", ag,
+                strerror(saved));
+        return 0;
+    }
+    n = snprintf(buf, sizeof(buf), "%d", nice);
+    if (write(fd, buf, (size_t)n) != n) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return err_set(e, "cannot set the autogroup's nice to %d: %s%s", nice,
+                       strerror(saved),
+                       saved == EPERM || saved == EACCES
+                           ? " (a negative nice needs root or CAP_SYS_NICE)"
+                           : "");
+    }
+    close(fd);
+    return 1;
+}
+
+void daemon_cpu_priority_log(int nice, bool at_start)
+{
+    struct err e;
+    int rc;
+
+    if (nice == 0 && at_start)
+        return; /* a new session's autogroup is at 0 already */
+    rc = daemon_cpu_priority(nice, NULL, NULL, &e);
+    if (rc > 0)
+        log_info("SluiceDaemonNice=%d: this daemon's autogroup runs at nice "
+                 "%d, its jobs' at 0",
+                 nice, nice);
+    else if (rc < 0 && errno != EPERM && errno != EACCES)
+        log_warnx("SluiceDaemonNice=%d not applied: %s", nice, e.text);
+    else
+        log_info("SluiceDaemonNice=%d not applied: %s", nice, e.text);
 }

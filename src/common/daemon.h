@@ -6,6 +6,8 @@
 #ifndef SLUICE_COMMON_DAEMON_H
 #define SLUICE_COMMON_DAEMON_H
 
+#include <stdbool.h>
+
 #include "common/err.h"
 
 /*
@@ -27,5 +29,29 @@ int daemon_detach(struct err *e);
 /* daemon_null_stdio: stdin, stdout and stderr on /dev/null; -1 with e
  * when /dev/null cannot be opened (nothing changed). */
 int daemon_null_stdio(struct err *e);
+
+/*
+ * daemon_cpu_priority: give this daemon's autogroup (sched(7), "The
+ * autogroup feature") the CPU weight of nice, so that the daemon is not
+ * starved by the jobs it runs, each of which is a session, and so an
+ * autogroup, of its own at nice 0 (SluiceDaemonNice, docs/configuration.md).
+ * Applied only when the daemon's session is its own: it leads it, or its
+ * leader has exited (daemon_detach, `sluice up`); a daemon run from a
+ * shell shares the shell's.  Returns 1 when applied, 0 when not possible
+ * here (not our session, no autogroups in this kernel, autogroups turned
+ * off: why in e), -1 with e when the kernel
+ * refused (EPERM: a negative nice needs root or CAP_SYS_NICE).  ag_path:
+ * the autogroup file (NULL: /proc/self/autogroup), enabled_path: the
+ * switch (NULL: /proc/sys/kernel/sched_autogroup_enabled); tests pass
+ * files of their own.
+ */
+int daemon_cpu_priority(int nice, const char *ag_path, const char *enabled_path,
+                        struct err *e);
+
+/* daemon_cpu_priority_log: daemon_cpu_priority with the real files, its
+ * outcome logged in one line (info; a refusal other than EPERM warns).
+ * at_start: nice 0 is left alone (a new session's autogroup is at 0);
+ * later (a reconfigure) 0 is written too. */
+void daemon_cpu_priority_log(int nice, bool at_start);
 
 #endif

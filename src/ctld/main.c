@@ -368,6 +368,8 @@ static struct ctld *rebuild(struct run *r, struct ctld *c,
     if (c != NULL) {
         log_info("reconfigured nodes=%zu partitions=%zu", r->conf->n_nodes,
                  r->conf->n_parts);
+        if (r->conf->sluice_daemon_nice != old->sluice_daemon_nice)
+            daemon_cpu_priority_log(r->conf->sluice_daemon_nice, false);
         r->old_confs = xrealloc(r->old_confs,
                                 (r->n_old_confs + 1) * sizeof(*r->old_confs));
         r->old_confs[r->n_old_confs++] = old;
@@ -408,6 +410,7 @@ static int serve(struct run *r, struct err *e)
         event_add(sigs[i], NULL);
     if (daemon_pidfile_write(r->pid_fd, e) < 0)
         log_warnx("%s", e->text);
+    daemon_cpu_priority_log(r->conf->sluice_daemon_nice, true);
     log_info("started pid=%ld cluster=%s port=%u nodes=%zu partitions=%zu "
              "auth=%s",
              (long)getpid(), r->conf->cluster_name, r->conf->slurmctld_port,

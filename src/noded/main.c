@@ -256,6 +256,7 @@ int main(int argc, char **argv)
         log_detect_journal();
     log_info("sluiced %s starting node=%s pid=%d config=%s", SLUICE_VERSION,
              nd.name, (int)getpid(), o.conf_path);
+    daemon_cpu_priority_log(nd.conf->sluice_daemon_nice, true);
     if (noded_run(&nd, &e) < 0) {
         log_warnx("cannot start: %s", e.text);
         goto out;

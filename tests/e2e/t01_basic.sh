@@ -106,6 +106,31 @@ msg=$(SLUICE_CONF=$PWD/unreachable.conf squeue 2>&1) && not_ok "squeue without c
     is "$msg" "squeue: error: cannot reach sluicectld at 127.0.0.1:1: Connection refused" \
         "an unreachable controller is one clear line"
 
+# --- the daemons' CPU weight (SluiceDaemonNice, default -10) -------------
+# Each daemon's autogroup runs at nice -10 (sched(7)), so that the jobs,
+# each a session and an autogroup of its own, do not starve it; a job's
+# autogroup stays at 0.  Where this cannot be set (not root, or a kernel
+# without autogroups) the daemons log why instead.
+if [ "$(id -u)" = 0 ] && [ -w /proc/self/autogroup ] &&
+    [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" != 0 ]; then
+    like "$(cat "/proc/$(cat "$DIR/pids/sluicectld.pid")/autogroup")" ' nice -10$' \
+        "the controller's autogroup runs at nice -10"
+    like "$(cat "/proc/$(cat "$DIR/pids/node02.pid")/autogroup")" ' nice -10$' \
+        "a node daemon's autogroup runs at nice -10"
+    ag=$(sbatch --parsable -p backtest -o ag.out --wrap 'cat /proc/self/autogroup; cut -d" " -f19 /proc/$$/stat')
+    wait_for 10 job_ended "$ag"
+    like "$(tr '\n' ' ' <ag.out)" '^/autogroup-[0-9]+ nice 0 +0 $' \
+        "a job's autogroup and its own nice stay at 0"
+    echo SluiceDaemonNice=-5 >>"$SLUICE_CONF"
+    like "$(scontrol reconfigure 2>&1)" 'SluiceDaemonNice set: -5' \
+        "scontrol reconfigure names the new SluiceDaemonNice"
+    like "$(cat "/proc/$(cat "$DIR/pids/sluicectld.pid")/autogroup")" ' nice -5$' \
+        "the controller applies it at once"
+else
+    like "$(cat "$DIR"/log/sluicectld.log)" 'SluiceDaemonNice=-10 not applied: ' \
+        "where the autogroup's nice cannot be set, the controller says why"
+fi
+
 # --- sluice up again restarts only what is missing -----------------------
 ctld_pid=$(cat "$DIR/pids/sluicectld.pid")
 node_pid=$(cat "$DIR/pids/node03.pid")

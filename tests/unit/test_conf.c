@@ -137,6 +137,7 @@ static void test_defaults(void **state)
     assert_string_equal(c->state_save_location, "/var/spool/sluice/ctld");
     assert_string_equal(c->slurmd_spool_dir, "/var/spool/sluice/d");
     assert_int_equal(c->enforce_part_limits, CONF_ENFORCE_NO);
+    assert_int_equal(c->sluice_daemon_nice, -10);
     assert_int_equal(c->nodes[0].cpus, 1);
     assert_int_equal(c->nodes[0].mem_mib, 1);
     assert_int_equal(c->nodes[0].weight, 1);
@@ -269,6 +270,11 @@ static void test_errors(void **state)
          "DefaultTime=00:02:00 is longer than MaxTime=00:01:00", 4, 1},
         {"PreemptMode=SOMETIMES\n", "OFF, CANCEL, REQUEUE or SUSPEND", 3, 1},
         {"PreemptType=x\n", "preempt/partition_prio", 3, 1},
+        {"SluiceDaemonNice=-21\n",
+         "SluiceDaemonNice=-21: expected a nice value from -20 to 19", 3, 1},
+        {"SluiceDaemonNice=20\n", "expected a nice value from -20 to 19", 3, 1},
+        {"SluiceDaemonNice=high\n", "expected a nice value from -20 to 19", 3,
+         1},
         {"NodeName=n1 State=BUSY\n", "UNKNOWN, CLOUD", 3, 13},
         {"NodeName=n[0-99999999]\n", "n[0-99999999]", 3, 1},
         {"NodeName=n1 Gres=gpu:-1\n", "Gres=gpu:-1", 3, 13},
@@ -452,6 +458,50 @@ static void test_round_trip(void **state)
     conf_destroy(c);
     conf_destroy(again);
     conf_diag_free(&d);
+}
+
+/* SluiceDaemonNice: -20..19, printed when not the default, and parsed
+ * back to the same. */
+static void test_daemon_nice(void **state)
+{
+    static const struct {
+        const char *val;
+        int nice;
+        const char *printed; /* NULL: not printed (the default) */
+    } cases[] = {
+        {"-20", -20, "SluiceDaemonNice=-20"},
+        {"-10", -10, NULL},
+        {"0", 0, "SluiceDaemonNice=0"},
+        {"19", 19, "SluiceDaemonNice=19"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[256], *out;
+        struct conf_diag d;
+        struct conf *c, *again;
+
+        snprintf(text, sizeof(text),
+                 HEAD "SluiceDaemonNice=%s\nNodeName=n1\nPartitionName=p "
+                      "Nodes=n1\n",
+                 cases[i].val);
+        c = parse(text, &d);
+        assert_non_null(c);
+        assert_int_equal(c->sluice_daemon_nice, cases[i].nice);
+        out = print_to_string(c);
+        if (cases[i].printed == NULL)
+            assert_null(strstr(out, "SluiceDaemonNice"));
+        else
+            assert_non_null(strstr(out, cases[i].printed));
+        conf_diag_free(&d);
+        again = parse(out, &d);
+        assert_non_null(again);
+        assert_int_equal(again->sluice_daemon_nice, cases[i].nice);
+        free(out);
+        conf_destroy(c);
+        conf_destroy(again);
+        conf_diag_free(&d);
+    }
 }
 
 /* LaunchParameters and InteractiveStepOptions: salloc's default command;
@@ -696,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_include),
         cmocka_unit_test(test_gresconf),
         cmocka_unit_test(test_launch_params),
+        cmocka_unit_test(test_daemon_nice),
         cmocka_unit_test(test_diag_format),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
