@@ -287,7 +287,7 @@ struct conf {
      * the controller to take changes (0: space is not checked) */
     uint64_t sluice_state_min_free_mib;
     /* SluiceDaemonNice: -20..19, the nice of sluicectld's and sluiced's
-     * autogroups (0: left alone) */
+     * autogroups (0: left alone at start) */
     int sluice_daemon_nice;
     uint32_t slurmd_timeout_s;
     uint32_t kill_wait_s;

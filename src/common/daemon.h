@@ -39,11 +39,11 @@ int daemon_null_stdio(struct err *e);
  * leader has exited (daemon_detach, `sluice up`); a daemon run from a
  * shell shares the shell's.  Returns 1 when applied, 0 when not possible
  * here (not our session, no autogroups in this kernel, autogroups turned
- * off: why in e), -1 with e when the kernel
- * refused (EPERM: a negative nice needs root or CAP_SYS_NICE).  ag_path:
- * the autogroup file (NULL: /proc/self/autogroup), enabled_path: the
- * switch (NULL: /proc/sys/kernel/sched_autogroup_enabled); tests pass
- * files of their own.
+ * off: why in e), -1 with e when the kernel refused (EPERM: a negative
+ * nice needs root or CAP_SYS_NICE).  ag_path: the autogroup file (NULL:
+ * /proc/self/autogroup), enabled_path: the switch (NULL:
+ * /proc/sys/kernel/sched_autogroup_enabled); tests pass files of their
+ * own.
  */
 int daemon_cpu_priority(int nice, const char *ag_path, const char *enabled_path,
                         struct err *e);
