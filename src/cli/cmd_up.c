@@ -302,7 +302,9 @@ static int up_find_bins(struct up_bins *b, struct err *e)
     return 0;
 }
 
-/* Start one daemon unless it runs; 0 or -1 with e. */
+/* Start one daemon unless it runs: 1 when one was running, 0 when it was
+ * started, -1 with e.  One that was running may be on its way out (a kill
+ * -9 just before `sluice up`): the waits below start it again if so. */
 static int up_start(const struct local_dir *d, const char *name,
                     char *const argv[], struct err *e)
 {
@@ -310,12 +312,34 @@ static int up_start(const struct local_dir *d, const char *name,
 
     if (pid > 0) {
         fprintf(stderr, "up: %s is running (pid %ld)\n", name, (long)pid);
-        return 0;
+        return 1;
     }
     if ((pid = local_spawn(d, name, argv, e)) < 0)
         return -1;
     fprintf(stderr, "up: started %s (pid %ld)\n", name, (long)pid);
     return 0;
+}
+
+static int up_start_ctld(const struct local_dir *d, const struct up_bins *b,
+                         const char *log, struct err *e)
+{
+    return up_start(
+        d, LOCAL_CTLD_NAME,
+        (char *const[]){b->ctld, "-f", d->conf, "-D", "-L", (char *)log, NULL},
+        e);
+}
+
+static int up_start_node(const struct local_dir *d, const struct up_bins *b,
+                         const char *name, struct err *e)
+{
+    char *log = local_log_file(d, name);
+    int rc = up_start(d, name,
+                      (char *const[]){b->noded, "-N", (char *)name, "-f",
+                                      d->conf, "-D", "-L", log, NULL},
+                      e);
+
+    free(log);
+    return rc;
 }
 
 /* Report a daemon that died while starting, with the end of its logs. */
@@ -343,15 +367,16 @@ static double up_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Wait until the controller answers PING; *cl is then connected. */
+/* Wait until the controller answers PING; *cl is then connected.  1 when
+ * the one found running (was_running) has exited meanwhile. */
 static int up_wait_ctld(const struct local_dir *d, double deadline,
-                        struct cli_client **cl, struct err *e)
+                        bool was_running, struct cli_client **cl, struct err *e)
 {
     json_t *reply = NULL;
 
     while (up_now() < deadline) {
         if (local_running(d, LOCAL_CTLD_NAME) == 0)
-            return up_died(d, LOCAL_CTLD_NAME, e);
+            return was_running ? 1 : up_died(d, LOCAL_CTLD_NAME, e);
         if ((*cl = cli_client_open(d->conf, 1000, e)) != NULL &&
             cli_client_call(*cl, PROTO_MSG_PING, NULL, &reply, NULL, e) == 0) {
             json_decref(reply);
@@ -383,13 +408,22 @@ static json_t *up_node(json_t *nodes, const char *name)
     return NULL;
 }
 
+/* What up_wait_nodes needs besides the directory and the configuration. */
+struct up_nodes {
+    const struct up_bins *b;
+    const struct hostlist *no_gpus;
+    bool *was_running; /* per node of c: found running, not started by up */
+};
+
 /* Nodes not registered yet, as "node03 (DOWN: Not responding)" text into
  * buf; returns how many.  -1 with e when a node was refused (INVALID),
- * unless --no-gpus asked for that. */
+ * unless --no-gpus asked for that.  A node daemon found running that has
+ * exited since is started again. */
 static int up_missing(const struct local_dir *d, const struct conf *c,
-                      const struct hostlist *no_gpus, json_t *nodes, char *buf,
+                      const struct up_nodes *un, json_t *nodes, char *buf,
                       size_t len, struct err *e)
 {
+    const struct hostlist *no_gpus = un->no_gpus;
     size_t used = 0;
     int missing = 0;
 
@@ -402,8 +436,20 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
          * connected one has registered (absent: an older controller) */
         bool connected = !json_is_false(json_object_get(n, "connected"));
         bool invalid = st != NULL && strcmp(st, "INVALID") == 0;
-        if (local_running(d, c->nodes[i].name) == 0)
-            return up_died(d, c->nodes[i].name, e);
+        if (local_running(d, c->nodes[i].name) == 0) {
+            if (!un->was_running[i])
+                return up_died(d, c->nodes[i].name, e);
+            fprintf(stderr, "up: %s has exited since; starting it\n",
+                    c->nodes[i].name);
+            int r = up_start_node(d, un->b, c->nodes[i].name, e);
+            if (r < 0)
+                return -1;
+            un->was_running[i] = r == 1;
+            st = "starting";
+            why = NULL;
+            connected = false;
+            invalid = false;
+        }
         if (invalid && connected && no_gpus != NULL &&
             hostlist_find(no_gpus, c->nodes[i].name) >= 0)
             continue;
@@ -426,7 +472,7 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
 
 /* Wait until every node of c has registered. */
 static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
-                         const struct hostlist *no_gpus, struct cli_client *cl,
+                         const struct up_nodes *un, struct cli_client *cl,
                          double deadline, struct err *e)
 {
     char text[2048];
@@ -437,8 +483,8 @@ static int up_wait_nodes(const struct local_dir *d, const struct conf *c,
         if (cli_client_call(cl, PROTO_MSG_NODE_QUERY, NULL, &reply, NULL, e) <
             0)
             return err_prefix(e, "asking sluicectld for its nodes");
-        missing = up_missing(d, c, no_gpus, json_object_get(reply, "nodes"),
-                             text, sizeof(text), e);
+        missing = up_missing(d, c, un, json_object_get(reply, "nodes"), text,
+                             sizeof(text), e);
         json_decref(reply);
         if (missing <= 0)
             return missing;
@@ -459,26 +505,27 @@ static int up_run(const struct local_dir *d, const struct up_bins *b,
     struct cli_client *cl = NULL;
     struct conf *c = conf_load(d->conf, NULL, e);
     char *log = local_log_file(d, LOCAL_CTLD_NAME);
-    int rc = -1;
+    struct up_nodes un = {.b = b, .no_gpus = no_gpus};
+    int rc = -1, r;
 
-    if (c == NULL)
+    if (c == NULL || (r = up_start_ctld(d, b, log, e)) < 0)
         goto out;
-    if (up_start(d, LOCAL_CTLD_NAME,
-                 (char *const[]){b->ctld, "-f", d->conf, "-D", "-L", log, NULL},
-                 e) < 0 ||
-        up_wait_ctld(d, deadline, &cl, e) < 0)
-        goto out;
-    for (size_t i = 0; i < c->n_nodes; i++) {
-        char *nlog = local_log_file(d, c->nodes[i].name);
-        int r = up_start(d, c->nodes[i].name,
-                         (char *const[]){b->noded, "-N", c->nodes[i].name, "-f",
-                                         d->conf, "-D", "-L", nlog, NULL},
-                         e);
-        free(nlog);
-        if (r < 0)
+    if ((r = up_wait_ctld(d, deadline, r == 1, &cl, e)) == 1) {
+        fprintf(stderr, "up: %s has exited since; starting it\n",
+                LOCAL_CTLD_NAME);
+        if ((r = up_start_ctld(d, b, log, e)) < 0 ||
+            up_wait_ctld(d, deadline, false, &cl, e) < 0)
             goto out;
+    } else if (r < 0) {
+        goto out;
     }
-    if (up_wait_nodes(d, c, no_gpus, cl, deadline, e) < 0)
+    un.was_running = xcalloc(c->n_nodes ? c->n_nodes : 1, sizeof(bool));
+    for (size_t i = 0; i < c->n_nodes; i++) {
+        if ((r = up_start_node(d, b, c->nodes[i].name, e)) < 0)
+            goto out;
+        un.was_running[i] = r == 1;
+    }
+    if (up_wait_nodes(d, c, &un, cl, deadline, e) < 0)
         goto out;
     fprintf(stderr,
             "up: sluicectld on 127.0.0.1:%u and %zu node%s up "
@@ -492,6 +539,7 @@ static int up_run(const struct local_dir *d, const struct up_bins *b,
                 c->sluice_rest_tls_cert[0] ? "s" : "", c->sluice_rest_addr);
     rc = 0;
 out:
+    free(un.was_running);
     cli_client_close(cl);
     conf_destroy(c);
     free(log);

@@ -147,6 +147,48 @@ else
 fi
 like "$(sinfo -N -h -o '%N %t' | grep node03)" '^node03 idle$' "node03 is back"
 
+# --- a daemon found running that exits while sluice up waits (as one does
+# just after a kill -9): sluice up starts it --------------------------------
+# Stand-ins with the daemons' command lines take their place until sluice up
+# has said it found them running.
+stand_in() { # PROG NAME ARGS...: a process whose command line reads as PROG ARGS
+    local prog=$1
+    shift
+    (exec -a "$SLUICE_BUILD/bin/$prog" bash -c \
+        'until grep -qs "$1 is running" "$2"; do sleep 0.05; done; :' \
+        "$prog" "$1" "$DIR/up3.err" "$@") </dev/null >/dev/null 2>&1 &
+}
+ctld_pid=$(cat "$DIR/pids/sluicectld.pid")
+node_pid=$(cat "$DIR/pids/node02.pid")
+kill -9 "$ctld_pid" "$node_pid"
+wait_for 5 eval "! alive $ctld_pid && ! alive $node_pid"
+stand_in sluicectld sluicectld -f "$SLUICE_CONF" -D
+fake_ctld=$!
+stand_in sluiced node02 -N node02 -f "$SLUICE_CONF" -D
+fake_node=$!
+echo "$fake_ctld" >"$DIR/pids/sluicectld.pid"
+echo "$fake_node" >"$DIR/pids/node02.pid"
+out=$(sluice up --dir "$DIR" 2>"$DIR/up3.err")
+is "$out" "export SLUICE_CONF=$SLUICE_CONF" \
+    "sluice up succeeds when the daemons it found running exit meanwhile"
+like "$(tr '\n' ' ' <"$DIR/up3.err")" \
+    "sluicectld is running \\(pid $fake_ctld\\) .*sluicectld has exited since; starting it" \
+    "it says the controller it found has exited and starts one"
+like "$(cat "$DIR/up3.err")" "node02 has exited since; starting it" \
+    "and the same of a node daemon"
+new_pid=$(cat "$DIR/pids/sluicectld.pid")
+if [ "$new_pid" != "$fake_ctld" ] && alive "$new_pid"; then
+    ok "a new controller runs"
+else
+    not_ok "a new controller runs"
+    sed 's/^/#   /' "$DIR/up3.err"
+fi
+wait_for 10 eval "sinfo -N -h -o '%N %t' | grep -q '^node02 idle$'"
+like "$(sinfo -N -h -o '%N %t' | grep node02)" '^node02 idle$' "node02 is back"
+kill "$fake_ctld" "$fake_node" 2>/dev/null
+wait "$fake_ctld" "$fake_node" 2>/dev/null
+ctld_pid=$new_pid
+
 # --- sluice down ---------------------------------------------------------
 sluice down --dir "$DIR" 2>/dev/null
 left=$(ls "$DIR/pids")

@@ -124,7 +124,9 @@ is "$(squeue -h -t R -o %N | sort | tr '\n' ' ')" "node01 node02 node03 node04 "
 is "$(gpu_pairs | wc -l)" 16 "and all 16 GPUs"
 is "$(sinfo -h -N -o '%N %G' | sort | tr '\n' ' ')" \
     "node01 gpu:4 node02 gpu:4 node03 gpu:4 node04 gpu:4 " "sinfo %G shows each node's GPUs"
-kill -9 "$(cat "$DIR/pids/sluicectld.pid")"
+ctld_pid=$(cat "$DIR/pids/sluicectld.pid")
+kill -9 "$ctld_pid"
+wait_for 10 eval "! alive $ctld_pid"
 sluice up --dir "$DIR" >/dev/null 2>"$DIR/up-again.err" ||
     sed 's/^/#   /' "$DIR/up-again.err"
 is "$(running)" 4 "after a controller crash the four are running still"
