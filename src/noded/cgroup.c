@@ -300,6 +300,21 @@ static int setup_v2(struct cgroup *cg, const char *mnt, const char *name)
     return 0;
 }
 
+/* Whether a job needs v1 hierarchy c: the freezer finds and freezes its
+ * processes (pids only stands in where there is no freezer), memory holds
+ * its limit and OOM count, cpuset its cores, devices its device fence
+ * (ConstrainDevices=yes).  Each hierarchy costs a job a mkdir, an attach
+ * and an rmdir, all under the kernel's one cgroup lock, which every
+ * other job's start and end on the machine also takes. */
+static bool v1_wanted(const struct cgroup *cg, int c)
+{
+    if (c == CGROUP_PIDS)
+        return cg->v1[CGROUP_FREEZER][0] == '\0';
+    if (c == CGROUP_DEVICES)
+        return cg->conf.constrain_devices;
+    return true;
+}
+
 static int setup_v1(struct cgroup *cg, const struct cgroup_mounts *m,
                     const char *name)
 {
@@ -309,6 +324,10 @@ static int setup_v1(struct cgroup *cg, const struct cgroup_mounts *m,
     for (int c = 0; c < CGROUP_NCTL; c++) {
         if (m->v1[c][0] == '\0') {
             why_add(cg, "no %s hierarchy", ctl_names[c]);
+            continue;
+        }
+        if (!v1_wanted(cg, c)) {
+            cg->v1[c][0] = '\0';
             continue;
         }
         if (make_node_dir(m->v1[c], name, cg->v1[c], sizeof(cg->v1[c]),

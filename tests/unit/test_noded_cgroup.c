@@ -182,6 +182,7 @@ static struct cgroup *live(const char *test, enum cgroupconf_plugin plugin,
 
     cgroupconf_defaults(&cc);
     cc.plugin = plugin;
+    cc.constrain_devices = true;
     if (mnt != NULL)
         snprintf(cc.mountpoint, sizeof(cc.mountpoint), "%s", mnt);
     if (geteuid() != 0) {
@@ -193,7 +194,6 @@ static struct cgroup *live(const char *test, enum cgroupconf_plugin plugin,
         printf("# SKIP %s: %s\n", test, cg->why);
         return NULL;
     }
-    cg->conf.constrain_devices = true;
     return cg;
 }
 
@@ -594,6 +594,57 @@ static void test_devices_bpf(void **state)
     cgroup_node_cleanup(cg);
 }
 
+/* v1 with the defaults (ConstrainDevices=no): a job gets the freezer,
+ * memory and cpuset hierarchies, not pids (the freezer tracks it) nor
+ * devices; with ConstrainDevices=yes it gets devices too. */
+static void test_v1_hierarchies(void **state)
+{
+    struct cgroup_job_spec s = {.job_id = 15};
+    struct cgroupconf cc;
+    struct cgroup cg;
+    char path[CGROUP_PATH_MAX], text[512];
+    struct err e;
+
+    (void)state;
+    cgroupconf_defaults(&cc);
+    cc.plugin = CGROUPCONF_V1;
+    if (geteuid() != 0) {
+        printf("# SKIP v1 hierarchies: not root\n");
+        return;
+    }
+    cgroup_setup(&cg, &cc, "utest", tmpdir);
+    if (cg.version != CGROUP_V1 || cg.v1[CGROUP_FREEZER][0] == '\0') {
+        printf("# SKIP v1 hierarchies: no v1 freezer here (%s)\n", cg.why);
+        cgroup_node_cleanup(&cg);
+        return;
+    }
+    cgroup_describe(&cg, text, sizeof(text));
+    assert_non_null(strstr(text, " hierarchies=freezer,"));
+    assert_null(strstr(text, "pids"));
+    assert_null(strstr(text, "devices"));
+    if (cgroup_job_create(&cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    cgroup_job_path(&cg, CGROUP_PIDS, 15, path, sizeof(path));
+    assert_string_equal(path, "");
+    cgroup_job_path(&cg, CGROUP_DEVICES, 15, path, sizeof(path));
+    assert_string_equal(path, "");
+    cgroup_job_path(&cg, CGROUP_FREEZER, 15, path, sizeof(path));
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(cgroup_job_destroy(&cg, 15), 0);
+    assert_int_equal(access(path, F_OK), -1);
+    cgroup_node_cleanup(&cg);
+
+    cc.constrain_devices = true;
+    cgroup_setup(&cg, &cc, "utest", tmpdir);
+    cgroup_describe(&cg, text, sizeof(text));
+    if (cg.devices)
+        assert_non_null(strstr(text, "devices"));
+    else
+        printf("# SKIP v1 devices: no devices hierarchy (%s)\n", cg.why);
+    assert_null(strstr(text, "pids"));
+    cgroup_node_cleanup(&cg);
+}
+
 static void test_none(void **state)
 {
     struct cgroupconf cc;
@@ -631,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_mounts),
         cmocka_unit_test(test_cpus),
         cmocka_unit_test(test_none),
+        cmocka_unit_test(test_v1_hierarchies),
         cmocka_unit_test(test_kill_v1_or_v2),
         cmocka_unit_test(test_freeze),
         cmocka_unit_test(test_kill_v2),
