@@ -541,6 +541,7 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
         reply_err(j, f, gen, EINVAL, e.text);
         return;
     }
+    ctx.launch_nice = launch_nice(nd->conf, nd->name, l.partition);
     if ((job = njobs_find(j, l.job_id)) == NULL) {
         /* a previous sluiced may have left its directory: a job that
          * runs or ended here, or debris to clear before launching */
@@ -597,11 +598,13 @@ static void job_launch(struct njobs *j, const struct proto_frame *f,
         event_new(nd->base, fd, EV_READ | EV_PERSIST, on_report, job);
     event_add(job->report_ev, &tv);
     log_info("job=%" PRIu32 " state=launching user=%s uid=%u gpus=%zu%s "
-             "gpu_idx=%s cpuset=%s mem_mib=%" PRIu64 " devices_denied=%zu",
+             "gpu_idx=%s cpuset=%s mem_mib=%" PRIu64
+             " devices_denied=%zu launch_nice=%d",
              l.job_id, l.user_name, (unsigned)l.uid, l.n_gpus,
              gpus.renumber ? " (fenced)" : "",
              gpu_list(l.gpus, l.n_gpus, idx, sizeof(idx)),
-             has_cpus ? spec.cpus : "-", l.mem_mib, spec.n_deny);
+             has_cpus ? spec.cpus : "-", l.mem_mib, spec.n_deny,
+             ctx.launch_nice);
 out:
     free(spec.deny);
     free(ordinals);

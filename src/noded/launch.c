@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/conf.h"
 #include "common/xalloc.h"
 #include "noded/jget.h"
 #include "noded/spool.h"
@@ -326,6 +327,26 @@ static int write_spool(const char *jobdir, const struct launch *l, int *lock_fd,
                                 l->gid, e);
 }
 
+int launch_nice(const struct conf *c, const char *node, const char *partition)
+{
+    const struct conf_node *n = conf_node_find(c, node);
+    const struct conf_part *p = conf_part_find(c, partition);
+    uint32_t lo = UINT32_MAX, hi = 0;
+
+    if (n == NULL || p == NULL || c->sluice_daemon_nice >= 0)
+        return 0;
+    for (size_t i = 0; i < c->n_parts; i++) {
+        const struct conf_part *q = &c->parts[i];
+        for (size_t k = 0; k < q->n_nodes; k++) {
+            if (&c->nodes[q->node_idx[k]] != n)
+                continue;
+            lo = q->priority_tier < lo ? q->priority_tier : lo;
+            hi = q->priority_tier > hi ? q->priority_tier : hi;
+        }
+    }
+    return lo < hi && p->priority_tier == hi ? c->sluice_daemon_nice : 0;
+}
+
 /* Fork once: the child destroys auth, starts a session of its own and runs
  * fn. */
 static pid_t launch_fork(struct auth *auth, launch_main_fn fn, const void *arg,
@@ -371,6 +392,7 @@ int launch_start(const struct launch_ctx *ctx, const struct launch *l,
         .boot_id = ctx->boot_id,
         .lock_fd = -1,
         .auth = ctx->auth,
+        .launch_nice = ctx->launch_nice,
     };
     int written = write_spool(jobdir, l, &sa.lock_fd, e);
     int fd = launch_spawn(jobdir, written, &sa.lock_fd, ctx->auth,

@@ -101,7 +101,21 @@ struct launch_ctx {
     struct auth *auth;   /* sluiced's credentials: destroyed (the auth/key
                           * key wiped) in the supervisor right after the
                           * fork; NULL: none */
+    int launch_nice;     /* the launch's autogroup nice until the job's
+                          * exec (launch_nice); 0: left alone */
 };
+
+struct conf;
+
+/*
+ * launch_nice: the autogroup nice a job's launch runs at, from its fork
+ * to its exec: SluiceDaemonNice for a job of the highest PriorityTier
+ * among the partitions that hold node, when one of them has a lower tier
+ * (prod over backtests on a shared node), so that its supervisor, cgroup
+ * and exec are not queued behind an array's; 0 otherwise (nothing
+ * written: a new session's autogroup is at 0).
+ */
+int launch_nice(const struct conf *c, const char *node, const char *partition);
 
 /*
  * launch_check_user: the job's user is known on this machine (by uid) and

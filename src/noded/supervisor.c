@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/daemon.h"
 #include "common/xalloc.h"
 #include "noded/jobenv.h"
 #include "noded/spool.h"
@@ -380,7 +381,7 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     struct spool_status st = {.restart_count = a->launch->restart_count,
                               .has_restart_count = true};
     struct spool_pid self, leader;
-    struct err e = {"cannot read /proc/self/stat"};
+    struct err e = {"cannot read /proc/self/stat"}, ne;
     siginfo_t info;
     struct job_proc jp;
     pid_t pid;
@@ -390,6 +391,10 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
     /* the launch's stage stamps, which sluiced logs at debug level (one
      * clock for every process) */
     long long t_sup = clock_mono_us(), t_pid, t_cg, t_exec;
+    /* a top-tier job's launch at the daemon's weight (launch_nice); this
+     * process leads the session, whose autogroup the job shares */
+    bool raised = a->launch_nice != 0 &&
+                  daemon_cpu_priority(a->launch_nice, NULL, NULL, &ne) == 1;
 
     sup_setup_fds(report_fd, a->lock_fd);
     sup_reset_signals();
@@ -428,6 +433,8 @@ void supervisor_main(const struct supervisor_args *a, int report_fd)
         _exit(1);
     }
     t_exec = clock_mono_us();
+    if (raised) /* the job runs at its own weight, as every job does */
+        daemon_cpu_priority(0, NULL, NULL, &ne);
     st.start_time = time(NULL);
     /* no pgid file: the job's group is its leader's pid (supervisor.pid),
      * and a file less is an inode less per job (spool.h) */

@@ -25,6 +25,7 @@ struct supervisor_args {
     const struct ucache_user *user; /* name, home, supplementary groups */
     const char *boot_id; /* the machine's, for supervisor.pid; "": none */
     int lock_fd;       /* jobdir locked (spool_lock) until the pid is written */
+    int launch_nice;   /* the autogroup's nice until the job's exec; 0: none */
     struct auth *auth; /* the parent's, destroyed first thing in the child */
 };
 

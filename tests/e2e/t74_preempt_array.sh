@@ -30,8 +30,12 @@ is "$(squeue -h -t R -o %P | sort | uniq -c | tr -s ' ')" " 4 dev" \
     "four dev jobs hold node01's GPUs"
 sleep 6 # past PreemptExemptTime
 
+# each task also writes its autogroup's nice once it reads 0 (5 s at most)
 a=$(submit -p prod -J prod --array=0-3 --gpus-per-node=1 -o a-%a.out \
-    --wrap 'echo task=$SLURM_ARRAY_TASK_ID gpus=$CUDA_VISIBLE_DEVICES; while [ ! -e stop ]; do sleep 0.1; done')
+    --wrap 'echo task=$SLURM_ARRAY_TASK_ID gpus=$CUDA_VISIBLE_DEVICES
+for i in $(seq 50); do n=$(cut -d" " -f3 /proc/self/autogroup 2>/dev/null); [ "$n" = 0 ] && break; sleep 0.1; done
+echo "$n" >ag-$SLURM_ARRAY_TASK_ID
+while [ ! -e stop ]; do sleep 0.1; done')
 prod_running() { [ "$(squeue -h -t R -p prod -r -o %i | grep -c .)" -eq 4 ]; }
 wait_for 30 prod_running
 is "$(squeue -h -t R -p prod -r -o %i | sort | tr '\n' ' ')" \
@@ -47,6 +51,18 @@ is "$(for j in $(cat dev.ids); do job_state "$j"; done | sort -u)" PENDING \
 wait_for 10 eval "[ \$(cat a-*.out 2>/dev/null | grep -c task=) -eq 4 ]"
 is "$(cat a-*.out | sed 's/.*gpus=//' | sort | tr '\n' ' ')" "0 1 2 3 " \
     "the tasks got one distinct GPU each"
+# prod (tier 100) shares node01 with dev (tier 10): its launches run at
+# SluiceDaemonNice (-10) until the exec, dev's at 0 (docs/noded.md)
+is "$(grep 'state=launching' "$DIR/log/node01.log" | grep -o 'launch_nice=[-0-9]*' | sort | uniq -c | awk '{printf "%s %s ", $1, $2}')" \
+    "4 launch_nice=-10 4 launch_nice=0 " \
+    "node01 launched the four prod tasks at launch_nice=-10, the four dev jobs at 0"
+if [ -e /proc/self/autogroup ]; then
+    wait_for 10 eval "[ \$(cat ag-* 2>/dev/null | grep -c .) -eq 4 ]"
+    is "$(cat ag-* | tr '\n' ' ')" "0 0 0 0 " \
+        "once running, each prod task's autogroup is back at nice 0"
+else
+    ok "# SKIP no autogroups in this kernel"
+fi
 
 rep=$(sluice report preemptions --json)
 is "$(echo "$rep" | jq '[.users[] | .caused] | add')" 4 \

@@ -1,7 +1,8 @@
 /*
  * Unit tests for daemon_cpu_priority (common/daemon.c): the nice written
  * to the daemon's autogroup file only when the daemon's session is its
- * own and the kernel has autogroups turned on, with the reason otherwise.
+ * own and the kernel has autogroups turned on, with the reason otherwise;
+ * and for launch_nice (noded/launch.c): which jobs' launches run at it.
  * Files of the test's own stand in for /proc/self/autogroup and the
  * kernel's switch; the session cases run in forked children.
  */
@@ -18,7 +19,9 @@
 
 #include <cmocka.h>
 
+#include "common/conf.h"
 #include "common/daemon.h"
+#include "noded/launch.h"
 
 static char top[64], ag[96], on[96];
 
@@ -176,12 +179,61 @@ static void test_refused(void **state)
     snprintf(ag, sizeof(ag), "%s/autogroup", top);
 }
 
+static struct conf *tiers(const char *extra)
+{
+    char text[1024];
+    struct err e;
+    struct conf *c;
+
+    snprintf(text, sizeof(text),
+             "ClusterName=t\nSlurmctldHost=localhost\n%s"
+             "NodeName=node[01-03] CPUs=4 State=UNKNOWN\n"
+             "PartitionName=all Nodes=node[01-02] Default=YES PriorityTier=1\n"
+             "PartitionName=prod Nodes=node[01-02] PriorityTier=10\n"
+             "PartitionName=mid Nodes=node01 PriorityTier=5\n"
+             "PartitionName=solo Nodes=node03 PriorityTier=50\n",
+             extra);
+    c = conf_parse_string(text, "tiers.conf", NULL, &e);
+    if (c == NULL)
+        fail_msg("%s", e.text);
+    return c;
+}
+
+/* The highest tier on a node with a lower one beside it gets the daemons'
+ * nice; every other launch, and every launch with SluiceDaemonNice=0 (or
+ * above), none. */
+static void test_launch_nice(void **state)
+{
+    struct conf *c = tiers("");
+
+    (void)state;
+    assert_int_equal(launch_nice(c, "node01", "prod"), -10);
+    assert_int_equal(launch_nice(c, "node02", "prod"), -10);
+    assert_int_equal(launch_nice(c, "node01", "mid"), 0);
+    assert_int_equal(launch_nice(c, "node01", "all"), 0);
+    /* alone on its node: nothing to be queued behind */
+    assert_int_equal(launch_nice(c, "node03", "solo"), 0);
+    assert_int_equal(launch_nice(c, "node09", "prod"), 0);
+    assert_int_equal(launch_nice(c, "node01", "nosuch"), 0);
+    conf_destroy(c);
+    c = tiers("SluiceDaemonNice=-5\n");
+    assert_int_equal(launch_nice(c, "node02", "prod"), -5);
+    conf_destroy(c);
+    c = tiers("SluiceDaemonNice=0\n");
+    assert_int_equal(launch_nice(c, "node02", "prod"), 0);
+    conf_destroy(c);
+    c = tiers("SluiceDaemonNice=3\n");
+    assert_int_equal(launch_nice(c, "node02", "prod"), 0);
+    conf_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_applied),
         cmocka_unit_test(test_not_applied),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_launch_nice),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
