@@ -438,6 +438,7 @@ void cgroup_node_cleanup(const struct cgroup *cg)
 {
     char top[CGROUP_PATH_MAX];
 
+    cgroup_pool_drain(cg);
     for (int c = -1; c < CGROUP_NCTL; c++) {
         const char *dir = c < 0 ? cg->node : cg->v1[c];
         if (dir[0] == '\0' || rmdir(dir) < 0)

@@ -23,4 +23,9 @@ char *cgroup_file_read(const char *dir, const char *file);
  * frees), *n its length; -1 with errno when it cannot be read. */
 int cgroup_dir_pids(const char *dir, pid_t **pids, size_t *n);
 
+/* cgroup_pool_drain: remove the v1 cgroups kept for the next job
+ * (free_<id>), before the node's own cgroup is removed. */
+struct cgroup;
+void cgroup_pool_drain(const struct cgroup *cg);
+
 #endif

@@ -6,6 +6,7 @@
  */
 #include "noded/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -202,14 +203,162 @@ bool cgroup_job_oom(const struct cgroup *cg, uint32_t job_id)
     return oom;
 }
 
-int cgroup_job_destroy(const struct cgroup *cg, uint32_t job_id)
+/* --- the v1 pool ----------------------------------------------------------
+ * On v1 a job's cgroups are not removed at its end when they can be used
+ * again: they are reset (no memory limit), renamed free_<id> and renamed
+ * to the next job's name at its start.  A rename holds the kernel's
+ * cgroup lock for a moment, where a mkdir allocates a controller's state
+ * under it (memory's per-CPU counters) and an rmdir tears it down, and
+ * every job start and end on the machine waits behind the others' for
+ * that lock.  The pool holds at most as many as ran at once.  A cgroup
+ * with a process left, frozen, whose job the OOM killer struck or left
+ * more than a few MiB charged is removed instead; so is a devices cgroup
+ * (its rules only add up).  v2
+ * cannot rename a cgroup: there each job's is made and removed. */
+
+/* The most memory an ended job may leave charged to a kept cgroup. */
+#define CGROUP_POOL_MAX_USAGE (4ull << 20)
+
+/* A hierarchy whose job cgroups are kept for the next job. */
+static bool pooled(const struct cgroup *cg, int c)
+{
+    return cg->version == CGROUP_V1 && c != CGROUP_DEVICES &&
+           cg->v1[c][0] != '\0';
+}
+
+/* The hierarchy whose free_<id> names are listed and claimed first. */
+static int pool_first(const struct cgroup *cg)
+{
+    for (int c = 0; c < CGROUP_NCTL; c++)
+        if (pooled(cg, c))
+            return c;
+    return -1;
+}
+
+static int rename_in(const struct cgroup *cg, int c, const char *from,
+                     const char *to)
+{
+    char a[CGROUP_PATH_MAX], b[CGROUP_PATH_MAX];
+
+    if (snprintf(a, sizeof(a), "%s/%s", cg->v1[c], from) >= (int)sizeof(a) ||
+        snprintf(b, sizeof(b), "%s/%s", cg->v1[c], to) >= (int)sizeof(b)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return rename(a, b);
+}
+
+/* Whether the job's cgroups can go back to the pool: empty, thawed, no
+ * OOM kill; their memory limits lifted for the next job. */
+static bool pool_can_keep(const struct cgroup *cg, uint32_t id)
+{
+    char dir[CGROUP_PATH_MAX], *st;
+    pid_t *pids;
+    size_t n;
+    bool ok;
+
+    if (pool_first(cg) < 0 || !track_dir(cg, id, dir, sizeof(dir)))
+        return false;
+    /* processes enter the tracking hierarchy first and inherit all */
+    if (cgroup_dir_pids(dir, &pids, &n) < 0)
+        return false;
+    free(pids);
+    if (n > 0)
+        return false;
+    cgroup_job_path(cg, CGROUP_FREEZER, id, dir, sizeof(dir));
+    if (dir[0] != '\0') {
+        st = get(dir, "freezer.state");
+        ok = st != NULL && strncmp(st, "THAWED", 6) == 0;
+        free(st);
+        if (!ok)
+            return false;
+    }
+    cgroup_job_path(cg, CGROUP_MEMORY, id, dir, sizeof(dir));
+    if (dir[0] == '\0' || !cg->memory)
+        return true;
+    if (cgroup_job_oom(cg, id))
+        return false;
+    /* what the job left charged (its files' pages in the page cache,
+     * on tmpfs) would count against the next job's limit: kept only
+     * when it is next to nothing, as a short job's is */
+    if ((st = get(dir, "memory.usage_in_bytes")) == NULL)
+        return false;
+    ok = strtoull(st, NULL, 10) <= CGROUP_POOL_MAX_USAGE;
+    free(st);
+    if (!ok)
+        return false;
+    if (!cg->conf.constrain_ram)
+        return true; /* no limit was set */
+    /* the swap limit first: it may not be below the memory limit */
+    if (put(dir, "memory.memsw.limit_in_bytes", "-1", NULL) < 0 &&
+        errno != ENOENT)
+        return false;
+    return put(dir, "memory.limit_in_bytes", "-1", NULL) == 0;
+}
+
+/*
+ * Claim a free cgroup for job id in the first pooled hierarchy: its old
+ * name into name.  false when there is none (or the job's name is taken:
+ * the caller's mkdir then finds the debris).
+ */
+static bool pool_take(const struct cgroup *cg, uint32_t id, char *name,
+                      size_t len)
+{
+    int c = pool_first(cg);
+    char job[32];
+    struct dirent *de;
+    DIR *d;
+    bool got = false;
+
+    if (c < 0 || (d = opendir(cg->v1[c])) == NULL)
+        return false;
+    snprintf(job, sizeof(job), "job_%" PRIu32, id);
+    while (!got && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "free_", 5) != 0 ||
+            strlen(de->d_name) >= len)
+            continue;
+        if (rename_in(cg, c, de->d_name, job) == 0) {
+            snprintf(name, len, "%s", de->d_name);
+            got = true;
+        } else if (errno != ENOENT) { /* not taken by another supervisor */
+            break;
+        }
+    }
+    closedir(d);
+    return got;
+}
+
+void cgroup_pool_drain(const struct cgroup *cg)
 {
     char dir[CGROUP_PATH_MAX];
+    struct dirent *de;
+    DIR *d;
+
+    for (int c = 0; c < CGROUP_NCTL; c++) {
+        if (!pooled(cg, c) || (d = opendir(cg->v1[c])) == NULL)
+            continue;
+        while ((de = readdir(d)) != NULL)
+            if (strncmp(de->d_name, "free_", 5) == 0 &&
+                snprintf(dir, sizeof(dir), "%s/%s", cg->v1[c], de->d_name) <
+                    (int)sizeof(dir))
+                rmdir(dir);
+        closedir(d);
+    }
+}
+
+int cgroup_job_destroy(const struct cgroup *cg, uint32_t job_id)
+{
+    char dir[CGROUP_PATH_MAX], job[32], name[32];
+    bool keep = pool_can_keep(cg, job_id);
     int rc = 0;
 
+    snprintf(job, sizeof(job), "job_%" PRIu32, job_id);
+    snprintf(name, sizeof(name), "free_%" PRIu32, job_id);
     for (int c = 0; c < (cg->version == CGROUP_V2 ? 1 : CGROUP_NCTL); c++) {
         cgroup_job_path(cg, (enum cgroup_ctl)c, job_id, dir, sizeof(dir));
         if (dir[0] == '\0')
+            continue;
+        if (keep && pooled(cg, c) && rename_in(cg, c, job, name) == 0)
             continue;
         for (int i = 0; rmdir(dir) < 0 && errno == EBUSY && i < 50; i++)
             sleep_ms(10);
@@ -324,11 +473,11 @@ static int limit_cpus(const struct cgroup *cg, const char *dir,
 
 static int create_one(const struct cgroup *cg, int ctl,
                       const struct cgroup_job_spec *s, const char *dir,
-                      struct err *e)
+                      bool reused, struct err *e)
 {
     bool v2 = cg->version == CGROUP_V2;
 
-    if (mkdir(dir, 0755) < 0)
+    if (!reused && mkdir(dir, 0755) < 0)
         return err_set(e, "cannot create the job's cgroup %s: %s", dir,
                        strerror(errno));
     if ((v2 || ctl == CGROUP_MEMORY) && limit_memory(cg, dir, s, e) < 0)
@@ -344,16 +493,25 @@ static int create_one(const struct cgroup *cg, int ctl,
     return 0;
 }
 
-/* Make every directory of the job's cgroup with its limits; -1 with
- * EEXIST when the first one is there already. */
+/* Make every directory of the job's cgroup with its limits, from the
+ * pool where it has one; -1 with EEXIST when the first one is there
+ * already. */
 static int create_all(const struct cgroup *cg, const struct cgroup_job_spec *s,
                       struct err *e)
 {
-    char dir[CGROUP_PATH_MAX];
+    char dir[CGROUP_PATH_MAX], job[32], name[32];
+    bool took = pool_take(cg, s->job_id, name, sizeof(name));
+    int first = pool_first(cg);
 
+    snprintf(job, sizeof(job), "job_%" PRIu32, s->job_id);
     for (int c = 0; c < (cg->version == CGROUP_V2 ? 1 : CGROUP_NCTL); c++) {
         cgroup_job_path(cg, (enum cgroup_ctl)c, s->job_id, dir, sizeof(dir));
-        if (dir[0] != '\0' && create_one(cg, c, s, dir, e) < 0)
+        if (dir[0] == '\0')
+            continue;
+        /* the others' free_<id> may be gone (removed, not kept): mkdir */
+        bool reused = took && pooled(cg, c) &&
+                      (c == first || rename_in(cg, c, name, job) == 0);
+        if (create_one(cg, c, s, dir, reused, e) < 0)
             return -1;
     }
     return 0;

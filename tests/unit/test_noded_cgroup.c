@@ -645,6 +645,131 @@ static void test_v1_hierarchies(void **state)
     cgroup_node_cleanup(&cg);
 }
 
+/* Write 8 MiB to the file arg names (on tmpfs: charged until removed). */
+static void fill_file(void *arg)
+{
+    static char block[1 << 20];
+    int fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+    memset(block, 7, sizeof(block));
+    for (int i = 0; fd >= 0 && i < 8; i++)
+        if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+            _exit(3);
+    _exit(fd >= 0 && close(fd) == 0 ? 0 : 3);
+}
+
+/* The first line of dir/file, or "" when it cannot be read. */
+static void read_line(const char *dir, const char *file, char *buf, size_t len)
+{
+    char path[CGROUP_PATH_MAX + 64];
+    FILE *fp;
+
+    buf[0] = '\0';
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    if ((fp = fopen(path, "r")) == NULL)
+        return;
+    if (fgets(buf, (int)len, fp) == NULL)
+        buf[0] = '\0';
+    fclose(fp);
+}
+
+/* v1: an ended job's cgroups are kept, reset, as free_<id> and taken by
+ * the next job instead of a mkdir; a frozen one, or one left with 8 MiB
+ * charged, is removed; the node's cleanup removes the kept ones. */
+static void test_v1_pool(void **state)
+{
+    struct cgroup_job_spec s = {.job_id = 16, .mem_mib = 64};
+    struct cgroupconf cc;
+    struct cgroup cg;
+    char path[CGROUP_PATH_MAX + 16], free16[CGROUP_PATH_MAX + 16];
+    char free17[CGROUP_PATH_MAX + 16], text[64];
+    struct stat before, after;
+    struct err e;
+
+    (void)state;
+    cgroupconf_defaults(&cc);
+    cc.plugin = CGROUPCONF_V1;
+    if (geteuid() != 0) {
+        printf("# SKIP v1 pool: not root\n");
+        return;
+    }
+    cgroup_setup(&cg, &cc, "utest", tmpdir);
+    if (cg.version != CGROUP_V1 || !cg.memory ||
+        cg.v1[CGROUP_FREEZER][0] == '\0') {
+        printf("# SKIP v1 pool: no v1 freezer and memory here (%s)\n", cg.why);
+        cgroup_node_cleanup(&cg);
+        return;
+    }
+    if (cgroup_job_create(&cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    cgroup_job_path(&cg, CGROUP_MEMORY, 16, path, sizeof(path));
+    assert_int_equal(stat(path, &before), 0);
+    assert_int_equal(cgroup_job_destroy(&cg, 16), 0);
+    assert_int_equal(access(path, F_OK), -1);
+    for (int c = 0; c < CGROUP_NCTL; c++) {
+        if (cg.v1[c][0] == '\0')
+            continue;
+        snprintf(free16, sizeof(free16), "%s/free_16", cg.v1[c]);
+        assert_int_equal(access(free16, F_OK), 0);
+    }
+    /* kept without the limit */
+    snprintf(free16, sizeof(free16), "%s/free_16", cg.v1[CGROUP_MEMORY]);
+    read_line(free16, "memory.limit_in_bytes", text, sizeof(text));
+    assert_true(strtoull(text, NULL, 10) > 64ull << 20);
+
+    /* the next job takes it: the same directory, its limit set anew */
+    s.job_id = 17;
+    s.mem_mib = 0;
+    if (cgroup_job_create(&cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    assert_int_equal(access(free16, F_OK), -1);
+    cgroup_job_path(&cg, CGROUP_MEMORY, 17, path, sizeof(path));
+    assert_int_equal(stat(path, &after), 0);
+    assert_int_equal(before.st_ino, after.st_ino);
+    read_line(path, "memory.limit_in_bytes", text, sizeof(text));
+    assert_true(strtoull(text, NULL, 10) > 64ull << 20);
+    cgroup_job_path(&cg, CGROUP_CPUSET, 17, path, sizeof(path));
+    if (path[0] != '\0') {
+        read_line(path, "cpuset.cpus", text, sizeof(text));
+        assert_true(text[0] >= '0' && text[0] <= '9');
+    }
+
+    /* a frozen one is not kept */
+    assert_int_equal(cgroup_job_freeze(&cg, 17, true), 0);
+    assert_int_equal(cgroup_job_destroy(&cg, 17), 0);
+    snprintf(free17, sizeof(free17), "%s/free_17", cg.v1[CGROUP_FREEZER]);
+    assert_int_equal(access(free17, F_OK), -1);
+    cgroup_job_path(&cg, CGROUP_FREEZER, 17, path, sizeof(path));
+    assert_int_equal(access(path, F_OK), -1);
+
+    /* nor one whose job left 8 MiB charged (a file on tmpfs) */
+    s.job_id = 19;
+    if (cgroup_job_create(&cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    snprintf(path, sizeof(path), "/dev/shm/sluice-test-pool.%d", (int)getpid());
+    pid_t pid = in_job(&cg, 19, fill_file, path);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(cgroup_job_destroy(&cg, 19), 0);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/free_19", cg.v1[CGROUP_MEMORY]);
+    assert_int_equal(access(path, F_OK), -1);
+    cgroup_job_path(&cg, CGROUP_MEMORY, 19, path, sizeof(path));
+    assert_int_equal(access(path, F_OK), -1);
+
+    /* one kept, then the node's cleanup removes it with the node */
+    s.job_id = 18;
+    if (cgroup_job_create(&cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    assert_int_equal(cgroup_job_destroy(&cg, 18), 0);
+    snprintf(path, sizeof(path), "%s/free_18", cg.v1[CGROUP_FREEZER]);
+    assert_int_equal(access(path, F_OK), 0);
+    cgroup_node_cleanup(&cg);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(access(cg.v1[CGROUP_FREEZER], F_OK), -1);
+}
+
 static void test_none(void **state)
 {
     struct cgroupconf cc;
@@ -683,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_cpus),
         cmocka_unit_test(test_none),
         cmocka_unit_test(test_v1_hierarchies),
+        cmocka_unit_test(test_v1_pool),
         cmocka_unit_test(test_kill_v1_or_v2),
         cmocka_unit_test(test_freeze),
         cmocka_unit_test(test_kill_v2),
