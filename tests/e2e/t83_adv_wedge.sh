@@ -150,7 +150,7 @@ adv_py "$MAL" >"$WORK/big.out" 2>&1 <<'PY' &
 import os, socket, struct, time
 from sl import *
 open('big.pid', 'w').write(str(os.getpid()))
-held, busy, late = [], 0, 0
+held, busy, late, other = [], 0, 0, {}
 chunk = b'{' + b' ' * ((1 << 20) - 1)
 for i in range(300):
     s = connect()
@@ -169,10 +169,16 @@ for s in held:
     s.settimeout(max(0.05, deadline - time.monotonic()))
     try:
         t, f, seq, b = recv_frame(s)
-        busy += 'unread frames' in b['error']['message']
-        late += 'not complete' in b['error']['message']
-    except (OSError, EOFError, ValueError):
-        pass
+        m = b['error']['message']
+        busy += 'unread frames' in m
+        late += 'not complete' in m
+        why = None if 'unread frames' in m or 'not complete' in m else m
+    except (OSError, EOFError, ValueError) as e:
+        why = '%s: %s' % (type(e).__name__, e)
+    if why is not None:
+        other[why] = other.get(why, 0) + 1
+open('big.other', 'w').write(''.join('%d x %s\n' % (n, m)
+                                     for m, n in other.items()))
 open('big.ready', 'w').write('%d %d\n' % (busy + late, busy))
 time.sleep(120)
 PY
@@ -189,6 +195,7 @@ if wait_file "$WORK/$MAL/big.ready" 40; then
     read -r n busy <"$WORK/$MAL/big.ready"
     is "$n" 300 "300 large frames begun are each refused, saying why"
     echo "# $busy of them because 128 MiB of frames were in flight"
+    sed 's/^/#   otherwise: /' "$WORK/$MAL/big.other"
 else
     not_ok "the large-frame attacker finished its round"
     sed 's/^/#   /' "$WORK/big.out"
