@@ -314,8 +314,7 @@ static bool pool_take(const struct cgroup *cg, uint32_t id, char *name,
         return false;
     snprintf(job, sizeof(job), "job_%" PRIu32, id);
     while (!got && (de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, "free_", 5) != 0 ||
-            strlen(de->d_name) >= len)
+        if (strncmp(de->d_name, "free_", 5) != 0 || strlen(de->d_name) >= len)
             continue;
         if (rename_in(cg, c, de->d_name, job) == 0) {
             snprintf(name, len, "%s", de->d_name);
