@@ -375,7 +375,7 @@ static int up_wait_ctld(const struct local_dir *d, double deadline,
     json_t *reply = NULL;
 
     while (up_now() < deadline) {
-        if (local_running(d, LOCAL_CTLD_NAME) == 0)
+        if (local_gone(d, LOCAL_CTLD_NAME))
             return was_running ? 1 : up_died(d, LOCAL_CTLD_NAME, e);
         if ((*cl = cli_client_open(d->conf, 1000, e)) != NULL &&
             cli_client_call(*cl, PROTO_MSG_PING, NULL, &reply, NULL, e) == 0) {
@@ -436,7 +436,7 @@ static int up_missing(const struct local_dir *d, const struct conf *c,
          * connected one has registered (absent: an older controller) */
         bool connected = !json_is_false(json_object_get(n, "connected"));
         bool invalid = st != NULL && strcmp(st, "INVALID") == 0;
-        if (local_running(d, c->nodes[i].name) == 0) {
+        if (local_gone(d, c->nodes[i].name)) {
             if (!un->was_running[i])
                 return up_died(d, c->nodes[i].name, e);
             fprintf(stderr, "up: %s has exited since; starting it\n",

@@ -127,22 +127,31 @@ static bool cmdline_ours(const struct local_dir *d, const char *name,
     return conf && node;
 }
 
-pid_t local_running(const struct local_dir *d, const char *name)
+/* The pid in name's pid file, or 0. */
+static pid_t pid_file_pid(const struct local_dir *d, const char *name)
 {
-    char *path = local_pid_file(d, name), *cl;
+    char *path = local_pid_file(d, name);
     FILE *fp = fopen(path, "r");
     long pid = 0;
-    size_t len;
-    bool ours;
 
     free(path);
     if (fp == NULL)
         return 0;
-    if (fscanf(fp, "%ld", &pid) != 1 || pid <= 1) {
-        fclose(fp);
-        return 0;
-    }
+    if (fscanf(fp, "%ld", &pid) != 1 || pid <= 1)
+        pid = 0;
     fclose(fp);
+    return (pid_t)pid;
+}
+
+pid_t local_running(const struct local_dir *d, const char *name)
+{
+    pid_t pid = pid_file_pid(d, name);
+    char *cl;
+    size_t len;
+    bool ours;
+
+    if (pid == 0)
+        return 0;
     if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
         return 0;
     if ((cl = read_cmdline((pid_t)pid, &len)) == NULL)
@@ -150,6 +159,46 @@ pid_t local_running(const struct local_dir *d, const char *name)
     ours = cmdline_ours(d, name, cl, len);
     free(cl);
     return ours ? (pid_t)pid : 0;
+}
+
+/* The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), or 0. */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512], *p;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* "PID (COMM) S ...": COMM may hold spaces and parentheses */
+    if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+        return 0;
+    return p[2];
+}
+
+bool local_gone(const struct local_dir *d, const char *name)
+{
+    pid_t pid = pid_file_pid(d, name);
+    char st, *cl;
+    size_t len;
+    bool ours;
+
+    if (pid == 0 || (kill(pid, 0) < 0 && errno != EPERM))
+        return true;
+    st = proc_state(pid);
+    if (st == 0 || st == 'Z' || st == 'X')
+        return true;
+    if ((cl = read_cmdline(pid, &len)) == NULL)
+        return false; /* mid-exec: its arguments are not there yet */
+    ours = cmdline_ours(d, name, cl, len);
+    free(cl);
+    return !ours;
 }
 
 /* In the grandchild: set up fds and cwd, exec; report errno on failure. */

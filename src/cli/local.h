@@ -57,6 +57,15 @@ char *local_log_file(const struct local_dir *d, const char *name);
 pid_t local_running(const struct local_dir *d, const char *name);
 
 /*
+ * local_gone: daemon name, started or found by `sluice up`, has exited:
+ * its pid file names no process, a zombie, or a process whose command
+ * line is another program's.  A process with no command line to read is
+ * not gone: it is in the middle of its exec (the new image's arguments
+ * are not set up yet), as a daemon just started can be on a busy machine.
+ */
+bool local_gone(const struct local_dir *d, const char *name);
+
+/*
  * local_spawn: start argv (argv[0] a path) detached (double fork, setsid,
  * stdin /dev/null, stdout and stderr appended to DIR/log/NAME.out, cwd
  * DIR) and record its pid in DIR/pids/NAME.pid.  Returns the pid, or -1

@@ -154,7 +154,7 @@ like "$(sinfo -N -h -o '%N %t' | grep node03)" '^node03 idle$' "node03 is back"
 stand_in() { # PROG NAME ARGS...: a process whose command line reads as PROG ARGS
     local prog=$1
     shift
-    (exec -a "$SLUICE_BUILD/bin/$prog" bash -c \
+    (exec -a "$E2E_BIN/$prog" bash -c \
         'until grep -qs "$1 is running" "$2"; do sleep 0.05; done; :' \
         "$prog" "$1" "$DIR/up3.err" "$@") </dev/null >/dev/null 2>&1 &
 }

@@ -1,0 +1,186 @@
+/*
+ * sluice up's view of the daemons it started: local_running and
+ * local_gone against real processes (ours, another program, a zombie, one
+ * without a command line to read, as a process in the middle of its exec
+ * is).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli/local.h"
+
+static char tmpdir[64];
+static struct local_dir dir;
+
+static int setup(void **state)
+{
+    struct err e;
+
+    (void)state;
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/sluice-test-local.XXXXXX");
+    if (mkdtemp(tmpdir) == NULL)
+        return -1;
+    return local_dir_init(&dir, tmpdir, true, &e);
+}
+
+static int teardown(void **state)
+{
+    char cmd[128];
+
+    (void)state;
+    local_dir_clear(&dir);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void pid_file(const char *name, pid_t pid)
+{
+    char *path = local_pid_file(&dir, name);
+    FILE *fp = fopen(path, "w");
+
+    assert_non_null(fp);
+    fprintf(fp, "%ld\n", (long)pid);
+    assert_int_equal(fclose(fp), 0);
+    free(path);
+}
+
+/* A process whose command line is the controller's on dir's
+ * configuration: sh running a sleep, with argv[0] .../sluicectld. */
+static pid_t fake_ctld(void)
+{
+    pid_t pid = fork();
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* "; :" keeps sh from replacing itself with sleep */
+        execl("/bin/sh", "/opt/sluice/bin/sluicectld", "-c",
+              "sleep 30; :", "-f", dir.conf, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait until pid has exec'd (its command line is no longer ours). */
+static void wait_exec(pid_t pid)
+{
+    char path[64], buf[256];
+    FILE *fp;
+    size_t n = 0;
+
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    for (int i = 0; i < 500; i++) {
+        if ((fp = fopen(path, "r")) != NULL) {
+            n = fread(buf, 1, sizeof(buf) - 1, fp);
+            fclose(fp);
+        }
+        buf[n] = '\0';
+        if (n > 0 && strstr(buf, "sluicectld") != NULL)
+            return;
+        usleep(10000);
+    }
+    fail_msg("pid %d did not exec", (int)pid);
+}
+
+static void test_ours(void **state)
+{
+    pid_t pid = fake_ctld();
+    int status;
+
+    (void)state;
+    wait_exec(pid);
+    pid_file(LOCAL_CTLD_NAME, pid);
+    assert_int_equal(local_running(&dir, LOCAL_CTLD_NAME), pid);
+    assert_false(local_gone(&dir, LOCAL_CTLD_NAME));
+    /* a node's name needs -N NAME too */
+    pid_file("node01", pid);
+    assert_int_equal(local_running(&dir, "node01"), 0);
+    assert_true(local_gone(&dir, "node01"));
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    /* exited and reaped */
+    assert_int_equal(local_running(&dir, LOCAL_CTLD_NAME), 0);
+    assert_true(local_gone(&dir, LOCAL_CTLD_NAME));
+}
+
+static void test_gone(void **state)
+{
+    char *path = local_pid_file(&dir, LOCAL_CTLD_NAME);
+    pid_t pid;
+    int status;
+
+    (void)state;
+    unlink(path);
+    free(path);
+    assert_true(local_gone(&dir, LOCAL_CTLD_NAME)); /* no pid file */
+    pid_file(LOCAL_CTLD_NAME, getpid()); /* another program: this test */
+    assert_int_equal(local_running(&dir, LOCAL_CTLD_NAME), 0);
+    assert_true(local_gone(&dir, LOCAL_CTLD_NAME));
+
+    /* a zombie: exited, not reaped yet */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(0);
+    for (int i = 0; i < 500; i++) {
+        siginfo_t si = {0};
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) == 0 &&
+            si.si_pid == pid)
+            break;
+        usleep(10000);
+    }
+    pid_file(LOCAL_CTLD_NAME, pid);
+    assert_true(local_gone(&dir, LOCAL_CTLD_NAME));
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+/* A live process with no command line to read (a process between the
+ * switch to its new image and the setup of its arguments shows none) is
+ * not taken for gone, though it is not known to be ours either.  A kernel
+ * thread is such a process that stays: kthreadd, pid 2. */
+static void test_no_cmdline(void **state)
+{
+    char comm[32] = "";
+    FILE *fp = fopen("/proc/2/comm", "r");
+    int c = EOF;
+
+    (void)state;
+    if (fp != NULL) {
+        if (fgets(comm, sizeof(comm), fp) == NULL)
+            comm[0] = '\0';
+        fclose(fp);
+    }
+    if ((fp = fopen("/proc/2/cmdline", "r")) != NULL) {
+        c = fgetc(fp);
+        fclose(fp);
+    }
+    if (strncmp(comm, "kthreadd", 8) != 0 || c != EOF ||
+        (kill(2, 0) < 0 && errno != EPERM)) {
+        printf("# SKIP no kthreadd at pid 2 here\n");
+        return;
+    }
+    pid_file(LOCAL_CTLD_NAME, 2);
+    assert_int_equal(local_running(&dir, LOCAL_CTLD_NAME), 0);
+    assert_false(local_gone(&dir, LOCAL_CTLD_NAME));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ours),
+        cmocka_unit_test(test_gone),
+        cmocka_unit_test(test_no_cmdline),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
