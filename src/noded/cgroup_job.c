@@ -213,8 +213,8 @@ bool cgroup_job_oom(const struct cgroup *cg, uint32_t job_id)
  * that lock.  The pool holds at most as many as ran at once.  A cgroup
  * with a process left, frozen, whose job the OOM killer struck or left
  * more than a few MiB charged is removed instead; so is a devices cgroup
- * (its rules only add up).  v2
- * cannot rename a cgroup: there each job's is made and removed. */
+ * (its rules only add up).  v2 cannot rename a cgroup: there each job's
+ * is made and removed. */
 
 /* The most memory an ended job may leave charged to a kept cgroup. */
 #define CGROUP_POOL_MAX_USAGE (4ull << 20)
@@ -249,7 +249,8 @@ static int rename_in(const struct cgroup *cg, int c, const char *from,
 }
 
 /* Whether the job's cgroups can go back to the pool: empty, thawed, no
- * OOM kill; their memory limits lifted for the next job. */
+ * OOM kill, next to nothing charged; their memory limits lifted for the
+ * next job. */
 static bool pool_can_keep(const struct cgroup *cg, uint32_t id)
 {
     char dir[CGROUP_PATH_MAX], *st;
@@ -314,10 +315,11 @@ static bool pool_take(const struct cgroup *cg, uint32_t id, char *name,
         return false;
     snprintf(job, sizeof(job), "job_%" PRIu32, id);
     while (!got && (de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, "free_", 5) != 0 || strlen(de->d_name) >= len)
+        size_t nlen = strlen(de->d_name);
+        if (strncmp(de->d_name, "free_", 5) != 0 || nlen >= len)
             continue;
         if (rename_in(cg, c, de->d_name, job) == 0) {
-            snprintf(name, len, "%s", de->d_name);
+            memcpy(name, de->d_name, nlen + 1);
             got = true;
         } else if (errno != ENOENT) { /* not taken by another supervisor */
             break;
