@@ -39,7 +39,10 @@ run_part() {
         $((SECONDS - start))
     if [ "$nok" -ne 0 ]; then
         failures+=("$name")
-        grep -E '^not ok ' "$log" | head -20 | sed 's/^/    /'
+        # each failure with the diagnostics its test printed under it
+        awk '/^not ok / { n = 0; print; show = 1; next }
+             show && /^#/ && n < 12 { print; n++; next }
+             { show = 0 }' "$log" | head -60 | sed 's/^/    /'
         tail -30 "$log" | sed 's/^/    | /'
     fi
 }

@@ -302,15 +302,44 @@ static int up_find_bins(struct up_bins *b, struct err *e)
     return 0;
 }
 
+/* A daemon killed just before `sluice up` (kill -9) that has not exited
+ * yet still holds its pid file's lock, and a second one would refuse to
+ * start: wait until it is gone, or say why not. */
+static int up_wait_exit(const struct local_dir *d, const char *name,
+                        struct err *e)
+{
+    pid_t pid;
+    char st;
+
+    if ((pid = local_exiting(d, name, &st)) == 0)
+        return 0;
+    fprintf(stderr,
+            "up: %s (pid %ld) was killed and has not exited yet; "
+            "waiting for it\n",
+            name, (long)pid);
+    for (int i = 0; i < UP_TIMEOUT_S * 20; i++) {
+        usleep(50000);
+        if ((pid = local_exiting(d, name, &st)) == 0)
+            return 0;
+    }
+    return err_set(e,
+                   "%s (pid %ld) was killed and has not exited in %d s "
+                   "(state %c in /proc/%ld/stat; a frozen cgroup v1 freezer "
+                   "keeps a killed process until it is thawed)",
+                   name, (long)pid, UP_TIMEOUT_S, st, (long)pid);
+}
+
 /* Start one daemon unless it runs: 1 when one was running, 0 when it was
  * started, -1 with e.  One that was running may be on its way out (a kill
  * -9 just before `sluice up`): the waits below start it again if so. */
 static int up_start(const struct local_dir *d, const char *name,
                     char *const argv[], struct err *e)
 {
-    pid_t pid = local_running(d, name);
+    pid_t pid;
 
-    if (pid > 0) {
+    if (up_wait_exit(d, name, e) < 0)
+        return -1;
+    if ((pid = local_running(d, name)) > 0) {
         fprintf(stderr, "up: %s is running (pid %ld)\n", name, (long)pid);
         return 1;
     }

@@ -161,8 +161,9 @@ pid_t local_running(const struct local_dir *d, const char *name)
     return ours ? (pid_t)pid : 0;
 }
 
-/* The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), or 0. */
-static char proc_state(pid_t pid)
+/* The flags (field 9) of /proc/PID/stat, with its state letter in *st;
+ * false when it cannot be read. */
+static bool proc_flags(pid_t pid, char *st, unsigned long *flags)
 {
     char path[64], buf[512], *p;
     ssize_t n;
@@ -170,29 +171,60 @@ static char proc_state(pid_t pid)
 
     snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return 0;
+        return false;
     n = read(fd, buf, sizeof(buf) - 1);
     close(fd);
     if (n <= 0)
-        return 0;
+        return false;
     buf[n] = '\0';
-    /* "PID (COMM) S ...": COMM may hold spaces and parentheses */
+    /* "PID (COMM) S PPID PGRP SESSION TTY TPGID FLAGS ..." */
     if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+        return false;
+    *st = p[2];
+    return sscanf(p + 3, "%*d %*d %*d %*d %*d %lu", flags) == 1;
+}
+
+/* Whether SIGKILL is pending for pid (SigPnd, ShdPnd of its status). */
+static bool kill_pending(pid_t pid)
+{
+    char path[64], line[128];
+    unsigned long long mask;
+    bool killed = false;
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+    if ((fp = fopen(path, "re")) == NULL)
+        return false;
+    while (fgets(line, sizeof(line), fp) != NULL)
+        if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
+             sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+            (mask & (1ULL << (SIGKILL - 1))) != 0)
+            killed = true;
+    fclose(fp);
+    return killed;
+}
+
+pid_t local_exiting(const struct local_dir *d, const char *name, char *st)
+{
+    pid_t pid = pid_file_pid(d, name);
+    unsigned long flags;
+
+    if (pid == 0 || !proc_flags(pid, st, &flags) || *st == 'Z' || *st == 'X')
         return 0;
-    return p[2];
+    return (flags & LOCAL_PF_EXITING) != 0 || kill_pending(pid) ? pid : 0;
 }
 
 bool local_gone(const struct local_dir *d, const char *name)
 {
     pid_t pid = pid_file_pid(d, name);
+    unsigned long flags;
     char st, *cl;
     size_t len;
     bool ours;
 
     if (pid == 0 || (kill(pid, 0) < 0 && errno != EPERM))
         return true;
-    st = proc_state(pid);
-    if (st == 0 || st == 'Z' || st == 'X')
+    if (!proc_flags(pid, &st, &flags) || st == 'Z' || st == 'X')
         return true;
     if ((cl = read_cmdline(pid, &len)) == NULL)
         return false; /* mid-exec: its arguments are not there yet */

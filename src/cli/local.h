@@ -66,6 +66,17 @@ pid_t local_running(const struct local_dir *d, const char *name);
 bool local_gone(const struct local_dir *d, const char *name);
 
 /*
+ * local_exiting: the pid in daemon name's pid file when that process was
+ * killed (SIGKILL pending) or is exiting (the kernel's PF_EXITING) and is
+ * not a zombie yet, with its state letter in *st; else 0.  Such a process
+ * may hold its pid file's lock for a while yet: one stuck in the kernel
+ * (a v1 freezer, a wait on a lock) keeps its command line until it
+ * leaves, one further in its exit shows none but keeps its files.
+ */
+#define LOCAL_PF_EXITING 0x4UL
+pid_t local_exiting(const struct local_dir *d, const char *name, char *st);
+
+/*
  * local_spawn: start argv (argv[0] a path) detached (double fork, setsid,
  * stdin /dev/null, stdout and stderr appended to DIR/log/NAME.out, cwd
  * DIR) and record its pid in DIR/pids/NAME.pid.  Returns the pid, or -1

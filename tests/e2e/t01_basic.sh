@@ -189,6 +189,44 @@ kill "$fake_ctld" "$fake_node" 2>/dev/null
 wait "$fake_ctld" "$fake_node" 2>/dev/null
 ctld_pid=$new_pid
 
+# --- a node daemon killed that cannot exit yet: sluice up waits for it ----
+# A process in a frozen cgroup v1 freezer keeps a SIGKILL pending, its
+# command line and its pid file's lock until it is thawed (as one stuck in
+# the kernel does for a while).  sluice up must neither take it for running
+# nor start a second one that cannot lock the pid file.
+fz=/sys/fs/cgroup/freezer/sluice-e2e-t01-$$
+if [ -w /sys/fs/cgroup/freezer/cgroup.procs ] && mkdir "$fz" 2>/dev/null; then
+    node_pid=$(cat "$DIR/pids/node03.pid")
+    echo "$node_pid" >"$fz/cgroup.procs"
+    echo FROZEN >"$fz/freezer.state"
+    wait_for 5 grep -q FROZEN "$fz/freezer.state"
+    kill -9 "$node_pid"
+    sluice up --dir "$DIR" >/dev/null 2>"$DIR/up4.err" &
+    up=$!
+    wait_for 10 grep -q "node03 (pid $node_pid) was killed" "$DIR/up4.err"
+    sleep 0.5
+    echo THAWED >"$fz/freezer.state"
+    wait "$up"
+    is "$?" 0 "sluice up succeeds when a daemon it finds killed exits late"
+    like "$(cat "$DIR/up4.err")" \
+        "node03 \\(pid $node_pid\\) was killed and has not exited yet; waiting" \
+        "it says it waits for the killed node daemon"
+    new_pid=$(cat "$DIR/pids/node03.pid")
+    if [ "$new_pid" != "$node_pid" ] && alive "$new_pid"; then
+        ok "and starts node03's sluiced again once that one is gone"
+    else
+        not_ok "and starts node03's sluiced again once that one is gone"
+        sed 's/^/#   /' "$DIR/up4.err"
+    fi
+    wait_for 10 eval "sinfo -N -h -o '%N %t' | grep -q '^node03 idle$'"
+    like "$(sinfo -N -h -o '%N %t' | grep node03)" '^node03 idle$' \
+        "node03 is back"
+    echo THAWED >"$fz/freezer.state" 2>/dev/null
+    rmdir "$fz"
+else
+    ok "# SKIP no cgroup v1 freezer to write here (killed-late daemon)"
+fi
+
 # --- sluice down ---------------------------------------------------------
 sluice down --dir "$DIR" 2>/dev/null
 left=$(ls "$DIR/pids")

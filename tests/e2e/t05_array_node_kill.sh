@@ -23,7 +23,14 @@ like "$a" '^[0-9]+$' "a $N-task array is accepted"
 wait_for 60 at_least 300
 pid=$(node_pid node01)
 kill -9 "$pid"
-wait_for 10 eval "! alive $pid"
+hang=
+if ! wait_for 10 eval "! alive $pid"; then
+    # where the killed process hangs, should sluice up take it as running
+    hang="node01's sluiced (pid $pid) is still there 10 s after kill -9:
+$(grep -E '^(State|SigPnd|ShdPnd)' "/proc/$pid/status" 2>&1)
+wchan: $(cat "/proc/$pid/wchan" 2>&1)
+$(cat "/proc/$pid/stack" 2>&1)"
+fi
 done_at_kill=$(ran)
 if [ "$done_at_kill" -lt "$N" ]; then
     ok "node01's sluiced is killed mid-array ($done_at_kill of $N tasks ran)"
@@ -38,6 +45,7 @@ if [ "$new" != "$pid" ] && alive "$new"; then
 else
     not_ok "sluice up starts node01's sluiced again"
     sed 's/^/#   /' "$DIR/up-again.err"
+    [ -z "$hang" ] || printf '%s\n' "$hang" | sed 's/^/#   /'
 fi
 
 if wait_for 120 drained "$a"; then

@@ -2,17 +2,19 @@
  * sluice up's view of the daemons it started: local_running and
  * local_gone against real processes (ours, another program, a zombie, one
  * without a command line to read, as a process in the middle of its exec
- * is).
+ * is), and local_exiting against one killed that cannot exit yet.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,12 +176,108 @@ static void test_no_cmdline(void **state)
     assert_false(local_gone(&dir, LOCAL_CTLD_NAME));
 }
 
+/* Write text to file in cgdir; 0 or -1. */
+static int put_file(const char *cgdir, const char *file, const char *text)
+{
+    char path[256];
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "%s/%s", cgdir, file);
+    if ((fp = fopen(path, "w")) == NULL)
+        return -1;
+    fputs(text, fp);
+    return fclose(fp) == 0 ? 0 : -1;
+}
+
+/* Whether file in cgdir starts with text. */
+static bool file_is(const char *cgdir, const char *file, const char *text)
+{
+    char path[256], buf[64] = "";
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "%s/%s", cgdir, file);
+    if ((fp = fopen(path, "r")) == NULL)
+        return false;
+    if (fgets(buf, sizeof(buf), fp) == NULL)
+        buf[0] = '\0';
+    fclose(fp);
+    return strncmp(buf, text, strlen(text)) == 0;
+}
+
+/* A daemon killed while it cannot leave the kernel (here: in a frozen
+ * cgroup v1 freezer; also a wait on a kernel lock) keeps its command line
+ * and its files: local_running still names it, and local_exiting tells
+ * that it is on its way out, so that sluice up waits for it instead of
+ * taking it for running or starting a second one that cannot lock the
+ * pid file.  Skipped without a v1 freezer we may write. */
+static char cg[128];
+static pid_t frozen = -1;
+
+/* After test_exiting, also when it failed: nothing left frozen. */
+static int exiting_cleanup(void **state)
+{
+    (void)state;
+    if (cg[0] != '\0') {
+        put_file(cg, "freezer.state", "THAWED");
+        if (frozen > 0) {
+            kill(frozen, SIGKILL);
+            waitpid(frozen, NULL, 0);
+        }
+        rmdir(cg);
+    }
+    frozen = -1;
+    cg[0] = '\0';
+    return 0;
+}
+
+static void test_exiting(void **state)
+{
+    char pidtext[24], st = 0;
+    pid_t pid;
+    int status;
+
+    (void)state;
+    snprintf(cg, sizeof(cg), "/sys/fs/cgroup/freezer/sluice-test-local-%d",
+             (int)getpid());
+    if (access("/sys/fs/cgroup/freezer/cgroup.procs", W_OK) < 0 ||
+        mkdir(cg, 0755) < 0) {
+        cg[0] = '\0';
+        printf("# SKIP no cgroup v1 freezer to write here\n");
+        return;
+    }
+    frozen = pid = fake_ctld();
+    wait_exec(pid);
+    pid_file(LOCAL_CTLD_NAME, pid);
+    assert_int_equal(local_exiting(&dir, LOCAL_CTLD_NAME, &st), 0);
+
+    snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
+    assert_int_equal(put_file(cg, "cgroup.procs", pidtext), 0);
+    assert_int_equal(put_file(cg, "freezer.state", "FROZEN"), 0);
+    for (int i = 0; i < 500 && !file_is(cg, "freezer.state", "FROZEN"); i++)
+        usleep(10000);
+    assert_true(file_is(cg, "freezer.state", "FROZEN"));
+    kill(pid, SIGKILL);
+    usleep(100000);
+    assert_int_equal(local_running(&dir, LOCAL_CTLD_NAME), pid);
+    assert_false(local_gone(&dir, LOCAL_CTLD_NAME));
+    assert_int_equal(local_exiting(&dir, LOCAL_CTLD_NAME, &st), pid);
+    assert_int_equal(st, 'D');
+
+    assert_int_equal(put_file(cg, "freezer.state", "THAWED"), 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    frozen = -1;
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_int_equal(local_exiting(&dir, LOCAL_CTLD_NAME, &st), 0);
+    assert_true(local_gone(&dir, LOCAL_CTLD_NAME));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ours),
         cmocka_unit_test(test_gone),
         cmocka_unit_test(test_no_cmdline),
+        cmocka_unit_test_teardown(test_exiting, exiting_cleanup),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
