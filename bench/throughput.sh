@@ -5,7 +5,7 @@
 # `sluice up`, runs RUNS times, prints every run with its exact command,
 # the medians and the load average.
 #
-#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|queue]...
+#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|stages|queue]...
 #                                          (default: the first four)
 #
 #   floor   1,000 sequential posix_spawns of a "#!/bin/sh" script from one
@@ -32,6 +32,14 @@
 #           /bin/true timed as the commands were (what starting any
 #           process costs on the machine the array keeps busy); checks
 #           that the array was still draining when the last was timed
+#   stages  (not in the default set) where a task's launch goes: the
+#           1,000-task array (--big: also 10,000) on node daemons at
+#           SlurmdDebug=debug, then p50/p90/p99 (ms) of each stage of
+#           every launch_us line of the node logs (docs/noded.md: spool
+#           written and supervisor forked, supervisor running, pid file,
+#           cgroup, the job's exec, the report read; total); the debug
+#           lines cost a little, so its secs are not the array's.  With
+#           DRAIN_STAGES=1, drain prints the prod jobs' stages the same way
 #   queue   (not in the default set) squeue over a long queue: QUEUE_HELD
 #           (5,000) held jobs (submit_bench --hold), then QUEUE_CALLS (5)
 #           squeue calls, each timed with the controller's CPU for it,
@@ -41,7 +49,7 @@
 # measure a baseline's binaries; drain's and queue's submit_bench is
 # always this checkout's build/bench/submit_bench, a client), CLI_CALLS
 # (500), CLI_HELD (0), DRAIN_PROD (100), DRAIN_CALLS (100), QUEUE_HELD
-# (5000), QUEUE_CALLS (5), BENCH_TMPDIR (default /tmp: where each
+# (5000), QUEUE_CALLS (5), DRAIN_STAGES (0), BENCH_TMPDIR (default /tmp: where each
 # cluster's directory is made, its state, spools and the jobs' output; to
 # measure another file system, e.g. a journalled ext4 or a tmpfs).
 set -u
@@ -232,11 +240,70 @@ time_calls() {
     done
 }
 
+# STAGES: the launch_us fields, in the order sluiced logs them.
+STAGES="total spool_fork to_supervisor pid_file cgroup job_exec report"
+
+# stage_line [IDS]: "STAGE_p50_ms=.. STAGE_p90_ms=.. STAGE_p99_ms=.. ..."
+# over the launch_us lines of DIR's node logs (those of the job ids in the
+# file IDS only, one a line), and launches=N.
+stage_line() {
+    local lines name v out
+    lines=$(grep -h ' launch_us ' "$DIR"/log/node*.log)
+    if [ $# -gt 0 ]; then
+        lines=$(printf '%s\n' "$lines" | awk 'NR == FNR { want["job=" $1] = 1; next }
+            { for (i = 1; i <= NF; i++) if ($i in want) { print; break } }' "$1" -)
+    fi
+    out="launches=$(printf '%s\n' "$lines" | grep -c launch_us)"
+    for name in $STAGES; do
+        v=$(field "$name" "$lines" | awk '{ printf "%.2f\n", $1 / 1000 }')
+        out="$out ${name}_p50_ms=$(printf '%s\n' "$v" | pct 50)"
+        out="$out ${name}_p90_ms=$(printf '%s\n' "$v" | pct 90)"
+        out="$out ${name}_p99_ms=$(printf '%s\n' "$v" | pct 99)"
+    done
+    echo "$out"
+}
+
+# stage_medians LINES: the medians of every stage percentile.
+stage_medians() {
+    local names="" name
+    for name in $STAGES; do
+        names="$names ${name}_p50_ms ${name}_p90_ms ${name}_p99_ms"
+    done
+    # shellcheck disable=SC2086
+    medians "$1" launches $names
+}
+
+bench_stages() {
+    local n lines line r t0 t1
+    for n in 1000 $([ "$BIG" = 1 ] && echo 10000); do
+        lines=""
+        echo "== a $n-task array's launches, stage by stage (SlurmdDebug=debug); load $(load)"
+        for r in $(seq "$RUNS"); do
+            cluster_up "SlurmdDebug=debug"
+            echo "+ sbatch --array=0-$((n - 1)) --wrap=true; poll squeue until empty; the node logs' launch_us lines" >&2
+            t0=$(now_s)
+            "$BIN/sbatch" --array=0-$((n - 1)) --wrap=true >/dev/null || die "sbatch failed"
+            until all_done; do sleep 0.1; done
+            t1=$(now_s)
+            line="secs=$(calc "$t1 - $t0") $(stage_line)"
+            echo "  run $r: $line load=$(load | cut -d' ' -f1)"
+            lines="$lines$line"$'\n'
+            cluster_down
+        done
+        echo "median: $(medians "$lines" secs) $(stage_medians "$lines")"
+    done
+}
+
 bench_drain() {
     local lines="" line r left q s cq cs t aid
     echo "== a 10,000-task array draining: prod starts, squeue and sbatch answers; load $(load)"
     for r in $(seq "$RUNS"); do
-        cluster_up "PartitionName=prod Nodes=node[01-02] PriorityTier=10 MaxTime=INFINITE State=UP"
+        if [ "${DRAIN_STAGES:-0}" = 1 ]; then
+            cluster_up "PartitionName=prod Nodes=node[01-02] PriorityTier=10 MaxTime=INFINITE State=UP" \
+                "SlurmdDebug=debug"
+        else
+            cluster_up "PartitionName=prod Nodes=node[01-02] PriorityTier=10 MaxTime=INFINITE State=UP"
+        fi
         echo "+ sbatch -p all --array=0-9999 --wrap=true; sleep 1" >&2
         aid=$("$BIN/sbatch" --parsable -p all --array=0-9999 --wrap=true) || die "sbatch failed"
         sleep 1
@@ -265,11 +332,17 @@ bench_drain() {
         line="$line conn_submit_p50_ms=$(field p50_ms "$cs") conn_submit_p99_ms=$(field p99_ms "$cs")"
         line="$line true_p50_ms=$(printf '%s\n' "$t" | pct 50) true_p99_ms=$(printf '%s\n' "$t" | pct 99)"
         line="$line array_pending_after=$left"
+        if [ "${DRAIN_STAGES:-0}" = 1 ]; then
+            "$BIN/sacct" -X -n -P -r prod -o JobID >"$DIR/prod.ids"
+            line="$line $(stage_line "$DIR/prod.ids")"
+        fi
         echo "  run $r: $line load=$(load | cut -d' ' -f1)"
         lines="$lines$line"$'\n'
         cluster_down
     done
     echo "median: $(medians "$lines" prod_start_p50_ms prod_start_p99_ms squeue_p50_ms squeue_p99_ms sbatch_p50_ms sbatch_p99_ms conn_squeue_p50_ms conn_squeue_p99_ms conn_submit_p50_ms conn_submit_p99_ms true_p50_ms true_p99_ms)"
+    [ "${DRAIN_STAGES:-0}" != 1 ] ||
+        echo "median prod stages: $(stage_medians "$lines")"
 }
 
 bench_queue() {
@@ -306,7 +379,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     -r) RUNS=$2; shift 2 ;;
     --big) BIG=1; shift ;;
-    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|queue]..." ;;
+    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|stages|queue]..." ;;
     *) args+=("$1"); shift ;;
     esac
 done
@@ -322,7 +395,7 @@ command -v bc >/dev/null || die "bc is needed"
 echo "# $(date); $(nproc) CPUs; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); load: $(load)"
 for b in "${args[@]}"; do
     case $b in
-    floor | array | single | cli | drain | queue) "bench_$b" ;;
+    floor | array | single | cli | drain | stages | queue) "bench_$b" ;;
     *) die "unknown benchmark $b" ;;
     esac
 done

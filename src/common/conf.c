@@ -33,6 +33,20 @@ static const struct conf_enum metrics_auth_names[] = {
     {NULL, 0},
 };
 
+static const struct conf_enum debug_names[] = {
+    {"quiet", CONF_DEBUG_QUIET},
+    {"fatal", CONF_DEBUG_FATAL},
+    {"error", CONF_DEBUG_ERROR},
+    {"info", CONF_DEBUG_INFO},
+    {"verbose", CONF_DEBUG_VERBOSE},
+    {"debug", CONF_DEBUG_DEBUG},
+    {"debug2", CONF_DEBUG_DEBUG2},
+    {"debug3", CONF_DEBUG_DEBUG3},
+    {"debug4", CONF_DEBUG_DEBUG4},
+    {"debug5", CONF_DEBUG_DEBUG5},
+    {NULL, 0},
+};
+
 static const struct conf_enum enforce_names[] = {
     {"NO", CONF_ENFORCE_NO},
     {"ANY", CONF_ENFORCE_ANY},
@@ -426,6 +440,18 @@ const struct conf_key conf_cluster_keys[] = {
              0),
     K_CUSTOM("SluiceDaemonNice", "sluice_daemon_nice", parse_daemon_nice,
              print_daemon_nice, json_daemon_nice, 0),
+    {.name = "SlurmctldDebug",
+     .json = "slurmctld_debug",
+     .kind = CK_ENUM,
+     .off = OFF(slurmctld_debug),
+     .enums = debug_names,
+     .flags = CKF_OMIT_ZERO},
+    {.name = "SlurmdDebug",
+     .json = "slurmd_debug",
+     .kind = CK_ENUM,
+     .off = OFF(slurmd_debug),
+     .enums = debug_names,
+     .flags = CKF_OMIT_ZERO},
     K_INT(CK_U32, "SlurmdTimeout", "slurmd_timeout_s", slurmd_timeout_s, 0,
           31536000),
     K_INT(CK_U32, "KillWait", "kill_wait_s", kill_wait_s, 0, 65535),
@@ -503,13 +529,25 @@ const struct conf_key conf_cluster_keys[] = {
 
 /* Slurm keys that Sluice reads past with a gentler warning. */
 static const char *const slurm_only_keys[] = {
-    "SlurmdUser",       "SlurmctldLogFile",      "SlurmdLogFile",
-    "SlurmctldPidFile", "SlurmdPidFile",         "SlurmctldDebug",
-    "SlurmdDebug",      "ReturnToService",       "MpiDefault",
-    "SwitchType",       "InactiveLimit",         "MinJobAge",
-    "Waittime",         "FastSchedule",          "JobCompType",
-    "SlurmctldTimeout", "AccountingStorageHost", "AccountingStoragePort",
-    "CryptoType",       "SchedulerTimeSlice",    NULL,
+    "SlurmdUser",
+    "SlurmctldLogFile",
+    "SlurmdLogFile",
+    "SlurmctldPidFile",
+    "SlurmdPidFile",
+    "ReturnToService",
+    "MpiDefault",
+    "SwitchType",
+    "InactiveLimit",
+    "MinJobAge",
+    "Waittime",
+    "FastSchedule",
+    "JobCompType",
+    "SlurmctldTimeout",
+    "AccountingStorageHost",
+    "AccountingStoragePort",
+    "CryptoType",
+    "SchedulerTimeSlice",
+    NULL,
 };
 
 int conf_slurm_user_uid(const struct conf *c, uid_t *uid, struct err *e)

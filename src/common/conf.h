@@ -95,6 +95,21 @@ enum conf_auth_type {
 };
 
 /* SluiceMetricsAuth: whether GET /metrics needs a token. */
+/* SlurmctldDebug / SlurmdDebug: Slurm's level names, mapped onto Sluice's
+ * four log levels by daemon_log_level. */
+enum conf_debug {
+    CONF_DEBUG_INFO, /* the default */
+    CONF_DEBUG_QUIET,
+    CONF_DEBUG_FATAL,
+    CONF_DEBUG_ERROR,
+    CONF_DEBUG_VERBOSE,
+    CONF_DEBUG_DEBUG,
+    CONF_DEBUG_DEBUG2,
+    CONF_DEBUG_DEBUG3,
+    CONF_DEBUG_DEBUG4,
+    CONF_DEBUG_DEBUG5,
+};
+
 enum conf_metrics_auth {
     CONF_METRICS_AUTH_NONE, /* none (the default): Prometheus scrapes */
     CONF_METRICS_AUTH_TOKEN,
@@ -289,6 +304,10 @@ struct conf {
     /* SluiceDaemonNice: -20..19, the nice of sluicectld's and sluiced's
      * autogroups (0: left alone at start) */
     int sluice_daemon_nice;
+    /* SlurmctldDebug / SlurmdDebug: the daemons' log levels (-v on their
+     * command lines overrides them with debug) */
+    enum conf_debug slurmctld_debug;
+    enum conf_debug slurmd_debug;
     uint32_t slurmd_timeout_s;
     uint32_t kill_wait_s;
     uint32_t message_timeout_s;

@@ -23,7 +23,9 @@
 #define WHY_PID                                                                \
     "the pid files are StateSaveLocation/sluicectld.pid and "                  \
     "SlurmdSpoolDir/sluiced.pid"
-#define WHY_DEBUG "the daemons log at info level; -v adds debug lines"
+#define WHY_DEBUG                                                              \
+    "no debug flags or log time formats: SlurmctldDebug and SlurmdDebug set "  \
+    "the daemons' log levels, -v gives debug lines"
 #define WHY_DBD                                                                \
     "there is no slurmdbd: job history and accounts live in the "              \
     "controller's database"
@@ -64,8 +66,6 @@ static const struct import_rule rules[] = {
      "no scheduler log: sluice explain JOB says why a job waits"},
     {C, "SlurmctldPidFile", IMPORT_ACT_IGNORE, NULL, WHY_PID},
     {C, "SlurmdPidFile", IMPORT_ACT_IGNORE, NULL, WHY_PID},
-    {C, "SlurmctldDebug", IMPORT_ACT_IGNORE, NULL, WHY_DEBUG},
-    {C, "SlurmdDebug", IMPORT_ACT_IGNORE, NULL, WHY_DEBUG},
     {C, "DebugFlags", IMPORT_ACT_IGNORE, NULL, WHY_DEBUG},
     {C, "LogTimeFormat", IMPORT_ACT_IGNORE, NULL, WHY_DEBUG},
     {C, "SlurmctldSyslogDebug", IMPORT_ACT_IGNORE, NULL, WHY_LOG},

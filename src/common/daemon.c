@@ -169,3 +169,26 @@ void daemon_cpu_priority_log(int nice, bool at_start)
     else
         log_info("SluiceDaemonNice=%d not applied: %s", nice, e.text);
 }
+
+enum log_level daemon_log_level(enum conf_debug level, bool verbose)
+{
+    if (verbose)
+        return LOG_LEVEL_DEBUG;
+    switch (level) {
+    case CONF_DEBUG_QUIET:
+    case CONF_DEBUG_FATAL:
+        return LOG_LEVEL_ERROR;
+    case CONF_DEBUG_ERROR:
+        return LOG_LEVEL_WARN;
+    case CONF_DEBUG_INFO:
+    case CONF_DEBUG_VERBOSE:
+        return LOG_LEVEL_INFO;
+    case CONF_DEBUG_DEBUG:
+    case CONF_DEBUG_DEBUG2:
+    case CONF_DEBUG_DEBUG3:
+    case CONF_DEBUG_DEBUG4:
+    case CONF_DEBUG_DEBUG5:
+        break;
+    }
+    return LOG_LEVEL_DEBUG;
+}

@@ -8,7 +8,9 @@
 
 #include <stdbool.h>
 
+#include "common/conf.h"
 #include "common/err.h"
+#include "common/log.h"
 
 /*
  * daemon_pidfile_lock: open and lock path (flock, close-on-exec; the lock
@@ -53,5 +55,11 @@ int daemon_cpu_priority(int nice, const char *ag_path, const char *enabled_path,
  * at_start: nice 0 is left alone (a new session's autogroup is at 0);
  * later (a reconfigure) 0 is written too. */
 void daemon_cpu_priority_log(int nice, bool at_start);
+
+/* daemon_log_level: the log level of SlurmctldDebug / SlurmdDebug's value
+ * (quiet, fatal: errors only; error: errors and warnings; info, verbose:
+ * info; debug..debug5: debug); verbose (-v on the command line) makes it
+ * debug whatever the value. */
+enum log_level daemon_log_level(enum conf_debug level, bool verbose);
 
 #endif

@@ -260,7 +260,8 @@ static int prepare(struct run *r, struct err *e)
 static int open_log(struct run *r, struct err *e)
 {
     const char *path = r->o->log_path;
-    enum log_level lvl = r->o->verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
+    enum log_level lvl =
+        daemon_log_level(r->conf->slurmctld_debug, r->o->verbose);
 
     if (path == NULL && !r->o->foreground)
         r->log_path =
@@ -370,6 +371,8 @@ static struct ctld *rebuild(struct run *r, struct ctld *c,
                  r->conf->n_parts);
         if (r->conf->sluice_daemon_nice != old->sluice_daemon_nice)
             daemon_cpu_priority_log(r->conf->sluice_daemon_nice, false);
+        log_set_level(
+            daemon_log_level(r->conf->slurmctld_debug, r->o->verbose));
         r->old_confs = xrealloc(r->old_confs,
                                 (r->n_old_confs + 1) * sizeof(*r->old_confs));
         r->old_confs[r->n_old_confs++] = old;

@@ -251,7 +251,8 @@ int main(int argc, char **argv)
     }
     if (become_daemon(&nd, &o, &pidfd) < 0)
         goto out;
-    log_init("sluiced", o.verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, nd.logfp);
+    log_init("sluiced", daemon_log_level(nd.conf->slurmd_debug, o.verbose),
+             nd.logfp);
     if (nd.logfp == NULL)
         log_detect_journal();
     log_info("sluiced %s starting node=%s pid=%d config=%s", SLUICE_VERSION,

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/conf.h"
+#include "common/daemon.h"
 #include "common/gres.h"
 #include "common/gresconf.h"
 #include "common/timefmt.h"
@@ -275,6 +276,11 @@ static void test_errors(void **state)
         {"SluiceDaemonNice=20\n", "expected a nice value from -20 to 19", 3, 1},
         {"SluiceDaemonNice=high\n", "expected a nice value from -20 to 19", 3,
          1},
+        {"SlurmdDebug=loud\n",
+         "SlurmdDebug=loud: expected quiet, fatal, error, info, verbose, "
+         "debug, debug2, debug3, debug4 or debug5",
+         3, 1},
+        {"SlurmctldDebug=7\n", "SlurmctldDebug=7: expected quiet", 3, 1},
         {"NodeName=n1 State=BUSY\n", "UNKNOWN, CLOUD", 3, 13},
         {"NodeName=n[0-99999999]\n", "n[0-99999999]", 3, 1},
         {"NodeName=n1 Gres=gpu:-1\n", "Gres=gpu:-1", 3, 13},
@@ -497,6 +503,65 @@ static void test_daemon_nice(void **state)
         again = parse(out, &d);
         assert_non_null(again);
         assert_int_equal(again->sluice_daemon_nice, cases[i].nice);
+        free(out);
+        conf_destroy(c);
+        conf_destroy(again);
+        conf_diag_free(&d);
+    }
+}
+
+/* SlurmctldDebug / SlurmdDebug: Slurm's level names in any case, printed
+ * when not info and parsed back to the same; the daemons' log level of
+ * each, and -v's debug over any. */
+static void test_debug_levels(void **state)
+{
+    static const struct {
+        const char *val;
+        enum conf_debug level;
+        const char *printed; /* NULL: not printed (the default) */
+        enum log_level log;
+    } cases[] = {
+        {"quiet", CONF_DEBUG_QUIET, "quiet", LOG_LEVEL_ERROR},
+        {"fatal", CONF_DEBUG_FATAL, "fatal", LOG_LEVEL_ERROR},
+        {"Error", CONF_DEBUG_ERROR, "error", LOG_LEVEL_WARN},
+        {"info", CONF_DEBUG_INFO, NULL, LOG_LEVEL_INFO},
+        {"verbose", CONF_DEBUG_VERBOSE, "verbose", LOG_LEVEL_INFO},
+        {"debug", CONF_DEBUG_DEBUG, "debug", LOG_LEVEL_DEBUG},
+        {"DEBUG3", CONF_DEBUG_DEBUG3, "debug3", LOG_LEVEL_DEBUG},
+        {"debug5", CONF_DEBUG_DEBUG5, "debug5", LOG_LEVEL_DEBUG},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[256], want[64], *out;
+        struct conf_diag d;
+        struct conf *c, *again;
+
+        snprintf(text, sizeof(text),
+                 HEAD "SlurmctldDebug=%s\nSlurmdDebug=%s\nNodeName=n1\n"
+                      "PartitionName=p Nodes=n1\n",
+                 cases[i].val, cases[i].val);
+        c = parse(text, &d);
+        assert_non_null(c);
+        assert_int_equal(c->slurmctld_debug, cases[i].level);
+        assert_int_equal(c->slurmd_debug, cases[i].level);
+        assert_int_equal(daemon_log_level(c->slurmd_debug, false),
+                         cases[i].log);
+        assert_int_equal(daemon_log_level(c->slurmd_debug, true),
+                         LOG_LEVEL_DEBUG);
+        out = print_to_string(c);
+        if (cases[i].printed == NULL) {
+            assert_null(strstr(out, "Debug="));
+        } else {
+            snprintf(want, sizeof(want), "\nSlurmdDebug=%s\n",
+                     cases[i].printed);
+            assert_non_null(strstr(out, want));
+        }
+        conf_diag_free(&d);
+        again = parse(out, &d);
+        assert_non_null(again);
+        assert_int_equal(again->slurmctld_debug, cases[i].level);
+        assert_int_equal(again->slurmd_debug, cases[i].level);
         free(out);
         conf_destroy(c);
         conf_destroy(again);
@@ -747,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_gresconf),
         cmocka_unit_test(test_launch_params),
         cmocka_unit_test(test_daemon_nice),
+        cmocka_unit_test(test_debug_levels),
         cmocka_unit_test(test_diag_format),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
