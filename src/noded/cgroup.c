@@ -302,16 +302,19 @@ static int setup_v2(struct cgroup *cg, const char *mnt, const char *name)
 
 /* Whether a job needs v1 hierarchy c: the freezer finds and freezes its
  * processes (pids only stands in where there is no freezer), memory holds
- * its limit and OOM count, cpuset its cores, devices its device fence
- * (ConstrainDevices=yes).  Each hierarchy costs a job a mkdir, an attach
- * and an rmdir, all under the kernel's one cgroup lock, which every
- * other job's start and end on the machine also takes. */
+ * its limit and OOM count, cpuset its cores (ConstrainCores=yes, on a
+ * node that can pin them), devices its device fence (ConstrainDevices=
+ * yes).  Each hierarchy costs a job a mkdir, an attach and an rmdir, all
+ * under the kernel's one cgroup lock, which every other job's start and
+ * end on the machine also takes. */
 static bool v1_wanted(const struct cgroup *cg, int c)
 {
     if (c == CGROUP_PIDS)
         return cg->v1[CGROUP_FREEZER][0] == '\0';
     if (c == CGROUP_DEVICES)
         return cg->conf.constrain_devices;
+    if (c == CGROUP_CPUSET)
+        return cg->conf.constrain_cores;
     return true;
 }
 
@@ -327,6 +330,8 @@ static int setup_v1(struct cgroup *cg, const struct cgroup_mounts *m,
             continue;
         }
         if (!v1_wanted(cg, c)) {
+            if (c == CGROUP_CPUSET)
+                why_add(cg, "no cpuset: jobs are not pinned to cores");
             cg->v1[c][0] = '\0';
             continue;
         }

@@ -79,6 +79,10 @@ static int setup_cgroup(struct noded *nd, struct err *e)
                     conf_diag_format(&diag.items[i], line, sizeof(line)));
     conf_diag_free(&diag);
     free(path);
+    /* a node that reports more CPUs than it has (config_overrides) pins
+     * no job to cores (njobs_pick_cpus): its jobs need no cpuset cgroup */
+    if (nd->res.cpus > nd->res.cpus_found)
+        cc.constrain_cores = false;
     if (rc == 0)
         cgroup_setup(&nd->cg, &cc, nd->name, nd->spool);
     return rc;

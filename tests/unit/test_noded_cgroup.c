@@ -615,7 +615,8 @@ static bool v1_node(struct cgroup *cg, struct cgroupconf *cc, const char *what)
 
 /* v1 with the defaults (ConstrainDevices=no): a job gets the freezer,
  * memory and cpuset hierarchies, not pids (the freezer tracks it) nor
- * devices; with ConstrainDevices=yes it gets devices too. */
+ * devices; with ConstrainDevices=yes it gets devices too, with
+ * ConstrainCores=no no cpuset. */
 static void test_v1_hierarchies(void **state)
 {
     struct cgroup_job_spec s = {.job_id = 15};
@@ -651,6 +652,27 @@ static void test_v1_hierarchies(void **state)
     else
         printf("# SKIP v1 devices: no devices hierarchy (%s)\n", cg.why);
     assert_null(strstr(text, "pids"));
+    cgroup_node_cleanup(&cg);
+
+    /* ConstrainCores=no (as sluiced sets for a node that reports more
+     * CPUs than it has): no cpuset hierarchy, the line says why, and a
+     * job's cgroup is made, entered and removed without one */
+    cc.constrain_devices = false;
+    cc.constrain_cores = false;
+    cgroup_setup(&cg, &cc, "utest", tmpdir);
+    assert_int_equal(cg.version, CGROUP_V1);
+    assert_false(cg.cpuset);
+    cgroup_describe(&cg, text, sizeof(text));
+    assert_null(strstr(text, "cpuset,"));
+    assert_non_null(strstr(text, "no cpuset: jobs are not pinned to cores"));
+    s.job_id = 16;
+    if (cgroup_job_create(&cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    cgroup_job_path(&cg, CGROUP_CPUSET, 16, path, sizeof(path));
+    assert_string_equal(path, "");
+    cgroup_job_path(&cg, CGROUP_FREEZER, 16, path, sizeof(path));
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(cgroup_job_destroy(&cg, 16), 0);
     cgroup_node_cleanup(&cg);
 }
 
