@@ -405,8 +405,12 @@ void cgroup_setup(struct cgroup *cg, const struct cgroupconf *conf,
             mnt);
         return;
     }
-    if (setup_v1(cg, &m, name) == 0)
+    if (setup_v1(cg, &m, name) == 0) {
+        /* kept cgroups of jobs that ended after the last sluiced of this
+         * node had stopped (and cleaned up): nothing else removes them */
+        cgroup_pool_drain(cg);
         return;
+    }
     setup_none(cg, &m, mnt);
 }
 

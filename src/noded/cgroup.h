@@ -77,7 +77,9 @@ void cgroup_mounts_parse(const char *text, const char *mountpoint,
  * unique tag from spool) and enable the controllers it needs.  Never
  * fails: version NONE with why ("no writable cgroup hierarchy under
  * /sys/fs/cgroup: ...").  cg->why also names what is missing otherwise
- * ("memory controller not available").
+ * ("memory controller not available").  On v1 the cgroups kept for
+ * the next job (free_<id>) that are there already are removed: a job
+ * that ended after the node's last sluiced stopped left them.
  */
 void cgroup_setup(struct cgroup *cg, const struct cgroupconf *conf,
                   const char *node, const char *spool);

@@ -783,6 +783,17 @@ static void test_v1_pool(void **state)
     cgroup_job_path(&cg, CGROUP_MEMORY, 19, path, sizeof(path));
     assert_int_equal(access(path, F_OK), -1);
 
+    /* one kept after the node's cleanup (its job ended after sluiced
+     * stopped): the node's next setup (a new sluiced) removes it */
+    s.job_id = 20;
+    if (cgroup_job_create(&cg, &s, &e) < 0)
+        fail_msg("%s", e.text);
+    assert_int_equal(cgroup_job_destroy(&cg, 20), 0);
+    snprintf(path, sizeof(path), "%s/free_20", cg.v1[CGROUP_FREEZER]);
+    assert_int_equal(access(path, F_OK), 0);
+    cgroup_setup(&cg, &cc, "utest", tmpdir);
+    assert_int_equal(access(path, F_OK), -1);
+
     /* one kept, then the node's cleanup removes it with the node */
     s.job_id = 18;
     if (cgroup_job_create(&cg, &s, &e) < 0)
