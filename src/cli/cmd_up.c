@@ -635,7 +635,7 @@ int cmd_up(int argc, char **argv)
     struct up_bins b = {0};
     struct local_dir d;
     struct opt_state st;
-    struct err e;
+    struct err e = {""};
     int id, rc;
 
     cli_set_prog("sluice");

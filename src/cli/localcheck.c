@@ -40,34 +40,44 @@ static int walk_one(const char *path, const struct stat *st, int flag,
     if ((flag == FTW_NS || flag == FTW_DNR) && lstat(path, &now) < 0 &&
         errno == ENOENT)
         return 0;
+    /* 1 stops the walk with walk_err set (nftw's own failures are -1) */
     if (flag == FTW_NS || flag == FTW_DNR) {
         err_set(walk_err, "cannot read %s: %s", path, strerror(errno));
-        return -1;
+        return 1;
     }
     if (flag == FTW_SL || S_ISLNK(st->st_mode)) {
         errno = ELOOP;
         err_set(walk_err, "%s is a symbolic link: remove it", path);
-        return -1;
+        return 1;
     }
     if (S_ISDIR(st->st_mode))
-        return fsmode_check_stat(path, st, true, walk_err);
+        return fsmode_check_stat(path, st, true, walk_err) < 0;
     if (S_ISSOCK(st->st_mode) && st->st_uid == geteuid())
         return 0; /* a daemon's socket: replaced at start */
     if (st->st_uid != geteuid() && job_script(path, st))
         return 0;
-    return fsmode_check_stat(path, st, false, walk_err);
+    return fsmode_check_stat(path, st, false, walk_err) < 0;
 }
+
+/* The walk of path again while nftw itself fails with ENOENT: a running
+ * node daemon removed a job's directory between nftw's listing of the
+ * spool and its opening of that directory (nftw gives up there rather
+ * than pass it to walk_one).  The tree is whole again at the next walk. */
+#define CHECK_TREE_TRIES 50
 
 static int check_tree(const char *path, struct err *e)
 {
     int rc;
 
-    walk_err = e;
-    rc = nftw(path, walk_one, 16, FTW_PHYS);
-    walk_err = NULL;
-    if (rc > 0) /* nftw itself failed */
-        return err_set(e, "cannot walk %s: %s", path, strerror(errno));
-    return rc < 0 ? -1 : 0;
+    for (int i = 0;; i++) {
+        walk_err = e;
+        rc = nftw(path, walk_one, 16, FTW_PHYS);
+        walk_err = NULL;
+        if (rc >= 0)
+            return rc == 0 ? 0 : -1; /* walk_one's refusal is in e */
+        if (errno != ENOENT || i + 1 >= CHECK_TREE_TRIES)
+            return err_set(e, "cannot walk %s: %s", path, strerror(errno));
+    }
 }
 
 /* A file of DIR: absent, or the caller's and writable by nobody else. */

@@ -176,6 +176,54 @@ static void test_no_cmdline(void **state)
     assert_false(local_gone(&dir, LOCAL_CTLD_NAME));
 }
 
+/* local_dir_check walks the spool while a node daemon of the cluster
+ * (up restarts only what is missing) makes and removes job directories:
+ * a directory removed between nftw's listing and its opening must not
+ * fail the check (it did, with an empty reason, in a CI run of t05). */
+static pid_t churn = -1;
+
+/* After test_check_churn, also when it failed: the churning child goes. */
+static int churn_cleanup(void **state)
+{
+    (void)state;
+    if (churn > 0) {
+        kill(churn, SIGKILL);
+        waitpid(churn, NULL, 0);
+    }
+    churn = -1;
+    return 0;
+}
+
+static void test_check_churn(void **state)
+{
+    char node[128], job[192], file[224];
+    struct err e = {""};
+    pid_t pid;
+
+    (void)state;
+    snprintf(node, sizeof(node), "%s/node01", dir.spool);
+    assert_int_equal(mkdir(node, 0700), 0);
+    churn = pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (unsigned n = 0;; n++) {
+            snprintf(job, sizeof(job), "%s/job.%u", node, n % 64);
+            snprintf(file, sizeof(file), "%s/status", job);
+            if (mkdir(job, 0700) == 0) {
+                FILE *fp = fopen(file, "w");
+                if (fp != NULL)
+                    fclose(fp);
+            } else {
+                unlink(file);
+                rmdir(job);
+            }
+        }
+    }
+    for (int i = 0; i < 2000; i++)
+        if (local_dir_check(&dir, &e) != 0)
+            fail_msg("check %d failed: \"%s\"", i, e.text);
+}
+
 /* Write text to file in cgdir; 0 or -1. */
 static int put_file(const char *cgdir, const char *file, const char *text)
 {
@@ -277,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_ours),
         cmocka_unit_test(test_gone),
         cmocka_unit_test(test_no_cmdline),
+        cmocka_unit_test_teardown(test_check_churn, churn_cleanup),
         cmocka_unit_test_teardown(test_exiting, exiting_cleanup),
     };
 
