@@ -5,7 +5,7 @@
 # `sluice up`, runs RUNS times, prints every run with its exact command,
 # the medians and the load average.
 #
-#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|stages|queue]...
+#   bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|stages|offcpu|queue]...
 #                                          (default: the first four)
 #
 #   floor   1,000 sequential posix_spawns of a "#!/bin/sh" script from one
@@ -40,6 +40,11 @@
 #           cgroup, the job's exec, the report read; total); the debug
 #           lines cost a little, so its secs are not the array's.  With
 #           DRAIN_STAGES=1, drain prints the prod jobs' stages the same way
+#   offcpu  (not in the default set; needs perf, as root) where a task's
+#           launch waits: the 1,000-task array under perf record -e
+#           sched:sched_switch -a, then bench/offcpu.py: the seconds the
+#           node daemons and their supervisors (and jobs before exec)
+#           spent off the CPU, by the kernel function they waited in
 #   queue   (not in the default set) squeue over a long queue: QUEUE_HELD
 #           (5,000) held jobs (submit_bench --hold), then QUEUE_CALLS (5)
 #           squeue calls, each timed with the controller's CPU for it,
@@ -294,6 +299,33 @@ bench_stages() {
     done
 }
 
+bench_offcpu() {
+    local r n=1000 perf_pid secs t0
+    command -v perf >/dev/null || die "offcpu needs perf (apt-get install linux-perf)"
+    echo "== a $n-task array's off-CPU time, by wait; load $(load)"
+    for r in $(seq "$RUNS"); do
+        cluster_up
+        echo "+ perf record -e sched:sched_switch -g -a -o DIR/offcpu.data &; sbatch --array=0-$((n - 1)) --wrap=true; poll squeue until empty; kill -INT perf" >&2
+        perf record -q -e sched:sched_switch -g -a -o "$DIR/offcpu.data" \
+            >/dev/null 2>&1 &
+        perf_pid=$!
+        sleep 1
+        t0=$(now_s)
+        "$BIN/sbatch" --array=0-$((n - 1)) --wrap=true >/dev/null || die "sbatch failed"
+        until all_done; do sleep 0.1; done
+        secs=$(calc "$(now_s) - $t0")
+        kill -INT "$perf_pid"
+        wait "$perf_pid"
+        echo "  run $r: secs=$secs load=$(load | cut -d' ' -f1)"
+        echo "+ perf script -F comm,pid,tid,time,event,trace,ip,sym | bench/offcpu.py --tasks $n --daemon NODE01 --daemon NODE02" >&2
+        perf script -i "$DIR/offcpu.data" -F comm,pid,tid,time,event,trace,ip,sym 2>/dev/null |
+            /usr/bin/python3 "$ROOT/bench/offcpu.py" --tasks "$n" \
+                --daemon "$(cat "$DIR/pids/node01.pid")" \
+                --daemon "$(cat "$DIR/pids/node02.pid")"
+        cluster_down
+    done
+}
+
 bench_drain() {
     local lines="" line r left q s cq cs t aid
     echo "== a 10,000-task array draining: prod starts, squeue and sbatch answers; load $(load)"
@@ -379,7 +411,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     -r) RUNS=$2; shift 2 ;;
     --big) BIG=1; shift ;;
-    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|stages|queue]..." ;;
+    -*) die "usage: bench/throughput.sh [-r RUNS] [--big] [floor|array|single|cli|drain|stages|offcpu|queue]..." ;;
     *) args+=("$1"); shift ;;
     esac
 done
@@ -395,7 +427,7 @@ command -v bc >/dev/null || die "bc is needed"
 echo "# $(date); $(nproc) CPUs; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); load: $(load)"
 for b in "${args[@]}"; do
     case $b in
-    floor | array | single | cli | drain | stages | queue) "bench_$b" ;;
+    floor | array | single | cli | drain | stages | offcpu | queue) "bench_$b" ;;
     *) die "unknown benchmark $b" ;;
     esac
 done
