@@ -80,11 +80,12 @@ int hold_run(bool release, int argc, char **argv);
 int suspend_run(bool resume, int argc, char **argv);
 int update_run(int argc, char **argv);
 /* scontrol's own verbs (helper verbs): requeue[hold] (cmd_requeue.c),
- * ping, show config, reconfigure, top (cmd_ctlverbs.c) */
+ * ping, show config, reconfigure, setdebug, top (cmd_ctlverbs.c) */
 int requeue_run(bool hold, int argc, char **argv);
 int ping_run(int argc, char **argv);
 int show_config_run(int argc, char **argv);
 int reconfigure_run(int argc, char **argv);
+int setdebug_run(int argc, char **argv);
 int top_run(int argc, char **argv);
 /* scontrol token: an auth/jwt token for the REST API */
 int token_run(int argc, char **argv);

@@ -142,6 +142,29 @@ int reconfigure_run(int argc, char **argv)
     return 0;
 }
 
+/* scontrol setdebug LEVEL: the controller's log level until the next
+ * reconfigure or restart; silent on success, as Slurm's. */
+int setdebug_run(int argc, char **argv)
+{
+    json_t *req, *reply = NULL;
+    struct err e;
+    int rc = 0;
+
+    if (argc != 1) {
+        cli_error("usage: setdebug LEVEL (quiet, fatal, error, info, "
+                  "verbose, debug, debug2 .. debug5, or 0-9)");
+        return 2;
+    }
+    req = json_pack("{s:s}", "level", argv[0]);
+    if (cli_call(PROTO_MSG_SET_DEBUG, req, &reply, &e) < 0) {
+        fprintf(stderr, "scontrol: error: setdebug: %s\n", e.text);
+        rc = 1;
+    }
+    json_decref(req);
+    json_decref(reply);
+    return rc;
+}
+
 int top_run(int argc, char **argv)
 {
     int rc = 0;

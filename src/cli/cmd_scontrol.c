@@ -1,6 +1,6 @@
 /*
  * scontrol: "scontrol [-o] [--json] show|hold|uhold|release|suspend|resume|
- * update|requeue|requeuehold|top|ping|reconfigure|token ...",
+ * update|requeue|requeuehold|top|ping|reconfigure|setdebug|token ...",
  * each command served by the sluice verb that does the same; "show
  * hostnames" and "show hostlist" are answered here, without the controller.
  */
@@ -41,6 +41,8 @@ static void scontrol_help(void)
            "[Reason=TEXT]\n"
            "  requeue JOBID...    requeuehold [State=SpecialExit] JOBID...\n"
            "  top JOBID[,JOBID...]  ping   show config   reconfigure\n"
+           "  setdebug LEVEL      (the controller's log level until the next "
+           "reconfigure)\n"
            "  create reservation KEY=VALUE...   show reservation [NAME]\n"
            "  update ReservationName=NAME KEY=VALUE...\n"
            "  delete ReservationName=NAME\n"
@@ -201,6 +203,8 @@ static int scontrol_dispatch(int n, char **w, bool json, bool oneliner)
     if (strcasecmp(w[0], "reconfigure") == 0 ||
         strcasecmp(w[0], "reconfig") == 0)
         return reconfigure_run(n - 1, w + 1);
+    if (strcasecmp(w[0], "setdebug") == 0)
+        return setdebug_run(n - 1, w + 1);
     if (strcasecmp(w[0], "top") == 0)
         return top_run(n - 1, w + 1);
     if (strcasecmp(w[0], "token") == 0)

@@ -47,6 +47,28 @@ static const struct conf_enum debug_names[] = {
     {NULL, 0},
 };
 
+const char *conf_debug_name(enum conf_debug d)
+{
+    return conf_enum_name(debug_names, (int)d);
+}
+
+int conf_debug_parse(const char *s, enum conf_debug *out, struct err *e)
+{
+    struct err why;
+    int v;
+
+    /* Slurm's numbers are the table's order: 0 quiet .. 9 debug5 */
+    if (s[0] >= '0' && s[0] <= '9' && s[1] == '\0') {
+        *out = (enum conf_debug)debug_names[s[0] - '0'].value;
+        return 0;
+    }
+    if (conf_enum_parse(debug_names, s, &v, &why) < 0)
+        return err_inval(e, "invalid debug level '%.64s': %s (or 0-9)", s,
+                         why.text);
+    *out = (enum conf_debug)v;
+    return 0;
+}
+
 static const struct conf_enum enforce_names[] = {
     {"NO", CONF_ENFORCE_NO},
     {"ANY", CONF_ENFORCE_ANY},

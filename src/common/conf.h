@@ -430,5 +430,10 @@ char *conf_preempt_format(const struct conf_preempt *p, char *buf, size_t len);
 bool conf_preempt_param(const char *params, const char *key);
 const char *conf_node_state_name(enum conf_node_state s);
 const char *conf_part_state_name(enum conf_part_state s);
+/* conf_debug_name: "debug2".  conf_debug_parse: a level as SlurmctldDebug
+ * takes it (any case), or Slurm's number for it (0 quiet .. 9 debug5, as
+ * scontrol setdebug takes too); -1 with e ("expected quiet, ..."). */
+const char *conf_debug_name(enum conf_debug d);
+int conf_debug_parse(const char *s, enum conf_debug *out, struct err *e);
 
 #endif

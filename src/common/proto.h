@@ -71,6 +71,7 @@ enum proto_type {
     PROTO_MSG_JOB_REQUEUE = 56,  /* scontrol requeue, requeuehold */
     PROTO_MSG_RECONFIGURE = 57,  /* scontrol reconfigure */
     PROTO_MSG_CONFIG_QUERY = 58, /* scontrol show config */
+    PROTO_MSG_SET_DEBUG = 59,    /* scontrol setdebug */
     /* job steps (docs/protocol.md, "Steps") */
     PROTO_MSG_STEP_CREATE = 60,
     PROTO_MSG_STEP_LAUNCH = 61,

@@ -432,7 +432,9 @@ int ctld_listen(struct ctld *c, int tcp_fd, int unix_fd, int web_fd,
         .conf_path = c->conf_path,
         .reconfigure = c->reconfigure,
         .reconf_arg = c->reconf_arg,
+        .debug = &c->debug,
     };
+    c->debug.level = -1;
     c->listen = listen_create(&env, &listen_ops, c, tcp_fd, unix_fd, e);
     if (c->listen == NULL) {
         if (web_fd >= 0)

@@ -72,10 +72,11 @@ struct ctld {
     struct jlimits *limits;      /* resource limits (jlimits.h) */
     struct jchain *chain;        /* their chain from acct (jchain.h) */
     struct listen *listen;
-    struct jwt_key *jwt; /* auth/jwt's key, or NULL (common/jwt.h) */
-    struct web *web;     /* the HTTP server, or NULL (web/web.h) */
-    struct rpc_env rpc;  /* what the request handlers use (rpc/rpc.h) */
-    struct stats *stats; /* the counters of /metrics (core/stats.h) */
+    struct jwt_key *jwt;    /* auth/jwt's key, or NULL (common/jwt.h) */
+    struct web *web;        /* the HTTP server, or NULL (web/web.h) */
+    struct rpc_env rpc;     /* what the request handlers use (rpc/rpc.h) */
+    struct rpc_debug debug; /* scontrol setdebug's level (rpc/rpc.h) */
+    struct stats *stats;    /* the counters of /metrics (core/stats.h) */
 
     struct event *tick_ev; /* 1 s: time limits, node timeouts, BeginTime */
     /* a tick put its duties off: the state directory took no writes */

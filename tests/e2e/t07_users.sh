@@ -123,6 +123,7 @@ denied "update B's time limit" scontrol update JobId="$later" TimeLimit=10
 denied "rename B's job" scontrol update JobId="$later" JobName=mine
 denied "move B's job to another partition" scontrol update JobId="$later" Partition=prod
 denied "drain a node" scontrol update NodeName=node04 State=DRAIN Reason=mine
+denied "change the controller's log level" scontrol setdebug debug
 is "$(snapshot)" "$before" "B's jobs are untouched: states, reasons, names, limits, partitions"
 is "$(sinfo -h -n node04 -o %t)" "idle" "node04 is not drained"
 msg=$(as "$UA" scancel "$held" 2>&1)

@@ -569,6 +569,40 @@ static void test_debug_levels(void **state)
     }
 }
 
+/* scontrol setdebug's word: a level's name in any case or Slurm's number
+ * for it; anything else refused with the levels. */
+static void test_debug_parse(void **state)
+{
+    static const char *const names[] = {"quiet",   "fatal", "error",  "info",
+                                        "verbose", "debug", "debug2", "debug3",
+                                        "debug4",  "debug5"};
+    enum conf_debug d;
+    struct err e;
+    char num[4];
+
+    (void)state;
+    for (int i = 0; i < 10; i++) {
+        snprintf(num, sizeof(num), "%d", i);
+        assert_int_equal(conf_debug_parse(num, &d, &e), 0);
+        assert_string_equal(conf_debug_name(d), names[i]);
+        assert_int_equal(conf_debug_parse(names[i], &d, &e), 0);
+        assert_string_equal(conf_debug_name(d), names[i]);
+    }
+    assert_int_equal(conf_debug_parse("Debug2", &d, &e), 0);
+    assert_int_equal(d, CONF_DEBUG_DEBUG2);
+    assert_int_equal(conf_debug_parse("info", &d, &e), 0);
+    assert_int_equal(daemon_log_level(d, false), LOG_LEVEL_INFO);
+    static const char *const bad[] = {"loud", "10", "-1", "", "debug6", " 3"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        errno = 0;
+        assert_int_equal(conf_debug_parse(bad[i], &d, &e), -1);
+        assert_int_equal(errno, EINVAL);
+        assert_non_null(strstr(e.text, "invalid debug level"));
+        assert_non_null(strstr(e.text, "quiet, fatal, error, info, verbose"));
+        assert_non_null(strstr(e.text, "(or 0-9)"));
+    }
+}
+
 /* LaunchParameters and InteractiveStepOptions: salloc's default command;
  * Slurm's other launch values are kept, not refused; the print parses
  * back to the same. */
@@ -813,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_launch_params),
         cmocka_unit_test(test_daemon_nice),
         cmocka_unit_test(test_debug_levels),
+        cmocka_unit_test(test_debug_parse),
         cmocka_unit_test(test_diag_format),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

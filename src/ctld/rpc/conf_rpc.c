@@ -4,7 +4,9 @@
  * read again and checked; an invalid one is refused with its errors and
  * the running configuration stays; a valid one is reported key by key,
  * node by node, and handed to the root, which rebuilds the controller
- * on it once the reply is out (docs/cli.md).
+ * on it once the reply is out (docs/cli.md).  SET_DEBUG (scontrol
+ * setdebug, administrators): the controller's log level until the next
+ * reconfigure or restart, as in Slurm.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "common/xalloc.h"
@@ -45,18 +48,33 @@ static json_t *conf_lines(const struct conf *c, int kind)
     return out;
 }
 
+/* Whether line is "Key=..." for key. */
+static bool is_key(const char *line, const char *key)
+{
+    size_t n = strlen(key);
+
+    return strncmp(line, key, n) == 0 && line[n] == '=';
+}
+
 int rpc_config_query(struct rpc *r, json_t **reply, struct err *e)
 {
     json_t *lines = conf_lines(r->env->conf, 0), *cfg = json_array(), *v;
+    const struct rpc_debug *d = r->env->debug;
     size_t i;
 
     (void)e;
     json_array_foreach(lines, i, v)
     {
         const char *s = json_string_value(v), *eq = strchr(s, '=');
+        if (d != NULL && d->level >= 0 && is_key(s, "SlurmctldDebug"))
+            continue; /* scontrol setdebug's, below */
         json_array_append_new(
             cfg, json_pack("[s%, s]", s, (size_t)(eq - s), eq + 1));
     }
+    if (d != NULL && d->level >= 0)
+        json_array_append_new(
+            cfg, json_pack("[s, s]", "SlurmctldDebug",
+                           conf_debug_name((enum conf_debug)d->level)));
     json_array_append_new(
         cfg,
         json_pack("[s, s]", "SLURM_CONF",
@@ -225,7 +243,9 @@ int rpc_reconfigure(struct rpc *r, json_t **reply, struct err *e)
     struct conf_diag diag;
     json_t *changes, *refuse, *a, *b;
     struct conf *next;
+    struct rpc_debug *d = r->env->debug;
     char line[1024];
+    bool rebuild;
 
     if (!acct_is_operator(r->env->acct, r->who.uid)) {
         errno = EPERM;
@@ -271,15 +291,70 @@ int rpc_reconfigure(struct rpc *r, json_t **reply, struct err *e)
         return -1;
     }
     json_decref(refuse);
+    rebuild = json_array_size(changes) > 0;
     for (size_t i = 0; i < json_array_size(changes); i++)
         log_info("reconfigure: %s",
                  json_string_value(json_array_get(changes, i)));
     log_info("reconfigure uid=%u file=%s changes=%zu", (unsigned)r->who.uid,
              path, json_array_size(changes));
-    if (json_array_size(changes) == 0)
+    if (d != NULL && d->level >= 0) {
+        /* the file's level again, as in Slurm: at once when nothing is
+         * rebuilt, else with the rebuild */
+        json_array_append_new(
+            changes, json_sprintf("SlurmctldDebug: scontrol setdebug's %s "
+                                  "undone, back to %s",
+                                  conf_debug_name((enum conf_debug)d->level),
+                                  conf_debug_name(next->slurmctld_debug)));
+        log_info("reconfigure: %s",
+                 json_string_value(
+                     json_array_get(changes, json_array_size(changes) - 1)));
+        if (!rebuild)
+            log_set_level(d->before);
+        d->level = -1;
+    }
+    if (!rebuild)
         conf_destroy(next); /* nothing to rebuild */
     else
         r->env->reconfigure(r->env->reconf_arg, next);
     *reply = json_pack("{s:o}", "changes", changes);
+    return 0;
+}
+
+int rpc_set_debug(struct rpc *r, json_t **reply, struct err *e)
+{
+    struct rpc_debug *d = r->env->debug;
+    const char *s = json_string_value(json_object_get(r->req->body, "level"));
+    enum conf_debug level;
+    enum log_level before = log_get_level(), next;
+    const char *was;
+
+    if (!acct_is_administrator(r->env->acct, r->who.uid)) {
+        errno = EPERM;
+        return err_set(e, "Access/permission denied");
+    }
+    if (d == NULL) {
+        errno = EOPNOTSUPP;
+        return err_set(e, "this controller cannot change its log level");
+    }
+    if (s == NULL) {
+        errno = EINVAL;
+        return err_set(e, "SET_DEBUG needs \"level\": a string");
+    }
+    if (conf_debug_parse(s, &level, e) < 0)
+        return -1;
+    was = conf_debug_name(d->level >= 0 ? (enum conf_debug)d->level
+                                        : r->env->conf->slurmctld_debug);
+    next = daemon_log_level(level, false);
+    if (d->level < 0)
+        d->before = before;
+    d->level = (int)level;
+    /* the change is logged at whichever of the two levels says more */
+    log_set_level(next > before ? next : before);
+    log_info("setdebug uid=%u: SlurmctldDebug %s -> %s (until the next "
+             "reconfigure or restart)",
+             (unsigned)r->who.uid, was, conf_debug_name(level));
+    log_set_level(next);
+    *reply =
+        json_pack("{s:s, s:s}", "level", conf_debug_name(level), "was", was);
     return 0;
 }

@@ -43,6 +43,7 @@ static const struct {
     [PROTO_MSG_JOB_REQUEUE] = {rpc_job_requeue, W},
     [PROTO_MSG_RECONFIGURE] = {rpc_reconfigure, R},
     [PROTO_MSG_CONFIG_QUERY] = {rpc_config_query, R},
+    [PROTO_MSG_SET_DEBUG] = {rpc_set_debug, R},
     [PROTO_MSG_JOB_ACCT] = {rpc_job_acct, R},
     [PROTO_MSG_JOB_EXPLAIN] = {rpc_job_explain, R},
     [PROTO_MSG_NODE_QUERY] = {rpc_node_query, R},

@@ -19,6 +19,7 @@
 
 #include "common/auth.h"
 #include "common/err.h"
+#include "common/log.h"
 #include "common/proto.h"
 
 struct acct;
@@ -37,6 +38,13 @@ struct sched_drv;
 struct statedir;
 struct stats;
 struct steps;
+
+/* scontrol setdebug's level, which lasts until the next reconfigure or
+ * restart (as in Slurm): level -1 when SlurmctldDebug's is in force. */
+struct rpc_debug {
+    int level;             /* enum conf_debug, or -1 */
+    enum log_level before; /* the log level it replaced */
+};
 
 /*
  * rpc_env: what the handlers use, filled once by the root after it has
@@ -73,6 +81,7 @@ struct rpc_env {
      * reconfiguring */
     void (*reconfigure)(void *arg, struct conf *next);
     void *reconf_arg;
+    struct rpc_debug *debug; /* SET_DEBUG's, reset by RECONFIGURE */
 };
 
 struct rpc {
@@ -105,6 +114,8 @@ int rpc_job_requeue(struct rpc *r, json_t **reply, struct err *e);
 /* conf_rpc.c: CONFIG_QUERY, RECONFIGURE */
 int rpc_config_query(struct rpc *r, json_t **reply, struct err *e);
 int rpc_reconfigure(struct rpc *r, json_t **reply, struct err *e);
+/* SET_DEBUG: scontrol setdebug LEVEL (administrators). */
+int rpc_set_debug(struct rpc *r, json_t **reply, struct err *e);
 /* JOB_COMPLETE: an allocation's end from its owner or an operator. */
 int rpc_job_complete(struct rpc *r, json_t **reply, struct err *e);
 /* preempt_rpc.c */
