@@ -578,7 +578,7 @@ static void test_debug_parse(void **state)
                                         "debug4",  "debug5"};
     enum conf_debug d;
     struct err e;
-    char num[4];
+    char num[12];
 
     (void)state;
     for (int i = 0; i < 10; i++) {
