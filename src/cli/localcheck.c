@@ -36,9 +36,12 @@ static int walk_one(const char *path, const struct stat *st, int flag,
     (void)ftw;
     /* Daemons of the cluster still running (up restarts only the missing
      * ones) remove job directories while the walk goes on: what is gone
-     * can no longer be trusted wrongly. */
-    if ((flag == FTW_NS || flag == FTW_DNR) && lstat(path, &now) < 0 &&
-        errno == ENOENT)
+     * can no longer be trusted wrongly.  errno is still the failed stat's
+     * or opendir's: gone then, the entry is skipped even when a directory
+     * of the same name is there again by now (a new one, which the next
+     * check sees). */
+    if ((flag == FTW_NS || flag == FTW_DNR) &&
+        (errno == ENOENT || (lstat(path, &now) < 0 && errno == ENOENT)))
         return 0;
     /* 1 stops the walk with walk_err set (nftw's own failures are -1) */
     if (flag == FTW_NS || flag == FTW_DNR) {
