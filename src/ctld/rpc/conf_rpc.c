@@ -300,14 +300,12 @@ int rpc_reconfigure(struct rpc *r, json_t **reply, struct err *e)
     if (d != NULL && d->level >= 0) {
         /* the file's level again, as in Slurm: at once when nothing is
          * rebuilt, else with the rebuild */
-        json_array_append_new(
-            changes, json_sprintf("SlurmctldDebug: scontrol setdebug's %s "
-                                  "undone, back to %s",
-                                  conf_debug_name((enum conf_debug)d->level),
-                                  conf_debug_name(next->slurmctld_debug)));
-        log_info("reconfigure: %s",
-                 json_string_value(
-                     json_array_get(changes, json_array_size(changes) - 1)));
+        json_t *undone = json_sprintf(
+            "SlurmctldDebug: scontrol setdebug's %s undone, back to %s",
+            conf_debug_name((enum conf_debug)d->level),
+            conf_debug_name(next->slurmctld_debug));
+        log_info("reconfigure: %s", json_string_value(undone));
+        json_array_append_new(changes, undone);
         if (!rebuild)
             log_set_level(d->before);
         d->level = -1;
